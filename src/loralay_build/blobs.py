@@ -1,0 +1,103 @@
+"""Content-addressed store for downloaded files.
+
+A file is written to a temporary name, fsynced, then renamed to its sha256: a crash or a failed
+download can never leave a file that looks complete under its final name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write a file so that readers see either the old content or the new, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class BlobStore:
+    """Files addressed by the sha256 of their bytes, under `root/ab/abcdef...`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.tmp = root / "tmp"
+        self.tmp.mkdir(parents=True, exist_ok=True)
+
+    def path(self, sha256: str) -> Path:
+        return self.root / sha256[:2] / sha256
+
+    def has(self, sha256: str) -> bool:
+        return self.path(sha256).is_file()
+
+    @contextmanager
+    def staging(self) -> Iterator[IO[bytes]]:
+        """A temporary file to stream into; call `commit` on it, or it is deleted on exit."""
+        handle = tempfile.NamedTemporaryFile(dir=self.tmp, delete=False, suffix=".part")
+        try:
+            yield handle
+        finally:
+            handle.close()
+            Path(handle.name).unlink(missing_ok=True)
+
+    def commit(self, handle: IO[bytes]) -> str:
+        """Make a staged file durable under its content hash and return that hash."""
+        handle.flush()
+        os.fsync(handle.fileno())
+        handle.seek(0)
+        digest = hashlib.sha256()
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+        sha = digest.hexdigest()
+        target = self.path(sha)
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(handle.name, target)
+            fsync_dir(target.parent)
+        return sha
+
+    def add_file(self, source: Path) -> str:
+        """Copy a local file into the store."""
+        with self.staging() as handle, source.open("rb") as src:
+            for chunk in iter(lambda: src.read(1 << 20), b""):
+                handle.write(chunk)
+            return self.commit(handle)
+
+    def clean_staging(self) -> int:
+        """Remove temporary files left by a crashed run; returns how many."""
+        count = 0
+        for leftover in self.tmp.glob("*.part"):
+            leftover.unlink(missing_ok=True)
+            count += 1
+        return count

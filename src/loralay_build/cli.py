@@ -1,0 +1,229 @@
+"""`build-corpus`: one subcommand per source, plus local, demo, status and stats."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from loralay_build.config import load_settings, merge
+from loralay_build.errors import ConfigError, LockHeld, LoralayError
+from loralay_build.progress import interactive
+from loralay_build.run.pipeline import (
+    EXIT_FAILURE, EXIT_LOCKED, EXIT_USAGE, BuildRequest, Pipeline,
+)
+from loralay_build.state import STATE_DIR, State
+
+log = logging.getLogger("loralay_build")
+
+
+def _setup_logging(verbose: int, quiet: bool) -> None:
+    level = logging.WARNING
+    if verbose or (interactive() and not quiet):
+        level = logging.INFO if verbose < 2 else logging.DEBUG
+    if quiet:
+        level = logging.ERROR
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                        stream=sys.stderr)
+
+
+def build(
+    source: str,
+    out: Path,
+    name: str | None,
+    config: Path | None,
+    overrides: dict[str, Any],
+    since: str | None = None,
+    limit: int | None = None,
+) -> int:
+    """Load settings, take the dataset lock and run the pipeline; returns the exit code."""
+    try:
+        settings = load_settings(source, config, overrides=overrides)
+    except ConfigError as exc:
+        click.echo(f"configuration error: {exc}", err=True)
+        return EXIT_USAGE
+    dataset = name or source
+    state = State(out)
+    request = BuildRequest(source, dataset, out, settings, since, limit, " ".join(sys.argv[1:]))
+    try:
+        with state.lock(dataset):
+            run_id = state.start_run(dataset, request.command or source)
+            code = EXIT_FAILURE
+            pipeline = Pipeline(request, state)
+            try:
+                code = pipeline.run()
+            except ConfigError as exc:
+                click.echo(f"configuration error: {exc}", err=True)
+                code = EXIT_USAGE
+            except LoralayError as exc:
+                log.error("build failed: %s", exc)
+            finally:
+                state.finish_run(run_id, code, dict(pipeline.report.counts))
+            _summary(state, dataset, out, pipeline.report.counts)
+            return code
+    except LockHeld as exc:
+        click.echo(f"{exc}: exiting", err=True)
+        return EXIT_LOCKED
+    finally:
+        state.close()
+
+
+def _summary(state: State, dataset: str, out: Path, counts: dict[str, int]) -> None:
+    statuses = state.status_counts(dataset)
+    line = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
+    log.info("%s: %s (this run: %s)", dataset, line,
+             ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "nothing new")
+    if interactive():
+        click.echo(f"{out / dataset}: {line}", err=True)
+
+
+def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Options every building subcommand accepts."""
+    options = [
+        click.option("--out", type=click.Path(path_type=Path), default=Path("data"),
+                     show_default=True, help="Output root; the dataset goes in OUT/NAME."),
+        click.option("--name", help="Dataset folder name (default: the source name)."),
+        click.option("--config", "config", type=click.Path(exists=True, path_type=Path),
+                     help="TOML file overlaid on the built-in configuration."),
+        click.option("--limit", type=click.IntRange(min=1), help="Stop after N candidates."),
+        click.option("--workers", type=click.IntRange(min=1), help="Worker processes."),
+        click.option("--executor", type=click.Choice(["local", "serial"]),
+                     help="local: isolated process pool (default); serial: in-process."),
+        click.option("--parser", type=click.Choice(["pdfium", "pdfplumber", "poppler"]),
+                     help="PDF backend."),
+        click.option("--no-filter", is_flag=True, help="Keep documents the percentile "
+                     "filters would drop."),
+        click.option("-v", "--verbose", count=True, help="More log output."),
+        click.option("-q", "--quiet", is_flag=True, help="Errors only."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def flag_overrides(workers: int | None, executor: str | None, parser: str | None,
+                   no_filter: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if workers:
+        out = merge(out, {"run": {"workers": workers}})
+    if executor:
+        out = merge(out, {"run": {"executor": executor}})
+    if parser:
+        out = merge(out, {"parse": {"backend": parser}})
+    if no_filter:
+        out = merge(out, {"filters": {"enabled": False}})
+    return out
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="loralay-build")
+def main() -> None:
+    """Build layout-aware long-document summarization corpora."""
+
+
+@main.command()
+@common_options
+@click.option("--since", help="Only records modified since this date (YYYY[-MM[-DD]]).")
+def hal(out: Path, name: str | None, config: Path | None, limit: int | None,
+        workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
+        verbose: int, quiet: bool, since: str | None) -> None:
+    """Crawl HAL: French articles and conference papers with a file."""
+    _setup_logging(verbose, quiet)
+    overrides = flag_overrides(workers, executor, parser, no_filter)
+    sys.exit(build("hal", out, name, config, overrides, since, limit))
+
+
+@main.command()
+@common_options
+@click.option("--input", "input_", required=True, type=click.Path(exists=True, path_type=Path),
+              help="JSON-lines manifest: id, pdf, abstracts, language, published, ...")
+def local(out: Path, name: str | None, config: Path | None, limit: int | None,
+          workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
+          verbose: int, quiet: bool, input_: Path) -> None:
+    """Build from your own PDFs listed in a manifest."""
+    _setup_logging(verbose, quiet)
+    overrides = merge(flag_overrides(workers, executor, parser, no_filter),
+                      {"source": {"input": str(input_.resolve())}})
+    sys.exit(build("local", out, name, config, overrides, None, limit))
+
+
+@main.command()
+@click.option("--out", type=click.Path(path_type=Path), default=Path("data/demo"),
+              show_default=True)
+@click.option("--docs", type=click.IntRange(min=5), default=24, show_default=True,
+              help="Documents the sandbox generates.")
+@click.option("-v", "--verbose", count=True)
+@click.option("-q", "--quiet", is_flag=True)
+def demo(out: Path, docs: int, verbose: int, quiet: bool) -> None:
+    """Build a small HAL corpus from the bundled offline sandbox (no network needed)."""
+    from loralay_build.sandbox import Sandbox
+
+    _setup_logging(verbose, quiet)
+    with Sandbox(hal_docs=docs) as sandbox:
+        overrides = merge(sandbox.hal.client_config(), {"run": {"timeout": 30.0}})
+        code = build("hal", out, None, None, overrides)
+    if code in (0, 3) and not quiet:
+        click.echo(f"demo corpus written to {out / 'hal'}; load it with "
+                   f"datasets.load_dataset({str(out / 'hal')!r})")
+    sys.exit(code)
+
+
+def _locate_root(path: Path) -> tuple[Path, str | None]:
+    if (path / STATE_DIR).is_dir():
+        return path, None
+    if (path.parent / STATE_DIR).is_dir():
+        return path.parent, path.name
+    raise click.UsageError(f"no build state under {path}")
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def status(path: Path, as_json: bool) -> None:
+    """What the state database says: candidates per status, rejects per reason, last run."""
+    root, only = _locate_root(path)
+    state = State(root)
+    try:
+        report = {
+            dataset: {
+                "statuses": state.status_counts(dataset),
+                "rejects": state.reason_counts(dataset),
+                "last_run": state.last_run(dataset),
+            }
+            for dataset in state.datasets() if only in (None, dataset)
+        }
+    finally:
+        state.close()
+    if as_json:
+        click.echo(json.dumps(report, indent=2, sort_keys=True))
+        return
+    for dataset, info in report.items():
+        click.echo(f"{dataset}")
+        for key, value in info["statuses"].items():
+            click.echo(f"  {key:<12} {value:>8}")
+        if info["rejects"]:
+            click.echo("  rejects:")
+            for key, value in info["rejects"].items():
+                click.echo(f"    {key:<30} {value:>6}")
+        run = info["last_run"]
+        if run:
+            click.echo(f"  last run: #{run['id']} exit {run['exit_code']} "
+                       f"({run['command']})")
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+def stats(path: Path) -> None:
+    """Corpus statistics of a built dataset: sizes, lengths, language confidence, leakage."""
+    from loralay_build.corpus.stats import corpus_stats, format_stats
+
+    click.echo(format_stats(corpus_stats(path)))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,219 @@
+"""Settings: every default in one place, overlaid by TOML files, `LORALAY_*` variables and flags.
+
+Precedence, lowest first: the dataclass defaults below, `configs/<source>.toml` shipped with the
+package, the file given with `--config`, environment variables `LORALAY_<SECTION>__<KEY>`
+(e.g. `LORALAY_HTTP__MIN_INTERVAL=2`, `LORALAY_SOURCE__SEARCH_URL=http://...`), and
+command-line flags.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+from loralay_build.errors import ConfigError
+from loralay_build.parse.settings import ParseSettings
+from loralay_build.text.settings import MatchSettings
+
+ENV_PREFIX = "LORALAY_"
+MiB = 1024 * 1024
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    """The one HTTP client's limits. Politeness first: one connection, spaced requests."""
+
+    user_agent: str = "loralay-build/0.1 (corpus builder; mailto:loralay-build@users.noreply.github.com)"
+    min_interval: float = 1.0  # seconds between two requests to the same host
+    host_intervals: dict[str, float] = field(default_factory=dict)  # per-host overrides
+    connect_timeout: float = 10.0
+    read_timeout: float = 30.0  # between two reads of the body
+    deadline: float = 300.0  # whole request, body included: a 1 byte/s trickle ends here
+    max_bytes: int = 200 * MiB  # decoded body cap
+    max_retries: int = 5  # tries after the first, within one run
+    backoff_base: float = 1.0
+    backoff_max: float = 120.0
+    retry_after_max: float = 300.0  # a longer Retry-After defers the document to a later run
+    max_redirects: int = 5
+    allowed_hosts: tuple[str, ...] = ()  # download hosts; "*.example.org" allowed; empty = any
+    url_rewrite: dict[str, str] = field(default_factory=dict)  # URL prefix -> replacement
+    allow_private: bool = False  # loopback/private addresses (only for local test servers)
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How documents are processed: executor, isolation limits, retry policy across runs."""
+
+    executor: str = "local"  # local (isolated process pool) | serial (in-process, debugging)
+    workers: int = 2
+    timeout: float = 60.0  # wall-clock seconds per document, enforced by killing the worker
+    memory_limit_mb: int = 2048  # RLIMIT_AS of each worker
+    recycle_after: int = 200  # documents per worker before it is replaced
+    max_attempts: int = 3  # runs in which a transient download failure is retried
+
+
+@dataclass(frozen=True)
+class FilterSettings:
+    """Corpus-level filters, computed over all processed documents at publish time."""
+
+    enabled: bool = True
+    max_pages_percentile: float = 95.0  # drop documents with more pages than this percentile
+    min_abstract_percentile: float = 1.0  # drop documents whose summary is shorter than this
+
+
+@dataclass(frozen=True)
+class SplitSettings:
+    """Chronological split ratios (oldest documents in train)."""
+
+    train: float = 0.94
+    validation: float = 0.03
+    test: float = 0.03
+
+
+@dataclass(frozen=True)
+class OutputSettings:
+    """Parquet shard layout."""
+
+    shard_rows: int = 1000  # documents per shard
+    row_group_rows: int = 200
+    zstd_level: int = 3
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything one build needs; `source` is the free-form table of the source module."""
+
+    source: dict[str, Any]
+    http: HttpSettings = HttpSettings()
+    run: RunSettings = RunSettings()
+    parse: ParseSettings = ParseSettings()
+    match: MatchSettings = MatchSettings()
+    filters: FilterSettings = FilterSettings()
+    split: SplitSettings = SplitSettings()
+    output: OutputSettings = OutputSettings()
+    raw: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def processing_hash(self) -> str:
+        """Hash of what changes a processed document; a change re-processes every document."""
+        keys = ("parse", "match")
+        relevant = {k: self.raw.get(k, {}) for k in keys}
+        relevant["source"] = {
+            k: v
+            for k, v in self.raw.get("source", {}).items()
+            if k in ("cleaners", "abstract_format", "language_check", "language")
+        }
+        return _hash(relevant)
+
+    def config_hash(self) -> str:
+        """Hash of the whole merged configuration, recorded in build.json."""
+        return _hash(self.raw)
+
+
+def _hash(obj: object) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def builtin_config(name: str) -> dict[str, Any]:
+    """The configuration shipped for a source (`configs/<name>.toml`), or {} if there is none."""
+    resource = resources.files("loralay_build") / "configs" / f"{name}.toml"
+    if not resource.is_file():
+        return {}
+    return tomllib.loads(resource.read_text(encoding="utf-8"))
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read config {path}: {exc}") from exc
+
+
+def merge(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
+    """Deep-merge two config tables; the overlay wins."""
+    out = dict(base)
+    for key, value in overlay.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
+    """`LORALAY_SECTION__KEY=value` becomes {section: {key: value}}; values parse as TOML."""
+    out: dict[str, Any] = {}
+    for name, text in environ.items():
+        if not name.startswith(ENV_PREFIX) or "__" not in name:
+            continue
+        section, _, key = name[len(ENV_PREFIX) :].lower().partition("__")
+        try:
+            value: Any = tomllib.loads(f"v = {text}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = text
+        out.setdefault(section, {})[key] = value
+    return out
+
+
+def _build(cls: type[T], table: Mapping[str, Any], section: str) -> T:
+    names = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = set(table) - set(names)
+    if unknown:
+        raise ConfigError(f"unknown key(s) in [{section}]: {', '.join(sorted(unknown))}")
+    kwargs: dict[str, Any] = {}
+    for key, value in table.items():
+        default = getattr(cls(), key)
+        if isinstance(default, tuple) and isinstance(value, list):
+            value = tuple(value)
+        elif isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, type(default)):
+            raise ConfigError(
+                f"[{section}] {key}: expected {type(default).__name__}, got {value!r}"
+            )
+        kwargs[key] = value
+    return cls(**kwargs)
+
+
+SECTIONS = ("source", "http", "run", "parse", "match", "filters", "split", "output")
+
+
+def load_settings(
+    source: str,
+    config_file: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Merge every layer for `source` and validate it into a `Settings`."""
+    raw = builtin_config(source)
+    if config_file is not None:
+        raw = merge(raw, read_config_file(config_file))
+    raw = merge(raw, env_overrides(os.environ if environ is None else environ))
+    if overrides:
+        raw = merge(raw, overrides)
+    unknown = set(raw) - set(SECTIONS)
+    if unknown:
+        raise ConfigError(f"unknown section(s): {', '.join(sorted(unknown))}")
+    split = _build(SplitSettings, raw.get("split", {}), "split")
+    if abs(split.train + split.validation + split.test - 1.0) > 1e-6:
+        raise ConfigError("[split] train + validation + test must sum to 1")
+    return Settings(
+        source=dict(raw.get("source", {})),
+        http=_build(HttpSettings, raw.get("http", {}), "http"),
+        run=_build(RunSettings, raw.get("run", {}), "run"),
+        parse=ParseSettings.from_mapping(raw.get("parse", {})),
+        match=MatchSettings.from_mapping(raw.get("match", {})),
+        filters=_build(FilterSettings, raw.get("filters", {}), "filters"),
+        split=split,
+        output=_build(OutputSettings, raw.get("output", {}), "output"),
+        raw=raw,
+    )

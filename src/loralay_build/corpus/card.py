@@ -1,0 +1,75 @@
+"""The dataset card (README.md): YAML configs so `datasets.load_dataset(folder)` works."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from loralay_build.corpus.split import SPLITS
+from loralay_build.records import EXAMPLE_SCHEMA
+
+COLUMN_DOCS = {
+    "article_id": "source-prefixed document id (`hal:1234567`)",
+    "article_words": "body words in reading order, abstracts removed",
+    "article_bboxes": "word boxes `[x0, y0, x1, y1]` in PDF points, top-left origin",
+    "article_norm_bboxes": "word boxes scaled to 0-1000 by the page size (int16)",
+    "abstract": "the summary: the abstract in the document's main language",
+    "abstracts": "every abstract of the record (all removed from the body)",
+    "word_pages": "true 0-based PDF page index of each word",
+    "page_sizes": "width and height in points of every page, as displayed",
+    "source": "source name",
+    "language": "declared main language",
+    "lang_detected": "language of the body according to CLD2",
+    "lang_confidence": "CLD2 confidence (0-1)",
+    "title": "title",
+    "published": "publication date (YYYY, YYYY-MM or YYYY-MM-DD)",
+    "doi": "DOI when known",
+    "licence": "licence of the file when the source gives one",
+    "article_pdf_url": "where the PDF was downloaded from",
+    "pdf_sha256": "sha256 of the PDF bytes",
+    "matches": "where each abstract was found before removal, and leakage left after",
+}
+
+
+def render_card(dataset: str, build: dict[str, Any]) -> str:
+    """Card text generated from the schema and the build record."""
+    splits = build["counts"]["splits"]
+    languages = sorted(build.get("languages", [])) or ["multilingual"]
+    lines = ["---", "configs:", "- config_name: default", "  data_files:"]
+    for split in SPLITS:
+        lines += [f"  - split: {split}", f"    path: {split}-*.parquet"]
+    lines += ["language:"] + [f"- {lang}" for lang in languages]
+    lines += [
+        "task_categories:", "- summarization", "license: other", "pretty_name: " + dataset,
+        "---", "", f"# {dataset}", "",
+        "Long-document summarization corpus with the layout of every word, built by "
+        "`loralay-build`. Each row is one document: its body words with boxes and page "
+        "indices, the abstract as the summary, and every abstract of the record removed "
+        "from the body.", "",
+        "## Splits", "", "| split | documents |", "|---|---|",
+    ]
+    lines += [f"| {s} | {splits.get(s, 0)} |" for s in SPLITS]
+    ratios = build["split_ratios"]
+    lines += [
+        "",
+        "Chronological by `published`: the first build sends the newest documents to test, "
+        "the next newest to validation and the rest to train "
+        f"({ratios['train']:.0%} / {ratios['validation']:.0%} / {ratios['test']:.0%}). "
+        "Assignments are stored and never change; later builds top validation and test up "
+        "to their share with the newest new documents, so no document ever moves from "
+        "validation or test into train. Documents without a date count as oldest.",
+        "", "## Filters", "",
+    ]
+    thresholds = build["thresholds"]
+    lines += [f"- `{k}`: {v}" for k, v in sorted(thresholds.items())]
+    lines += ["", "Dropped documents, by reason (see `rejects.jsonl`):", ""]
+    rejects = build["counts"]["rejects"]
+    lines += [f"- `{k}`: {v}" for k, v in sorted(rejects.items())] or ["- none"]
+    lines += ["", "## Columns", "", "| column | type | content |", "|---|---|---|"]
+    for field in EXAMPLE_SCHEMA:
+        lines.append(f"| `{field.name}` | `{field.type}` | {COLUMN_DOCS[field.name]} |")
+    lines += [
+        "", "## Licence", "",
+        "Each file keeps the licence of its source; the `licence` column holds it per row "
+        "where the source provides one. Check it before redistribution.", "",
+    ]
+    return "\n".join(lines)

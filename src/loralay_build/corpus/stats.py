@@ -1,0 +1,71 @@
+"""Corpus statistics of a published dataset (the figures of the LoRaLay paper's tables)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from loralay_build.corpus.filters import percentile
+from loralay_build.corpus.split import SPLITS
+
+
+def _lengths(values: list[int]) -> dict[str, float]:
+    if not values:
+        return {"mean": 0.0, "median": 0.0, "p90": 0.0}
+    return {
+        "mean": statistics.fmean(values),
+        "median": float(statistics.median(values)),
+        "p90": percentile(values, 90),
+    }
+
+
+def corpus_stats(folder: Path) -> dict[str, Any]:
+    """Per split: documents, article/summary lengths (whitespace tokens), CLD2 confidence."""
+    out: dict[str, Any] = {"dataset": folder.name, "splits": {}}
+    for split in SPLITS:
+        files = sorted(folder.glob(f"{split}-*-of-*.parquet"))
+        if not files:
+            continue
+        table = pq.ParquetDataset(
+            files, schema=None
+        ).read(columns=["article_words", "abstract", "lang_confidence"])
+        article = pc.list_value_length(table.column("article_words")).to_pylist()
+        summary = [len(text.split()) for text in table.column("abstract").to_pylist()]
+        confidence = table.column("lang_confidence").to_pylist()
+        out["splits"][split] = {
+            "documents": table.num_rows,
+            "article_words": _lengths(article),
+            "summary_words": _lengths(summary),
+            "lang_confidence_mean": statistics.fmean(confidence) if confidence else 0.0,
+        }
+    build_file = folder / "build.json"
+    if build_file.is_file():
+        build = json.loads(build_file.read_text())
+        out["leakage"] = build.get("leakage", {})
+        out["rejects"] = build.get("counts", {}).get("rejects", {})
+    return out
+
+
+def format_stats(stats: dict[str, Any]) -> str:
+    lines = [f"dataset {stats['dataset']}", "",
+             f"{'split':<11}{'docs':>7}  {'article words mean/median/p90':>30}"
+             f"  {'summary words mean/median/p90':>30}  {'langid conf':>11}"]
+    for split, info in stats["splits"].items():
+        art, summ = info["article_words"], info["summary_words"]
+        lines.append(
+            f"{split:<11}{info['documents']:>7}  "
+            f"{art['mean']:>10.0f}{art['median']:>10.0f}{art['p90']:>10.0f}  "
+            f"{summ['mean']:>10.0f}{summ['median']:>10.0f}{summ['p90']:>10.0f}  "
+            f"{info['lang_confidence_mean']:>11.3f}"
+        )
+    if stats.get("leakage"):
+        lines += ["", "residual abstract leakage (share of abstract 5-grams left in the body):"]
+        lines += [f"  {k}: {v:.4g}" for k, v in stats["leakage"].items()]
+    if stats.get("rejects"):
+        lines += ["", "rejects:"] + [f"  {k}: {v}" for k, v in stats["rejects"].items()]
+    return "\n".join(lines)

@@ -1,0 +1,50 @@
+"""Reject reasons (a closed set) and the small exception hierarchy used across stages."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Reason(StrEnum):
+    """Why a document was dropped. Every drop in a build is counted under one of these."""
+
+    UNAVAILABLE = "unavailable"  # download failed for good (404, 403, retries exhausted)
+    NOT_PDF = "not_pdf"  # the body is not a PDF (HTML error page, captcha, empty)
+    CORRUPTED = "corrupted"  # the PDF cannot be read, or has no pages
+    ENCRYPTED = "encrypted"  # needs a password we do not have, or an unknown security handler
+    NO_TEXT_LAYER = "no_text_layer"  # scanned, or the text layer is garbage
+    TIMEOUT = "timeout"  # processing exceeded its wall-clock limit
+    TOO_LARGE = "too_large"  # download or document beyond the configured caps (memory included)
+    ABSTRACT_MISSING_IN_METADATA = "abstract_missing_in_metadata"
+    ABSTRACT_NOT_FOUND = "abstract_not_found"
+    LANGUAGE_MISMATCH = "language_mismatch"
+    TOO_MANY_PAGES = "too_many_pages"
+    SUMMARY_TOO_SHORT = "summary_too_short"
+    DUPLICATE = "duplicate"
+    BLOCKED = "blocked"  # bot challenge or robots.txt refusal
+    WORKER_CRASHED = "worker_crashed"  # the isolated worker died (signal) while on this document
+
+
+class LoralayError(Exception):
+    """Base class of the errors this package raises on purpose."""
+
+
+class ConfigError(LoralayError):
+    """A configuration file, flag or environment variable is invalid."""
+
+
+class Reject(LoralayError):
+    """A document is dropped for a recorded reason; the run goes on."""
+
+    def __init__(self, reason: Reason, detail: str = "") -> None:
+        super().__init__(f"{reason.value}: {detail}" if detail else reason.value)
+        self.reason = reason
+        self.detail = detail
+
+
+class TransientError(LoralayError):
+    """A failure worth retrying in a later attempt or run (network, 5xx, truncated body)."""
+
+
+class LockHeld(LoralayError):
+    """Another run holds the dataset's lock."""

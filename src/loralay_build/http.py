@@ -1,0 +1,325 @@
+"""The one HTTP client every source uses.
+
+Why not plain requests: it has no total deadline (a 1 byte/s trickle never times out), follows
+redirects to any host, and accepts a close-delimited truncated body. This client paces each
+host, retries 429/5xx honouring a capped Retry-After, enforces a total deadline and a byte cap
+while streaming, and re-validates scheme, host and address on every redirect hop.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import fnmatch
+import io
+import ipaddress
+import json
+import logging
+import random
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import IO, Any
+from urllib.parse import urlencode, urljoin, urlsplit
+
+import urllib3
+from urllib3.exceptions import HTTPError as Urllib3Error
+
+from loralay_build.config import HttpSettings
+from loralay_build.errors import LoralayError, TransientError
+
+log = logging.getLogger(__name__)
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+CHUNK = 64 * 1024
+
+
+class HttpError(LoralayError):
+    """A request failed for good (not worth retrying in this run)."""
+
+    def __init__(self, url: str, message: str) -> None:
+        super().__init__(f"{message} ({url})")
+        self.url = url
+
+
+class HttpStatusError(HttpError):
+    """The server answered with a non-retryable status (404, 403, 400...)."""
+
+    def __init__(self, url: str, status: int, body: bytes = b"") -> None:
+        super().__init__(url, f"HTTP {status}")
+        self.status = status
+        self.body = body
+
+
+class PolicyRefused(HttpError):
+    """A URL or redirect target is outside the allowed schemes, hosts or addresses."""
+
+
+class BodyTooLarge(HttpError):
+    """The body exceeds the configured byte cap."""
+
+
+class TransientHttpError(TransientError):
+    """Worth retrying later: 429/5xx, timeouts, resets, truncated bodies."""
+
+    def __init__(self, url: str, message: str, retry_after: float | None = None) -> None:
+        super().__init__(f"{message} ({url})")
+        self.url = url
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class Response:
+    url: str  # final URL after redirects, as the source named it (before rewriting)
+    status: int
+    headers: Mapping[str, str]
+    size: int
+    body: bytes = b""  # empty when the body was streamed to a sink
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def host_allowed(host: str, patterns: tuple[str, ...]) -> bool:
+    return not patterns or any(fnmatch.fnmatchcase(host.lower(), p.lower()) for p in patterns)
+
+
+def _is_public(host: str) -> bool:
+    """True when every address the host resolves to is a public unicast address."""
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except socket.gaierror:
+        return True  # unresolvable: the connection itself will fail, as a transient error
+    for info in infos:
+        addr = ipaddress.ip_address(info[4][0])
+        if not addr.is_global or addr.is_multicast:
+            return False
+    return True
+
+
+class HostPacer:
+    """Keeps a minimum interval between two requests to the same host (thread-safe)."""
+
+    def __init__(
+        self,
+        default: float,
+        per_host: Mapping[str, float],
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.default = default
+        self.per_host = dict(per_host)
+        self.clock = clock
+        self.sleep = sleep
+        self._next: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def wait(self, host: str) -> None:
+        interval = self.per_host.get(host, self.default)
+        with self._lock:
+            now = self.clock()
+            start = max(now, self._next.get(host, now))
+            self._next[host] = start + interval
+        if start > now:
+            self.sleep(start - now)
+
+
+class HttpClient:
+    """Polite, bounded HTTP GETs. One instance per run; safe to share between threads."""
+
+    def __init__(
+        self,
+        settings: HttpSettings,
+        trusted_urls: Iterable[str] = (),
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.settings = settings
+        # Hosts of the endpoints the configuration names: allowed even on loopback, because
+        # the configuration (not a server's answer) pointed there.
+        self.trusted_hosts = {urlsplit(u).hostname or "" for u in trusted_urls} - {""}
+        self.sleep = sleep
+        self.clock = clock
+        self.pacer = HostPacer(settings.min_interval, settings.host_intervals, clock, sleep)
+        self.pool = urllib3.PoolManager(
+            num_pools=16,
+            maxsize=1,
+            block=False,
+            timeout=urllib3.Timeout(connect=settings.connect_timeout, read=settings.read_timeout),
+            retries=False,
+        )
+        self.requests_made = 0
+
+    # -- public API -------------------------------------------------------------------------
+
+    def get(
+        self,
+        url: str,
+        params: Mapping[str, Any] | list[tuple[str, Any]] | None = None,
+        headers: Mapping[str, str] | None = None,
+        max_bytes: int | None = None,
+    ) -> Response:
+        """GET into memory, with retries; raises HttpStatusError on a final non-2xx status."""
+        buffer = io.BytesIO()
+        resp = self.download(url, buffer, params=params, headers=headers, max_bytes=max_bytes)
+        return Response(resp.url, resp.status, resp.headers, resp.size, buffer.getvalue())
+
+    def get_json(
+        self,
+        url: str,
+        params: Mapping[str, Any] | list[tuple[str, Any]] | None = None,
+    ) -> Any:
+        """GET a JSON document; a body that does not parse (truncated) is retried."""
+        last: Exception | None = None
+        for attempt in range(self.settings.max_retries + 1):
+            resp = self.get(url, params=params, headers={"Accept": "application/json"})
+            try:
+                return json.loads(resp.body)
+            except ValueError as exc:
+                last = exc
+                log.warning("invalid JSON from %s (attempt %d): %s", url, attempt + 1, exc)
+                self.sleep(self._backoff(attempt))
+        raise TransientHttpError(url, f"invalid JSON body: {last}")
+
+    def download(
+        self,
+        url: str,
+        sink: IO[bytes],
+        params: Mapping[str, Any] | list[tuple[str, Any]] | None = None,
+        headers: Mapping[str, str] | None = None,
+        max_bytes: int | None = None,
+        validate: Callable[[IO[bytes], str], None] | None = None,
+    ) -> Response:
+        """Stream a GET into `sink`, retrying transient failures within this run.
+
+        The sink is truncated before each try, so it never holds a mix of two attempts.
+        `validate(sink, url)` runs after each complete answer; a TransientHttpError it raises
+        (e.g. a body cut without Content-Length) is retried like any other.
+        """
+        if params:
+            url = f"{url}{'&' if '?' in url else '?'}{urlencode(params, doseq=True)}"
+        cap = self.settings.max_bytes if max_bytes is None else max_bytes
+        attempt = 0
+        while True:
+            sink.seek(0)
+            sink.truncate()
+            try:
+                response = self._follow(url, sink, dict(headers or {}), cap)
+                if validate is not None:
+                    validate(sink, response.url)
+                return response
+            except TransientHttpError as exc:
+                wait = exc.retry_after
+                if wait is not None and wait > self.settings.retry_after_max:
+                    raise TransientHttpError(
+                        exc.url, f"Retry-After {wait:.0f}s exceeds the cap; deferred", wait
+                    ) from exc
+                if attempt >= self.settings.max_retries:
+                    raise
+                delay = wait if wait is not None else self._backoff(attempt)
+                log.info("retrying %s in %.1fs: %s", url, delay, exc)
+                self.sleep(delay)
+                attempt += 1
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _backoff(self, attempt: int) -> float:
+        base = min(self.settings.backoff_max, self.settings.backoff_base * 2**attempt)
+        return base * (0.5 + random.random() / 2)
+
+    def _physical(self, url: str) -> str:
+        for prefix, replacement in self.settings.url_rewrite.items():
+            if url.startswith(prefix):
+                return replacement + url[len(prefix) :]
+        return url
+
+    def _check(self, url: str) -> tuple[str, str]:
+        """Validate a logical URL and return (host, physical URL)."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https"):
+            raise PolicyRefused(url, f"scheme {parts.scheme or '(none)'!r} not allowed")
+        host = parts.hostname or ""
+        physical = self._physical(url)
+        if physical == url and host not in self.trusted_hosts:
+            if not host_allowed(host, self.settings.allowed_hosts):
+                raise PolicyRefused(url, f"host {host!r} not in the allow-list")
+            if not self.settings.allow_private and not _is_public(host):
+                raise PolicyRefused(url, f"host {host!r} resolves to a non-public address")
+        return host, physical
+
+    def _follow(self, url: str, sink: IO[bytes], headers: dict[str, str], cap: int) -> Response:
+        headers.setdefault("User-Agent", self.settings.user_agent)
+        headers.setdefault("Accept-Encoding", "identity")
+        deadline = self.clock() + self.settings.deadline
+        for _hop in range(self.settings.max_redirects + 1):
+            host, physical = self._check(url)
+            self.pacer.wait(host)
+            self.requests_made += 1
+            status, resp_headers, size = self._once(url, physical, sink, headers, cap, deadline)
+            if status in (301, 302, 303, 307, 308):
+                location = resp_headers.get("location")
+                if not location:
+                    raise HttpError(url, f"HTTP {status} without Location")
+                url = urljoin(url, location)
+                sink.seek(0)
+                sink.truncate()
+                continue
+            if status in RETRY_STATUSES:
+                raise TransientHttpError(
+                    url, f"HTTP {status}", parse_retry_after(resp_headers.get("retry-after"))
+                )
+            if not 200 <= status < 300:
+                sink.seek(0)
+                body = sink.read(2048)
+                raise HttpStatusError(url, status, body)
+            return Response(url, status, resp_headers, size)
+        raise PolicyRefused(url, f"more than {self.settings.max_redirects} redirects")
+
+    def _once(
+        self,
+        url: str,
+        physical: str,
+        sink: IO[bytes],
+        headers: Mapping[str, str],
+        cap: int,
+        deadline: float,
+    ) -> tuple[int, dict[str, str], int]:
+        try:
+            resp = self.pool.request(
+                "GET", physical, headers=dict(headers), preload_content=False, redirect=False
+            )
+        except Urllib3Error as exc:
+            raise TransientHttpError(url, f"connection failed: {type(exc).__name__}") from exc
+        try:
+            resp_headers = {k.lower(): v for k, v in resp.headers.items()}
+            declared = resp_headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > cap:
+                raise BodyTooLarge(url, f"Content-Length {declared} exceeds {cap} bytes")
+            size = 0
+            while True:
+                if self.clock() > deadline:
+                    raise TransientHttpError(url, f"deadline of {self.settings.deadline:.0f}s")
+                chunk = resp.read1(CHUNK)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > cap:
+                    raise BodyTooLarge(url, f"body exceeds {cap} bytes")
+                sink.write(chunk)
+            return resp.status, resp_headers, size
+        except Urllib3Error as exc:
+            raise TransientHttpError(url, f"body incomplete: {type(exc).__name__}") from exc
+        finally:
+            resp.release_conn()

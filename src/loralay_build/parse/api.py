@@ -1,0 +1,95 @@
+"""`parse_pdf`: run a backend, order each page, check the text layer, build the Document."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from loralay_build.errors import Reason, Reject
+from loralay_build.parse.backend import Line, PageText, get_backend
+from loralay_build.parse.order import order_page
+from loralay_build.parse.settings import ParseSettings
+from loralay_build.records import Document
+
+# Counters stored in `Document.removed` by the parser itself (not by a cleaner).
+BAD_BOXES = "bad_boxes"
+
+
+def parse_pdf(
+    path: str | Path, backend: str | None = None, settings: ParseSettings | None = None
+) -> Document:
+    """Words of the PDF in reading order, or `Reject` with the reason it cannot be used.
+
+    `backend` defaults to `settings.backend` ("pdfium"). Every exception an engine raises
+    becomes a `Reject`: engines let undocumented types escape on hostile files.
+    """
+    settings = settings or ParseSettings()
+    engine = get_backend(backend or settings.backend)
+    try:
+        pages = list(engine.pages(Path(path), settings))
+    except Reject:
+        raise
+    except MemoryError as exc:
+        raise Reject(Reason.TOO_LARGE, f"MemoryError: {exc}") from exc
+    except Exception as exc:
+        raise Reject(Reason.CORRUPTED, f"{type(exc).__name__}: {exc}") from exc
+    _check_text_layer(pages, settings)
+    return _assemble(pages, settings.reading_order)
+
+
+def _check_text_layer(pages: list[PageText], settings: ParseSettings) -> None:
+    """Reject scans (no or too little text) and garbage text layers."""
+    if not pages:
+        raise Reject(Reason.CORRUPTED, "no pages")
+    words = sum(len(line.words) for page in pages for line in page.lines)
+    if words == 0:
+        raise Reject(Reason.NO_TEXT_LAYER, "no words")
+    chars = sum(page.chars for page in pages)
+    if chars < settings.min_chars_per_page * len(pages):
+        raise Reject(
+            Reason.NO_TEXT_LAYER,
+            f"{chars / len(pages):.1f} chars per page < min_chars_per_page",
+        )
+    garbage = sum(page.garbage for page in pages)
+    if garbage > settings.max_garbage_ratio * chars:
+        raise Reject(
+            Reason.NO_TEXT_LAYER,
+            f"garbage text layer: {garbage}/{chars} chars unmapped ((cid:N), U+FFFD, controls)",
+        )
+
+
+def _page_blocks(page: PageText, reading_order: bool) -> Iterable[list[Line]]:
+    """Blocks of the page in reading order, or the engine's lines as they came."""
+    if reading_order:
+        return order_page(page.lines, page.page.width, page.page.height)
+    blocks: list[list[Line]] = []
+    last_group = None
+    for line in page.lines:
+        if blocks and line.group >= 0 and line.group == last_group:
+            blocks[-1].append(line)
+        else:
+            blocks.append([line])
+        last_group = line.group
+    return blocks
+
+
+def _assemble(pages: list[PageText], reading_order: bool) -> Document:
+    doc = Document(pages=[page.page for page in pages])
+    bad = sum(page.bad_boxes for page in pages)
+    if bad:
+        doc.removed[BAD_BOXES] = bad
+    line_id = block_id = 0
+    for page in pages:
+        index = page.page.index
+        for block in _page_blocks(page, reading_order):
+            for line in block:
+                n = len(line.words)
+                doc.words.extend(line.words)
+                doc.boxes.extend(line.boxes)
+                doc.font_sizes.extend(line.sizes)
+                doc.word_pages.extend([index] * n)
+                doc.line_ids.extend([line_id] * n)
+                doc.block_ids.extend([block_id] * n)
+                line_id += 1
+            block_id += 1
+    return doc

@@ -1,0 +1,78 @@
+"""What every backend yields, the backend protocol, and the registry that selects one by name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from loralay_build.errors import Reason, Reject
+from loralay_build.parse.settings import ParseSettings
+from loralay_build.records import Box, Page
+
+
+@dataclass
+class Line:
+    """Words of one text line in display space, as the engine grouped them.
+
+    `direction` is the text direction in display space in clockwise quarter turns
+    (0 left-to-right, 1 top-to-bottom, 2 upside down, 3 bottom-to-top). `group` is the
+    engine's block id when the engine has blocks (kept together when ordering), else -1.
+    """
+
+    words: list[str]
+    boxes: list[Box]
+    sizes: list[float]
+    direction: int = 0
+    group: int = -1
+
+
+@dataclass
+class PageText:
+    """One PDF page: its display geometry, its lines, and the counts used for rejection."""
+
+    page: Page
+    lines: list[Line] = field(default_factory=list)
+    chars: int = 0  # characters in words
+    garbage: int = 0  # characters that carry no text: U+FFFD, (cid:N), controls
+    bad_boxes: int = 0  # words dropped because their box was not finite
+
+
+class Backend(Protocol):
+    """A PDF engine turning a file into pages of lines; it raises `Reject` on bad input."""
+
+    def pages(self, path: Path, settings: ParseSettings) -> Iterator[PageText]:
+        """Yield every page of the file in PDF order, empty pages included."""
+        ...
+
+
+_REGISTRY: dict[str, Callable[[], Backend]] = {}
+
+
+def register(name: str, factory: Callable[[], Backend]) -> None:
+    """Make a backend selectable by `name`."""
+    _REGISTRY[name] = factory
+
+
+def get_backend(name: str) -> Backend:
+    """The backend registered under `name`; ValueError lists the known names otherwise."""
+    try:
+        factory = _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY))
+        raise ValueError(f"unknown PDF backend {name!r} (known: {known})") from None
+    return factory()
+
+
+def backend_names() -> list[str]:
+    """Names of the registered backends."""
+    return sorted(_REGISTRY)
+
+
+def check_page_count(count: int, settings: ParseSettings) -> None:
+    """Reject files without pages or with more pages than the configured cap."""
+    if count <= 0:
+        raise Reject(Reason.CORRUPTED, "no pages")
+    if count > settings.max_pages:
+        raise Reject(Reason.TOO_LARGE, f"{count} pages > max_pages={settings.max_pages}")

@@ -1,0 +1,166 @@
+"""Cleaners: drop words that are not the article's text, counting each removal.
+
+Each cleaner returns the indices of the words it removes; `clean_document` applies them in
+the order given and records the counts in `Document.removed[name]`. Pages stay in
+`doc.pages` and words keep their true page index whatever is removed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+
+from loralay_build.records import Box, Document
+
+Cleaner = Callable[[Document], set[int]]
+
+_HAL_ID = "HAL Id"
+_HAL_BANNERS = (
+    "HAL is a multi-disciplinary open access archive",
+    "L'archive ouverte pluridisciplinaire HAL",
+)
+_ARXIV_ID = re.compile(r"^arXiv:(\d{4}\.\d{4,5}|[a-z-]+(\.[A-Z]{2})?/\d{7})(v\d+)?$")
+_NUMBER = re.compile(r"^\d{1,4}$")
+_ROMAN = re.compile(r"^[ivxlc]{1,6}$", re.IGNORECASE)
+_DIGITS = re.compile(r"\d+")
+
+# Share of the page height at the top and bottom where running headers and footers sit.
+MARGIN_BAND = 0.12
+# A gutter of line numbers has at least this many numbers on a page.
+MIN_LINE_NUMBERS = 8
+
+
+def _pages_of(doc: Document) -> dict[int, list[int]]:
+    """Word indices per true page index, in document order."""
+    pages: dict[int, list[int]] = defaultdict(list)
+    for i, page in enumerate(doc.word_pages):
+        pages[page].append(i)
+    return pages
+
+
+def _lines_of(doc: Document, indices: Sequence[int]) -> dict[int, list[int]]:
+    lines: dict[int, list[int]] = defaultdict(list)
+    for i in indices:
+        lines[doc.line_ids[i]].append(i)
+    return lines
+
+
+def _union(boxes: Sequence[Box]) -> Box:
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
+
+
+def _page_sizes(doc: Document) -> dict[int, tuple[float, float]]:
+    return {page.index: (page.width, page.height) for page in doc.pages}
+
+
+def hal_cover(doc: Document) -> set[int]:
+    """HAL's generated cover page: the first page with words, when it carries HAL's banner."""
+    pages = _pages_of(doc)
+    if not pages:
+        return set()
+    first = min(pages)
+    text = " ".join(doc.words[i] for i in pages[first]).replace("\u2019", "'")
+    if _HAL_ID in text and any(banner in text for banner in _HAL_BANNERS):
+        return set(pages[first])
+    return set()
+
+
+def arxiv_stamp(doc: Document) -> set[int]:
+    """arXiv's vertical identifier stamp in the left margin of the first page."""
+    pages = _pages_of(doc)
+    if not pages:
+        return set()
+    indices = pages[min(pages)]
+    for i in indices:
+        x0, y0, x1, y1 = doc.boxes[i]
+        if _ARXIV_ID.match(doc.words[i]) and y1 - y0 > x1 - x0:
+            band = (x0 - 2.0, x1 + 2.0)
+            removed: set[int] = set()
+            for line in _lines_of(doc, indices).values():
+                if all(band[0] <= doc.boxes[j][0] and doc.boxes[j][2] <= band[1] for j in line):
+                    removed.update(line)
+            return removed
+    return set()
+
+
+def running_headers(doc: Document) -> set[int]:
+    """Lines in the top or bottom band that repeat over pages (digits ignored), and page numbers."""
+    sizes = _page_sizes(doc)
+    pages = _pages_of(doc)
+    seen: dict[tuple[str, str], set[int]] = defaultdict(set)
+    found: list[tuple[tuple[str, str], list[int]]] = []
+    for page, indices in pages.items():
+        height = sizes[page][1]
+        for line in _lines_of(doc, indices).values():
+            box = _union([doc.boxes[i] for i in line])
+            if box[3] <= MARGIN_BAND * height:
+                zone = "top"
+            elif box[1] >= (1.0 - MARGIN_BAND) * height:
+                zone = "bottom"
+            else:
+                continue
+            text = " ".join(doc.words[i] for i in line)
+            key = (zone, "#" if _ROMAN.match(text) else _DIGITS.sub("#", text.casefold()))
+            seen[key].add(page)
+            found.append((key, line))
+    repeats = 2 if len(pages) <= 4 else 3
+    return {i for key, line in found if len(seen[key]) >= repeats for i in line}
+
+
+def line_numbers(doc: Document) -> set[int]:
+    """Gutters of line numbers: aligned, increasing numbers outside the text on a page."""
+    removed: set[int] = set()
+    for indices in _pages_of(doc).values():
+        lines = _lines_of(doc, indices)
+        numbers = [
+            i
+            for line in lines.values()
+            for i in (line[0], line[-1])
+            if _NUMBER.match(doc.words[i])
+        ]
+        numbers = sorted(set(numbers), key=lambda i: doc.boxes[i][2])
+        clusters: list[list[int]] = []
+        for i in numbers:
+            if clusters and doc.boxes[i][2] - doc.boxes[clusters[-1][-1]][2] <= 4.0:
+                clusters[-1].append(i)
+            else:
+                clusters.append([i])
+        for cluster in clusters:
+            if len(cluster) >= MIN_LINE_NUMBERS and _increasing(doc, cluster):
+                removed.update(cluster)
+    return removed
+
+
+def _increasing(doc: Document, cluster: list[int]) -> bool:
+    """Numbers read top to bottom mostly go up, as line numbers do."""
+    values = [int(doc.words[i]) for i in sorted(cluster, key=lambda i: doc.boxes[i][1])]
+    ups = sum(b > a for a, b in zip(values, values[1:], strict=False))
+    return ups >= 0.8 * (len(values) - 1)
+
+
+CLEANERS: dict[str, Cleaner] = {
+    "hal_cover": hal_cover,
+    "arxiv_stamp": arxiv_stamp,
+    "running_headers": running_headers,
+    "line_numbers": line_numbers,
+}
+
+
+def clean_document(doc: Document, cleaners: Sequence[str]) -> Document:
+    """Apply the named cleaners in order; each removal is counted under its cleaner's name."""
+    unknown = [name for name in cleaners if name not in CLEANERS]
+    if unknown:
+        raise ValueError(f"unknown cleaners {unknown} (known: {sorted(CLEANERS)})")
+    for name in cleaners:
+        drop = CLEANERS[name](doc)
+        if not drop:
+            continue
+        doc = doc.select([i for i in range(len(doc)) if i not in drop])
+        doc.removed[name] = doc.removed.get(name, 0) + len(drop)
+    return doc

@@ -1,0 +1,73 @@
+"""Limits and switches of the PDF layer, in one frozen record so workers can share it."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from loralay_build.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class ParseSettings:
+    """How a PDF is turned into words, and when it is rejected instead.
+
+    Defaults:
+    - ``max_pages`` 300: beyond the 99th percentile of page counts of the sources (theses
+      included); longer files cost more than they bring to a summarization corpus.
+    - ``max_chars_per_page`` 200,000: a page beyond this is not prose (C04-like scatter
+      plots of glyphs); the document is rejected as too large rather than grouped for minutes.
+    - ``min_chars_per_page`` 20: an average below this over all pages is a scan carrying a
+      stamp or a page number only; kept low because short valid files (a one-line control
+      page, a title page) must pass, while article pages hold 2,000–5,000 characters.
+    - ``max_garbage_ratio`` 0.3: share of characters that are U+FFFD, ``(cid:N)`` or control
+      characters above which the text layer is garbage (missing ToUnicode maps).
+    - ``x_tolerance_ratio`` 0.15: pdfplumber's word gap relative to the font size; its fixed
+      default (3 pt) glues words in LaTeX papers.
+    - ``reading_order`` True: column-aware order; False keeps the engine's order per page.
+    """
+
+    backend: str = "pdfium"
+    max_pages: int = 300
+    max_chars_per_page: int = 200_000
+    min_chars_per_page: int = 20
+    max_garbage_ratio: float = 0.3
+    x_tolerance_ratio: float = 0.15
+    reading_order: bool = True
+
+    def __post_init__(self) -> None:
+        if self.max_pages < 1 or self.max_chars_per_page < 1 or self.min_chars_per_page < 0:
+            raise ConfigError("parse limits must be positive")
+        if not 0.0 <= self.max_garbage_ratio <= 1.0:
+            raise ConfigError("max_garbage_ratio must lie in [0, 1]")
+        if self.x_tolerance_ratio <= 0.0:
+            raise ConfigError("x_tolerance_ratio must be positive")
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, object]) -> ParseSettings:
+        """Build settings from a config section; unknown keys and wrong types are errors."""
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        kwargs: dict[str, object] = {}
+        for key, value in values.items():
+            if key not in fields:
+                raise ConfigError(f"unknown parse setting {key!r}")
+            default = getattr(cls, key)
+            kwargs[key] = _coerce(key, value, type(default))
+        return cls(**kwargs)  # type: ignore[arg-type]
+
+
+def _coerce(key: str, value: object, kind: type) -> object:
+    """Accept the setting's own type (and ints for floats); bools are never numbers here."""
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+    elif kind is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif kind is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+    elif isinstance(value, kind):
+        return value
+    raise ConfigError(f"parse setting {key!r} must be {kind.__name__}, got {type(value).__name__}")

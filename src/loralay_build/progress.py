@@ -1,0 +1,23 @@
+"""Progress bars on a terminal, silence under cron."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
+
+from tqdm import tqdm
+
+T = TypeVar("T")
+
+
+def interactive() -> bool:
+    return sys.stderr.isatty()
+
+
+def progress(items: Iterable[T], total: int | None, desc: str) -> Iterator[T]:
+    """Wrap an iterable in a tqdm bar when stderr is a terminal; pass it through otherwise."""
+    if not interactive():
+        yield from items
+        return
+    yield from tqdm(items, total=total, desc=desc, unit="doc", leave=False, dynamic_ncols=True)

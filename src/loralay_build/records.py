@@ -1,0 +1,131 @@
+"""Plain records passed between stages, and the Arrow schema of the published shards."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+Box = tuple[float, float, float, float]
+
+
+@dataclass
+class Candidate:
+    """One document found by discovery, before anything is downloaded."""
+
+    id: str  # "<source>:<source_id>"
+    source: str
+    source_id: str
+    dataset: str  # output dataset folder name (e.g. "hal", "scielo-es")
+    title: str = ""
+    language: str = ""  # declared main language (ISO 639-1)
+    abstracts: dict[str, str] = field(default_factory=dict)  # every abstract, keyed by language
+    published: str = ""  # YYYY, YYYY-MM or YYYY-MM-DD; "" when unknown
+    file_url: str = ""  # remote URL, or a local path for `local`
+    landing_url: str = ""
+    licence: str = ""
+    doi: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Page:
+    """A page as displayed: size after /Rotate is applied, and its true index in the PDF."""
+
+    index: int  # 0-based index in the PDF file
+    width: float
+    height: float
+    rotation: int = 0
+
+
+@dataclass
+class Document:
+    """Words of a parsed PDF in reading order, stored column-wise for cheap slicing.
+
+    Boxes are (x0, y0, x1, y1) in points, top-left origin, display (rotated) space.
+    `word_pages` holds the true 0-based PDF page index of each word.
+    """
+
+    pages: list[Page]
+    words: list[str] = field(default_factory=list)
+    boxes: list[Box] = field(default_factory=list)
+    word_pages: list[int] = field(default_factory=list)
+    line_ids: list[int] = field(default_factory=list)
+    block_ids: list[int] = field(default_factory=list)
+    font_sizes: list[float] = field(default_factory=list)
+    removed: dict[str, int] = field(default_factory=dict)  # words removed per cleaner
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def select(self, keep: Sequence[int]) -> Document:
+        """A new document holding only the words at the given indices (in that order)."""
+        return Document(
+            pages=list(self.pages),
+            words=[self.words[i] for i in keep],
+            boxes=[self.boxes[i] for i in keep],
+            word_pages=[self.word_pages[i] for i in keep],
+            line_ids=[self.line_ids[i] for i in keep],
+            block_ids=[self.block_ids[i] for i in keep],
+            font_sizes=[self.font_sizes[i] for i in keep],
+            removed=dict(self.removed),
+        )
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """Where one abstract was found in the word stream (indices before removal)."""
+
+    lang: str
+    method: str  # exact | approx | faithful-exact | faithful-fuzzysearch | faithful-regex | none
+    distance: int  # edit distance on the normalised text; -1 when not found
+    page: int  # true page index of the first matched word; -1 when not found
+    word_start: int  # first word (inclusive); -1 when not found
+    word_end: int  # last word (exclusive); -1 when not found
+    found: bool
+    leakage: float = 0.0  # share of the abstract's word 5-grams still in the body after removal
+
+
+MATCH_TYPE = pa.struct(
+    [
+        ("lang", pa.string()),
+        ("method", pa.string()),
+        ("distance", pa.int32()),
+        ("page", pa.int32()),
+        ("word_start", pa.int32()),
+        ("word_end", pa.int32()),
+        ("found", pa.bool_()),
+        ("leakage", pa.float32()),
+    ]
+)
+
+ABSTRACT_TYPE = pa.struct([("lang", pa.string()), ("text", pa.string())])
+PAGE_SIZE_TYPE = pa.struct([("width", pa.float32()), ("height", pa.float32())])
+
+# Column order and types of every published shard. The first five names are those of the
+# published LoRaLay datasets, so their consumers keep working.
+EXAMPLE_SCHEMA = pa.schema(
+    [
+        pa.field("article_id", pa.string(), nullable=False),
+        pa.field("article_words", pa.list_(pa.string())),
+        pa.field("article_bboxes", pa.list_(pa.list_(pa.int32(), 4))),
+        pa.field("article_norm_bboxes", pa.list_(pa.list_(pa.int16(), 4))),
+        pa.field("abstract", pa.string()),
+        pa.field("abstracts", pa.list_(ABSTRACT_TYPE)),
+        pa.field("word_pages", pa.list_(pa.int16())),
+        pa.field("page_sizes", pa.list_(PAGE_SIZE_TYPE)),
+        pa.field("source", pa.string()),
+        pa.field("language", pa.string()),
+        pa.field("lang_detected", pa.string()),
+        pa.field("lang_confidence", pa.float32()),
+        pa.field("title", pa.string()),
+        pa.field("published", pa.string()),
+        pa.field("doi", pa.string()),
+        pa.field("licence", pa.string()),
+        pa.field("article_pdf_url", pa.string()),
+        pa.field("pdf_sha256", pa.string()),
+        pa.field("matches", pa.list_(MATCH_TYPE)),
+    ]
+)

@@ -1,0 +1,190 @@
+"""Persistent worker processes that each handle one document at a time under hard limits.
+
+Why a custom pool: a PDF engine can loop forever at constant memory, inflate a few KB into
+GBs, or abort the whole process. Only a separate process that the parent can SIGKILL bounds
+all three, and `ProcessPoolExecutor` cannot kill one stuck task. Workers are spawned (not
+forked), capped with RLIMIT_AS, reused across documents (a spawn costs ~100x a task), killed
+and replaced on timeout or death, and recycled after a number of documents.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing as mp
+import os
+import resource
+import signal
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from typing import Generic, TypeVar
+
+log = logging.getLogger(__name__)
+
+TaskT = TypeVar("TaskT")
+ResultT = TypeVar("ResultT")
+
+
+@dataclass(frozen=True)
+class Limits:
+    timeout: float  # wall-clock seconds per task
+    memory_bytes: int  # RLIMIT_AS of each worker
+    recycle_after: int  # tasks per worker before it is replaced
+
+
+class WorkerLost(Exception):
+    """The worker did not answer: it was killed on timeout or died on its own."""
+
+    def __init__(self, timed_out: bool, detail: str) -> None:
+        super().__init__(detail)
+        self.timed_out = timed_out
+        self.detail = detail
+
+
+def _limit_self(memory_bytes: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    try:
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write("1000")
+    except OSError:
+        pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
+
+
+def _worker_main(
+    conn: Connection, func: Callable[[object], object], memory_bytes: int
+) -> None:
+    _limit_self(memory_bytes)
+    while True:
+        try:
+            task = conn.recv()
+        except EOFError:
+            return
+        if task is None:
+            return
+        try:
+            result: object = ("ok", func(task))
+        except BaseException as exc:  # every failure is reported, none kills the loop
+            result = ("error", f"{type(exc).__name__}: {exc}"[:500])
+        conn.send(result)
+
+
+class _Worker:
+    def __init__(self, ctx: mp.context.SpawnContext, func: Callable[..., object],
+                 limits: Limits) -> None:
+        self.conn, child = ctx.Pipe()
+        self.process: BaseProcess = ctx.Process(
+            target=_worker_main, args=(child, func, limits.memory_bytes), daemon=True
+        )
+        self.process.start()
+        child.close()
+        self.done = 0
+        self.task: object | None = None
+        self.started = 0.0
+
+    def kill(self) -> None:
+        if self.process.is_alive() and self.process.pid is not None:
+            os.kill(self.process.pid, signal.SIGKILL)
+        self.process.join(5)
+        self.conn.close()
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(None)
+        except OSError:
+            pass
+        self.process.join(2)
+        if self.process.is_alive():
+            self.kill()
+        else:
+            self.conn.close()
+
+
+def _describe_exit(process: BaseProcess) -> str:
+    code = process.exitcode
+    if code is not None and code < 0:
+        return f"worker killed by {signal.Signals(-code).name}"
+    return f"worker exited with code {code}"
+
+
+class IsolatedPool(Generic[TaskT, ResultT]):
+    """Run `func` over tasks in `workers` isolated processes; results come as they finish.
+
+    Each result is `(task, value)` on success, or `(task, WorkerLost | str)` when the worker
+    timed out, died, or `func` raised (the string holds the exception).
+    """
+
+    def __init__(self, func: Callable[[TaskT], ResultT], workers: int, limits: Limits) -> None:
+        self.func = func
+        self.size = max(1, workers)
+        self.limits = limits
+        self.ctx = mp.get_context("spawn")
+        self.restarts = 0
+        self._workers: list[_Worker] = []
+
+    def __enter__(self) -> IsolatedPool[TaskT, ResultT]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for worker in self._workers:
+            worker.stop()
+        self._workers = []
+
+    def _spawn(self) -> _Worker:
+        return _Worker(self.ctx, self.func, self.limits)
+
+    def imap_unordered(
+        self, tasks: Iterable[TaskT]
+    ) -> Iterator[tuple[TaskT, ResultT | WorkerLost | str]]:
+        pending = iter(tasks)
+        exhausted = False
+        while len(self._workers) < self.size:
+            self._workers.append(self._spawn())
+        while True:
+            for i, worker in enumerate(self._workers):
+                if worker.task is None and not exhausted:
+                    task = next(pending, None)
+                    if task is None:
+                        exhausted = True
+                        break
+                    if worker.done >= self.limits.recycle_after or not worker.process.is_alive():
+                        worker.stop()
+                        worker = self._workers[i] = self._spawn()
+                    worker.task, worker.started = task, time.monotonic()
+                    worker.conn.send(task)
+            busy = [w for w in self._workers if w.task is not None]
+            if not busy:
+                return
+            now = time.monotonic()
+            soonest = min(w.started + self.limits.timeout for w in busy)
+            ready = wait([w.conn for w in busy], timeout=max(0.0, soonest - now))
+            for worker in busy:
+                task = worker.task
+                assert task is not None
+                if worker.conn in ready:
+                    try:
+                        status, value = worker.conn.recv()
+                    except (EOFError, OSError):
+                        worker.process.join(5)
+                        yield task, WorkerLost(False, _describe_exit(worker.process))
+                        self._replace(worker)
+                        continue
+                    worker.task = None
+                    worker.done += 1
+                    yield task, (value if status == "ok" else str(value))
+                elif time.monotonic() >= worker.started + self.limits.timeout:
+                    worker.kill()
+                    yield task, WorkerLost(True, f"killed after {self.limits.timeout:.0f}s")
+                    self._replace(worker)
+
+    def _replace(self, worker: _Worker) -> None:
+        self.restarts += 1
+        log.info("replacing worker pid %s", worker.process.pid)
+        worker.kill()
+        self._workers[self._workers.index(worker)] = self._spawn()

@@ -1,0 +1,344 @@
+"""The build driver: discover -> fetch -> process -> publish, resumable at every step.
+
+Every step reads what to do from the state database and records each result as soon as it is
+durable, so a run killed at any point is resumed by running the same command again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import platform
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import loralay_build
+from loralay_build.blobs import BlobStore, atomic_write_bytes
+from loralay_build.config import Settings
+from loralay_build.corpus.card import render_card
+from loralay_build.corpus.filters import compute_thresholds
+from loralay_build.corpus.split import SPLITS, SplitItem, assign_splits
+from loralay_build.corpus.writer import WorkStore, write_split
+from loralay_build.errors import Reason, Reject, TransientError
+from loralay_build.http import BodyTooLarge, HttpClient, HttpError, HttpStatusError
+from loralay_build.progress import progress
+from loralay_build.records import EXAMPLE_SCHEMA
+from loralay_build.run.executors import make_executor
+from loralay_build.run.process import Task
+from loralay_build.sources import get_source
+from loralay_build.sources.base import DiscoveryContext
+from loralay_build.state import (
+    DISCOVERED, FETCHED, FILTERED, PROCESSED, PUBLISHED, REJECTED, RETRY, Row, State,
+    candidate_hash,
+)
+from loralay_build.text import leakage_summary
+
+log = logging.getLogger(__name__)
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_PARTIAL, EXIT_LOCKED = 0, 1, 2, 3, 75
+BUILD_FILE = "build.json"
+
+
+@dataclass
+class BuildRequest:
+    source: str
+    dataset: str
+    out_root: Path
+    settings: Settings
+    since: str | None = None
+    limit: int | None = None
+    command: str = ""
+
+
+@dataclass
+class RunReport:
+    counts: Counter[str] = field(default_factory=Counter)
+    published: bool = False
+
+    def add(self, key: str, n: int = 1) -> None:
+        self.counts[key] += n
+
+
+class Pipeline:
+    def __init__(self, request: BuildRequest, state: State) -> None:
+        self.req = request
+        self.settings = request.settings
+        self.state = state
+        self.dataset = request.dataset
+        self.source = get_source(request.source)
+        self.blobs = BlobStore(state.dir / "blobs")
+        self.work = WorkStore(state.dir / "work", self.settings.output)
+        endpoints = [
+            v for k, v in self.settings.source.items() if k.endswith("_url") and isinstance(v, str)
+        ]
+        self.client = HttpClient(self.settings.http, trusted_urls=endpoints)
+        self.report = RunReport()
+        self.processing_hash = self.settings.processing_hash()
+
+    # -- driver -------------------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Run every stage; returns the exit code (3 when documents wait for a retry)."""
+        self.blobs.clean_staging()
+        self.discover()
+        self.fetch()
+        self.process()
+        self.publish()
+        waiting = self.state.status_counts(self.dataset).get(RETRY, 0)
+        self.report.add("waiting_retry", waiting)
+        return EXIT_PARTIAL if waiting else EXIT_OK
+
+    # -- discovery ----------------------------------------------------------------------------
+
+    def discover(self) -> None:
+        ctx = DiscoveryContext(
+            client=self.client,
+            config=self.settings.source,
+            state=self.state,
+            dataset=self.dataset,
+            since=self.req.since,
+            limit=self.req.limit,
+        )
+        for batch in progress(self.source.discover(ctx), None, "discover"):
+            new, changed = self.state.upsert(batch)
+            self.report.add("discovered", len(batch))
+            self.report.add("new", new)
+            self.report.add("changed", changed)
+        log.info("discovery: %(discovered)d seen, %(new)d new, %(changed)d changed",
+                 {k: self.report.counts[k] for k in ("discovered", "new", "changed")})
+
+    # -- download -----------------------------------------------------------------------------
+
+    def fetch(self) -> None:
+        rows = self.state.rows(self.dataset, [DISCOVERED, RETRY])
+        for row in progress(rows, len(rows), "download"):
+            self._fetch_one(row)
+
+    def _fetch_one(self, row: Row) -> None:
+        cand = row.candidate
+        if not cand.abstracts.get(cand.language, "").strip():
+            self.state.reject(cand.id, Reason.ABSTRACT_MISSING_IN_METADATA,
+                              f"no {cand.language or 'main-language'} abstract in the record")
+            return
+        if not cand.file_url:
+            self.state.reject(cand.id, Reason.UNAVAILABLE, "the record has no file")
+            return
+        try:
+            sha = self.source.fetch(cand, self.client, self.blobs)
+        except Reject as exc:
+            self.state.reject(cand.id, exc.reason, exc.detail)
+        except TransientError as exc:
+            attempts = row.attempts + 1
+            if attempts >= self.settings.run.max_attempts:
+                self.state.reject(cand.id, Reason.UNAVAILABLE, f"{exc} (after {attempts} runs)",
+                                  attempts=attempts)
+            else:
+                self.state.set_status(cand.id, RETRY, reason=None, detail=str(exc)[:500],
+                                      attempts=attempts)
+            self.report.add("download_failed")
+        except BodyTooLarge as exc:
+            self.state.reject(cand.id, Reason.TOO_LARGE, str(exc))
+        except HttpStatusError as exc:
+            self.state.reject(cand.id, Reason.UNAVAILABLE, str(exc))
+        except HttpError as exc:  # refused redirect, scheme or host
+            self.state.reject(cand.id, Reason.UNAVAILABLE, f"refused: {exc}")
+        else:
+            self.state.set_status(cand.id, FETCHED, blob_sha=sha, reason=None, detail=None)
+            self.report.add("downloaded")
+
+    # -- processing ---------------------------------------------------------------------------
+
+    def work_key(self, row: Row) -> str:
+        parts = [row.blob_sha or "", candidate_hash(row.candidate), self.processing_hash,
+                 loralay_build.__version__]
+        return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+
+    def _task(self, row: Row) -> Task:
+        src = self.settings.source
+        assert row.blob_sha is not None
+        return Task(
+            candidate=row.candidate,
+            pdf_path=str(self.blobs.path(row.blob_sha)),
+            pdf_sha256=row.blob_sha,
+            parse=self.settings.parse,
+            match=self.settings.match,
+            cleaners=tuple(src.get("cleaners", ())),
+            abstract_format=str(src.get("abstract_format", self.source.abstract_format)),
+            language_check=str(src.get("language_check", "none")),
+        )
+
+    def process(self) -> None:
+        todo = [
+            row for row in self.state.rows(
+                self.dataset, [FETCHED, PROCESSED, PUBLISHED, FILTERED, REJECTED]
+            )
+            if row.blob_sha and row.work_key != self.work_key(row)
+        ]
+        if not todo:
+            return
+        executor = make_executor(self.settings.run)
+        keys = {row.candidate.id: self.work_key(row) for row in todo}
+        try:
+            outcomes = executor.run(self._task(row) for row in todo)
+            for task, outcome in progress(outcomes, len(todo), "process"):
+                cid = task.candidate.id
+                key = keys[cid]
+                if outcome.row is not None:
+                    self.work.put(key, outcome.row)
+                    self.state.set_status(cid, PROCESSED, work_key=key, stats=outcome.stats,
+                                          reason=None, detail=None)
+                    self.report.add("processed")
+                else:
+                    assert outcome.reason is not None
+                    self.state.reject(cid, outcome.reason, outcome.detail, work_key=key)
+                    self.report.add(f"rejected_{outcome.reason.value}")
+        finally:
+            executor.close()
+
+    # -- publishing ---------------------------------------------------------------------------
+
+    def publish(self) -> None:
+        rows = self.state.rows(self.dataset, [PROCESSED, PUBLISHED, FILTERED])
+        out_dir = self.req.out_root / self.dataset
+        dropped: dict[str, tuple[Reason, str]] = {}
+        first_of_blob: dict[str, str] = {}
+        for row in rows:  # sorted by id: the smallest id keeps a shared file
+            sha = row.blob_sha or ""
+            if sha in first_of_blob:
+                dropped[row.candidate.id] = (Reason.DUPLICATE, f"same PDF as {first_of_blob[sha]}")
+            else:
+                first_of_blob[sha] = row.candidate.id
+        unique = [r for r in rows if r.candidate.id not in dropped]
+        thresholds = compute_thresholds(
+            [r.stats.get("n_pages", 0) for r in unique],
+            [r.stats.get("summary_words", 0) for r in unique],
+            self.settings.filters,
+        )
+        for row in unique:
+            verdict = thresholds.verdict(row.stats.get("n_pages", 0),
+                                         row.stats.get("summary_words", 0))
+            if verdict:
+                dropped[row.candidate.id] = verdict
+        kept = [r for r in unique if r.candidate.id not in dropped]
+        splits = assign_splits(
+            [
+                SplitItem(r.candidate.id, r.candidate.published, r.split,
+                          r.candidate.extra.get("split"))
+                for r in kept
+            ],
+            self.settings.split,
+        )
+        threshold_values = {
+            "max_pages": thresholds.max_pages,
+            "min_summary_words": thresholds.min_summary_words,
+            "max_pages_percentile": self.settings.filters.max_pages_percentile,
+            "min_abstract_percentile": self.settings.filters.min_abstract_percentile,
+            "filters_enabled": self.settings.filters.enabled,
+        }
+        fingerprint = hashlib.sha256(json.dumps(
+            [
+                sorted((r.candidate.id, r.work_key, splits[r.candidate.id]) for r in kept),
+                threshold_values,
+                str(EXAMPLE_SCHEMA),
+                self.settings.raw.get("output", {}),
+                loralay_build.__version__,
+            ],
+            sort_keys=True, default=str,
+        ).encode()).hexdigest()
+        with self.state.transaction():
+            for row in kept:
+                self.state.set_status(row.candidate.id, PUBLISHED, split=splits[row.candidate.id],
+                                      reason=None, detail=None)
+            for cid, (reason, detail) in dropped.items():
+                self.state.set_status(cid, FILTERED, reason=reason.value, detail=detail)
+        if self._up_to_date(out_dir, fingerprint):
+            log.info("%s is up to date", out_dir)
+            return
+        self._write(out_dir, kept, splits, threshold_values, fingerprint)
+        self.report.published = True
+
+    def _up_to_date(self, out_dir: Path, fingerprint: str) -> bool:
+        try:
+            build = json.loads((out_dir / BUILD_FILE).read_text())
+        except (OSError, ValueError):
+            return False
+        if build.get("fingerprint") != fingerprint:
+            return False
+        return all(
+            (out_dir / f["name"]).is_file() and (out_dir / f["name"]).stat().st_size == f["bytes"]
+            for f in build.get("files", [])
+        )
+
+    def _write(self, out_dir: Path, kept: list[Row], splits: dict[str, str],
+               thresholds: dict[str, Any], fingerprint: str) -> None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        files = []
+        for split in SPLITS:
+            keys = [r.work_key or "" for r in kept if splits[r.candidate.id] == split]
+            files += write_split(out_dir, split, keys, self.work, self.settings.output)
+        names = {f.name for f in files}
+        for stale in out_dir.glob("*-of-*.parquet"):
+            if stale.name not in names:
+                stale.unlink()
+        final = self.state.rows(self.dataset, [REJECTED, FILTERED])
+        rejects = "".join(
+            json.dumps({"id": r.candidate.id, "reason": r.reason, "detail": r.detail or ""},
+                       ensure_ascii=False) + "\n"
+            for r in final
+        )
+        atomic_write_bytes(out_dir / "rejects.jsonl", rejects.encode())
+        build = self._build_record(kept, splits, final, thresholds, fingerprint, files)
+        atomic_write_bytes(out_dir / "README.md", render_card(self.dataset, build).encode())
+        atomic_write_bytes(out_dir / BUILD_FILE,
+                           (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
+        log.info("published %d documents to %s", len(kept), out_dir)
+
+    def _build_record(self, kept: list[Row], splits: dict[str, str], final: list[Row],
+                      thresholds: dict[str, Any], fingerprint: str,
+                      files: list[Any]) -> dict[str, Any]:
+        leakage: list[float] = []
+        removed: Counter[str] = Counter()
+        methods: Counter[str] = Counter()
+        for row in kept:
+            leakage += row.stats.get("leakage", [])
+            methods.update(row.stats.get("methods", []))
+            removed.update(row.stats.get("removed", {}))
+        languages = {r.candidate.language for r in kept if r.candidate.language}
+        return {
+            "dataset": self.dataset,
+            "source": self.req.source,
+            "fingerprint": fingerprint,
+            "config_hash": self.settings.config_hash(),
+            "processing_hash": self.processing_hash,
+            "versions": _versions(),
+            "thresholds": thresholds,
+            "split_ratios": {
+                "train": self.settings.split.train,
+                "validation": self.settings.split.validation,
+                "test": self.settings.split.test,
+            },
+            "languages": sorted(languages),
+            "counts": {
+                "splits": {s: sum(1 for v in splits.values() if v == s) for s in SPLITS},
+                "rejects": dict(sorted(Counter(r.reason or "" for r in final).items())),
+                "match_methods": dict(sorted(methods.items())),
+                "cleaner_removed_words": dict(sorted(removed.items())),
+            },
+            "leakage": leakage_summary(leakage),
+            "files": [f.__dict__ for f in files],
+        }
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"loralay_build": loralay_build.__version__, "python": platform.python_version()}
+    for package in ("pyarrow", "pypdfium2", "pdfplumber", "pdfminer.six", "edlib", "pycld2"):
+        try:
+            out[package] = version(package)
+        except PackageNotFoundError:
+            out[package] = "absent"
+    return out

@@ -1,0 +1,164 @@
+"""The per-document work: parse, clean, strip abstracts, identify the language, build the row.
+
+A pure function of its task, so any executor (in-process or an isolated worker) can run it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from loralay_build.errors import Reason, Reject
+from loralay_build.parse import clean_document, parse_pdf
+from loralay_build.parse.settings import ParseSettings
+from loralay_build.records import Candidate, Document, MatchRecord
+from loralay_build.text import MatchSettings, detect_language, prepare_abstract, strip_abstracts
+
+LANGID_CHARS = 100_000
+MIN_LANG_CONFIDENCE = 0.5  # below this a language check cannot call it a mismatch
+
+
+@dataclass(frozen=True)
+class Task:
+    """Everything a worker needs for one document; picklable."""
+
+    candidate: Candidate
+    pdf_path: str
+    pdf_sha256: str
+    parse: ParseSettings
+    match: MatchSettings
+    cleaners: tuple[str, ...] = ()
+    abstract_format: str = "plain"
+    language_check: str = "none"  # none | abstract | body
+
+
+@dataclass
+class Outcome:
+    """Either an example row (column name -> value) or a reject; `stats` feed the filters."""
+
+    row: dict[str, Any] | None = None
+    reason: Reason | None = None
+    detail: str = ""
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+def _int_box(box: tuple[float, float, float, float]) -> list[int]:
+    return [int(round(v)) for v in box]
+
+
+def _norm_box(box: tuple[float, float, float, float], width: float, height: float) -> list[int]:
+    x0, y0, x1, y1 = box
+    out = [
+        int(1000 * x0 / width), int(1000 * y0 / height),
+        int(1000 * x1 / width), int(1000 * y1 / height),
+    ]
+    out = [min(1000, max(0, v)) for v in out]
+    return [min(out[0], out[2]), min(out[1], out[3]), max(out[0], out[2]), max(out[1], out[3])]
+
+
+def build_row(
+    task: Task,
+    body: Document,
+    abstracts: dict[str, str],
+    matches: list[MatchRecord],
+    lang: tuple[str, float],
+) -> dict[str, Any]:
+    """Assemble the published columns from a cleaned, stripped document."""
+    cand = task.candidate
+    sizes = {page.index: page for page in body.pages}
+    n_pages = max(sizes) + 1 if sizes else 0
+    page_sizes = [
+        {"width": sizes[i].width, "height": sizes[i].height} if i in sizes
+        else {"width": 0.0, "height": 0.0}
+        for i in range(n_pages)
+    ]
+    norm = []
+    for box, page in zip(body.boxes, body.word_pages, strict=True):
+        size = sizes[page]
+        norm.append(_norm_box(box, size.width, size.height))
+    main = cand.language
+    return {
+        "article_id": cand.id,
+        "article_words": list(body.words),
+        "article_bboxes": [_int_box(b) for b in body.boxes],
+        "article_norm_bboxes": norm,
+        "abstract": abstracts[main],
+        "abstracts": [{"lang": k, "text": abstracts[k]} for k in sorted(abstracts)],
+        "word_pages": list(body.word_pages),
+        "page_sizes": page_sizes,
+        "source": cand.source,
+        "language": main,
+        "lang_detected": lang[0],
+        "lang_confidence": lang[1],
+        "title": cand.title,
+        "published": cand.published,
+        "doi": cand.doi,
+        "licence": cand.licence,
+        "article_pdf_url": cand.file_url if cand.source != "local" else cand.landing_url,
+        "pdf_sha256": task.pdf_sha256,
+        "matches": [
+            {
+                "lang": m.lang, "method": m.method, "distance": m.distance, "page": m.page,
+                "word_start": m.word_start, "word_end": m.word_end, "found": m.found,
+                "leakage": m.leakage,
+            }
+            for m in matches
+        ],
+    }
+
+
+def _check_finite(doc: Document) -> None:
+    for box in doc.boxes:
+        if not all(math.isfinite(v) for v in box):
+            raise Reject(Reason.CORRUPTED, "non-finite word box")
+
+
+def process_document(task: Task) -> Outcome:
+    """Run one document through every per-document stage; rejects become outcomes."""
+    try:
+        return _process(task)
+    except Reject as reject:
+        return Outcome(reason=reject.reason, detail=reject.detail)
+    except MemoryError:
+        return Outcome(reason=Reason.TOO_LARGE, detail="out of memory")
+    except RecursionError:
+        return Outcome(reason=Reason.CORRUPTED, detail="recursion limit reached")
+
+
+def _process(task: Task) -> Outcome:
+    cand = task.candidate
+    abstracts = {
+        lang: cleaned
+        for lang, text in cand.abstracts.items()
+        if (cleaned := prepare_abstract(text, task.abstract_format))  # type: ignore[arg-type]
+    }
+    main = cand.language
+    if main not in abstracts:
+        raise Reject(Reason.ABSTRACT_MISSING_IN_METADATA, f"no {main or 'main-language'} abstract")
+    if task.language_check == "abstract":
+        detected, confidence = detect_language(abstracts[main])
+        if detected not in (main, "un") and confidence >= MIN_LANG_CONFIDENCE:
+            raise Reject(
+                Reason.LANGUAGE_MISMATCH, f"{main} abstract reads as {detected} ({confidence:.2f})"
+            )
+    doc = parse_pdf(task.pdf_path, backend=task.parse.backend, settings=task.parse)
+    doc = clean_document(doc, task.cleaners)
+    _check_finite(doc)
+    stripped = strip_abstracts(doc.words, doc.word_pages, abstracts, main, task.match)
+    body = doc.select(stripped.keep)
+    if not body.words:
+        raise Reject(Reason.NO_TEXT_LAYER, "no body words left after removing the abstracts")
+    sample = " ".join(body.words)[:LANGID_CHARS]
+    lang = detect_language(sample)
+    if task.language_check == "body" and lang[0] not in (main, "un") and lang[1] >= MIN_LANG_CONFIDENCE:
+        raise Reject(Reason.LANGUAGE_MISMATCH, f"body reads as {lang[0]} ({lang[1]:.2f})")
+    row = build_row(task, body, abstracts, stripped.matches, lang)
+    stats = {
+        "n_pages": len(doc.pages),
+        "summary_words": len(abstracts[main].split()),
+        "removed": dict(doc.removed),
+        "leakage": [m.leakage for m in stripped.matches if m.found],
+        "methods": [m.method for m in stripped.matches],
+    }
+    return Outcome(row=row, stats=stats)

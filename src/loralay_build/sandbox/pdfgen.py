@@ -1,0 +1,183 @@
+"""Real PDFs for the sandbox and the tests: articles in one or two columns, with abstracts in
+several languages, an optional HAL cover page and running headers, or scans with no text layer.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+from dataclasses import dataclass, field
+
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+from reportlab.lib.units import cm
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import (
+    BaseDocTemplate,
+    Flowable,
+    Frame,
+    FrameBreak,
+    NextPageTemplate,
+    PageBreak,
+    PageTemplate,
+    Paragraph,
+    Spacer,
+)
+
+PAGE_W, PAGE_H = A4
+MARGIN = 2 * cm
+GUTTER = 0.8 * cm
+TITLE_BLOCK_H = 5 * cm
+
+
+@dataclass
+class HalCover:
+    """What HAL prints on the page it adds in front of every deposited file."""
+
+    hal_id: str
+    submitted: str  # e.g. "5 Nov 2009"
+    title: str
+    authors: list[str]
+
+
+@dataclass
+class ArticleSpec:
+    title: str
+    authors: list[str]
+    abstracts: list[tuple[str, str]]  # (heading, text) in print order
+    sections: list[tuple[str, list[str]]]  # (heading, paragraphs)
+    columns: int = 1
+    running_header: str = ""
+    cover: HalCover | None = None
+    keywords: list[str] = field(default_factory=list)
+
+
+def _styles() -> dict[str, ParagraphStyle]:
+    base = getSampleStyleSheet()
+    body = ParagraphStyle("body", parent=base["BodyText"], fontName="Times-Roman", fontSize=10,
+                          leading=12.5, alignment=4)
+    return {
+        "title": ParagraphStyle("title", parent=base["Title"], fontName="Helvetica-Bold",
+                                fontSize=16, leading=20),
+        "authors": ParagraphStyle("authors", parent=body, alignment=1, fontSize=11),
+        "heading": ParagraphStyle("heading", parent=base["Heading2"], fontName="Helvetica-Bold",
+                                  fontSize=11, leading=14, spaceBefore=6, spaceAfter=3),
+        "body": body,
+        "cover": ParagraphStyle("cover", parent=body, fontName="Helvetica", fontSize=9,
+                                alignment=0),
+        "cover_title": ParagraphStyle("cover_title", parent=body, fontName="Helvetica-Bold",
+                                      fontSize=13, leading=16, alignment=0),
+    }
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _cover_flowables(cover: HalCover, styles: dict[str, ParagraphStyle]) -> list[Flowable]:
+    lines = [
+        (f"HAL Id: {cover.hal_id}", "cover_title"),
+        (f"https://hal.science/{cover.hal_id}", "cover"),
+        (f"Submitted on {cover.submitted}", "cover"),
+        (
+            "HAL is a multi-disciplinary open access archive for the deposit and dissemination"
+            " of scientific research documents, whether they are published or not.",
+            "cover",
+        ),
+        (
+            "L'archive ouverte pluridisciplinaire HAL, est destinée au dépôt et à la diffusion"
+            " de documents scientifiques de niveau recherche, publiés ou non.",
+            "cover",
+        ),
+        (_escape(cover.title), "cover_title"),
+        (_escape(", ".join(cover.authors)), "cover"),
+        (f"To cite this version: {_escape(', '.join(cover.authors))}. {_escape(cover.title)}.",
+         "cover"),
+    ]
+    out: list[Flowable] = []
+    for text, style in lines:
+        out += [Paragraph(text, styles[style]), Spacer(1, 10)]
+    return out
+
+
+def render_article(spec: ArticleSpec) -> bytes:
+    """Lay the article out with reportlab and return the PDF bytes."""
+    styles = _styles()
+    buffer = io.BytesIO()
+    doc = BaseDocTemplate(buffer, pagesize=A4, title=spec.title, author=", ".join(spec.authors),
+                          invariant=1)
+    width = PAGE_W - 2 * MARGIN
+    height = PAGE_H - 2 * MARGIN
+    col_w = (width - GUTTER * (spec.columns - 1)) / spec.columns
+
+    def columns(top: float) -> list[Frame]:
+        return [
+            Frame(MARGIN + i * (col_w + GUTTER), MARGIN, col_w, top - MARGIN,
+                  id=f"col{i}", showBoundary=0)
+            for i in range(spec.columns)
+        ]
+
+    def decorate(canvas: Canvas, document: BaseDocTemplate) -> None:
+        if spec.running_header:
+            canvas.setFont("Helvetica", 8)
+            canvas.drawString(MARGIN, PAGE_H - MARGIN + 14, spec.running_header)
+        canvas.setFont("Helvetica", 8)
+        canvas.drawCentredString(PAGE_W / 2, MARGIN - 20, str(document.page))
+
+    title_frame = Frame(MARGIN, PAGE_H - MARGIN - TITLE_BLOCK_H, width, TITLE_BLOCK_H, id="title")
+    templates = [
+        PageTemplate("first", [title_frame, *columns(PAGE_H - MARGIN - TITLE_BLOCK_H)],
+                     onPage=decorate),
+        PageTemplate("later", columns(PAGE_H - MARGIN), onPage=decorate),
+    ]
+    story: list[Flowable] = []
+    if spec.cover is not None:
+        templates.insert(0, PageTemplate("cover", [Frame(MARGIN, MARGIN, width, height)]))
+        story += _cover_flowables(spec.cover, styles)
+        story += [NextPageTemplate("first"), PageBreak()]
+    doc.addPageTemplates(templates)
+    story += [
+        Paragraph(_escape(spec.title), styles["title"]),
+        Paragraph(_escape(", ".join(spec.authors)), styles["authors"]),
+        NextPageTemplate("later"),
+        FrameBreak(),
+    ]
+    for heading, text in spec.abstracts:
+        story += [Paragraph(_escape(heading), styles["heading"]),
+                  Paragraph(_escape(text), styles["body"])]
+    if spec.keywords:
+        story.append(Paragraph("Mots-clés : " + _escape(", ".join(spec.keywords)), styles["body"]))
+    for heading, paragraphs in spec.sections:
+        story.append(Paragraph(_escape(heading), styles["heading"]))
+        story += [Paragraph(_escape(p), styles["body"]) for p in paragraphs]
+    doc.build(story)
+    return buffer.getvalue()
+
+
+def render_scan(pages: int, seed: int) -> bytes:
+    """A PDF whose pages are only pictures of text lines: no text layer at all."""
+    from PIL import Image, ImageDraw
+
+    rng = random.Random(seed)
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=A4, invariant=1)
+    for _ in range(pages):
+        image = Image.new("L", (620, 877), 255)
+        draw = ImageDraw.Draw(image)
+        y = 60
+        while y < 820:
+            x = 60
+            while x < 560:
+                w = rng.randint(15, 60)
+                draw.rectangle([x, y, min(x + w, 560), y + 8], fill=30)
+                x += w + 6
+            y += 16
+        png = io.BytesIO()
+        image.save(png, format="PNG")
+        png.seek(0)
+        from reportlab.lib.utils import ImageReader
+
+        canvas.drawImage(ImageReader(png), 0, 0, PAGE_W, PAGE_H)
+        canvas.showPage()
+    canvas.save()
+    return buffer.getvalue()

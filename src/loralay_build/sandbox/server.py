@@ -1,0 +1,146 @@
+"""A real HTTP server on 127.0.0.1 that protocol modules plug routes into.
+
+Each protocol (HAL search, file hosts, faults...) registers handlers for path prefixes. Every
+request is kept in an access log so tests can prove what was, and was not, requested.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qsl, urlsplit
+
+
+@dataclass
+class Request:
+    method: str
+    path: str  # without the query string
+    query: list[tuple[str, str]]
+    headers: dict[str, str]
+
+    def arg(self, name: str, default: str = "") -> str:
+        for key, value in self.query:
+            if key == name:
+                return value
+        return default
+
+    def args(self, name: str) -> list[str]:
+        return [value for key, value in self.query if key == name]
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    # Optional raw writer for fault injection (trickles, truncation, missing terminators).
+    stream: Callable[[BaseHTTPRequestHandler], None] | None = None
+
+
+Handler = Callable[[Request], Reply]
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    time: float
+    method: str
+    path: str
+    query: str
+    status: int
+    user_agent: str
+
+
+class SandboxServer:
+    """Threaded HTTP server with prefix routing; use as a context manager."""
+
+    def __init__(self) -> None:
+        self.routes: list[tuple[str, Handler]] = []
+        self.log: list[LogEntry] = []
+        self._log_lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def route(self, prefix: str, handler: Handler) -> None:
+        """Serve every path starting with `prefix`; the longest matching prefix wins."""
+        self.routes.append((prefix, handler))
+        self.routes.sort(key=lambda item: len(item[0]), reverse=True)
+
+    def requests(self, prefix: str = "") -> list[LogEntry]:
+        with self._log_lock:
+            return [e for e in self.log if e.path.startswith(prefix)]
+
+    def start(self) -> SandboxServer:
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> SandboxServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _dispatch(self, request: Request) -> Reply:
+        for prefix, handler in self.routes:
+            if request.path.startswith(prefix):
+                return handler(request)
+        return Reply(404, b"not found", {"Content-Type": "text/plain"})
+
+    def _record(self, request: Request, status: int, query: str) -> None:
+        entry = LogEntry(
+            time.time(), request.method, request.path, query, status,
+            request.headers.get("user-agent", ""),
+        )
+        with self._log_lock:
+            self.log.append(entry)
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class _Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server naming
+                parts = urlsplit(self.path)
+                request = Request(
+                    "GET",
+                    parts.path,
+                    parse_qsl(parts.query, keep_blank_values=True),
+                    {k.lower(): v for k, v in self.headers.items()},
+                )
+                try:
+                    reply = server._dispatch(request)
+                except Exception as exc:  # a sandbox bug must show up as a 500, not a hang
+                    reply = Reply(500, f"sandbox error: {exc!r}".encode())
+                server._record(request, reply.status, parts.query)
+                if reply.stream is not None:
+                    self.close_connection = True
+                    reply.stream(self)
+                    return
+                self.send_response(reply.status)
+                for key, value in reply.headers.items():
+                    self.send_header(key, value)
+                self.send_header("Content-Length", str(len(reply.body)))
+                self.end_headers()
+                self.wfile.write(reply.body)
+
+            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+                return
+
+        return _Handler

@@ -1,0 +1,17 @@
+"""Source modules, by name."""
+
+from __future__ import annotations
+
+from loralay_build.errors import ConfigError
+from loralay_build.sources.base import Source
+from loralay_build.sources.hal import HalSource
+from loralay_build.sources.local import LocalSource
+
+SOURCES: dict[str, type[Source]] = {"hal": HalSource, "local": LocalSource}
+
+
+def get_source(name: str) -> Source:
+    try:
+        return SOURCES[name]()
+    except KeyError:
+        raise ConfigError(f"unknown source {name!r}; known: {', '.join(sorted(SOURCES))}") from None

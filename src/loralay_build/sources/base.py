@@ -1,0 +1,48 @@
+"""What every source provides: discovery of candidates, and how a candidate's file is fetched."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from loralay_build.blobs import BlobStore
+from loralay_build.http import HttpClient
+from loralay_build.records import Candidate
+from loralay_build.state import State
+
+
+@dataclass
+class DiscoveryContext:
+    """What discovery may use: the client, the source's config table, and its marks."""
+
+    client: HttpClient
+    config: dict[str, Any]
+    state: State
+    dataset: str
+    since: str | None = None  # ISO date from --since; overrides the stored high-water mark
+    limit: int | None = None  # stop after this many candidates
+
+    def get_mark(self, key: str) -> str | None:
+        return self.state.get_mark(self.dataset, key)
+
+    def set_mark(self, key: str, value: str) -> None:
+        self.state.set_mark(self.dataset, key, value)
+
+
+class Source(Protocol):
+    """A source module: `discover` yields candidates page by page; `fetch` stores the file."""
+
+    name: str
+    abstract_format: str  # how metadata abstracts are written: plain | html | latex
+
+    def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
+        """Yield batches of candidates; each batch is committed before the next is asked for.
+
+        A source advances its high-water mark only once a whole pass has been committed.
+        """
+        ...
+
+    def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
+        """Store the candidate's document in the blob store and return its sha256."""
+        ...

@@ -1,0 +1,104 @@
+"""Bring your own PDFs: a JSON-lines manifest of documents and their abstracts."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from loralay_build.blobs import BlobStore
+from loralay_build.errors import ConfigError, Reason, Reject
+from loralay_build.fetch import HEAD_BYTES, PDF_MAGIC
+from loralay_build.http import HttpClient
+from loralay_build.records import Candidate
+from loralay_build.sources.base import DiscoveryContext
+from loralay_build.sources.hal import PARTIAL_DATE
+
+SAFE_ID = re.compile(r"^[^\x00-\x1f]{1,500}$")
+BATCH = 500
+
+
+def parse_line(line: str, lineno: int, base: Path, dataset: str) -> Candidate:
+    """One manifest line -> Candidate; raises ConfigError naming the line when it is invalid."""
+    try:
+        record: dict[str, Any] = json.loads(line)
+    except ValueError as exc:
+        raise ConfigError(f"line {lineno}: not JSON ({exc})") from exc
+    if not isinstance(record, dict):
+        raise ConfigError(f"line {lineno}: expected an object")
+    doc_id = str(record.get("id", ""))
+    if not SAFE_ID.match(doc_id):
+        raise ConfigError(f"line {lineno}: missing or invalid 'id'")
+    pdf = record.get("pdf")
+    if not isinstance(pdf, str) or not pdf:
+        raise ConfigError(f"line {lineno}: missing 'pdf'")
+    abstracts = record.get("abstracts") or {}
+    if not isinstance(abstracts, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in abstracts.items()
+    ):
+        raise ConfigError(f"line {lineno}: 'abstracts' must map language codes to text")
+    published = str(record.get("published") or "")
+    if published and not PARTIAL_DATE.match(published):
+        raise ConfigError(f"line {lineno}: 'published' must be YYYY, YYYY-MM or YYYY-MM-DD")
+    split = record.get("split")
+    if split not in (None, "train", "validation", "test"):
+        raise ConfigError(f"line {lineno}: 'split' must be train, validation or test")
+    path = (base / pdf).resolve()
+    stat = path.stat() if path.is_file() else None
+    extra: dict[str, Any] = {"size": stat.st_size if stat else None,
+                             "mtime": stat.st_mtime_ns if stat else None}
+    if split:
+        extra["split"] = split
+    return Candidate(
+        id=f"local:{doc_id}",
+        source="local",
+        source_id=doc_id,
+        dataset=dataset,
+        title=str(record.get("title") or ""),
+        language=str(record.get("language") or ""),
+        abstracts={k: v for k, v in abstracts.items() if v.strip()},
+        published=published,
+        file_url=str(path),
+        landing_url=str(record.get("url") or ""),
+        licence=str(record.get("licence") or ""),
+        extra=extra,
+    )
+
+
+class LocalSource:
+    name = "local"
+    abstract_format = "plain"
+
+    def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
+        manifest = Path(str(ctx.config.get("input", "")))
+        if not manifest.is_file():
+            raise ConfigError(f"input manifest not found: {manifest}")
+        batch: list[Candidate] = []
+        seen: set[str] = set()
+        with manifest.open(encoding="utf-8") as handle:
+            for lineno, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                cand = parse_line(line, lineno, manifest.parent, ctx.dataset)
+                if cand.id in seen:
+                    raise ConfigError(f"line {lineno}: duplicate id {cand.source_id!r}")
+                seen.add(cand.id)
+                batch.append(cand)
+                if ctx.limit is not None and len(seen) >= ctx.limit:
+                    break
+                if len(batch) >= BATCH:
+                    yield batch
+                    batch = []
+        if batch:
+            yield batch
+
+    def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
+        path = Path(candidate.file_url)
+        if not path.is_file():
+            raise Reject(Reason.UNAVAILABLE, f"no such file: {path}")
+        with path.open("rb") as handle:
+            if PDF_MAGIC not in handle.read(HEAD_BYTES):
+                raise Reject(Reason.NOT_PDF, f"{path.name} has no %PDF- header")
+        return blobs.add_file(path)

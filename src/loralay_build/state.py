@@ -1,0 +1,287 @@
+"""SQLite state of an output root: candidates, outcomes, runs, high-water marks, run locks.
+
+The database is the single source of truth for resuming: every state change is one
+transaction, committed after the file it refers to is durable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from loralay_build.errors import LockHeld, Reason
+from loralay_build.records import Candidate
+
+STATE_DIR = ".loralay"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS candidates (
+    id TEXT PRIMARY KEY,
+    dataset TEXT NOT NULL,
+    source TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    detail TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    blob_sha TEXT,
+    work_key TEXT,
+    stats TEXT,
+    split TEXT,
+    updated REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS candidates_dataset_status ON candidates(dataset, status);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    dataset TEXT NOT NULL,
+    command TEXT NOT NULL,
+    started REAL NOT NULL,
+    finished REAL,
+    exit_code INTEGER,
+    counts TEXT
+);
+CREATE TABLE IF NOT EXISTS marks (
+    dataset TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (dataset, key)
+);
+"""
+
+# Candidate statuses, in pipeline order.
+DISCOVERED = "discovered"  # metadata known, nothing downloaded
+RETRY = "retry"  # a transient download failure; tried again in a later run
+FETCHED = "fetched"  # file in the blob store
+PROCESSED = "processed"  # example written to the work store
+REJECTED = "rejected"  # dropped, with a reason
+PUBLISHED = "published"  # in the last published shards
+FILTERED = "filtered"  # processed, but dropped by a corpus-level filter at the last publish
+
+STATUSES = (DISCOVERED, RETRY, FETCHED, PROCESSED, REJECTED, PUBLISHED, FILTERED)
+
+
+def candidate_hash(candidate: Candidate) -> str:
+    """Hash of the metadata that changes what a candidate yields (not its split)."""
+    payload = dataclasses.asdict(candidate)
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:20]
+
+
+@dataclass(frozen=True)
+class Row:
+    candidate: Candidate
+    status: str
+    reason: str | None
+    detail: str | None
+    attempts: int
+    blob_sha: str | None
+    work_key: str | None
+    stats: dict[str, Any]
+    split: str | None
+
+
+def _row(record: sqlite3.Row) -> Row:
+    return Row(
+        candidate=Candidate(**json.loads(record["payload"])),
+        status=record["status"],
+        reason=record["reason"],
+        detail=record["detail"],
+        attempts=record["attempts"],
+        blob_sha=record["blob_sha"],
+        work_key=record["work_key"],
+        stats=json.loads(record["stats"]) if record["stats"] else {},
+        split=record["split"],
+    )
+
+
+class RunLock:
+    """An flock on a file per dataset: the kernel drops it when the process dies, even on -9."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def __enter__(self) -> RunLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            os.close(fd)
+            raise LockHeld(f"another run holds {self.path}") from exc
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+
+class State:
+    """Access to the state database of one output root."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.dir = root / STATE_DIR
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.dir / "state.sqlite", timeout=60, isolation_level=None)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def lock(self, dataset: str) -> RunLock:
+        return RunLock(self.dir / f"{dataset}.lock")
+
+    # -- candidates ---------------------------------------------------------------------------
+
+    def upsert(self, candidates: Iterable[Candidate]) -> tuple[int, int]:
+        """Record discovered candidates in one transaction; returns (new, changed).
+
+        An unchanged candidate is left alone; a changed one starts over (its split is kept).
+        """
+        new = changed = 0
+        now = time.time()
+        with self.transaction():
+            for cand in candidates:
+                digest = candidate_hash(cand)
+                payload = json.dumps(dataclasses.asdict(cand), sort_keys=True)
+                old = self.db.execute(
+                    "SELECT content_hash FROM candidates WHERE id = ?", (cand.id,)
+                ).fetchone()
+                if old is None:
+                    new += 1
+                    self.db.execute(
+                        "INSERT INTO candidates (id, dataset, source, payload, content_hash,"
+                        " status, updated) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (cand.id, cand.dataset, cand.source, payload, digest, DISCOVERED, now),
+                    )
+                elif old["content_hash"] != digest:
+                    changed += 1
+                    self.db.execute(
+                        "UPDATE candidates SET payload = ?, content_hash = ?, status = ?,"
+                        " reason = NULL, detail = NULL, attempts = 0, blob_sha = NULL,"
+                        " work_key = NULL, updated = ? WHERE id = ?",
+                        (payload, digest, DISCOVERED, now, cand.id),
+                    )
+        return new, changed
+
+    def rows(self, dataset: str, statuses: Iterable[str] | None = None) -> list[Row]:
+        query = "SELECT * FROM candidates WHERE dataset = ?"
+        args: list[Any] = [dataset]
+        if statuses is not None:
+            wanted = list(statuses)
+            query += f" AND status IN ({','.join('?' * len(wanted))})"
+            args.extend(wanted)
+        return [_row(r) for r in self.db.execute(query + " ORDER BY id", args)]
+
+    def set_status(self, cand_id: str, status: str, **fields: Any) -> None:
+        allowed = {"reason", "detail", "attempts", "blob_sha", "work_key", "stats", "split"}
+        if set(fields) - allowed:
+            raise ValueError(f"unknown fields {set(fields) - allowed}")
+        if "stats" in fields:
+            fields["stats"] = json.dumps(fields["stats"], sort_keys=True)
+        assignments = ", ".join(f"{k} = ?" for k in fields)
+        sql = f"UPDATE candidates SET status = ?, updated = ?{', ' if fields else ''}{assignments}"
+        self.db.execute(sql + " WHERE id = ?", (status, time.time(), *fields.values(), cand_id))
+
+    def reject(self, cand_id: str, reason: Reason, detail: str = "", **fields: Any) -> None:
+        self.set_status(cand_id, REJECTED, reason=reason.value, detail=detail[:500], **fields)
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.db.in_transaction
+
+    def transaction(self) -> _Transaction:
+        return _Transaction(self.db)
+
+    # -- marks and runs -----------------------------------------------------------------------
+
+    def get_mark(self, dataset: str, key: str) -> str | None:
+        row = self.db.execute(
+            "SELECT value FROM marks WHERE dataset = ? AND key = ?", (dataset, key)
+        ).fetchone()
+        return None if row is None else str(row["value"])
+
+    def set_mark(self, dataset: str, key: str, value: str) -> None:
+        self.db.execute(
+            "INSERT INTO marks (dataset, key, value) VALUES (?, ?, ?)"
+            " ON CONFLICT (dataset, key) DO UPDATE SET value = excluded.value",
+            (dataset, key, value),
+        )
+
+    def start_run(self, dataset: str, command: str) -> int:
+        cur = self.db.execute(
+            "INSERT INTO runs (dataset, command, started) VALUES (?, ?, ?)",
+            (dataset, command, time.time()),
+        )
+        return int(cur.lastrowid or 0)
+
+    def finish_run(self, run_id: int, exit_code: int, counts: dict[str, Any]) -> None:
+        self.db.execute(
+            "UPDATE runs SET finished = ?, exit_code = ?, counts = ? WHERE id = ?",
+            (time.time(), exit_code, json.dumps(counts, sort_keys=True), run_id),
+        )
+
+    # -- reporting ----------------------------------------------------------------------------
+
+    def datasets(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT DISTINCT dataset FROM candidates ORDER BY 1")]
+
+    def status_counts(self, dataset: str) -> dict[str, int]:
+        return {
+            r[0]: r[1]
+            for r in self.db.execute(
+                "SELECT status, COUNT(*) FROM candidates WHERE dataset = ? GROUP BY 1 ORDER BY 1",
+                (dataset,),
+            )
+        }
+
+    def reason_counts(self, dataset: str) -> dict[str, int]:
+        return {
+            r[0]: r[1]
+            for r in self.db.execute(
+                "SELECT reason, COUNT(*) FROM candidates WHERE dataset = ?"
+                " AND status IN (?, ?) GROUP BY 1 ORDER BY 1",
+                (dataset, REJECTED, FILTERED),
+            )
+        }
+
+    def last_run(self, dataset: str) -> dict[str, Any] | None:
+        row = self.db.execute(
+            "SELECT * FROM runs WHERE dataset = ? ORDER BY id DESC LIMIT 1", (dataset,)
+        ).fetchone()
+        if row is None:
+            return None
+        out = dict(row)
+        out["counts"] = json.loads(out["counts"]) if out["counts"] else {}
+        return out
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on error."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")

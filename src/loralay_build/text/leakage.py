@@ -1,0 +1,45 @@
+"""Leakage audit: how much of an abstract is still readable in the body after removal.
+
+A summarisation corpus whose inputs still contain the target teaches copying. The share
+of the abstract's word n-grams found in the kept body measures what removal missed
+(a second copy, a part outside the matched span), independently of how the span was found.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+
+def ngrams(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
+    """Word n-grams of a token list."""
+    return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
+
+
+def leakage(abstract: Sequence[str], body: Sequence[str], n: int) -> float:
+    """Share of the abstract's n-grams (normalised tokens) present in the body's tokens.
+
+    An abstract shorter than n words counts as one n-gram of its own length.
+    """
+    if not abstract:
+        return 0.0
+    n = min(n, len(abstract))
+    grams = ngrams(abstract, n)
+    return len(grams & ngrams(body, n)) / len(grams)
+
+
+def leakage_summary(values: Sequence[float]) -> dict[str, float]:
+    """Distribution of leakage values for build.json: count, mean, median, p90, max, share > 0."""
+    if not values:
+        return {"count": 0.0, "mean": 0.0, "median": 0.0, "p90": 0.0, "max": 0.0,
+                "share_above_0": 0.0}
+    ordered = sorted(values)
+    p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
+    return {
+        "count": float(len(ordered)),
+        "mean": statistics.fmean(ordered),
+        "median": statistics.median(ordered),
+        "p90": p90,
+        "max": ordered[-1],
+        "share_above_0": sum(v > 0 for v in ordered) / len(ordered),
+    }

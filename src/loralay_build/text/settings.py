@@ -1,0 +1,105 @@
+"""Thresholds of abstract matching, with documented defaults and strict loading from TOML."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from loralay_build.errors import ConfigError
+
+Mode = Literal["engine", "faithful"]
+
+
+@dataclass(frozen=True)
+class MatchSettings:
+    """How abstracts are located and when a document is rejected.
+
+    Ratios are edit distances per character of the normalised abstract, so long abstracts
+    get a budget in proportion to their length instead of a fixed count of edits.
+    """
+
+    mode: Mode = "engine"
+    """"engine" (seeded search over the whole document) or "faithful" (the LoRaLay cascade)."""
+
+    accept_ratio: float = 0.25
+    """A span at most this many edits per abstract character away is a confident hit."""
+
+    absent_ratio: float = 0.45
+    """Beyond this ratio the abstract is absent; between the two ratios it is partly present."""
+
+    seed_len: int = 12
+    """Length in characters of the exact seeds taken from the abstract."""
+
+    max_seeds: int = 96
+    """Most seeds taken per abstract, spread evenly; bounds the seeding cost on long abstracts."""
+
+    seed_hits: int = 5
+    """Most occurrences of one seed that vote; seeds of boilerplate text cannot flood the vote."""
+
+    bin_chars: int = 32
+    """Width in characters of a diagonal bin in the seed vote."""
+
+    min_votes: int = 2
+    """Fewest seed votes (bin plus neighbours) for a diagonal to be aligned at all."""
+
+    candidates: int = 3
+    """How many of the best-voted diagonals are aligned; the lowest distance wins."""
+
+    slack_ratio: float = 0.25
+    """Window margin each side of a diagonal, as a share of the abstract length."""
+
+    min_slack: int = 64
+    """Smallest window margin in characters, for short abstracts."""
+
+    ngram: int = 5
+    """Word n-gram size of the leakage audit."""
+
+    faithful_max_l_dist: int = 20
+    """Faithful mode: fuzzysearch `max_l_dist` (the released LoRaLay code used 15)."""
+
+    faithful_regex_errors: int = 3
+    """Faithful mode: error count of the regex fuzzy stage `{e<=N}` (released code: 5)."""
+
+    faithful_regex_timeout: float = 0.5
+    """Faithful mode: seconds before one regex search is abandoned as "not found"."""
+
+    faithful_require_all: bool = True
+    """Faithful mode: reject when any abstract is missing (released rule), not only the main one."""
+
+    def __post_init__(self) -> None:
+        if self.mode not in get_args(Mode):
+            raise ConfigError(f"match mode must be one of {get_args(Mode)}, not {self.mode!r}")
+        if not 0.0 < self.accept_ratio <= self.absent_ratio < 1.0:
+            raise ConfigError("need 0 < accept_ratio <= absent_ratio < 1")
+        positive = ("seed_len", "max_seeds", "seed_hits", "bin_chars", "candidates", "ngram")
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise ConfigError(f"match setting {name} must be at least 1")
+        if self.min_votes < 1 or self.min_slack < 0 or self.slack_ratio < 0:
+            raise ConfigError("min_votes must be >= 1, min_slack and slack_ratio >= 0")
+        if self.faithful_max_l_dist < 0 or self.faithful_regex_errors < 0:
+            raise ConfigError("faithful edit counts must be >= 0")
+        if self.faithful_regex_timeout <= 0:
+            raise ConfigError("faithful_regex_timeout must be > 0")
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, object]) -> MatchSettings:
+        """Settings from a TOML table; unknown keys and wrong types are configuration errors."""
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        defaults = cls()
+        kwargs: dict[str, object] = {}
+        for key, value in values.items():
+            if key not in fields:
+                raise ConfigError(f"unknown match setting {key!r}; known: {sorted(fields)}")
+            expected = type(getattr(defaults, key))
+            if expected is float and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)
+            if type(value) is not expected:
+                raise ConfigError(
+                    f"match setting {key!r} must be {expected.__name__}, "
+                    f"not {type(value).__name__}"
+                )
+            kwargs[key] = value
+        return dataclasses.replace(defaults, **kwargs)  # type: ignore[arg-type]
