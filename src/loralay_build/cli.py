@@ -156,21 +156,27 @@ def local(out: Path, name: str | None, config: Path | None, limit: int | None,
 @click.option("--out", type=click.Path(path_type=Path), default=Path("data/demo"),
               show_default=True)
 @click.option("--docs", type=click.IntRange(min=5), default=24, show_default=True,
-              help="Documents the sandbox generates.")
+              help="Documents the sandbox generates per source.")
+@click.option("--only", multiple=True, help="Build only these datasets (repeatable).")
 @click.option("-v", "--verbose", count=True)
 @click.option("-q", "--quiet", is_flag=True)
-def demo(out: Path, docs: int, verbose: int, quiet: bool) -> None:
-    """Build a small HAL corpus from the bundled offline sandbox (no network needed)."""
+def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool) -> None:
+    """Build small corpora from the bundled offline sandbox (no network needed)."""
     from loralay_build.sandbox import Sandbox
 
     _setup_logging(verbose, quiet)
-    with Sandbox(hal_docs=docs) as sandbox:
-        overrides = merge(sandbox.hal.client_config(), {"run": {"timeout": 30.0}})
-        code = build("hal", out, None, None, overrides)
-    if code in (0, 3) and not quiet:
-        click.echo(f"demo corpus written to {out / 'hal'}; load it with "
-                   f"datasets.load_dataset({str(out / 'hal')!r})")
-    sys.exit(code)
+    codes = []
+    with Sandbox(docs=docs) as sandbox:
+        for job in sandbox.demo_builds():
+            if only and job.dataset not in only:
+                continue
+            overrides = merge(job.overrides, {"run": {"timeout": 30.0}})
+            code = build(job.source, out, job.dataset, None, overrides)
+            codes.append(code)
+            if code in (0, 3) and not quiet:
+                click.echo(f"{job.dataset}: written to {out / job.dataset}; load it with "
+                           f"datasets.load_dataset({str(out / job.dataset)!r})")
+    sys.exit(max(codes, default=0))
 
 
 def _locate_root(path: Path) -> tuple[Path, str | None]:

@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from loralay_build.sandbox.hal import HalSandbox
 from loralay_build.sandbox.server import SandboxServer
+
+
+@dataclass(frozen=True)
+class DemoBuild:
+    """One dataset `build-corpus demo` builds: the source, the folder, the config overlay."""
+
+    source: str
+    dataset: str
+    overrides: dict[str, Any]
 
 
 class Sandbox:
     """One server carrying every protocol; a context manager."""
 
-    def __init__(self, hal_docs: int = 24, seed: int = 7, faults: bool = True) -> None:
+    def __init__(self, docs: int = 24, seed: int = 7, faults: bool = True) -> None:
         self.server = SandboxServer()
-        self.hal = HalSandbox(self.server, n_docs=hal_docs, seed=seed, faults=faults)
+        self.hal = HalSandbox(self.server, n_docs=docs, seed=seed, faults=faults)
+
+    def demo_builds(self) -> list[DemoBuild]:
+        """Every dataset the demo builds, pointed at this sandbox."""
+        return [DemoBuild("hal", "hal", self.hal.client_config())]
 
     def __enter__(self) -> Sandbox:
         self.server.start()
