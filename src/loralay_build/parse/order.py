@@ -8,7 +8,6 @@ in another direction (margin stamps, rotated axis labels) follow the page's main
 from __future__ import annotations
 
 from collections.abc import Sequence
-from statistics import median
 
 from loralay_build.parse.backend import Line
 from loralay_build.parse.geometry import rotate_box
@@ -42,13 +41,13 @@ def order_page(lines: Sequence[Line], width: float, height: float) -> list[list[
 
 def _frame_box(line: Line, direction: int, width: float, height: float) -> Box:
     """Union of a line's word boxes in the frame of `direction`."""
-    boxes = [rotate_box(b, direction, width, height) for b in line.boxes]
-    return (
-        min(b[0] for b in boxes),
-        min(b[1] for b in boxes),
-        max(b[2] for b in boxes),
-        max(b[3] for b in boxes),
-    )
+    boxes = line.boxes
+    if len(boxes) == 1:
+        box = boxes[0]
+    else:
+        x0, y0, x1, y1 = zip(*boxes, strict=True)
+        box = (min(x0), min(y0), max(x1), max(y1))
+    return box if direction == 0 else rotate_box(box, direction, width, height)
 
 
 def _order_main(lines: list[Line], direction: int, width: float, height: float) -> list[list[Line]]:
@@ -56,25 +55,40 @@ def _order_main(lines: list[Line], direction: int, width: float, height: float) 
     if not lines:
         return []
     frame_height = width if direction % 2 else height
-    sizes = [median(line.sizes) for line in lines]
+    sizes = [max(line.sizes) for line in lines]
     body = _body_size(lines, sizes)
+    boxes = [_frame_box(line, direction, width, height) for line in lines]
+    stretch = max(1.1, _pitch(boxes) / body)
     rects: list[Box] = []
-    for line, size in zip(lines, sizes, strict=True):
-        x0, y0, x1, y1 = _frame_box(line, direction, width, height)
-        centre, half = (y0 + y1) / 2, 0.55 * size
+    for (x0, y0, x1, y1), size in zip(boxes, sizes, strict=True):
+        centre, half = (y0 + y1) / 2, 0.5 * stretch * size
         rects.append((x0, centre - half, x1, centre + half))
     units = _units(lines)
-    unit_rects = [_union([rects[i] for i in unit]) for unit in units]
-    leaves = _xy_cut(list(range(len(units))), unit_rects, COLUMN_GAP * body, BLOCK_GAP * body)
-    unit_sizes = [max(sizes[i] for i in unit) for unit in units]
+    unit_rects = [rects[u[0]] if len(u) == 1 else _union([rects[i] for i in u]) for u in units]
+    unit_sizes = [sizes[u[0]] if len(u) == 1 else max(sizes[i] for i in u) for u in units]
+    cut = _Cutter(unit_rects, COLUMN_GAP * body, BLOCK_GAP * body)
     blocks: list[list[int]] = []
-    for leaf in leaves:
+    for leaf in cut.leaves(list(range(len(units)))):
         ordered = _rows(leaf, unit_rects, unit_sizes)
         blocks.append([i for u in ordered for i in units[u]])
     notes = _footnotes(blocks, rects, sizes, body, frame_height)
     kept = [b for k, b in enumerate(blocks) if k not in notes]
     moved = [b for k, b in enumerate(blocks) if k in notes]
     return [[lines[i] for i in block] for block in kept + moved]
+
+
+def _pitch(boxes: Sequence[Box]) -> float:
+    """Typical distance between the centres of a line and the next one below it."""
+    order = sorted(range(len(boxes)), key=lambda i: boxes[i][1] + boxes[i][3])
+    steps = []
+    for k, i in enumerate(order):
+        x0, y0, x1, y1 = boxes[i]
+        for j in order[k + 1 : k + 6]:
+            u0, v0, u1, v1 = boxes[j]
+            if u0 < x1 and x0 < u1 and v0 + v1 > y0 + y1:
+                steps.append((v0 + v1 - y0 - y1) / 2)
+                break
+    return sorted(steps)[len(steps) // 2] if steps else 0.0
 
 
 def _body_size(lines: Sequence[Line], sizes: Sequence[float]) -> float:
@@ -105,72 +119,106 @@ def _units(lines: Sequence[Line]) -> list[list[int]]:
 
 
 def _union(rects: Sequence[Box]) -> Box:
-    return (
-        min(r[0] for r in rects),
-        min(r[1] for r in rects),
-        max(r[2] for r in rects),
-        max(r[3] for r in rects),
-    )
+    x0, y0, x1, y1 = zip(*rects, strict=True)
+    return (min(x0), min(y0), max(x1), max(y1))
 
 
-def _split_x(items: list[int], rects: Sequence[Box], gap: float) -> tuple[list[int], list[int]] | None:
-    """Split at the widest vertical whitespace band, or None when there is none."""
-    ordered = sorted(items, key=lambda i: (rects[i][0], rects[i][2], i))
-    best, best_at = gap, 0
-    end = rects[ordered[0]][2]
-    for k in range(1, len(ordered)):
-        x0, x1 = rects[ordered[k]][0], rects[ordered[k]][2]
-        if x0 - end >= best:
-            best, best_at = x0 - end, k
-        end = max(end, x1)
-    if best_at == 0:
-        return None
-    return ordered[:best_at], ordered[best_at:]
+Spans = list[tuple[float, float]]
 
 
-def _bands_y(items: list[int], rects: Sequence[Box], gap: float) -> list[list[int]]:
-    """Split at every horizontal whitespace band."""
-    ordered = sorted(items, key=lambda i: (rects[i][1], rects[i][0], i))
-    bands = [[ordered[0]]]
-    end = rects[ordered[0]][3]
-    for i in ordered[1:]:
-        if rects[i][1] - end >= gap:
-            bands.append([i])
-        else:
-            bands[-1].append(i)
-        end = max(end, rects[i][3])
-    return bands
-
-
-def _xy_cut(items: list[int], rects: Sequence[Box], gap_x: float, gap_y: float) -> list[list[int]]:
+class _Cutter:
     """Recursive XY-cut: columns first; bands of one column layout are merged back together.
 
-    Cutting at every horizontal gap would slice a two-column region at gaps that happen
-    to line up in both columns and read it band by band; merging consecutive bands while
-    their union still has a column gutter keeps each column whole.
+    Cutting at every horizontal gap would slice a two-column region at gaps that happen to
+    line up in both columns and read it band by band; consecutive bands are merged while
+    their union still has a column gutter, so each column stays whole.
     """
-    if len(items) <= 1:
-        return [items]
-    halves = _split_x(items, rects, gap_x)
-    if halves is not None:
-        return _xy_cut(halves[0], rects, gap_x, gap_y) + _xy_cut(halves[1], rects, gap_x, gap_y)
-    bands = _bands_y(items, rects, gap_y)
-    if len(bands) == 1:
-        return [items]
-    merged = [bands[0]]
-    for band in bands[1:]:
-        if _split_x(merged[-1] + band, rects, gap_x) is not None:
-            merged[-1] = merged[-1] + band
+
+    def __init__(self, rects: Sequence[Box], gap_x: float, gap_y: float) -> None:
+        self.rects = rects
+        self.gap_x = gap_x
+        self.gap_y = gap_y
+        self.x0 = [r[0] for r in rects]
+        self.y0 = [r[1] for r in rects]
+
+    def leaves(self, items: list[int]) -> list[list[int]]:
+        if len(items) <= 1:
+            return [items]
+        halves = self._split_x(items)
+        if halves is not None:
+            return self.leaves(halves[0]) + self.leaves(halves[1])
+        bands = self._bands_y(items)
+        if len(bands) == 1:
+            return [items]
+        merged = [bands[0]]
+        covered = self._cover(bands[0])
+        for band in bands[1:]:
+            joined = _merge_spans(covered + self._cover(band), self.gap_x)
+            if len(joined) > 1:
+                merged[-1] = merged[-1] + band
+                covered = joined
+            else:
+                merged.append(band)
+                covered = self._cover(band)
+        if len(merged) == 1:
+            return [items]
+        return [leaf for band in merged for leaf in self.leaves(band)]
+
+    def _cover(self, items: list[int]) -> Spans:
+        """x-extent of the items as disjoint spans at least `gap_x` apart."""
+        return _merge_spans([(self.rects[i][0], self.rects[i][2]) for i in items], self.gap_x)
+
+    def _split_x(self, items: list[int]) -> tuple[list[int], list[int]] | None:
+        """Split at the widest vertical whitespace band, or None when there is none."""
+        ordered = sorted(items, key=self.x0.__getitem__)
+        rects = self.rects
+        best, best_at = self.gap_x, 0
+        end = rects[ordered[0]][2]
+        for k in range(1, len(ordered)):
+            x0, x1 = rects[ordered[k]][0], rects[ordered[k]][2]
+            if x0 - end >= best:
+                best, best_at = x0 - end, k
+            if x1 > end:
+                end = x1
+        if best_at == 0:
+            return None
+        return ordered[:best_at], ordered[best_at:]
+
+    def _bands_y(self, items: list[int]) -> list[list[int]]:
+        """Split at every horizontal whitespace band."""
+        ordered = sorted(items, key=self.y0.__getitem__)
+        rects = self.rects
+        bands = [[ordered[0]]]
+        end = rects[ordered[0]][3]
+        for i in ordered[1:]:
+            if rects[i][1] - end >= self.gap_y:
+                bands.append([i])
+            else:
+                bands[-1].append(i)
+            if rects[i][3] > end:
+                end = rects[i][3]
+        return bands
+
+
+def _merge_spans(spans: Spans, gap: float) -> Spans:
+    """Union of intervals, joining those closer than `gap`."""
+    spans = sorted(spans)
+    merged = [spans[0]]
+    for a, b in spans[1:]:
+        last_a, last_b = merged[-1]
+        if a - last_b < gap:
+            if b > last_b:
+                merged[-1] = (last_a, b)
         else:
-            merged.append(band)
-    if len(merged) == 1:
-        return [items]
-    return [leaf for band in merged for leaf in _xy_cut(band, rects, gap_x, gap_y)]
+            merged.append((a, b))
+    return merged
 
 
 def _rows(items: list[int], rects: Sequence[Box], sizes: Sequence[float]) -> list[int]:
     """Units of a block top to bottom; those sharing a row left to right."""
-    ordered = sorted(items, key=lambda i: ((rects[i][1] + rects[i][3]) / 2, rects[i][0], i))
+    if len(items) == 1:
+        return items
+    ordered = sorted(items, key=lambda i: (rects[i][1] + rects[i][3], rects[i][0]))
     rows: list[list[int]] = []
     row_centre = 0.0
     for i in ordered:
@@ -180,19 +228,18 @@ def _rows(items: list[int], rects: Sequence[Box], sizes: Sequence[float]) -> lis
         else:
             rows.append([i])
             row_centre = centre
-    return [i for row in rows for i in sorted(row, key=lambda j: (rects[j][0], j))]
+    return [i for row in rows for i in sorted(row, key=lambda j: rects[j][0])]
 
 
 def _footnotes(
     blocks: list[list[int]], rects: Sequence[Box], sizes: Sequence[float], body: float, height: float
 ) -> set[int]:
     """Indices of blocks that are footnotes: small type, low, nothing of body size below."""
-    small = []
-    spans = []
-    for block in blocks:
-        box = _union([rects[i] for i in block])
-        spans.append(box)
-        small.append(median(sizes[i] for i in block) < FOOTNOTE_SIZE * body)
+    limit = FOOTNOTE_SIZE * body
+    small = [sorted(sizes[i] for i in block)[len(block) // 2] < limit for block in blocks]
+    if not any(small):
+        return set()
+    spans = [_union([rects[i] for i in block]) for block in blocks]
     notes = set()
     for k, box in enumerate(spans):
         if not small[k] or box[1] < FOOTNOTE_TOP * height:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import math
 import re
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,12 +23,16 @@ from loralay_build.errors import Reason, Reject
 from loralay_build.parse.backend import Line, PageText, check_page_count, register
 from loralay_build.parse.geometry import Frame, clean_box, display_size, to_display, usable_size
 from loralay_build.parse.settings import ParseSettings
-from loralay_build.parse.words import CONTROLS, GARBAGE, line_breaks
+from loralay_build.parse.words import CONTROLS, GARBAGE, line_spans
 from loralay_build.records import Box, Page
 
 # A line break, a word ending in PDFium's hyphen marker, or a plain word.
 _TOKEN = re.compile(r"\r\n|[\r\n]|[^\s\ufffe\x02]*[\ufffe\x02]|[^\s\ufffe\x02]+")
 _HYPHEN_MARKS = "\ufffe\x02"
+# FS_RECTF as laid out in memory: left, top, right, bottom.
+_RECT = struct.Struct("4f")
+_USHORT_P = ctypes.POINTER(ctypes.c_ushort)
+_BREAKS = frozenset(("\r\n", "\r", "\n"))
 _QUARTER = math.pi / 2
 _PASSWORD_ERRORS = {raw.FPDF_ERR_PASSWORD, raw.FPDF_ERR_SECURITY}
 
@@ -80,9 +85,9 @@ def _read_page(doc: object, index: int, settings: ParseSettings) -> PageText:
 
 def _page_text(textpage: object, count: int) -> str:
     """The whole page text, one Python character per PDFium character."""
-    buffer = (ctypes.c_ushort * (2 * count + 2))()
-    written = raw.FPDFText_GetText(textpage, 0, count, buffer)
-    text = ctypes.string_at(buffer, 2 * max(written - 1, 0)).decode("utf-16-le", "replace")
+    buffer = ctypes.create_string_buffer(4 * count + 4)
+    written = raw.FPDFText_GetText(textpage, 0, count, ctypes.cast(buffer, _USHORT_P))
+    text = buffer.raw[: 2 * max(written - 1, 0)].decode("utf-16-le", "replace")
     if len(text) == count:
         return text
     # Unpaired surrogates or truncation: fall back to one call per character.
@@ -95,7 +100,13 @@ def _page_text(textpage: object, count: int) -> str:
 
 
 def _read_text(textpage: object, frame: Frame, result: PageText, settings: ParseSettings) -> None:
-    """Cut the page text into words and lines and fill `result` with them."""
+    """Cut the page text into words and lines and fill `result` with them.
+
+    This loop runs once per word of the corpus, so it is kept flat: the word box is the union
+    of the loose boxes (font ascent to descent) of its first and last characters, which
+    along any quarter-turn direction spans the word; the display transform is inlined and
+    the slow clamping path only runs for boxes off the page.
+    """
     count = raw.FPDFText_CountChars(textpage)
     if count <= 0:
         return
@@ -106,72 +117,98 @@ def _read_text(textpage: object, frame: Frame, result: PageText, settings: Parse
         )
     text = CONTROLS.sub("\ufffd", _page_text(textpage, count))
     width, height = result.page.width, result.page.height
-    quarter = frame[4]
-    left, top, right, bottom = (ctypes.c_double() for _ in range(4))
-    refs = (ctypes.byref(left), ctypes.byref(top), ctypes.byref(right), ctypes.byref(bottom))
-    count_rects, get_rect = raw.FPDFText_CountRects, raw.FPDFText_GetRect
-    font_size = raw.FPDFText_GetFontSize
+    left_x, bottom_y, right_x, top_y, quarter = frame
+    first_box, last_box = raw.FS_RECTF(), raw.FS_RECTF()
+    first_ref, last_ref = ctypes.byref(first_box), ctypes.byref(last_box)
+    loose_box = raw.FPDFText_GetLooseCharBox
+    unpack = _RECT.unpack_from
 
     words: list[str] = []
-    boxes: list[Box] = []
-    sizes: list[float] = []
-    direction = 0
+    corners: list[tuple[float, ...]] = []
+    line_start = 0
     chars = 0
-
-    def flush() -> None:
-        if words:
-            _add_line(result, words, boxes, sizes, direction)
-
     for match in _TOKEN.finditer(text):
         token = match.group()
-        first = token[0]
-        if first == "\r" or first == "\n":
-            flush()
-            words, boxes, sizes = [], [], []
+        if token in _BREAKS:
+            if words:
+                _add_line(textpage, result, words, corners, frame, line_start)
+                words, corners = [], []
             continue
-        start, length = match.start(), len(token)
-        rects = count_rects(textpage, start, length)
-        if rects <= 0:
+        start = match.start()
+        if not loose_box(textpage, start, first_ref):
             continue
-        get_rect(textpage, 0, *refs)
-        x0, y1, x1, y0 = left.value, top.value, right.value, bottom.value
-        for k in range(1, rects):
-            get_rect(textpage, k, *refs)
-            x0, y1 = min(x0, left.value), max(y1, top.value)
-            x1, y0 = max(x1, right.value), min(y0, bottom.value)
-        box = clean_box(to_display(frame, x0, y0, x1, y1), width, height)
-        if box is None:
-            result.bad_boxes += 1
-            continue
-        if not words:
-            angle = raw.FPDFText_GetCharAngle(textpage, start)
-            turns = round(angle / _QUARTER) if math.isfinite(angle) and angle >= 0 else 0
-            direction = (turns + quarter) % 4
-        size = font_size(textpage, start)
-        if not (math.isfinite(size) and size > 0.0):
-            size = box[3] - box[1]
-        hyphen = token[-1] in _HYPHEN_MARKS
-        if hyphen:
-            token = token[:-1] + "-"
-        chars += length
-        words.append(token)
-        boxes.append(box)
-        sizes.append(size)
-        if hyphen:
-            flush()
-            words, boxes, sizes = [], [], []
-    flush()
+        end = match.end() - 1
+        if end > start and loose_box(textpage, end, last_ref):
+            corners.append(unpack(first_box) + unpack(last_box))
+        else:
+            corners.append(unpack(first_box) * 2)
+        if len(words) == 0:
+            line_start = start
+        chars += end - start + 1
+        if token[-1] in _HYPHEN_MARKS:
+            words.append(token[:-1] + "-")
+            _add_line(textpage, result, words, corners, frame, line_start)
+            words, corners = [], []
+        else:
+            words.append(token)
+    if words:
+        _add_line(textpage, result, words, corners, frame, line_start)
     result.chars += chars
     result.garbage += len(GARBAGE.findall(text))
 
 
 def _add_line(
-    result: PageText, words: list[str], boxes: list[Box], sizes: list[float], direction: int
+    textpage: object,
+    result: PageText,
+    words: list[str],
+    corners: list[tuple[float, ...]],
+    frame: Frame,
+    first: int,
 ) -> None:
-    """Append an engine line, split where the geometry shows several lines."""
-    cuts = [0, *line_breaks(boxes, sizes, direction), len(words)]
-    for a, b in zip(cuts, cuts[1:], strict=False):
-        result.lines.append(Line(words[a:b], boxes[a:b], sizes[a:b], direction))
+    """Turn the loose boxes of each word's first and last characters into display boxes,
+    then append the engine line, split where the geometry shows several lines.
+
+    Direction and font size are read once per line, from its first character. The size is
+    the Tf size scaled by the character's matrix: producers that set `Tf 1` and scale with
+    the text matrix are common, and their nominal size says nothing.
+    """
+    left, bottom, _, top, quarter = frame
+    width, height = result.page.width, result.page.height
+    if quarter == 0:
+        boxes = [
+            (
+                (a if a < e else e) - left,
+                top - (b if b > f else f),
+                (c if c > g else g) - left,
+                top - (d if d < h else h),
+            )
+            for a, b, c, d, e, f, g, h in corners
+        ]
+    else:
+        boxes = [
+            to_display(frame, min(a, e), min(d, h), max(c, g), max(b, f))
+            for a, b, c, d, e, f, g, h in corners
+        ]
+    x0, y0, x1, y1 = zip(*boxes, strict=True)
+    if not (min(x0) >= 0.0 and min(y0) >= 0.0 and max(x1) <= width and max(y1) <= height):
+        kept = [(w, clean_box(box, width, height)) for w, box in zip(words, boxes, strict=True)]
+        words = [w for w, box in kept if box is not None]
+        boxes = [box for _, box in kept if box is not None]
+        result.bad_boxes += len(kept) - len(boxes)
+        if not boxes:
+            return
+    angle = raw.FPDFText_GetCharAngle(textpage, first)
+    turns = round(angle / _QUARTER) if math.isfinite(angle) and angle >= 0 else 0
+    direction = (turns + quarter) % 4
+    size = raw.FPDFText_GetFontSize(textpage, first)
+    matrix = raw.FS_MATRIX()
+    if raw.FPDFText_GetMatrix(textpage, first, matrix):
+        size *= math.sqrt(abs(matrix.a * matrix.d - matrix.b * matrix.c))
+    if not (math.isfinite(size) and 0.0 < size < 10_000.0):
+        box = boxes[0]
+        size = box[3] - box[1] if direction % 2 == 0 else box[2] - box[0]
+    for a, b in line_spans(boxes, size, direction):
+        result.lines.append(Line(words[a:b], boxes[a:b], [size] * (b - a), direction))
 
 
 register("pdfium", PdfiumBackend)

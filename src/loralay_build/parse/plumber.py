@@ -20,7 +20,7 @@ from loralay_build.errors import Reason, Reject
 from loralay_build.parse.backend import Line, PageText, check_page_count, register
 from loralay_build.parse.geometry import clean_box, usable_size
 from loralay_build.parse.settings import ParseSettings
-from loralay_build.parse.words import BIDI_MARKS, CONTROLS, GARBAGE, line_breaks
+from loralay_build.parse.words import BIDI_MARKS, CONTROLS, GARBAGE, line_spans
 from loralay_build.records import Box, Page
 
 _CID = re.compile(r"\(cid:\d+\)")
@@ -120,8 +120,7 @@ def _read_page(page: Any, index: int, settings: ParseSettings) -> PageText:
 def _add_lines(
     result: PageText, words: list[str], boxes: list[Box], sizes: list[float], direction: int
 ) -> None:
-    cuts = [0, *line_breaks(boxes, sizes, direction), len(words)]
-    for a, b in zip(cuts, cuts[1:], strict=False):
+    for a, b in line_spans(boxes, max(sizes), direction):
         result.lines.append(Line(words[a:b], boxes[a:b], sizes[a:b], direction))
 
 

@@ -18,34 +18,36 @@ BIDI_MARKS = re.compile("[\u202a-\u202e]")
 # A gap wider than this many font sizes between two words of a line is a column gutter or
 # a table cell boundary; justified text stays well below it.
 MAX_WORD_GAP = 1.5
-# Words overlapping across the line direction by less than this share of the thinner box
-# sit on different lines.
-MIN_LINE_OVERLAP = 0.3
+# Word centres further apart than this many font sizes across the text direction sit on
+# different lines (superscripts stay within it).
+MAX_CROSS_SHIFT = 0.6
+# Per direction: index of the leading and trailing coordinate along the text, its sign,
+# and the two coordinates across the text.
+_AXES = {0: (0, 2, 1.0, 1, 3), 1: (1, 3, 1.0, 0, 2), 2: (2, 0, -1.0, 1, 3), 3: (3, 1, -1.0, 0, 2)}
 
 
-def line_breaks(boxes: Sequence[Box], sizes: Sequence[float], direction: int) -> list[int]:
-    """Indices of the words that start a new line within one engine line.
+def line_spans(boxes: Sequence[Box], size: float, direction: int) -> list[tuple[int, int]]:
+    """(start, end) word ranges of the real lines within one engine line.
 
     Engines join text that merely shares a baseline (both columns of a page drawn line by
-    line, table rows); a large or backward jump along the text direction, or words that do
-    not overlap across it, start a new line.
+    line, table rows): a large or backward jump along the text direction, or a jump across
+    it, starts a new line.
     """
-    starts: list[int] = []
-    for i in range(1, len(boxes)):
-        p0, p1, p2, p3 = boxes[i - 1]
-        c0, c1, c2, c3 = boxes[i]
-        size = max(sizes[i - 1], sizes[i], 1.0)
-        if direction == 0:
-            gap, overlap, thin = c0 - p2, min(p3, c3) - max(p1, c1), min(p3 - p1, c3 - c1)
-        elif direction == 1:
-            gap, overlap, thin = c1 - p3, min(p2, c2) - max(p0, c0), min(p2 - p0, c2 - c0)
-        elif direction == 2:
-            gap, overlap, thin = p0 - c2, min(p3, c3) - max(p1, c1), min(p3 - p1, c3 - c1)
-        else:
-            gap, overlap, thin = p1 - c3, min(p2, c2) - max(p0, c0), min(p2 - p0, c2 - c0)
-        if gap > MAX_WORD_GAP * size or gap < -0.5 * size or overlap < MIN_LINE_OVERLAP * thin:
-            starts.append(i)
-    return starts
+    n = len(boxes)
+    if n < 2:
+        return [(0, n)]
+    lead, trail, sign, c0, c1 = _AXES[direction % 4]
+    size = max(size, 1.0)
+    far, back, cross = MAX_WORD_GAP * size, -0.5 * size, 2.0 * MAX_CROSS_SHIFT * size
+    starts = [
+        i
+        for i, (p, c) in enumerate(zip(boxes, boxes[1:], strict=False), 1)
+        if not back <= sign * (c[lead] - p[trail]) <= far or abs(c[c0] + c[c1] - p[c0] - p[c1]) > cross
+    ]
+    if not starts:
+        return [(0, n)]
+    cuts = [0, *starts, n]
+    return list(zip(cuts, cuts[1:], strict=False))
 
 
 def direction_of(boxes: Sequence[Box]) -> int:

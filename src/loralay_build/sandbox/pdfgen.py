@@ -50,6 +50,7 @@ class ArticleSpec:
     running_header: str = ""
     cover: HalCover | None = None
     keywords: list[str] = field(default_factory=list)
+    font: str = ""  # a reportlab CID font name (e.g. for Hangul); "" = standard fonts
 
 
 def _styles() -> dict[str, ParagraphStyle]:
@@ -100,9 +101,22 @@ def _cover_flowables(cover: HalCover, styles: dict[str, ParagraphStyle]) -> list
     return out
 
 
+def _use_cid_font(styles: dict[str, ParagraphStyle], name: str) -> None:
+    """Set every style to a built-in CID font: the standard 14 fonts have no Hangul glyphs."""
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+
+    if name not in pdfmetrics.getRegisteredFontNames():
+        pdfmetrics.registerFont(UnicodeCIDFont(name))
+    for style in styles.values():
+        style.fontName = name
+
+
 def render_article(spec: ArticleSpec) -> bytes:
     """Lay the article out with reportlab and return the PDF bytes."""
     styles = _styles()
+    if spec.font:
+        _use_cid_font(styles, spec.font)
     buffer = io.BytesIO()
     doc = BaseDocTemplate(buffer, pagesize=A4, title=spec.title, author=", ".join(spec.authors),
                           invariant=1)

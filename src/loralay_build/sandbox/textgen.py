@@ -73,7 +73,77 @@ EN_WORDS = {
     "field": ["corpus linguistics", "urban sociology", "plant biology", "labour economics"],
     "place": ["Lyon", "Brittany", "Toulouse", "Grenoble", "Montpellier", "Lille"],
 }
-LANGS = {"fr": (FR_TEMPLATES, FR_WORDS), "en": (EN_TEMPLATES, EN_WORDS)}
+ES_TEMPLATES = [
+    "Proponemos un enfoque {adj} para {verb} los {noun} en el contexto de la {field}.",
+    "Este estudio examina el papel de los {noun} en la {field} a partir de {num} {noun2}.",
+    "Los resultados muestran que los {noun} {verb3} la calidad de los {noun2}.",
+    "Describimos un método {adj} basado en el análisis de los {noun} y de los {noun2}.",
+    "La evaluación incluye {num} {noun} recogidos en {place} entre {year} y {year2}.",
+    "Además, la {field} ofrece un marco {adj} para comprender los {noun}.",
+    "Por último, se discuten las limitaciones del estudio y las perspectivas de la {field}.",
+    "Se observa que la distribución de los {noun} depende de la {field} considerada.",
+]
+ES_WORDS = {
+    "adj": ["nuevo", "robusto", "estadístico", "comparativo", "cualitativo", "general",
+            "empírico", "histórico"],
+    "verb": ["analizar", "modelar", "clasificar", "describir", "comparar", "estimar"],
+    "verb3": ["influyen en", "determinan", "mejoran", "reducen", "explican"],
+    "noun": ["documentos", "pacientes", "parámetros", "textos", "suelos", "hogares",
+             "indicadores", "servicios"],
+    "noun2": ["observaciones", "muestras", "entrevistas", "registros", "encuestas"],
+    "field": ["salud pública", "sociología urbana", "biología vegetal", "economía laboral",
+              "educación superior"],
+    "place": ["Quito", "Bogotá", "Asunción", "Montevideo", "La Paz", "Lima", "Madrid"],
+}
+PT_TEMPLATES = [
+    "Propomos uma abordagem {adj} para {verb} os {noun} no contexto da {field}.",
+    "Este estudo examina o papel dos {noun} na {field} a partir de {num} {noun2}.",
+    "Os resultados mostram que os {noun} {verb3} a qualidade dos {noun2}.",
+    "Descrevemos um método {adj} baseado na análise dos {noun} e dos {noun2}.",
+    "A avaliação abrange {num} {noun} coletados em {place} entre {year} e {year2}.",
+    "Além disso, a {field} oferece um quadro {adj} para compreender os {noun}.",
+    "Por fim, discutem-se as limitações do estudo e as perspectivas da {field}.",
+    "Observa-se que a distribuição dos {noun} depende da {field} considerada.",
+]
+PT_WORDS = {
+    "adj": ["nova", "robusta", "estatística", "comparativa", "qualitativa", "geral",
+            "empírica", "histórica"],
+    "verb": ["analisar", "modelar", "classificar", "descrever", "comparar", "estimar"],
+    "verb3": ["influenciam", "determinam", "melhoram", "reduzem", "explicam"],
+    "noun": ["documentos", "pacientes", "parâmetros", "textos", "solos", "domicílios",
+             "indicadores", "serviços"],
+    "noun2": ["observações", "amostras", "entrevistas", "registros", "inquéritos"],
+    "field": ["saúde pública", "sociologia urbana", "biologia vegetal", "economia do trabalho",
+              "educação superior"],
+    "place": ["Lisboa", "Porto", "Coimbra", "São Paulo", "Recife", "Belo Horizonte"],
+}
+KO_TEMPLATES = [
+    "본 연구는 {field} 분야에서 {noun}을 {verb} 위한 {adj} 방법을 제안한다.",
+    "이 연구에서는 {num}개의 {noun2}를 이용하여 {field}에서 {noun}의 역할을 분석하였다.",
+    "실험 결과 {noun}은 {noun2}의 품질에 큰 영향을 미치는 것으로 나타났다.",
+    "{year}년부터 {year2}년까지 {place}에서 수집한 {num}건의 {noun}을 평가하였다.",
+    "제안한 방법은 기존 {noun}에 비해 {num}% 향상된 성능을 보였다.",
+    "마지막으로 본 연구의 한계와 {field}의 향후 과제를 논의한다.",
+    "또한 {field}는 {noun}을 이해하기 위한 {adj} 틀을 제공한다.",
+]
+KO_WORDS = {
+    "adj": ["새로운", "효율적인", "통계적인", "체계적인", "비교적인", "실증적인"],
+    "verb": ["분석하기", "분류하기", "예측하기", "측정하기", "비교하기"],
+    "noun": ["데이터", "모형", "구조물", "시스템", "알고리즘", "신호", "재료"],
+    "noun2": ["표본", "설문", "측정값", "영상", "문헌"],
+    "field": ["환경공학", "토목공학", "정보통신", "식품과학", "교육학", "건축학"],
+    "place": ["서울", "부산", "대전", "광주", "대구", "인천"],
+}
+LANGS = {
+    "fr": (FR_TEMPLATES, FR_WORDS), "en": (EN_TEMPLATES, EN_WORDS),
+    "es": (ES_TEMPLATES, ES_WORDS), "pt": (PT_TEMPLATES, PT_WORDS),
+    "ko": (KO_TEMPLATES, KO_WORDS),
+}
+TITLES = {
+    "es": "Un estudio {adj} de los {noun} en {field}",
+    "pt": "Um estudo {adj} dos {noun} em {field}",
+    "ko": "{field} 분야의 {noun}에 대한 {adj} 연구",
+}
 
 
 class ProseGenerator:
@@ -100,6 +170,8 @@ class ProseGenerator:
         field = self.rng.choice(words["field"])
         if lang == "fr":
             return f"Étude {self.rng.choice(words['adj'])} des {noun} en {field}"
+        if lang in TITLES:
+            return TITLES[lang].format(adj=self.rng.choice(words["adj"]), noun=noun, field=field)
         return f"A {self.rng.choice(words['adj'])} study of {noun} in {field}"
 
     def authors(self) -> list[str]:

@@ -13,19 +13,29 @@ from collections.abc import Sequence
 
 def ngrams(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
     """Word n-grams of a token list."""
-    return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
+    return set(zip(*(tokens[i:] for i in range(n)), strict=False))
 
 
-def leakage(abstract: Sequence[str], body: Sequence[str], n: int) -> float:
-    """Share of the abstract's n-grams (normalised tokens) present in the body's tokens.
+class Leakage:
+    """Measures abstracts against one body; the body's n-grams are built once per size."""
 
-    An abstract shorter than n words counts as one n-gram of its own length.
-    """
-    if not abstract:
-        return 0.0
-    n = min(n, len(abstract))
-    grams = ngrams(abstract, n)
-    return len(grams & ngrams(body, n)) / len(grams)
+    def __init__(self, body: Sequence[str], n: int) -> None:
+        self.body = body
+        self.n = n
+        self._grams: dict[int, set[tuple[str, ...]]] = {}
+
+    def share(self, abstract: Sequence[str]) -> float:
+        """Share of the abstract's n-grams present in the body.
+
+        An abstract shorter than n words counts as one n-gram of its own length.
+        """
+        if not abstract:
+            return 0.0
+        n = min(self.n, len(abstract))
+        if n not in self._grams:
+            self._grams[n] = ngrams(self.body, n)
+        grams = ngrams(abstract, n)
+        return len(grams & self._grams[n]) / len(grams)
 
 
 def leakage_summary(values: Sequence[float]) -> dict[str, float]:

@@ -44,6 +44,7 @@ HEADINGS = frozenset(
         "영문초록",
     }
 )
+Aligned = tuple[int, int, int]  # edit distance, first and last matched body character
 _CIGAR = re.compile(r"(\d+)([=XID])")
 _EDLIB_ALPHABET = 256
 
@@ -63,8 +64,9 @@ class Search:
     """The outcome of one search: the best span and whether it is a confident hit."""
 
     verdict: Verdict
-    match: Match | None  # the best span seen, also for a partial verdict
+    match: Match | None  # the best span seen (first to last word), also when partial
     ratio: float  # edit distance per abstract character of the best span; 1.0 when none
+    pieces: tuple[Match, ...] = ()  # the spans to remove; one unless the abstract was split
 
     def found(self) -> Match | None:
         """The span when it is a confident hit, else None."""
@@ -116,40 +118,116 @@ def locate(abstract: str, words: list[str]) -> Match | None:
 
 
 def search(tokens: Sequence[str], body: Body, settings: MatchSettings) -> Search:
-    """Search one abstract (normalised tokens) in a body; the lowest distance wins."""
+    """Search one abstract (normalised tokens) in a body; the lowest distance wins.
+
+    When no single span is close enough but many seeds occur in the body, the abstract
+    may have been cut by the reading order (a column of body text inside it), so its
+    halves are searched on their own, recursively, and the pieces near each other kept.
+    A sizeable piece without the rest makes the abstract "partial", not "absent".
+    """
     query = " ".join(tokens)
     if not query or not body.text:
         return Search("absent", None, 1.0)
     hit = body.text.find(query)
     if hit >= 0:
-        return Search("found", body.span(hit, hit + len(query) - 1, 0, "exact"), 0.0)
-    best: tuple[int, int, int] | None = None  # distance, first char, last char
-    for lo, hi in _candidate_windows(query, body.text, settings):
-        aligned = _align(query, body.text[lo:hi], int(settings.absent_ratio * len(query)))
+        match = body.span(hit, hit + len(query) - 1, 0, "exact")
+        return Search("found", match, 0.0, (match,))
+    windows, seed_share = _candidate_windows(query, body.text, settings)
+    best = _best(query, body.text, windows, int(settings.absent_ratio * len(query)))
+    if best is not None and best[0] <= settings.accept_ratio * len(query):
+        match = body.span(best[1], best[2], best[0], "approx")
+        return Search("found", match, best[0] / len(query), (match,))
+    split = None
+    if seed_share >= settings.split_seed_share and len(tokens) > 1:
+        split = _split_search(tokens, body, settings)
+        if split is not None and split.verdict == "found":
+            return split
+    if best is not None and best[0] <= settings.absent_ratio * len(query):
+        match = body.span(best[1], best[2], best[0], "approx")
+        return Search("partial", match, best[0] / len(query), (match,))
+    if split is not None and split.verdict == "partial":
+        return split
+    return Search("absent", None, 1.0 if best is None else best[0] / len(query))
+
+
+def _best(query: str, text: str, windows: Sequence[tuple[int, int]], budget: int) -> Aligned | None:
+    """The lowest-distance alignment of the query over the windows, in body coordinates."""
+    best: Aligned | None = None
+    for lo, hi in windows:
+        aligned = _align(query, text[lo:hi], budget)
         if aligned is not None and (best is None or aligned[0] < best[0]):
             best = (aligned[0], lo + aligned[1], lo + aligned[2])
-    if best is None:
-        return Search("absent", None, 1.0)
-    ratio = best[0] / len(query)
-    match = body.span(best[1], best[2], best[0], "approx")
-    if ratio <= settings.accept_ratio:
-        return Search("found", match, ratio)
-    return Search("partial", match, ratio)
+    return best
 
 
-def _candidate_windows(query: str, text: str, s: MatchSettings) -> list[tuple[int, int]]:
-    """Body windows around the diagonals that collected the most exact seed hits."""
+def _split_search(tokens: Sequence[str], body: Body, s: MatchSettings) -> Search | None:
+    """Search halves of the abstract recursively and keep the pieces found near the largest.
+
+    Unfound characters count as edits, so the ratio stays comparable with a single span.
+    """
+    pieces: list[tuple[Aligned, int]] = []  # alignment, piece length
+    _pieces(tokens, body, s, pieces)
+    if not pieces:
+        return None
+    total = len(" ".join(tokens))
+    anchor = max(pieces, key=lambda p: p[1])[0]
+    reach = s.split_spread * total
+    near = sorted(
+        (p for p in pieces if abs(p[0][1] - anchor[1]) <= reach), key=lambda p: p[0][1]
+    )
+    found_chars = sum(length for _, length in near)
+    distance = sum(a[0] for a, _ in near) + max(0, total - found_chars - len(near) + 1)
+    spans = tuple(body.span(a[1], a[2], a[0], "approx") for a, _ in near)
+    match = Match(spans[0].word_start, max(m.word_end for m in spans), distance, "approx")
+    ratio = distance / total
+    verdict: Verdict = "found" if ratio <= s.accept_ratio else (
+        "partial" if found_chars >= s.partial_share * total else "absent"
+    )
+    return Search(verdict, match, ratio, spans)
+
+
+def _pieces(
+    tokens: Sequence[str], body: Body, s: MatchSettings, out: list[tuple[Aligned, int]]
+) -> None:
+    """Append confident alignments of this run of tokens, or of its halves, to `out`."""
+    query = " ".join(tokens)
+    hit = body.text.find(query)
+    if hit >= 0:
+        out.append(((0, hit, hit + len(query) - 1), len(query)))
+        return
+    windows, _ = _candidate_windows(query, body.text, s)
+    best = _best(query, body.text, windows, int(s.accept_ratio * len(query)))
+    if best is not None:
+        out.append((best, len(query)))
+        return
+    if len(query) < 2 * s.piece_chars or len(tokens) < 2:
+        return
+    half, chars = 0, 0
+    while chars < len(query) // 2:
+        chars += len(tokens[half]) + 1
+        half += 1
+    half = min(max(half, 1), len(tokens) - 1)
+    _pieces(tokens[:half], body, s, out)
+    _pieces(tokens[half:], body, s, out)
+
+
+def _candidate_windows(
+    query: str, text: str, s: MatchSettings
+) -> tuple[list[tuple[int, int]], float]:
+    """Body windows around the diagonals with the most seed hits, and the share of seeds seen."""
     n = len(query)
     seed_len = min(s.seed_len, max(4, n // 2))
     last = n - seed_len
     if last < 0:
-        return []
+        return [], 0.0
     count = min(s.max_seeds, last // max(1, seed_len // 2) + 1)
     positions = sorted({round(i * last / max(1, count - 1)) for i in range(count)})
     votes: Counter[int] = Counter()
+    seen = 0
     for p in positions:
         seed = query[p : p + seed_len]
         at = text.find(seed)
+        seen += at >= 0
         hits = 0
         while at >= 0 and hits < s.seed_hits:
             votes[(at - p) // s.bin_chars] += 1
@@ -173,7 +251,7 @@ def _candidate_windows(query: str, text: str, s: MatchSettings) -> list[tuple[in
         diagonal = b * s.bin_chars
         end = diagonal + n + slack + s.bin_chars
         windows.append((max(0, diagonal - slack), min(len(text), end)))
-    return windows
+    return windows, seen / len(positions)
 
 
 def _align(query: str, window: str, budget: int) -> tuple[int, int, int] | None:

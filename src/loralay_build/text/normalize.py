@@ -18,8 +18,10 @@ from functools import lru_cache
 
 # PDFium marks a hyphen it saw at the end of a line with U+0002.
 PDFIUM_LINE_HYPHEN = "\x02"
-_HYPHENS = "-\u2010\u2011\u00ad"
+_JOIN_MARKS = frozenset("-\u2010\u2011\u00ad\x02")
 _CID = re.compile(r"\(cid:\d+\)")
+# The combining diacritical mark blocks: accents, whether precomposed or not, are dropped.
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 # Spacing accents that old TeX PDFs emit as glyphs of their own next to the base letter.
 _SPACING_ACCENTS = dict.fromkeys(
     map(ord, "\u00b4\u02c6\u02dc\u00a8\u0060\u02dd\u02c7\u02d8\u02d9\u02da\u00b8\u02db\u00af")
@@ -51,25 +53,16 @@ def normalise_token(word: str) -> str:
     if word.isascii():
         if word.isalnum():
             return word.lower()
-        text = _CID.sub("\ufffd", word) if "(cid:" in word else word
-        text = text.translate(_TRANSLATE).lower()
-        return "".join(ch for ch in text if ch.isprintable() or ch == "\ufffd")
-    text = word.translate(_SPACING_ACCENTS)
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    text = unicodedata.normalize("NFC", text).translate(_TRANSLATE).casefold()
+        text = word.translate(_TRANSLATE).lower()
+    else:
+        text = unicodedata.normalize("NFKD", word.translate(_SPACING_ACCENTS))
+        text = _COMBINING.sub("", text)
+        text = unicodedata.normalize("NFC", text).translate(_TRANSLATE).casefold()
     if "(cid:" in text:
         text = _CID.sub("\ufffd", text)
-    return "".join(ch for ch in text if ch.isprintable() and not ch.isspace())
-
-
-def _ends_with_line_hyphen(word: str) -> bool:
-    return len(word) > 1 and word[-1] in _HYPHENS
-
-
-def _continues_word(word: str) -> bool:
-    """A plausible second half of a hyphenated word starts with a lower-case letter."""
-    return bool(word) and word[0].islower()
+    if " " in text or not text.isprintable():
+        text = "".join(ch for ch in text if ch.isprintable() and ch != " ")
+    return text
 
 
 @dataclass(frozen=True)
@@ -88,32 +81,44 @@ def normalise_words(words: Sequence[str]) -> Tokens:
     plain or soft hyphen joins it only when the next word starts in lower case, so that
     "associ-" + "ated" joins while "Franco-" + "Italian" stays two tokens.
     """
+    keys = list(map(normalise_token, words))
+    joins = _join_points(words)
+    n = len(words)
     texts: list[str] = []
     first: list[int] = []
     end: list[int] = []
-    pending = ""
-    pending_start = -1
-    for i, word in enumerate(words):
-        if "\n" in word or "\t" in word or " " in word:
-            parts = word.split()
-            word = "".join(parts)
-        key = normalise_token(word)
-        if pending_start >= 0:
-            key = pending + key
-            start = pending_start
-            pending, pending_start = "", -1
-        else:
-            start = i
-        nxt = words[i + 1] if i + 1 < len(words) else ""
-        certain = word.endswith(PDFIUM_LINE_HYPHEN)
-        if nxt and (certain or (_ends_with_line_hyphen(word) and _continues_word(nxt))):
-            pending, pending_start = key, start
-            continue
-        if key:
-            texts.append(key)
-            first.append(start)
-            end.append(i + 1)
+    start = 0
+    for j in sorted(joins):
+        if j < start:
+            continue  # already part of a chain of joins
+        last = j
+        while last in joins:
+            last += 1
+        texts += keys[start:j]
+        first += range(start, j)
+        end += range(start + 1, j + 1)
+        texts.append("".join(keys[j : last + 1]))
+        first.append(j)
+        end.append(last + 1)
+        start = last + 1
+    texts += keys[start:]
+    first += range(start, n)
+    end += range(start + 1, n + 1)
+    if "" in texts:
+        kept = [i for i, t in enumerate(texts) if t]
+        return Tokens([texts[i] for i in kept], [first[i] for i in kept], [end[i] for i in kept])
     return Tokens(texts, first, end)
+
+
+def _join_points(words: Sequence[str]) -> set[int]:
+    """Indices of the words that are the first half of a word hyphenated across lines."""
+    points = set()
+    for i in [i for i, w in enumerate(words) if w[-1:] in _JOIN_MARKS]:
+        if i + 1 < len(words):
+            word, nxt = words[i], words[i + 1]
+            if word[-1] == PDFIUM_LINE_HYPHEN or (len(word) > 1 and nxt[:1].islower()):
+                points.add(i)
+    return points
 
 
 def normalise_text(text: str) -> list[str]:

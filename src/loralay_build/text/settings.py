@@ -23,7 +23,7 @@ class MatchSettings:
     mode: Mode = "engine"
     """"engine" (seeded search over the whole document) or "faithful" (the LoRaLay cascade)."""
 
-    accept_ratio: float = 0.25
+    accept_ratio: float = 0.15
     """A span at most this many edits per abstract character away is a confident hit."""
 
     absent_ratio: float = 0.45
@@ -53,6 +53,24 @@ class MatchSettings:
     min_slack: int = 64
     """Smallest window margin in characters, for short abstracts."""
 
+    split_seed_share: float = 0.25
+    """Share of seeds that must occur in the body before a split abstract is looked for."""
+
+    partial_share: float = 0.25
+    """Share of an abstract found in confident pieces that makes it partly present."""
+
+    piece_chars: int = 24
+    """Smallest piece, in characters, that a split abstract is cut into."""
+
+    split_spread: float = 3.0
+    """Pieces of a split abstract lie within this many abstract lengths of the largest piece."""
+
+    copy_leakage: float = 0.2
+    """Leakage above which a further copy of a found abstract is searched for and removed."""
+
+    max_copies: int = 2
+    """Most further copies of one abstract removed (repeated cover or title pages)."""
+
     ngram: int = 5
     """Word n-gram size of the leakage audit."""
 
@@ -73,12 +91,19 @@ class MatchSettings:
             raise ConfigError(f"match mode must be one of {get_args(Mode)}, not {self.mode!r}")
         if not 0.0 < self.accept_ratio <= self.absent_ratio < 1.0:
             raise ConfigError("need 0 < accept_ratio <= absent_ratio < 1")
-        positive = ("seed_len", "max_seeds", "seed_hits", "bin_chars", "candidates", "ngram")
+        positive = ("seed_len", "max_seeds", "seed_hits", "bin_chars", "candidates", "ngram",
+                "piece_chars")
         for name in positive:
             if getattr(self, name) < 1:
                 raise ConfigError(f"match setting {name} must be at least 1")
         if self.min_votes < 1 or self.min_slack < 0 or self.slack_ratio < 0:
             raise ConfigError("min_votes must be >= 1, min_slack and slack_ratio >= 0")
+        if self.max_copies < 0 or not 0.0 <= self.copy_leakage <= 1.0:
+            raise ConfigError("max_copies must be >= 0 and copy_leakage in [0, 1]")
+        if not 0.0 <= self.split_seed_share <= 1.0 or self.split_spread <= 0:
+            raise ConfigError("split_seed_share must be in [0, 1] and split_spread > 0")
+        if not 0.0 < self.partial_share <= 1.0:
+            raise ConfigError("partial_share must be in (0, 1]")
         if self.faithful_max_l_dist < 0 or self.faithful_regex_errors < 0:
             raise ConfigError("faithful edit counts must be >= 0")
         if self.faithful_regex_timeout <= 0:

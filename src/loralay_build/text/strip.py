@@ -8,15 +8,15 @@ is only partly found means the text would leak into the body, so the document is
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from loralay_build.errors import Reason, Reject
 from loralay_build.records import MatchRecord
 from loralay_build.text.faithful import locate_faithful
-from loralay_build.text.leakage import leakage
+from loralay_build.text.leakage import Leakage
 from loralay_build.text.match import Body, Match, Search, query_tokens, search
-from loralay_build.text.normalize import normalise_words
 from loralay_build.text.settings import MatchSettings
 
 
@@ -35,7 +35,10 @@ def strip_abstracts(
     main_lang: str,
     settings: MatchSettings,
 ) -> StripResult:
-    """Locate and remove all abstracts; raise Reject when the document cannot be kept."""
+    """Locate and remove all abstracts; raise Reject when the document cannot be kept.
+
+    Records come main language first, then the other languages sorted.
+    """
     if len(words) != len(word_pages):
         raise ValueError("words and word_pages differ in length")
     queries = {lang: query_tokens(text) for lang, text in abstracts.items()}
@@ -44,26 +47,110 @@ def strip_abstracts(
             Reason.ABSTRACT_MISSING_IN_METADATA, f"no {main_lang!r} abstract in the metadata"
         )
     order = [main_lang, *sorted(lang for lang in queries if lang != main_lang and queries[lang])]
-    body = Body(words) if settings.mode == "engine" else None
-    found: dict[str, Match | None] = {}
-    for lang in order:
-        if body is None:
-            found[lang] = locate_faithful(abstracts[lang], words, word_pages, settings)
-            if found[lang] is None and (lang == main_lang or settings.faithful_require_all):
-                raise Reject(Reason.ABSTRACT_NOT_FOUND, f"{lang} abstract not found (faithful)")
+    body = Body(words)
+    if settings.mode == "faithful":
+        found = _faithful(words, word_pages, abstracts, order, settings)
+    else:
+        results = _resolve_overlaps({lang: search(queries[lang], body, settings) for lang in order})
+        found = {lang: _judge(lang, lang == main_lang, results[lang]) for lang in order}
+    spans = _merge([(m.word_start, m.word_end) for pieces in found.values() for m in pieces])
+    audit = Leakage(_kept_tokens(body, spans), settings.ngram)
+    copied = [queries[lang] for lang in order if found[lang]]
+    if settings.mode == "engine" and any(audit.share(q) > settings.copy_leakage for q in copied):
+        spans = _remove_copies(words, spans, copied, settings)
+        audit = Leakage(_kept_tokens(body, spans), settings.ngram)
+    records = [
+        _record(lang, found[lang], word_pages, audit.share(queries[lang])) for lang in order
+    ]
+    return StripResult(_kept(len(words), spans), records)
+
+
+Spans = list[tuple[int, int]]  # sorted, disjoint [start, end) word ranges
+
+
+def _merge(ranges: Sequence[tuple[int, int]]) -> Spans:
+    """Sorted union of word ranges; overlapping and touching ranges become one."""
+    merged: Spans = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
         else:
-            found[lang] = _judge(lang, lang == main_lang, search(queries[lang], body, settings))
-    keep = _kept(len(words), [m for m in found.values() if m is not None])
-    kept_tokens = normalise_words([words[i] for i in keep]).texts
-    records = [_record(lang, found[lang], word_pages, queries[lang], kept_tokens, settings)
-               for lang in order]
-    return StripResult(keep, records)
+            merged.append((start, end))
+    return merged
 
 
-def _judge(lang: str, main: bool, result: Search) -> Match | None:
-    """The span to remove, None for a secondary abstract clearly absent, or a Reject."""
+def _kept(n: int, spans: Spans) -> list[int]:
+    """Word indices outside the spans, ascending."""
+    keep: list[int] = []
+    at = 0
+    for start, end in spans:
+        keep += range(at, start)
+        at = end
+    keep += range(at, n)
+    return keep
+
+
+def _kept_tokens(body: Body, spans: Spans) -> list[str]:
+    """Normalised tokens of the words that stay; a token cut by a removal goes too."""
+    tokens = body.tokens
+    kept: list[str] = []
+    at = 0
+    for start, end in spans:
+        cut_from = bisect_right(tokens.end_word, start)  # first token ending after `start`
+        kept += tokens.texts[at:cut_from]
+        at = max(at, bisect_left(tokens.first_word, end))  # first token starting at `end`
+    kept += tokens.texts[at:]
+    return kept
+
+
+def _faithful(
+    words: Sequence[str],
+    word_pages: Sequence[int],
+    abstracts: Mapping[str, str],
+    order: Sequence[str],
+    settings: MatchSettings,
+) -> dict[str, tuple[Match, ...]]:
+    found: dict[str, tuple[Match, ...]] = {}
+    for lang in order:
+        match = locate_faithful(abstracts[lang], words, word_pages, settings)
+        if match is None and (lang == order[0] or settings.faithful_require_all):
+            raise Reject(Reason.ABSTRACT_NOT_FOUND, f"{lang} abstract not found (faithful mode)")
+        found[lang] = (match,) if match is not None else ()
+    return found
+
+
+def _overlap(a: Search, b: Search) -> int:
+    return sum(
+        max(0, min(x.word_end, y.word_end) - max(x.word_start, y.word_start))
+        for x in a.pieces
+        for y in b.pieces
+    )
+
+
+def _resolve_overlaps(results: dict[str, Search]) -> dict[str, Search]:
+    """One printed text is the abstract of one language only: the closer language keeps it.
+
+    Translations between close languages (Spanish and Portuguese) can come within the
+    edit budget of each other; the worse of two overlapping spans is taken as absent.
+    """
+    resolved = dict(results)
+    for a in results:
+        for b in results:
+            ra, rb = resolved[a], resolved[b]
+            if a == b or not ra.pieces or not rb.pieces or ra.ratio <= rb.ratio:
+                continue
+            smaller = min(
+                sum(m.word_end - m.word_start for m in r.pieces) for r in (ra, rb)
+            )
+            if _overlap(ra, rb) * 2 > smaller:
+                resolved[a] = Search("absent", None, ra.ratio)
+    return resolved
+
+
+def _judge(lang: str, main: bool, result: Search) -> tuple[Match, ...]:
+    """The spans to remove, none for a secondary abstract clearly absent, or a Reject."""
     if result.verdict == "found":
-        return result.match
+        return result.pieces
     if main:
         raise Reject(
             Reason.ABSTRACT_NOT_FOUND,
@@ -75,35 +162,43 @@ def _judge(lang: str, main: bool, result: Search) -> Match | None:
             f"{lang} abstract only partly present (edit ratio {result.ratio:.2f}); "
             "removing it would leave part of it in the body",
         )
-    return None
+    return ()
 
 
-def _kept(n: int, spans: Sequence[Match]) -> list[int]:
-    """Indices outside every span; overlapping spans merge naturally."""
-    removed = bytearray(n)
-    for m in spans:
-        removed[m.word_start : m.word_end] = b"\x01" * (m.word_end - m.word_start)
-    return [i for i in range(n) if not removed[i]]
+def _remove_copies(
+    words: Sequence[str], spans: Spans, queries: Sequence[Sequence[str]], s: MatchSettings
+) -> Spans:
+    """Also remove further confident copies of found abstracts (a repeated first page).
+
+    Only run when an abstract still leaks after the first removal, so it is rarely paid.
+    """
+    for query in queries:
+        for _ in range(s.max_copies):
+            keep = _kept(len(words), spans)
+            rest = Body([words[i] for i in keep])
+            if Leakage(rest.tokens.texts, s.ngram).share(query) <= s.copy_leakage:
+                break
+            again = search(query, rest, s)
+            if again.verdict != "found":
+                break
+            extra = [(keep[m.word_start], keep[m.word_end - 1] + 1) for m in again.pieces]
+            spans = _merge([*spans, *extra])
+    return spans
 
 
 def _record(
-    lang: str,
-    match: Match | None,
-    word_pages: Sequence[int],
-    query: Sequence[str],
-    kept_tokens: Sequence[str],
-    settings: MatchSettings,
+    lang: str, pieces: Sequence[Match], word_pages: Sequence[int], leaked: float
 ) -> MatchRecord:
-    leaked = leakage(query, kept_tokens, settings.ngram)
-    if match is None:
+    if not pieces:
         return MatchRecord(lang, "none", -1, -1, -1, -1, False, leaked)
+    start = min(m.word_start for m in pieces)
     return MatchRecord(
         lang=lang,
-        method=match.method,
-        distance=match.distance,
-        page=word_pages[match.word_start],
-        word_start=match.word_start,
-        word_end=match.word_end,
+        method=pieces[0].method,
+        distance=sum(m.distance for m in pieces),
+        page=word_pages[start],
+        word_start=start,
+        word_end=max(m.word_end for m in pieces),
         found=True,
         leakage=leaked,
     )

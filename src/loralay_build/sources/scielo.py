@@ -1,0 +1,224 @@
+"""SciELO through the ArticleMeta API: stable PID ids, every abstract, one crawl for two datasets.
+
+The first pass lists identifiers by processing date; later passes read the change history
+(`add`/`update`/`delete`) from a high-water mark. The mark belongs to the crawl, not to one
+dataset: one pass yields the Spanish and the Portuguese candidates together (each with its
+own `dataset`), so building the second dataset right after the first re-crawls nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from lxml import html as lxml_html
+
+from loralay_build.blobs import BlobStore
+from loralay_build.errors import ConfigError, Reason, Reject
+from loralay_build.fetch import fetch_pdf
+from loralay_build.http import HttpClient
+from loralay_build.records import Candidate
+from loralay_build.sources.base import DiscoveryContext
+from loralay_build.sources.scielo_text import clean_abstract, partial_date
+
+log = logging.getLogger(__name__)
+
+HOSTS = {
+    "ecu": "scielo.senescyt.gob.ec", "col": "www.scielo.org.co", "pry": "scielo.iics.una.py",
+    "ury": "www.scielo.edu.uy", "bol": "www.scielo.org.bo", "per": "www.scielo.org.pe",
+    "prt": "www.scielo.pt", "esp": "scielo.isciii.es", "scl": "www.scielo.br",
+    "spa": "www.scielosp.org", "ven": "www.scielo.org.ve", "cub": "scielo.sld.cu",
+    "arg": "www.scielo.org.ar", "chl": "www.scielo.cl", "mex": "www.scielo.org.mx",
+}
+DEFAULT_DATASETS = {"es": "scielo-es", "pt": "scielo-pt"}
+MARK_SCOPE = "scielo"  # marks are shared by every dataset the crawl feeds
+
+
+def _first(field: Any, key: str = "_") -> str:
+    if isinstance(field, list) and field and isinstance(field[0], dict):
+        return str(field[0].get(key, "")).strip()
+    return ""
+
+
+def pdf_url(record: dict[str, Any], lang: str, host: str) -> str:
+    """The PDF in `lang`: fulltexts.pdf, then old v720 links, then the path built from v4+v702."""
+    article = record.get("article") or {}
+    listed = ((record.get("fulltexts") or {}).get("pdf") or {}).get(lang)
+    if listed:
+        return str(listed)
+    for link in article.get("v720") or []:
+        if link.get("f") == "pdf" and link.get("l") == lang and link.get("u"):
+            return str(link["u"])
+    issue, markup = _first(article.get("v4")), _first(article.get("v702"))
+    parts = re.split(r"[\\/]", markup)
+    if issue and len(parts) >= 4 and parts[-1]:
+        acronym = parts[parts.index("markup") - 2] if "markup" in parts else parts[-4]
+        stem = parts[-1].rsplit(".", 1)[0]
+        return f"http://{host}/pdf/{acronym.lower()}/{issue}/{stem}.pdf"
+    return ""
+
+
+def published(record: dict[str, Any]) -> str:
+    article = record.get("article") or {}
+    for value in (_first(article.get("v223")), _first(article.get("v65")),
+                  str(record.get("publication_year") or "")):
+        if (found := partial_date(value)):
+            return found
+    return ""
+
+
+def to_candidate(record: dict[str, Any], datasets: dict[str, str]) -> Candidate | None:
+    """Map an ArticleMeta record; None when its language feeds none of the datasets."""
+    article = record.get("article") or {}
+    lang = _first(article.get("v40")).lower()
+    if lang not in datasets:
+        return None
+    pid = str(record.get("code") or _first(article.get("v880")))
+    collection = str(record.get("collection") or _first(article.get("v992")))
+    host = HOSTS.get(collection, "")
+    abstracts: dict[str, str] = {}
+    for entry in article.get("v83") or []:
+        text = clean_abstract(str(entry.get("a") or ""))
+        code = str(entry.get("l") or "").lower()
+        if code and len(text) > len(abstracts.get(code, "")):
+            abstracts[code] = text
+    titles = {str(t.get("l", "")): str(t.get("_") or t.get("t") or "")
+              for t in article.get("v12") or []}
+    pdfs = sorted(((record.get("fulltexts") or {}).get("pdf") or {}).keys())
+    return Candidate(
+        id=f"scielo:{collection}:{pid}",
+        source="scielo",
+        source_id=pid,
+        dataset=datasets[lang],
+        title=titles.get(lang) or next(iter(titles.values()), ""),
+        language=lang,
+        abstracts=abstracts,
+        published=published(record),
+        file_url=pdf_url(record, lang, host),
+        landing_url=(f"http://{host}/scielo.php?script=sci_arttext&pid={pid}&lng={lang}"
+                     f"&nrm=iso&tlng={lang}") if host else "",
+        licence=str(record.get("license") or _first(article.get("v541"))),
+        doi=str(record.get("doi") or _first(article.get("v237"))),
+        extra={"collection": collection, "pdf_language": lang, "pdf_languages": pdfs,
+               "doc_type": _first(article.get("v71"))},
+    )
+
+
+class SciELOSource:
+    name = "scielo"
+    abstract_format = "html"
+
+    def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
+        cfg = ctx.config
+        datasets = {str(k): str(v) for k, v in (cfg.get("datasets") or DEFAULT_DATASETS).items()}
+        if ctx.dataset not in datasets.values():
+            raise ConfigError(f"dataset {ctx.dataset!r} is none of the SciELO datasets "
+                              f"{sorted(datasets.values())}")
+        api = str(cfg.get("articlemeta_url", "http://articlemeta.scielo.org/api/v1/"))
+        page = int(cfg.get("page_size", 1000))
+        seen = 0
+        for collection in cfg.get("collections", list(HOSTS)[:9]):
+            if collection not in HOSTS:
+                raise ConfigError(f"unknown SciELO collection {collection!r}")
+            for batch in self._collection(ctx, api, collection, page, datasets):
+                if ctx.limit is not None:
+                    batch = batch[: max(0, ctx.limit - seen)]
+                seen += len(batch)
+                if batch:
+                    yield batch
+                if ctx.limit is not None and seen >= ctx.limit:
+                    return
+
+    def _collection(self, ctx: DiscoveryContext, api: str, collection: str, page: int,
+                    datasets: dict[str, str]) -> Iterator[list[Candidate]]:
+        """One collection's pass; its mark moves only once every batch has been taken."""
+        key = f"changes:{collection}"
+        mark = ctx.state.get_mark(MARK_SCOPE, key)
+        if ctx.since:
+            mark = None
+        events = self._events(ctx, api, collection, page, mark)
+        newest = mark or ""
+        batch: list[Candidate] = []
+        for pid, (stamp, event) in events.items():
+            newest = max(newest, stamp)
+            if event == "delete":
+                for dataset in datasets.values():
+                    del dataset
+                cid = f"scielo:{collection}:{pid}"
+                ctx.state.reject(cid, Reason.UNAVAILABLE, "deleted from SciELO (change history)")
+                continue
+            record = ctx.client.get_json(f"{api}article/",
+                                         {"code": pid, "collection": collection})
+            if not isinstance(record, dict):
+                log.warning("ArticleMeta has no record for %s in %s", pid, collection)
+                continue
+            cand = to_candidate(record, datasets)
+            if cand is not None:
+                batch.append(cand)
+            if len(batch) >= page:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+        if newest and not (ctx.limit is not None):
+            ctx.state.set_mark(MARK_SCOPE, key, newest)
+
+    def _events(self, ctx: DiscoveryContext, api: str, collection: str, page: int,
+                mark: str | None) -> dict[str, tuple[str, str]]:
+        """PID -> (time, last event): the identifier listing on a first pass, else history."""
+        if mark is None:
+            start = ctx.since or str(ctx.config.get("from", "1997-01-01"))
+            params = {"collection": collection, "from": start,
+                      "until": str(ctx.config.get("until", dt.date.today().isoformat()))}
+            rows = self._paged(ctx, f"{api}article/identifiers/", params, page)
+            return {str(r["code"]): (str(r.get("processing_date", "")), "add")
+                    for r in sorted(rows, key=lambda r: str(r["code"]))}
+        rows = self._paged(ctx, f"{api}article/history/",
+                           {"collection": collection, "from": mark}, page)
+        out: dict[str, tuple[str, str]] = {}
+        for row in sorted(rows, key=lambda r: (str(r.get("date", "")), str(r["code"]))):
+            out[str(row["code"])] = (str(row.get("date", "")), str(row.get("event", "")))
+        return out
+
+    @staticmethod
+    def _paged(ctx: DiscoveryContext, url: str, params: dict[str, str],
+               page: int) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = []
+        offset = 0
+        while True:
+            answer = ctx.client.get_json(url, {**params, "limit": page, "offset": offset})
+            objects = answer.get("objects") or [] if isinstance(answer, dict) else []
+            if not objects:
+                return rows
+            rows += [o for o in objects if isinstance(o, dict) and o.get("code")]
+            offset += page
+
+    def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
+        """The PDF; when the link gives HTML (the sci_pdf interstitial), the article page's
+        `citation_pdf_url` in the candidate's language."""
+        try:
+            return fetch_pdf(candidate.file_url, client, blobs)
+        except Reject as exc:
+            if exc.reason != Reason.NOT_PDF or not candidate.landing_url:
+                raise
+            page = client.get(candidate.landing_url, headers={"Accept": "text/html"})
+            url = citation_pdf_url(page.body, candidate.language)
+            if not url or url == candidate.file_url:
+                raise
+            return fetch_pdf(url, client, blobs)
+
+
+def citation_pdf_url(page: bytes, lang: str) -> str:
+    """`meta[name=citation_pdf_url]` in `lang` (else the default one) of a classic page."""
+    if not page.strip():
+        return ""
+    tree = lxml_html.fromstring(page)
+    metas = tree.xpath('//meta[@name="citation_pdf_url"]')
+    for wanted in (lambda m: m.get("language") == lang, lambda m: m.get("default") == "true"):
+        for meta in metas:
+            if wanted(meta) and meta.get("content"):
+                return str(meta.get("content"))
+    return ""

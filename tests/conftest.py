@@ -1,0 +1,55 @@
+"""Shared fixtures: a HAL sandbox on loopback and a helper to run the real CLI against it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loralay_build.sandbox import Sandbox
+
+
+def write_toml(path: Path, table: dict[str, Any]) -> Path:
+    """Write a two-level config table as TOML (enough for the overlays tests need)."""
+    lines = []
+    for section, values in table.items():
+        lines.append(f"[{section}]")
+        for key, value in values.items():
+            if isinstance(value, dict):
+                inner = ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in value.items())
+                lines.append(f"{key} = {{ {inner} }}")
+            else:
+                lines.append(f"{key} = {json.dumps(value)}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture
+def sandbox() -> Iterator[Sandbox]:
+    with Sandbox(docs=12, seed=11) as box:
+        yield box
+
+
+@pytest.fixture
+def hal_config(sandbox: Sandbox, tmp_path: Path) -> Path:
+    """A --config file pointing the HAL source at the sandbox, with test-sized limits."""
+    overlay = sandbox.hal.client_config()
+    overlay["run"] = {"workers": 1, "timeout": 30.0}
+    overlay["http"]["backoff_base"] = 0.1
+    return write_toml(tmp_path / "hal-sandbox.toml", overlay)
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None,
+            timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    """Run `build-corpus` in a fresh interpreter, as a user (or cron) would."""
+    return subprocess.run(
+        [sys.executable, "-m", "loralay_build.cli", *args],
+        capture_output=True, text=True, timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )

@@ -1,0 +1,188 @@
+"""T8-T11: the real HttpClient against every fault the loopback fault server can produce.
+
+Each scenario must end in its expected state (a file, a retryable failure, a refusal) within
+its deadline, and the server's access log must show that no refused target was ever requested.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import resource
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from loralay_build.blobs import BlobStore
+from loralay_build.config import HttpSettings
+from loralay_build.errors import Reason, Reject
+from loralay_build.fetch import fetch_pdf
+from loralay_build.http import BodyTooLarge, HttpClient, HttpError, PolicyRefused, TransientHttpError
+from loralay_build.sandbox.faults import MiB, TINY_PDF, FaultRoutes
+from loralay_build.sandbox.server import SandboxServer
+
+from .conftest import Figure
+
+SETTINGS = HttpSettings(
+    min_interval=0.0,
+    connect_timeout=2.0,
+    read_timeout=2.0,
+    deadline=3.0,
+    max_bytes=8 * MiB,
+    max_retries=2,
+    backoff_base=0.05,
+    backoff_max=0.2,
+    retry_after_max=5.0,
+    max_redirects=5,
+)
+SLACK = 1.0  # seconds a scenario may exceed its deadline
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    path: str  # fault route, or a full URL template with {base}
+    expect: type[BaseException] | None  # None: the PDF lands in the blob store
+    hits: int  # requests the fault server must have received for it
+    budget: float  # seconds allowed, slack included
+    min_seconds: float = 0.0  # Retry-After honoured: not sooner than this
+
+
+def _http_date(seconds_ahead: int) -> str:
+    return email.utils.formatdate(time.time() + seconds_ahead, usegmt=True)
+
+
+RETRIES = SETTINGS.max_retries + 1
+SCENARIOS = [
+    Scenario("429 x2, Retry-After 1", "status/429?times=2&retry_after=1", None, 3, 3.5, 1.8),
+    Scenario("503 once, no Retry-After", "status/503?times=1", None, 2, 1.0),
+    Scenario("503 once, Retry-After as HTTP date", "status/503?times=1&retry_after={date}",
+             None, 2, 4.0, 0.5),
+    Scenario("503 nine times", "status/503?times=9", TransientHttpError, RETRIES, 2.0),
+    Scenario("503 Retry-After 86400 (capped)", "status/503?times=1&retry_after=86400",
+             TransientHttpError, 1, 1.0),
+    Scenario("429 Retry-After 10^20 (capped)", "status/429?times=1&retry_after=" + "9" * 20,
+             TransientHttpError, 1, 1.0),
+    Scenario("headers delayed 8 s", "slow-headers?delay=8", TransientHttpError, RETRIES,
+             RETRIES * SETTINGS.read_timeout + SLACK),
+    Scenario("body trickled 1 B/s", "trickle?seconds=30", TransientHttpError, RETRIES,
+             RETRIES * (SETTINGS.deadline + SLACK)),
+    Scenario("headers trickled", "header-trickle?seconds=30", TransientHttpError, RETRIES,
+             RETRIES * (SETTINGS.deadline + SLACK)),
+    Scenario("Content-Length 100000, 5000 sent", "short-length", TransientHttpError, RETRIES, 2.0),
+    Scenario("no Content-Length, half a PDF, close", "short-close", TransientHttpError,
+             RETRIES, 2.0),
+    Scenario("chunked without terminator", "chunked-open", TransientHttpError, RETRIES, 2.0),
+    Scenario("gzip bomb 256 MiB", "gzip-bomb?mib=256", BodyTooLarge, 1, 3.0),
+    Scenario("gzip x50 encoding chain", "gzip-chain?depth=50", HttpError, 1, 2.0),
+    Scenario("Content-Length 10 GiB", "huge-length", BodyTooLarge, 1, 1.0),
+    Scenario("64 MiB without Content-Length", "endless?mib=64", BodyTooLarge, 1, 3.0),
+    Scenario("HTML where a PDF was promised", "html", Reject, 1, 1.0),
+    Scenario("redirect loop", "loop/0", PolicyRefused, SETTINGS.max_redirects + 1, 1.0),
+    Scenario("302 to file:", "redirect?to=file:///etc/hostname", PolicyRefused, 1, 1.0),
+    Scenario("302 to data:", "redirect?to=data:application/pdf;base64,JVBERi0xLjQK",
+             PolicyRefused, 1, 1.0),
+    Scenario("302 to ftp:", "redirect?to=ftp://127.0.0.1/faults/private", PolicyRefused, 1, 1.0),
+    Scenario("302 to 127.0.0.2", "redirect?to=http://127.0.0.2:{port}/faults/private",
+             PolicyRefused, 1, 1.0),
+    Scenario("302 to localhost (same server)",
+             "redirect?to=http://localhost:{port}/faults/private", PolicyRefused, 1, 1.0),
+    Scenario("302 to 169.254.169.254", "redirect?to=http://169.254.169.254/latest/meta-data",
+             PolicyRefused, 1, 1.0),
+    Scenario("302 to 10.0.0.1", "redirect?to=http://10.0.0.1/faults/private",
+             PolicyRefused, 1, 1.0),
+    Scenario("302 to a host outside allowed_hosts",
+             "redirect?to=http://metadata.internal.invalid/faults/private", PolicyRefused, 1, 1.0),
+]
+
+
+@pytest.fixture(scope="module")
+def faults() -> Iterator[FaultRoutes]:
+    with SandboxServer() as server:
+        yield FaultRoutes(server)
+
+
+def _client(faults: FaultRoutes) -> HttpClient:
+    settings = HttpSettings(**{
+        **SETTINGS.__dict__, "allowed_hosts": ("127.0.0.1", "files.example.org"),
+    })
+    return HttpClient(settings, trusted_urls=[faults.server.base_url])
+
+
+def _run(scenario: Scenario, faults: FaultRoutes, tmp: Path) -> tuple[object, float, int]:
+    """Fetch one fault route; returns (outcome, seconds, requests made by the client)."""
+    path = scenario.path.format(port=faults.server.port, date=_http_date(2))
+    client = _client(faults)
+    blobs = BlobStore(tmp / "blobs")
+    start = time.monotonic()
+    outcome: object
+    try:
+        outcome = fetch_pdf(faults.url(path), client, blobs)
+    except (HttpError, TransientHttpError, Reject) as exc:
+        outcome = exc
+    return outcome, time.monotonic() - start, client.requests_made
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
+def test_fault_ends_in_expected_state(
+    scenario: Scenario, faults: FaultRoutes, tmp_path: Path
+) -> None:
+    """T8/T9/T10/T11: expected outcome, within budget, with the expected number of requests."""
+    before = len(faults.server.log)
+    outcome, seconds, made = _run(scenario, faults, tmp_path)
+    hits = len(faults.server.log) - before
+    if scenario.expect is None:
+        assert isinstance(outcome, str), outcome
+        assert (tmp_path / "blobs" / outcome[:2] / outcome).read_bytes() == TINY_PDF
+    else:
+        assert isinstance(outcome, scenario.expect), outcome
+        blobs = tmp_path / "blobs"
+        assert not [p for p in blobs.rglob("*") if p.is_file()], "a failed download left a file"
+    if isinstance(outcome, Reject):
+        assert outcome.reason is Reason.NOT_PDF
+    assert scenario.min_seconds <= seconds <= scenario.budget, seconds
+    assert hits == scenario.hits == made
+    assert faults.hits("private") == 0
+
+
+def test_fault_matrix_figures(faults: FaultRoutes, tmp_path: Path, figure: Figure) -> None:
+    """The T8-T11 figures over the whole matrix in one pass."""
+    passed = 0
+    worst_excess = 0.0
+    truncated_accepted = 0
+    for i, scenario in enumerate(SCENARIOS):
+        outcome, seconds, _made = _run(scenario, faults, tmp_path / str(i))
+        ok = outcome.__class__ is str if scenario.expect is None else isinstance(
+            outcome, scenario.expect)
+        passed += ok and seconds <= scenario.budget
+        per_request = seconds / max(1, scenario.hits)
+        worst_excess = max(worst_excess, per_request - SETTINGS.deadline)
+        if scenario.path.startswith(("short-", "chunked")) and isinstance(outcome, str):
+            truncated_accepted += 1
+    figure("T8", "scenarios in expected state", "100 %", f"{passed}/{len(SCENARIOS)}")
+    figure("T8", "max seconds per request beyond the deadline", f"<= {SLACK:.0f} s",
+           f"{max(0.0, worst_excess):.2f} s (deadline {SETTINGS.deadline:.0f} s)")
+    figure("T9", "truncated bodies accepted", "0", str(truncated_accepted))
+    figure("T11", "requests to refused targets (access log)", "0", str(faults.hits("private")))
+    assert passed == len(SCENARIOS)
+    assert truncated_accepted == 0
+    assert faults.hits("private") == 0
+
+
+def test_gzip_bomb_memory(faults: FaultRoutes, tmp_path: Path, figure: Figure) -> None:
+    """T10: a 1 GiB gzip bomb is cut at the cap; the process grows by less than twice the cap."""
+    client = _client(faults)
+    faults.url("gzip-bomb?mib=1024")
+    faults._bomb(1024)  # built before measuring: the server's copy is not the client's memory
+    peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    start = time.monotonic()
+    with pytest.raises(BodyTooLarge):
+        fetch_pdf(faults.url("gzip-bomb?mib=1024"), client, BlobStore(tmp_path / "blobs"))
+    seconds = time.monotonic() - start
+    growth = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - peak_before
+    figure("T10", "1 GiB gzip bomb: time to abort, peak RSS growth",
+           f"aborted at cap; growth < {2 * SETTINGS.max_bytes // MiB} MiB",
+           f"{seconds:.2f} s, +{max(0, growth) / MiB:.0f} MiB")
+    assert growth < 2 * SETTINGS.max_bytes

@@ -1,0 +1,139 @@
+"""The HTTP client against a real server on loopback."""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from loralay_build.config import HttpSettings
+from loralay_build.fetch import check_pdf
+from loralay_build.http import (
+    BodyTooLarge, HttpClient, HttpStatusError, PolicyRefused, TransientHttpError,
+    parse_retry_after,
+)
+from loralay_build.sandbox.server import Reply, Request, SandboxServer
+
+PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+
+
+@pytest.fixture
+def server() -> Iterator[SandboxServer]:
+    calls: dict[str, int] = {}
+
+    def counted(req: Request) -> int:
+        calls[req.path] = calls.get(req.path, 0) + 1
+        return calls[req.path]
+
+    def flaky(req: Request) -> Reply:
+        if counted(req) == 1:
+            return Reply(429, b"slow down", {"Retry-After": "1"})
+        return Reply(200, PDF)
+
+    def greedy(req: Request) -> Reply:
+        return Reply(503, b"", {"Retry-After": "86400"})
+
+    with SandboxServer() as srv:
+        srv.route("/pdf", lambda req: Reply(200, PDF, {"Content-Type": "application/pdf"}))
+        srv.route("/flaky", flaky)
+        srv.route("/greedy", greedy)
+        srv.route("/gone", lambda req: Reply(404, b"gone"))
+        srv.route("/big", lambda req: Reply(200, b"x" * 5000))
+        srv.route("/hop", lambda req: Reply(302, b"", {"Location": "/pdf"}))
+        srv.route("/escape", lambda req: Reply(302, b"", {"Location": "http://evil.example/x"}))
+        srv.route("/file", lambda req: Reply(302, b"", {"Location": "file:///etc/passwd"}))
+        srv.route("/loop", lambda req: Reply(302, b"", {"Location": "/loop"}))
+        yield srv
+
+
+def client(srv: SandboxServer, **overrides: object) -> HttpClient:
+    settings = HttpSettings(min_interval=0.0, backoff_base=0.05, max_retries=2, **overrides)  # type: ignore[arg-type]
+    return HttpClient(settings, trusted_urls=[srv.base_url])
+
+
+def test_get_follows_a_relative_redirect(server: SandboxServer) -> None:
+    resp = client(server).get(f"{server.base_url}/hop")
+    assert resp.status == 200 and resp.body == PDF
+    assert [e.path for e in server.requests()] == ["/hop", "/pdf"]
+
+
+def test_retry_after_is_honoured_then_succeeds(server: SandboxServer) -> None:
+    start = time.monotonic()
+    resp = client(server).get(f"{server.base_url}/flaky")
+    assert resp.body == PDF
+    assert time.monotonic() - start >= 0.9
+    assert [e.status for e in server.requests("/flaky")] == [429, 200]
+
+
+def test_absurd_retry_after_defers_instead_of_sleeping(server: SandboxServer) -> None:
+    start = time.monotonic()
+    with pytest.raises(TransientHttpError, match="deferred"):
+        client(server, retry_after_max=5.0).get(f"{server.base_url}/greedy")
+    assert time.monotonic() - start < 3
+    assert len(server.requests("/greedy")) == 1
+
+
+def test_404_is_final_and_not_retried(server: SandboxServer) -> None:
+    with pytest.raises(HttpStatusError) as info:
+        client(server).get(f"{server.base_url}/gone")
+    assert info.value.status == 404
+    assert len(server.requests("/gone")) == 1
+
+
+def test_byte_cap(server: SandboxServer) -> None:
+    with pytest.raises(BodyTooLarge):
+        client(server, max_bytes=1000).get(f"{server.base_url}/big")
+
+
+@pytest.mark.parametrize(("path", "message"), [
+    ("/escape", "allow-list"), ("/file", "scheme"), ("/loop", "redirects"),
+])
+def test_redirect_policy(server: SandboxServer, path: str, message: str) -> None:
+    http = client(server, allowed_hosts=("hal.science",))
+    with pytest.raises(PolicyRefused, match=message):
+        http.get(f"{server.base_url}{path}")
+    assert all(e.path != "/x" for e in server.requests())
+
+
+def test_untrusted_loopback_is_refused_without_a_request(server: SandboxServer) -> None:
+    http = HttpClient(HttpSettings(min_interval=0.0))
+    with pytest.raises(PolicyRefused, match="non-public"):
+        http.get(f"{server.base_url}/pdf")
+    assert server.requests() == []
+
+
+def test_url_rewrite_maps_a_real_host_to_the_server(server: SandboxServer) -> None:
+    settings = HttpSettings(
+        min_interval=0.0, allowed_hosts=("hal.science",),
+        url_rewrite={"https://hal.science/": f"{server.base_url}/"},
+    )
+    resp = HttpClient(settings).get("https://hal.science/pdf")
+    assert resp.body == PDF and resp.url == "https://hal.science/pdf"
+
+
+def test_pacing_spaces_requests_to_one_host(server: SandboxServer) -> None:
+    http = HttpClient(HttpSettings(min_interval=0.3), trusted_urls=[server.base_url])
+    for _ in range(3):
+        http.get(f"{server.base_url}/pdf")
+    times = [e.time for e in server.requests("/pdf")]
+    assert all(b - a >= 0.28 for a, b in zip(times, times[1:], strict=False))
+
+
+def test_parse_retry_after_accepts_seconds_and_dates() -> None:
+    assert parse_retry_after("7") == 7.0
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
+    assert parse_retry_after("soon") is None
+
+
+def test_check_pdf_distinguishes_html_from_truncation() -> None:
+    from loralay_build.errors import Reject
+
+    with pytest.raises(Reject, match="no %PDF- header"):
+        check_pdf(io.BytesIO(b"<html>captcha</html>"), "u")
+    with pytest.raises(Reject, match="empty"):
+        check_pdf(io.BytesIO(b""), "u")
+    with pytest.raises(TransientHttpError, match="truncated"):
+        check_pdf(io.BytesIO(PDF[:20]), "u")
+    check_pdf(io.BytesIO(PDF), "u")

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loralay_build.config import FilterSettings, SplitSettings
+from loralay_build.corpus.filters import compute_thresholds, percentile
+from loralay_build.corpus.split import SplitItem, assign_splits
+from loralay_build.errors import Reason
+
+RATIOS = SplitSettings(0.8, 0.1, 0.1)
+
+
+def items(n: int, start: int = 0) -> list[SplitItem]:
+    return [SplitItem(f"d{i:04d}", f"{2000 + i // 12}-{i % 12 + 1:02d}", None, None)
+            for i in range(start, start + n)]
+
+
+def test_first_build_is_chronological() -> None:
+    splits = assign_splits(items(20), RATIOS)
+    assert [splits[f"d{i:04d}"] for i in range(20)] == ["train"] * 16 + ["validation"] * 2 + [
+        "test"] * 2
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(5, 80), st.lists(st.integers(0, 40), min_size=1, max_size=4))
+def test_incremental_builds_never_move_a_document(first: int, additions: list[int]) -> None:
+    corpus = items(first)
+    stored = assign_splits(corpus, RATIOS)
+    start = first
+    for added in additions:
+        corpus = [SplitItem(i.id, i.published, stored.get(i.id), None) for i in corpus]
+        corpus += items(added, start)
+        start += added
+        new = assign_splits(corpus, RATIOS)
+        assert all(new[k] == v for k, v in stored.items())
+        stored = new
+    test_share = sum(v == "test" for v in stored.values()) / len(stored)
+    assert abs(test_share - 0.1) <= 0.1  # topped up as the corpus grows
+
+
+def test_preset_split_wins_and_undated_documents_count_as_oldest() -> None:
+    corpus = [*items(9), SplitItem("undated", "", None, None),
+              SplitItem("pinned", "1990", None, "test")]
+    splits = assign_splits(corpus, RATIOS)
+    assert splits["pinned"] == "test"
+    assert splits["undated"] == "train"
+    assert splits["d0008"] == "test" or splits["d0008"] == "validation"
+
+
+def test_percentile_interpolates_like_numpy() -> None:
+    assert percentile([1, 2, 3, 4], 50) == 2.5
+    assert percentile([10], 95) == 10
+    assert percentile(list(range(101)), 95) == 95.0
+
+
+def test_thresholds_drop_long_documents_and_short_summaries() -> None:
+    pages = list(range(1, 101))
+    words = list(range(10, 110))
+    th = compute_thresholds(pages, words, FilterSettings())
+    assert th.verdict(100, 50) is not None and th.verdict(100, 50)[0] is Reason.TOO_MANY_PAGES
+    assert th.verdict(5, 10) is not None and th.verdict(5, 10)[0] is Reason.SUMMARY_TOO_SHORT
+    assert th.verdict(5, 50) is None
+    off = compute_thresholds(pages, words, FilterSettings(enabled=False))
+    assert off.verdict(1000, 0) is None
