@@ -140,6 +140,30 @@ def hal(out: Path, name: str | None, config: Path | None, limit: int | None,
 
 @main.command()
 @common_options
+@click.option("--since", help="Re-list articles processed since this date (YYYY[-MM[-DD]]).")
+def scielo(out: Path, name: str | None, config: Path | None, limit: int | None,
+           workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
+           verbose: int, quiet: bool, since: str | None) -> None:
+    """Crawl SciELO (ArticleMeta): one crawl, one dataset per article language
+    (scielo-es, scielo-pt; --name NAME gives NAME-es, NAME-pt)."""
+    _setup_logging(verbose, quiet)
+    overrides = flag_overrides(workers, executor, parser, no_filter)
+    try:
+        datasets = dict(load_settings("scielo", config, overrides).source.get("datasets", {}))
+    except ConfigError as exc:
+        click.echo(f"configuration error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    if name:
+        datasets = {lang: f"{name}-{lang}" for lang in datasets}
+        overrides = merge(overrides, {"source": {"datasets": datasets}})
+    # The first build crawls for every dataset; the next ones find nothing new to list.
+    codes = [build("scielo", out, dataset, config, overrides, since if i == 0 else None, limit)
+             for i, dataset in enumerate(datasets.values())]
+    sys.exit(max(codes, default=EXIT_USAGE))
+
+
+@main.command()
+@common_options
 @click.option("--input", "input_", required=True, type=click.Path(exists=True, path_type=Path),
               help="JSON-lines manifest: id, pdf, abstracts, language, published, ...")
 def local(out: Path, name: str | None, config: Path | None, limit: int | None,

@@ -296,9 +296,18 @@ class HttpClient:
         cap: int,
         deadline: float,
     ) -> tuple[int, dict[str, str], int]:
+        remaining = deadline - self.clock()
+        if remaining <= 0:
+            raise TransientHttpError(url, f"deadline of {self.settings.deadline:.0f}s")
+        # No single wait (connect, or one read) may outlast what is left of the deadline.
+        timeout = urllib3.Timeout(
+            connect=min(self.settings.connect_timeout, remaining),
+            read=min(self.settings.read_timeout, remaining),
+        )
         try:
             resp = self.pool.request(
-                "GET", physical, headers=dict(headers), preload_content=False, redirect=False
+                "GET", physical, headers=dict(headers), preload_content=False, redirect=False,
+                timeout=timeout,
             )
         except Urllib3Error as exc:
             raise TransientHttpError(url, f"connection failed: {type(exc).__name__}") from exc
@@ -320,6 +329,12 @@ class HttpClient:
                 sink.write(chunk)
             return resp.status, resp_headers, size
         except Urllib3Error as exc:
+            resp.close()
             raise TransientHttpError(url, f"body incomplete: {type(exc).__name__}") from exc
+        except BaseException:
+            # A body abandoned mid-way must not go back to the pool: the next request on that
+            # socket would read the rest of this body as its own answer.
+            resp.close()
+            raise
         finally:
             resp.release_conn()

@@ -3,7 +3,6 @@
 Backends: "pdfium" (default, pypdfium2), "pdfplumber", "poppler" (`pdftotext -bbox-layout`).
 """
 
-from loralay_build.parse import pdfium, plumber, poppler  # noqa: F401  (register backends)
 from loralay_build.parse.api import parse_pdf
 from loralay_build.parse.backend import backend_names
 from loralay_build.parse.clean import CLEANERS, clean_document

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,26 +49,27 @@ class Backend(Protocol):
         ...
 
 
-_REGISTRY: dict[str, Callable[[], Backend]] = {}
-
-
-def register(name: str, factory: Callable[[], Backend]) -> None:
-    """Make a backend selectable by `name`."""
-    _REGISTRY[name] = factory
+# Backends are imported on first use, so a worker using PDFium never imports pdfminer.
+_REGISTRY: dict[str, tuple[str, str]] = {
+    "pdfium": ("loralay_build.parse.pdfium", "PdfiumBackend"),
+    "pdfplumber": ("loralay_build.parse.plumber", "PlumberBackend"),
+    "poppler": ("loralay_build.parse.poppler", "PopplerBackend"),
+}
 
 
 def get_backend(name: str) -> Backend:
-    """The backend registered under `name`; ValueError lists the known names otherwise."""
+    """A new backend registered under `name`; ValueError lists the known names otherwise."""
     try:
-        factory = _REGISTRY[name]
+        module_name, class_name = _REGISTRY[name]
     except KeyError:
         known = ", ".join(sorted(_REGISTRY))
         raise ValueError(f"unknown PDF backend {name!r} (known: {known})") from None
+    factory: Callable[[], Backend] = getattr(importlib.import_module(module_name), class_name)
     return factory()
 
 
 def backend_names() -> list[str]:
-    """Names of the registered backends."""
+    """Names of the selectable backends."""
     return sorted(_REGISTRY)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import ctypes
 import math
 import re
-import struct
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +19,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 
 from loralay_build.errors import Reason, Reject
-from loralay_build.parse.backend import Line, PageText, check_page_count, register
+from loralay_build.parse.backend import Line, PageText, check_page_count
 from loralay_build.parse.geometry import Frame, clean_box, display_size, to_display, usable_size
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.parse.words import CONTROLS, GARBAGE, line_spans
@@ -29,8 +28,10 @@ from loralay_build.records import Box, Page
 # A line break, a word ending in PDFium's hyphen marker, or a plain word.
 _TOKEN = re.compile(r"\r\n|[\r\n]|[^\s\ufffe\x02]*[\ufffe\x02]|[^\s\ufffe\x02]+")
 _HYPHEN_MARKS = "\ufffe\x02"
-# FS_RECTF as laid out in memory: left, top, right, bottom.
-_RECT = struct.Struct("4f")
+# FPDFText_GetLooseCharBox(text_page, index, FS_RECTF*) declared with plain integers.
+_LOOSE_BOX = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)(
+    ctypes.cast(raw.FPDFText_GetLooseCharBox, ctypes.c_void_p).value
+)
 _USHORT_P = ctypes.POINTER(ctypes.c_ushort)
 _BREAKS = frozenset(("\r\n", "\r", "\n"))
 _QUARTER = math.pi / 2
@@ -118,41 +119,46 @@ def _read_text(textpage: object, frame: Frame, result: PageText, settings: Parse
     text = CONTROLS.sub("\ufffd", _page_text(textpage, count))
     width, height = result.page.width, result.page.height
     left_x, bottom_y, right_x, top_y, quarter = frame
-    first_box, last_box = raw.FS_RECTF(), raw.FS_RECTF()
-    first_ref, last_ref = ctypes.byref(first_box), ctypes.byref(last_box)
-    loose_box = raw.FPDFText_GetLooseCharBox
-    unpack = _RECT.unpack_from
+    # Loose boxes of each word's first and last characters land in one float array (8
+    # floats per word) through an int-only prototype, the cheapest call ctypes makes.
+    store = (ctypes.c_float * (8 * count + 8))()
+    base = ctypes.addressof(store)
+    handle = ctypes.cast(textpage, ctypes.c_void_p).value
+    loose_box = _LOOSE_BOX
 
     words: list[str] = []
-    corners: list[tuple[float, ...]] = []
-    line_start = 0
+    lines: list[tuple[int, int, int]] = []  # (first word, end word, first character)
+    line_word = line_char = 0
     chars = 0
     for match in _TOKEN.finditer(text):
         token = match.group()
         if token in _BREAKS:
-            if words:
-                _add_line(textpage, result, words, corners, frame, line_start)
-                words, corners = [], []
+            if len(words) > line_word:
+                lines.append((line_word, len(words), line_char))
+                line_word = len(words)
             continue
         start = match.start()
-        if not loose_box(textpage, start, first_ref):
+        slot = base + 32 * len(words)
+        if not loose_box(handle, start, slot):
             continue
         end = match.end() - 1
-        if end > start and loose_box(textpage, end, last_ref):
-            corners.append(unpack(first_box) + unpack(last_box))
-        else:
-            corners.append(unpack(first_box) * 2)
-        if len(words) == 0:
-            line_start = start
+        if end == start or not loose_box(handle, end, slot + 16):
+            loose_box(handle, start, slot + 16)
+        if len(words) == line_word:
+            line_char = start
         chars += end - start + 1
         if token[-1] in _HYPHEN_MARKS:
             words.append(token[:-1] + "-")
-            _add_line(textpage, result, words, corners, frame, line_start)
-            words, corners = [], []
+            lines.append((line_word, len(words), line_char))
+            line_word = len(words)
         else:
             words.append(token)
-    if words:
-        _add_line(textpage, result, words, corners, frame, line_start)
+    if len(words) > line_word:
+        lines.append((line_word, len(words), line_char))
+    floats = store[: 8 * len(words)]
+    corners = list(zip(*[iter(floats)] * 8, strict=True))
+    for first, last, char in lines:
+        _add_line(textpage, result, words[first:last], corners[first:last], frame, char)
     result.chars += chars
     result.garbage += len(GARBAGE.findall(text))
 
@@ -210,5 +216,3 @@ def _add_line(
     for a, b in line_spans(boxes, size, direction):
         result.lines.append(Line(words[a:b], boxes[a:b], [size] * (b - a), direction))
 
-
-register("pdfium", PdfiumBackend)

@@ -17,7 +17,7 @@ from typing import Any
 import pdfplumber
 
 from loralay_build.errors import Reason, Reject
-from loralay_build.parse.backend import Line, PageText, check_page_count, register
+from loralay_build.parse.backend import Line, PageText, check_page_count
 from loralay_build.parse.geometry import clean_box, usable_size
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.parse.words import BIDI_MARKS, CONTROLS, GARBAGE, line_spans
@@ -123,5 +123,3 @@ def _add_lines(
     for a, b in line_spans(boxes, max(sizes), direction):
         result.lines.append(Line(words[a:b], boxes[a:b], sizes[a:b], direction))
 
-
-register("pdfplumber", PlumberBackend)

@@ -19,7 +19,7 @@ from typing import IO
 from lxml import etree
 
 from loralay_build.errors import Reason, Reject
-from loralay_build.parse.backend import Line, PageText, check_page_count, register
+from loralay_build.parse.backend import Line, PageText, check_page_count
 from loralay_build.parse.geometry import clean_box, usable_size
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.parse.words import BIDI_MARKS, CONTROLS, GARBAGE, direction_of
@@ -128,5 +128,3 @@ def _page(
         line.boxes = [clean_box(b, width, height) or b for b in line.boxes]
     return PageText(Page(index, width, height, rotation), lines, chars, garbage, bad)
 
-
-register("poppler", PopplerBackend)

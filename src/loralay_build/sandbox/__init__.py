@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loralay_build.sandbox.hal import HalSandbox
+from loralay_build.sandbox.scielo import SciELOSandbox
 from loralay_build.sandbox.server import SandboxServer
 
 
@@ -24,10 +25,15 @@ class Sandbox:
     def __init__(self, docs: int = 24, seed: int = 7, faults: bool = True) -> None:
         self.server = SandboxServer()
         self.hal = HalSandbox(self.server, n_docs=docs, seed=seed, faults=faults)
+        self.scielo = SciELOSandbox(self.server, n_docs=docs, seed=seed, faults=faults)
 
     def demo_builds(self) -> list[DemoBuild]:
         """Every dataset the demo builds, pointed at this sandbox."""
-        return [DemoBuild("hal", "hal", self.hal.client_config())]
+        return [
+            DemoBuild("hal", "hal", self.hal.client_config()),
+            DemoBuild("scielo", "scielo-es", self.scielo.client_config()),
+            DemoBuild("scielo", "scielo-pt", self.scielo.client_config()),
+        ]
 
     def __enter__(self) -> Sandbox:
         self.server.start()

@@ -6,8 +6,10 @@ from loralay_build.errors import ConfigError
 from loralay_build.sources.base import Source
 from loralay_build.sources.hal import HalSource
 from loralay_build.sources.local import LocalSource
+from loralay_build.sources.scielo import SciELOSource
 
 SOURCES: dict[str, type[Source]] = {"hal": HalSource, "local": LocalSource}
+SOURCES["scielo"] = SciELOSource
 
 
 def get_source(name: str) -> Source:

@@ -145,8 +145,6 @@ class SciELOSource:
         for pid, (stamp, event) in events.items():
             newest = max(newest, stamp)
             if event == "delete":
-                for dataset in datasets.values():
-                    del dataset
                 cid = f"scielo:{collection}:{pid}"
                 ctx.state.reject(cid, Reason.UNAVAILABLE, "deleted from SciELO (change history)")
                 continue
@@ -163,7 +161,7 @@ class SciELOSource:
                 batch = []
         if batch:
             yield batch
-        if newest and not (ctx.limit is not None):
+        if newest:
             ctx.state.set_mark(MARK_SCOPE, key, newest)
 
     def _events(self, ctx: DiscoveryContext, api: str, collection: str, page: int,
@@ -217,8 +215,8 @@ def citation_pdf_url(page: bytes, lang: str) -> str:
         return ""
     tree = lxml_html.fromstring(page)
     metas = tree.xpath('//meta[@name="citation_pdf_url"]')
-    for wanted in (lambda m: m.get("language") == lang, lambda m: m.get("default") == "true"):
+    for attribute, value in (("language", lang), ("default", "true")):
         for meta in metas:
-            if wanted(meta) and meta.get("content"):
+            if meta.get(attribute) == value and meta.get("content"):
                 return str(meta.get("content"))
     return ""

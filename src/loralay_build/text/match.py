@@ -163,18 +163,27 @@ def _best(query: str, text: str, windows: Sequence[tuple[int, int]], budget: int
 def _split_search(tokens: Sequence[str], body: Body, s: MatchSettings) -> Search | None:
     """Search halves of the abstract recursively and keep the pieces found near the largest.
 
-    Unfound characters count as edits, so the ratio stays comparable with a single span.
+    A second pass looks for the segments still missing (those cut by a moved line) in
+    the region the pieces cover, with smaller pieces. Unfound characters count as edits,
+    so the ratio stays comparable with a single span.
     """
     pieces: list[tuple[Aligned, int]] = []  # alignment, piece length
-    _pieces(tokens, body, s, pieces)
+    missed: list[Sequence[str]] = []
+    _pieces(tokens, body, s, pieces, missed, None, s.piece_chars)
     if not pieces:
         return None
     total = len(" ".join(tokens))
     anchor = max(pieces, key=lambda p: p[1])[0]
     reach = s.split_spread * total
-    near = sorted(
-        (p for p in pieces if abs(p[0][1] - anchor[1]) <= reach), key=lambda p: p[0][1]
+    near = [p for p in pieces if abs(p[0][1] - anchor[1]) <= reach]
+    slack = max(s.min_slack, int(s.slack_ratio * total))
+    region = (
+        max(0, min(a[1] for a, _ in near) - slack),
+        min(len(body.text), max(a[2] for a, _ in near) + slack + 1),
     )
+    for segment in missed:
+        _pieces(segment, body, s, near, [], region, s.seed_len)
+    near.sort(key=lambda p: p[0][1])
     found_chars = sum(length for _, length in near)
     distance = sum(a[0] for a, _ in near) + max(0, total - found_chars - len(near) + 1)
     spans = tuple(body.span(a[1], a[2], a[0], "approx") for a, _ in near)
@@ -187,28 +196,40 @@ def _split_search(tokens: Sequence[str], body: Body, s: MatchSettings) -> Search
 
 
 def _pieces(
-    tokens: Sequence[str], body: Body, s: MatchSettings, out: list[tuple[Aligned, int]]
+    tokens: Sequence[str],
+    body: Body,
+    s: MatchSettings,
+    out: list[tuple[Aligned, int]],
+    missed: list[Sequence[str]],
+    region: tuple[int, int] | None,
+    min_chars: int,
 ) -> None:
-    """Append confident alignments of this run of tokens, or of its halves, to `out`."""
+    """Append confident alignments of this run of tokens, or of its halves, to `out`.
+
+    Runs too short to halve again go to `missed`. With a region, only that part of the
+    body is searched, which keeps short pieces from matching elsewhere.
+    """
     query = " ".join(tokens)
-    hit = body.text.find(query)
+    lo, hi = region if region is not None else (0, len(body.text))
+    hit = body.text.find(query, lo, hi)
     if hit >= 0:
         out.append(((0, hit, hit + len(query) - 1), len(query)))
         return
-    windows, _ = _candidate_windows(query, body.text, s)
+    windows = [region] if region is not None else _candidate_windows(query, body.text, s)[0]
     best = _best(query, body.text, windows, int(s.accept_ratio * len(query)))
     if best is not None:
         out.append((best, len(query)))
         return
-    if len(query) < 2 * s.piece_chars or len(tokens) < 2:
+    if len(query) < 2 * min_chars or len(tokens) < 2:
+        missed.append(tokens)
         return
     half, chars = 0, 0
     while chars < len(query) // 2:
         chars += len(tokens[half]) + 1
         half += 1
     half = min(max(half, 1), len(tokens) - 1)
-    _pieces(tokens[:half], body, s, out)
-    _pieces(tokens[half:], body, s, out)
+    _pieces(tokens[:half], body, s, out, missed, region, min_chars)
+    _pieces(tokens[half:], body, s, out, missed, region, min_chars)
 
 
 def _candidate_windows(

@@ -1,0 +1,30 @@
+PYTHON ?= python3
+OUT ?= data
+
+.PHONY: install test test-all demo lint typecheck bench-parse bench-match realdocs
+
+install:  ## install the package with its test and lint tools
+	$(PYTHON) -m pip install -e ".[dev]"
+
+test:  ## the default suite (what CI runs)
+	$(PYTHON) -m pytest -q
+
+test-all:  ## include the slow reliability tests (bombs, long kill loops)
+	$(PYTHON) -m pytest -q --runslow
+
+demo:  ## build the offline demo corpora into $(OUT)/demo
+	build-corpus demo --out $(OUT)/demo
+
+lint:  ## ruff and mypy --strict
+	$(PYTHON) -m ruff check src tests scripts
+	$(PYTHON) -m mypy
+
+bench-parse:  ## PDF backends on a folder of PDFs: make bench-parse DIR=../shared/realdocs/pdf
+	$(PYTHON) scripts/bench_parse.py $(DIR)
+
+bench-match:  ## abstract matchers on a realdocs-style folder: make bench-match DIR=../shared/realdocs
+	$(PYTHON) scripts/bench_match.py $(DIR)
+
+realdocs:  ## build a corpus from a realdocs-style folder: make realdocs DIR=../shared/realdocs
+	$(PYTHON) scripts/realdocs_to_local.py $(DIR) $(OUT)/realdocs.jsonl
+	build-corpus local --input $(OUT)/realdocs.jsonl --out $(OUT) --name realdocs

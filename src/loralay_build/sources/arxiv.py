@@ -1,0 +1,227 @@
+"""arXiv (arXiv-Lay): metadata from the Kaggle snapshot, OAI-PMH `arXivRaw` or the Atom API;
+PDFs from the bulk bucket; the original dataset's splits kept.
+
+Discovery yields the same candidates whichever way the metadata comes:
+  * `metadata` (path or URL of a snapshot), streamed line by line and filtered by the id
+    lists, `categories` and a `from`/`until` window on the v1 date;
+  * `oai = true`: ListRecords with `set`, `from` (default: the stored datestamp), `until`;
+  * otherwise the ids of `ids` / `split_ids`, looked up 100 at a time in the Atom API.
+The PDF version is chosen during discovery (arxiv_files), so the record names the file it
+was built from.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from loralay_build.blobs import BlobStore
+from loralay_build.errors import ConfigError, Reason, Reject
+from loralay_build.http import HttpClient, HttpStatusError
+from loralay_build.records import Candidate
+from loralay_build.safexml import children, parse_xml
+from loralay_build.sources.arxiv_files import PdfChoice, PdfLocator
+from loralay_build.sources.arxiv_meta import (
+    ArxivMeta,
+    date_from_id,
+    from_arxiv_raw,
+    from_atom_entry,
+    from_kaggle,
+    normalise_id,
+)
+from loralay_build.sources.base import DiscoveryContext
+from loralay_build.sources.checksum import fetch_verified_pdf
+from loralay_build.sources.oaipmh import OaiClient, harvest
+from loralay_build.sources.presets import configured_ids
+
+log = logging.getLogger(__name__)
+
+OAI_URL = "https://oaipmh.arxiv.org/oai"
+API_URL = "https://export.arxiv.org/api/query"
+MARK = "oai_datestamp"
+BATCH = 100
+SNAPSHOT_CAP = 1 << 40  # a snapshot URL is streamed to disk; the full file is ~5 GB
+
+
+def no_slash(arxiv_id: str) -> str:
+    """The id as Cohan et al.'s files write it (`astro-ph9702020`)."""
+    return arxiv_id.replace("/", "")
+
+
+def to_candidate(meta: ArxivMeta, choice: PdfChoice, dataset: str, language: str,
+                 policy: str, preset: str | None) -> Candidate:
+    extra: dict[str, Any] = {
+        "categories": meta.categories,
+        "meta_version": meta.version,
+        "version": choice.version,
+        "policy": policy,
+        "host": choice.host,
+        "md5": choice.md5,
+        "size": choice.size,
+        "cohan_id": no_slash(meta.id),
+        "title_latex": meta.title,
+    }
+    if preset:
+        extra["split"] = preset
+    return Candidate(
+        id=f"arxiv:{meta.id}",
+        source="arxiv",
+        source_id=meta.id,
+        dataset=dataset,
+        title=meta.title,
+        language=language,
+        abstracts={language: meta.abstract} if meta.abstract else {},
+        published=meta.created or date_from_id(meta.id),
+        file_url=choice.url,
+        landing_url=f"https://arxiv.org/abs/{meta.id}v{choice.version}",
+        licence=meta.licence,
+        doi=meta.doi,
+        extra=extra,
+    )
+
+
+class _Filter:
+    """Which metadata records a run wants: id set, category prefixes, v1-date window."""
+
+    def __init__(self, config: dict[str, Any], wanted: set[str], by_id: bool) -> None:
+        self.wanted = wanted if by_id else set()
+        self.categories = [str(c) for c in config.get("categories", [])]
+        self.start = str(config.get("from", "") or "")
+        self.end = str(config.get("until", "") or "")
+
+    def __call__(self, meta: ArxivMeta) -> bool:
+        if self.wanted and meta.id not in self.wanted:
+            return False
+        if self.categories and not any(
+            c == want or c.startswith(want + ".") for c in meta.categories
+            for want in self.categories
+        ):
+            return False
+        day = meta.created
+        return not (self.start and day < self.start) and not (self.end and day[:len(self.end)]
+                                                               > self.end)
+
+
+class ArxivSource:
+    name = "arxiv"
+    abstract_format = "latex"
+
+    def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
+        cfg = ctx.config
+        ids, presets = configured_ids(cfg, normalise_id)
+        wanted = set(ids) | set(presets)
+        locator = PdfLocator(ctx.client, cfg)
+        language = str(cfg.get("language", "en"))
+        if cfg.get("oai"):
+            metas = self._oai(ctx, _Filter(cfg, wanted, by_id=False))
+        elif cfg.get("metadata"):
+            metas = self._snapshot(ctx, str(cfg["metadata"]), _Filter(cfg, wanted, bool(wanted)))
+        elif wanted:
+            metas = self._atom(ctx, [*ids, *(i for i in presets if i not in set(ids))])
+        else:
+            raise ConfigError("arxiv needs --metadata, --oai, --ids or --split-ids")
+        known = {row.candidate.id: row.candidate for row in ctx.state.rows(ctx.dataset)}
+        seen = 0
+        for batch in metas:
+            out = []
+            for meta in batch:
+                old = known.get(f"arxiv:{meta.id}")
+                choice = _reuse(old, meta, locator.policy) or locator.choose(meta)
+                out.append(to_candidate(meta, choice, ctx.dataset, language, locator.policy,
+                                        presets.get(meta.id)))
+            if ctx.limit is not None:
+                out = out[: max(0, ctx.limit - seen)]
+            seen += len(out)
+            if out:
+                yield out
+            if ctx.limit is not None and seen >= ctx.limit:
+                return
+        log.info("arXiv discovery: %d records", seen)
+
+    def _snapshot(self, ctx: DiscoveryContext, where: str,
+                  keep: _Filter) -> Iterator[list[ArxivMeta]]:
+        if where.startswith(("http://", "https://")):
+            with tempfile.TemporaryFile() as handle:
+                ctx.client.download(where, handle, max_bytes=SNAPSHOT_CAP)
+                handle.seek(0)
+                lines = (line.decode("utf-8") for line in handle)
+                yield from _batches(_kaggle(lines, keep))
+            return
+        path = Path(where)
+        if not path.is_file():
+            raise ConfigError(f"metadata snapshot not found: {path}")
+        with path.open(encoding="utf-8") as text:
+            yield from _batches(_kaggle(text, keep))
+
+    def _oai(self, ctx: DiscoveryContext, keep: _Filter) -> Iterator[list[ArxivMeta]]:
+        cfg = ctx.config
+        params = {
+            "metadataPrefix": "arXivRaw",
+            "set": cfg.get("set", ""),
+            "from": ctx.since or cfg.get("from") or ctx.get_mark(MARK) or "",
+            "until": cfg.get("until", ""),
+        }
+        oai = OaiClient(ctx.client, str(cfg.get("oai_url", OAI_URL)))
+        for records in harvest(ctx, oai, params, MARK):
+            metas = [from_arxiv_raw(r.metadata) for r in records
+                     if not r.deleted and r.metadata is not None]
+            yield [m for m in metas if m is not None and keep(m)]
+
+    def _atom(self, ctx: DiscoveryContext, ids: list[str]) -> Iterator[list[ArxivMeta]]:
+        url = str(ctx.config.get("api_url", API_URL))
+        for start in range(0, len(ids), BATCH):
+            chunk = ids[start:start + BATCH]
+            answer = ctx.client.get(url, {"id_list": ",".join(chunk), "start": 0,
+                                          "max_results": len(chunk)})
+            entries = [from_atom_entry(e) for e in children(parse_xml(answer.body), "entry")]
+            found = [m for m in entries if m is not None]
+            missing = set(chunk) - {m.id for m in found}
+            if missing:
+                log.warning("arXiv API knows none of %s", ", ".join(sorted(missing)))
+            yield found
+
+    def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
+        try:
+            return fetch_verified_pdf(candidate.file_url, str(candidate.extra.get("md5", "")),
+                                      client, blobs)
+        except HttpStatusError as exc:
+            if exc.status == 403 and b"<" in exc.body:
+                raise Reject(Reason.BLOCKED, f"robot page from {exc.url}") from exc
+            raise
+
+
+def _reuse(old: Candidate | None, meta: ArxivMeta, policy: str) -> PdfChoice | None:
+    """The file chosen by an earlier run for the same metadata version and policy."""
+    if old is None or old.extra.get("meta_version") != meta.version \
+            or old.extra.get("policy") != policy:
+        return None
+    return PdfChoice(old.file_url, int(old.extra["version"]), str(old.extra["host"]),
+                     str(old.extra.get("md5", "")), int(old.extra.get("size", 0)))
+
+
+def _kaggle(lines: Iterable[str], keep: _Filter) -> Iterator[ArxivMeta]:
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise ConfigError(f"metadata snapshot line {lineno}: not JSON ({exc})") from exc
+        meta = from_kaggle(record) if isinstance(record, dict) else None
+        if meta is not None and keep(meta):
+            yield meta
+
+
+def _batches(metas: Iterator[ArxivMeta]) -> Iterator[list[ArxivMeta]]:
+    batch: list[ArxivMeta] = []
+    for meta in metas:
+        batch.append(meta)
+        if len(batch) >= BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

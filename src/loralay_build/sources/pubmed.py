@@ -1,0 +1,176 @@
+"""PubMed Central (PubMed-Lay): front matter from PMC's OAI-PMH (`pmc_fm`), PDFs from the PMC
+Cloud Service, the original dataset's splits kept.
+
+PMC retired `oa.fcgi` and the FTP packages in 2026; the Cloud Service publishes, per article
+version, a metadata JSON with the licence, the retraction flag and an MD5-tagged `pdf_url`.
+The version and its metadata are read during discovery, so each record carries its licence
+and names the file it was built from. Retracted and non-open-access records are rejected
+at download time, with their reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from loralay_build.blobs import BlobStore
+from loralay_build.errors import Reason, Reject
+from loralay_build.http import HttpClient, HttpStatusError
+from loralay_build.records import Candidate
+from loralay_build.safexml import children, parse_xml, text_of
+from loralay_build.sources.base import DiscoveryContext
+from loralay_build.sources.checksum import fetch_verified_pdf
+from loralay_build.sources.jats import normalise_pmcid, read_front
+from loralay_build.sources.oaipmh import OaiClient, OaiRecord, harvest
+from loralay_build.sources.presets import configured_ids
+
+log = logging.getLogger(__name__)
+
+OAI_URL = "https://pmc.ncbi.nlm.nih.gov/api/oai/v1/mh/"
+CLOUD = "https://pmc-oa-opendata.s3.amazonaws.com"
+OAI_ID = "oai:pubmedcentral.nih.gov:"
+MARK = "oai_datestamp"
+BATCH = 20
+_S3_URL = re.compile(r"^s3://([^/]+)/([^?]+)(?:\?md5=([0-9a-fA-F]{32}))?$")
+
+
+class Cloud:
+    """The PMC Cloud Service bucket: version listing and per-version metadata."""
+
+    def __init__(self, client: HttpClient, base: str) -> None:
+        self.client = client
+        self.base = base.rstrip("/")
+
+    def versions(self, pmcid: str) -> list[int]:
+        """Version numbers of an article (S3 ListObjectsV2 with a delimiter, paged)."""
+        params = {"list-type": "2", "prefix": f"{pmcid}.", "delimiter": "/"}
+        out: list[int] = []
+        while True:
+            root = parse_xml(self.client.get(f"{self.base}/", params).body)
+            for group in children(root, "CommonPrefixes"):
+                tail = text_of(group, "Prefix").rstrip("/").rsplit(".", 1)[-1]
+                if tail.isdigit():
+                    out.append(int(tail))
+            token = text_of(root, "NextContinuationToken")
+            if text_of(root, "IsTruncated") != "true" or not token:
+                return sorted(out)
+            params = {**params, "continuation-token": token}
+
+    def metadata(self, pmcid: str, version: int) -> dict[str, Any]:
+        answer = self.client.get_json(f"{self.base}/metadata/{pmcid}.{version}.json")
+        return answer if isinstance(answer, dict) else {}
+
+    def https(self, s3_url: str) -> tuple[str, str]:
+        """`s3://bucket/KEY?md5=H` -> (the bucket's HTTPS URL of KEY, H)."""
+        found = _S3_URL.match(s3_url or "")
+        if not found:
+            return "", ""
+        return f"{self.base}/{found.group(2)}", (found.group(3) or "").lower()
+
+
+def _cloud_extra(cloud: Cloud, pmcid: str) -> tuple[str, str, dict[str, Any]]:
+    """(pdf URL, licence, extra) of the newest version in the cloud; no URL when absent."""
+    try:
+        versions = cloud.versions(pmcid)
+        if not versions:
+            return "", "", {"cloud": "absent"}
+        meta = cloud.metadata(pmcid, versions[-1])
+    except HttpStatusError as exc:
+        return "", "", {"cloud": f"HTTP {exc.status}"}
+    url, md5 = cloud.https(str(meta.get("pdf_url") or ""))
+    return url, str(meta.get("license_code") or ""), {
+        "pmc_version": versions[-1],
+        "md5": md5,
+        "is_retracted": bool(meta.get("is_retracted")),
+        "is_pmc_openaccess": bool(meta.get("is_pmc_openaccess")),
+        "is_manuscript": bool(meta.get("is_manuscript")),
+    }
+
+
+def to_candidate(record: OaiRecord, cloud: Cloud, dataset: str, default_lang: str,
+                 presets: dict[str, str]) -> Candidate | None:
+    if record.deleted or record.metadata is None:
+        return None
+    front = read_front(record.metadata, default_lang)
+    pmcid = front.pmcid or normalise_pmcid(record.identifier)
+    if not pmcid:
+        return None
+    url, licence, extra = _cloud_extra(cloud, pmcid)
+    extra["datestamp"] = record.datestamp
+    if pmcid in presets:
+        extra["split"] = presets[pmcid]
+    return Candidate(
+        id=f"pubmed:{pmcid}",
+        source="pubmed",
+        source_id=pmcid,
+        dataset=dataset,
+        title=front.title,
+        language=front.language,
+        abstracts=front.abstracts,
+        published=front.published,
+        file_url=url,
+        landing_url=f"https://pmc.ncbi.nlm.nih.gov/articles/{pmcid}/",
+        licence=licence,
+        doi=front.doi,
+        extra=extra,
+    )
+
+
+class PubmedSource:
+    name = "pubmed"
+    abstract_format = "plain"  # flattened from JATS in discovery; never LaTeX-decoded
+
+    def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
+        cfg = ctx.config
+        ids, presets = configured_ids(cfg, normalise_pmcid)
+        oai = OaiClient(ctx.client, str(cfg.get("oai_url", OAI_URL)))
+        cloud = Cloud(ctx.client, str(cfg.get("cloud", CLOUD)))
+        prefix = str(cfg.get("metadata_prefix", "pmc_fm"))
+        wanted = [*ids, *(i for i in presets if i not in set(ids))]
+        if wanted:
+            pages: Iterator[list[OaiRecord]] = self._get_records(oai, wanted, prefix)
+        else:
+            params = {
+                "metadataPrefix": prefix,
+                "set": cfg.get("set", "pmc-open"),
+                "from": ctx.since or cfg.get("from") or ctx.get_mark(MARK) or "",
+                "until": cfg.get("until", ""),
+            }
+            pages = harvest(ctx, oai, params, MARK)
+        language = str(cfg.get("language", "en"))
+        seen = 0
+        for records in pages:
+            batch = [c for r in records
+                     if (c := to_candidate(r, cloud, ctx.dataset, language, presets))]
+            if ctx.limit is not None:
+                batch = batch[: max(0, ctx.limit - seen)]
+            seen += len(batch)
+            if batch:
+                yield batch
+            if ctx.limit is not None and seen >= ctx.limit:
+                return
+        log.info("PMC discovery: %d records", seen)
+
+    def _get_records(self, oai: OaiClient, pmcids: list[str],
+                     prefix: str) -> Iterator[list[OaiRecord]]:
+        for start in range(0, len(pmcids), BATCH):
+            found = []
+            for pmcid in pmcids[start:start + BATCH]:
+                record = oai.get_record(OAI_ID + pmcid.removeprefix("PMC"), prefix)
+                if record is None:
+                    log.warning("PMC OAI-PMH does not know %s", pmcid)
+                else:
+                    found.append(record)
+            yield found
+
+    def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
+        extra = candidate.extra
+        if extra.get("is_retracted"):
+            raise Reject(Reason.UNAVAILABLE, "retracted (PMC Cloud is_retracted)")
+        if not extra.get("is_pmc_openaccess"):
+            raise Reject(Reason.UNAVAILABLE, "not in the PMC open-access subset")
+        return fetch_verified_pdf(candidate.file_url, str(extra.get("md5", "")), client, blobs)
+
+

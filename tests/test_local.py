@@ -1,0 +1,81 @@
+"""`build-corpus local`: a manifest of your own PDFs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
+from loralay_build.sandbox.textgen import ProseGenerator
+
+from .conftest import run_cli
+
+
+def make_corpus(folder: Path, n: int) -> list[dict[str, object]]:
+    entries = []
+    for i in range(n):
+        gen = ProseGenerator(500 + i)
+        abstract_fr = gen.paragraph("fr", 4)
+        abstract_en = gen.paragraph("en", 3)
+        spec = ArticleSpec(
+            title=gen.title("fr"), authors=gen.authors(),
+            abstracts=[("Résumé", abstract_fr), ("Abstract", abstract_en)],
+            sections=[(f"{k} Partie", [gen.paragraph("fr", 7) for _ in range(3)])
+                      for k in range(1, 4)],
+            columns=1 + i % 2,
+        )
+        (folder / f"doc{i}.pdf").write_bytes(render_article(spec))
+        entries.append({
+            "id": f"doc{i}", "pdf": f"doc{i}.pdf", "language": "fr",
+            "abstracts": {"fr": abstract_fr, "en": abstract_en},
+            "published": f"20{10 + i:02d}-0{1 + i % 9}", "title": spec.title,
+        })
+    return entries
+
+
+def write_manifest(path: Path, entries: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries))
+    return path
+
+
+def test_local_build_with_rejects_and_preset_split(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    entries = make_corpus(docs, 5)
+    entries[0]["split"] = "test"
+    (docs / "page.pdf").write_text("<html>not a pdf</html>")
+    entries += [
+        {"id": "html", "pdf": "page.pdf", "language": "fr", "abstracts": {"fr": "x y z"}},
+        {"id": "missing", "pdf": "nowhere.pdf", "language": "fr", "abstracts": {"fr": "x"}},
+        {"id": "noabs", "pdf": "doc1.pdf", "language": "fr", "abstracts": {}},
+    ]
+    manifest = write_manifest(docs / "docs.jsonl", entries)
+    out = tmp_path / "data"
+    result = run_cli("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
+                     "--no-filter")
+    assert result.returncode == 0, result.stderr
+    rejects = {json.loads(x)["id"]: json.loads(x)["reason"]
+               for x in (out / "local" / "rejects.jsonl").read_text().splitlines()}
+    assert rejects == {
+        "local:html": "not_pdf",
+        "local:missing": "unavailable",
+        "local:noabs": "abstract_missing_in_metadata",
+    }
+    test_rows = pq.read_table(out / "local" / "test-00000-of-00001.parquet").to_pylist()
+    assert "local:doc0" in {r["article_id"] for r in test_rows}
+    rows = [r for p in (out / "local").glob("*.parquet") for r in pq.read_table(p).to_pylist()]
+    assert len(rows) == 5
+    for row in rows:
+        body = " ".join(row["article_words"])
+        assert all(m["found"] for m in row["matches"])
+        assert row["abstracts"][0]["text"][:60] not in body
+
+
+def test_invalid_manifest_is_a_usage_error(tmp_path: Path) -> None:
+    manifest = tmp_path / "bad.jsonl"
+    manifest.write_text('{"id": "a", "pdf": "a.pdf", "published": "21/03/2020"}\n')
+    result = run_cli("local", "--input", str(manifest), "--out", str(tmp_path / "out"))
+    assert result.returncode == 2
+    assert "line 1" in result.stderr and "published" in result.stderr

@@ -1,0 +1,96 @@
+"""Locating one abstract: word-exact spans under PDF noise, and clear "absent" answers."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from docgen import make_doc, other_abstract, sentence_words, vocabulary
+from loralay_build.text import Match, locate
+
+NOISE = ["swap", "ligature", "space", "hyphen", "pdfium", "header", "pagebreak"]
+
+
+def test_span_starting_inside_a_word_snaps_to_that_word() -> None:
+    # PEERS bug 21: a span from inside "beta" to the end of "delta" removes beta..delta.
+    words = "alpha beta gamma delta epsilon".split()
+    assert locate("eta gamma delta", words) == Match(1, 4, 0, "exact")
+
+
+def test_exact_match_ignores_case_ligatures_quotes_and_hyphenation() -> None:
+    words = "Title Abstract WE study the e\ufb03cient associ- ated model\u2019s cost. Intro".split()
+    match = locate("We study the efficient associated model's cost.", words)
+    assert match == Match(1, 10, 0, "exact")
+
+
+def test_heading_in_metadata_and_pdf_is_tolerated() -> None:
+    words = "Header R\u00c9SUM\u00c9 – ABSTRACT Nous d\u00e9crivons un outil. Introduction".split()
+    match = locate("Résumé : Nous décrivons un outil.", words)
+    assert match is not None and match.word_start == 1 and match.word_end == 8
+
+
+def test_best_span_wins_not_leftmost() -> None:
+    doc = make_doc(3, set())
+    abstract = doc.abstract.split()
+    noisy = list(abstract)
+    noisy[10] = noisy[10][::-1]
+    noisy[20] = noisy[20] + "x"
+    words = [*doc.words[:50], *noisy, *doc.words[50:]]
+    match = locate(doc.abstract, words)
+    shift = len(noisy)
+    assert match is not None
+    assert (match.word_start, match.word_end) == (doc.start + shift, doc.end + shift)
+    assert match.distance == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), kinds=st.sets(st.sampled_from(NOISE)))
+def test_noisy_abstract_is_found_at_its_exact_word_span(seed: int, kinds: set[str]) -> None:
+    doc = make_doc(seed, kinds)
+    match = locate(doc.abstract, doc.words)
+    assert match is not None
+    assert (match.word_start, match.word_end) == (doc.start, doc.end)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31))
+def test_absent_abstract_gives_none(seed: int) -> None:
+    doc = make_doc(seed, {"hyphen", "space"})
+    assert locate(other_abstract(seed), doc.words) is None
+
+
+def test_abstract_of_another_paper_on_the_same_topic_is_absent() -> None:
+    body = (
+        "We present a parser for scanned invoices that reads totals and dates from noisy "
+        "images. Our method combines layout cues with a small language model and reaches "
+        "high accuracy on three public benchmarks while running on a laptop."
+    ).split()
+    other = (
+        "This paper studies summarisation of long scientific articles. We compare extractive "
+        "and abstractive systems on four corpora and show that layout features help models "
+        "select salient sentences, especially for documents longer than ten pages."
+    )
+    assert locate(other, body * 20) is None
+
+
+def test_repeated_boilerplate_neither_matches_nor_hides_the_abstract() -> None:
+    import random
+
+    rng = random.Random(7)
+    vocab = vocabulary(rng)
+    boiler = "This article is distributed under the terms of an open licence.".split()
+    abstract = sentence_words(rng, vocab, 90)
+    words: list[str] = []
+    for _ in range(30):
+        words += boiler + sentence_words(rng, vocab, 40)
+    start = len(words)
+    words += abstract + sentence_words(rng, vocab, 200)
+    match = locate(" ".join(abstract), words)
+    assert match is not None and (match.word_start, match.word_end) == (start, start + 90)
+    absent = " ".join(boiler + sentence_words(rng, vocab, 80))
+    assert locate(absent, words) is None
+
+
+def test_empty_inputs_are_absent() -> None:
+    assert locate("", ["a", "b"]) is None
+    assert locate("some abstract text", []) is None
