@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import time
 from collections.abc import Iterator
 
@@ -11,7 +12,11 @@ import pytest
 from loralay_build.config import HttpSettings
 from loralay_build.fetch import check_pdf
 from loralay_build.http import (
-    BodyTooLarge, HttpClient, HttpStatusError, PolicyRefused, TransientHttpError,
+    BodyTooLarge,
+    HttpClient,
+    HttpStatusError,
+    PolicyRefused,
+    TransientHttpError,
     parse_retry_after,
 )
 from loralay_build.sandbox.server import Reply, Request, SandboxServer
@@ -118,7 +123,7 @@ def test_pacing_spaces_requests_to_one_host(server: SandboxServer) -> None:
     for _ in range(3):
         http.get(f"{server.base_url}/pdf")
     times = [e.time for e in server.requests("/pdf")]
-    assert all(b - a >= 0.28 for a, b in zip(times, times[1:], strict=False))
+    assert all(b - a >= 0.28 for a, b in itertools.pairwise(times))
 
 
 def test_parse_retry_after_accepts_seconds_and_dates() -> None:

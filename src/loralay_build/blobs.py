@@ -64,12 +64,11 @@ class BlobStore:
     @contextmanager
     def staging(self) -> Iterator[IO[bytes]]:
         """A temporary file to stream into; call `commit` on it, or it is deleted on exit."""
-        handle = tempfile.NamedTemporaryFile(dir=self.tmp, delete=False, suffix=".part")
-        try:
-            yield handle
-        finally:
-            handle.close()
-            Path(handle.name).unlink(missing_ok=True)
+        with tempfile.NamedTemporaryFile(dir=self.tmp, delete=False, suffix=".part") as handle:
+            try:
+                yield handle
+            finally:
+                Path(handle.name).unlink(missing_ok=True)
 
     def commit(self, handle: IO[bytes]) -> str:
         """Make a staged file durable under its content hash and return that hash."""

@@ -15,7 +15,11 @@ from loralay_build.config import load_settings, merge
 from loralay_build.errors import ConfigError, LockHeld, LoralayError
 from loralay_build.progress import interactive
 from loralay_build.run.pipeline import (
-    EXIT_FAILURE, EXIT_LOCKED, EXIT_USAGE, BuildRequest, Pipeline,
+    EXIT_FAILURE,
+    EXIT_LOCKED,
+    EXIT_USAGE,
+    BuildRequest,
+    Pipeline,
 )
 from loralay_build.state import STATE_DIR, State
 
@@ -164,6 +168,17 @@ def scielo(out: Path, name: str | None, config: Path | None, limit: int | None,
 
 @main.command()
 @common_options
+def koreascience(out: Path, name: str | None, config: Path | None, limit: int | None,
+                 workers: int | None, executor: str | None, parser: str | None,
+                 no_filter: bool, verbose: int, quiet: bool) -> None:
+    """Crawl KoreaScience (Scrapy, resumable): Korean articles with a Korean abstract."""
+    _setup_logging(verbose, quiet)
+    overrides = flag_overrides(workers, executor, parser, no_filter)
+    sys.exit(build("koreascience", out, name, config, overrides, None, limit))
+
+
+@main.command()
+@common_options
 @click.option("--input", "input_", required=True, type=click.Path(exists=True, path_type=Path),
               help="JSON-lines manifest: id, pdf, abstracts, language, published, ...")
 def local(out: Path, name: str | None, config: Path | None, limit: int | None,
@@ -174,6 +189,75 @@ def local(out: Path, name: str | None, config: Path | None, limit: int | None,
     overrides = merge(flag_overrides(workers, executor, parser, no_filter),
                       {"source": {"input": str(input_.resolve())}})
     sys.exit(build("local", out, name, config, overrides, None, limit))
+
+
+def _source_keys(**values: Any) -> dict[str, Any]:
+    """Flags that were given, as `[source]` keys; paths made absolute."""
+    table = {key: str(v.resolve()) if isinstance(v, Path) else v
+             for key, v in values.items() if v not in (None, (), False)}
+    return {"source": table} if table else {}
+
+
+def _id_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--ids / --split-ids / --from / --until, shared by arxiv and pubmed."""
+    options = [
+        click.option("--ids", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                     help="File of ids to build (one per line, or JSON lines with article_id)."),
+        click.option("--split-ids", type=click.Path(exists=True, file_okay=False, path_type=Path),
+                     help="Folder of the original dataset's train/val/test id files: each "
+                     "document keeps its original split."),
+        click.option("--from", "from_", help="Start date (YYYY-MM-DD): OAI-PMH `from`, or the "
+                     "earliest v1 date kept from a snapshot."),
+        click.option("--until", help="End date (YYYY-MM-DD)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+@main.command()
+@common_options
+@_id_options
+@click.option("--metadata", help="Kaggle-format metadata snapshot (path or URL), streamed.")
+@click.option("--oai", is_flag=True, help="Harvest OAI-PMH arXivRaw (incremental from the last "
+              "committed datestamp).")
+@click.option("--set", "set_", help="OAI-PMH set, e.g. cs or physics:hep-th.")
+@click.option("--categories", help="Comma-separated categories or prefixes to keep (cs,stat.ML).")
+@click.option("--version", "version_policy", type=click.Choice(["latest", "metadata"]),
+              help="PDF version: newest in the bucket, or the one the metadata abstract is of.")
+def arxiv(out: Path, name: str | None, config: Path | None, limit: int | None,
+          workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
+          verbose: int, quiet: bool, ids: Path | None, split_ids: Path | None,
+          from_: str | None, until: str | None, metadata: str | None, oai: bool,
+          set_: str | None, categories: str | None, version_policy: str | None) -> None:
+    """Build arXiv-Lay: arXiv papers with layout, the original splits kept."""
+    _setup_logging(verbose, quiet)
+    if metadata and "://" not in metadata:
+        metadata = str(Path(metadata).resolve())
+    keys = _source_keys(
+        ids=ids, split_ids=split_ids, until=until, metadata=metadata, oai=oai, set=set_,
+        version=version_policy,
+        categories=[c.strip() for c in categories.split(",") if c.strip()] if categories else None,
+        **{"from": from_},
+    )
+    overrides = merge(flag_overrides(workers, executor, parser, no_filter), keys)
+    sys.exit(build("arxiv", out, name, config, overrides, None, limit))
+
+
+@main.command()
+@common_options
+@_id_options
+@click.option("--set", "set_", help="OAI-PMH set (default pmc-open).")
+def pubmed(out: Path, name: str | None, config: Path | None, limit: int | None,
+           workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
+           verbose: int, quiet: bool, ids: Path | None, split_ids: Path | None,
+           from_: str | None, until: str | None, set_: str | None) -> None:
+    """Build PubMed-Lay: PMC open-access articles with layout, the original splits kept."""
+    _setup_logging(verbose, quiet)
+    keys = _source_keys(ids=ids, split_ids=split_ids, until=until, set=set_,
+                        **{"from": from_})
+    overrides = merge(flag_overrides(workers, executor, parser, no_filter), keys)
+    sys.exit(build("pubmed", out, name, config, overrides, None, limit))
 
 
 @main.command()
@@ -219,7 +303,7 @@ def status(path: Path, as_json: bool) -> None:
     root, only = _locate_root(path)
     state = State(root)
     try:
-        report = {
+        report: dict[str, dict[str, Any]] = {
             dataset: {
                 "statuses": state.status_counts(dataset),
                 "rejects": state.reason_counts(dataset),

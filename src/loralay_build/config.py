@@ -33,7 +33,9 @@ T = TypeVar("T")
 class HttpSettings:
     """The one HTTP client's limits. Politeness first: one connection, spaced requests."""
 
-    user_agent: str = "loralay-build/0.1 (corpus builder; mailto:loralay-build@users.noreply.github.com)"
+    user_agent: str = (
+        "loralay-build/0.1 (corpus builder; mailto:loralay-build@users.noreply.github.com)"
+    )
     min_interval: float = 1.0  # seconds between two requests to the same host
     host_intervals: dict[str, float] = field(default_factory=dict)  # per-host overrides
     connect_timeout: float = 10.0
@@ -94,13 +96,13 @@ class Settings:
     """Everything one build needs; `source` is the free-form table of the source module."""
 
     source: dict[str, Any]
-    http: HttpSettings = HttpSettings()
-    run: RunSettings = RunSettings()
-    parse: ParseSettings = ParseSettings()
-    match: MatchSettings = MatchSettings()
-    filters: FilterSettings = FilterSettings()
-    split: SplitSettings = SplitSettings()
-    output: OutputSettings = OutputSettings()
+    http: HttpSettings = field(default_factory=HttpSettings)
+    run: RunSettings = field(default_factory=RunSettings)
+    parse: ParseSettings = field(default_factory=ParseSettings)
+    match: MatchSettings = field(default_factory=MatchSettings)
+    filters: FilterSettings = field(default_factory=FilterSettings)
+    split: SplitSettings = field(default_factory=SplitSettings)
+    output: OutputSettings = field(default_factory=OutputSettings)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def processing_hash(self) -> str:

@@ -24,6 +24,9 @@ from typing import IO, Any
 from urllib.parse import urlencode, urljoin, urlsplit
 
 import urllib3
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import DecodeError
 from urllib3.exceptions import HTTPError as Urllib3Error
 
 from loralay_build.config import HttpSettings
@@ -109,6 +112,49 @@ def _is_public(host: str) -> bool:
     return True
 
 
+_header_deadline = threading.local()  # monotonic time by which the headers must be in
+
+
+def _shutdown(sock: socket.socket | None) -> None:
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+class _DeadlineHTTPConnection(HTTPConnection):
+    """Shuts its socket down when the request's deadline passes while waiting for headers.
+
+    A socket timeout bounds each read, not their sum: a server that sends its status line
+    and headers one byte at a time would otherwise hold the request for as long as it likes.
+    """
+
+    def getresponse(self) -> Any:
+        end: float | None = getattr(_header_deadline, "value", None)
+        if end is None:
+            return super().getresponse()
+        timer = threading.Timer(max(0.0, end - time.monotonic()), _shutdown, (self.sock,))
+        timer.daemon = True
+        timer.start()
+        try:
+            return super().getresponse()
+        finally:
+            timer.cancel()
+
+
+class _DeadlineHTTPSConnection(_DeadlineHTTPConnection, HTTPSConnection):
+    """The same header deadline over TLS."""
+
+
+class _DeadlineHTTPPool(HTTPConnectionPool):
+    ConnectionCls = _DeadlineHTTPConnection
+
+
+class _DeadlineHTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _DeadlineHTTPSConnection
+
+
 class HostPacer:
     """Keeps a minimum interval between two requests to the same host (thread-safe)."""
 
@@ -160,6 +206,7 @@ class HttpClient:
             timeout=urllib3.Timeout(connect=settings.connect_timeout, read=settings.read_timeout),
             retries=False,
         )
+        self.pool.pool_classes_by_scheme = {"http": _DeadlineHTTPPool, "https": _DeadlineHTTPSPool}
         self.requests_made = 0
 
     # -- public API -------------------------------------------------------------------------
@@ -236,8 +283,8 @@ class HttpClient:
     # -- internals ----------------------------------------------------------------------------
 
     def _backoff(self, attempt: int) -> float:
-        base = min(self.settings.backoff_max, self.settings.backoff_base * 2**attempt)
-        return base * (0.5 + random.random() / 2)
+        base = min(self.settings.backoff_max, self.settings.backoff_base * 2.0**attempt)
+        return float(base * (0.5 + random.random() / 2))
 
     def _physical(self, url: str) -> str:
         for prefix, replacement in self.settings.url_rewrite.items():
@@ -304,13 +351,20 @@ class HttpClient:
             connect=min(self.settings.connect_timeout, remaining),
             read=min(self.settings.read_timeout, remaining),
         )
+        _header_deadline.value = time.monotonic() + remaining
         try:
             resp = self.pool.request(
                 "GET", physical, headers=dict(headers), preload_content=False, redirect=False,
                 timeout=timeout,
             )
         except Urllib3Error as exc:
+            if self.clock() >= deadline:
+                raise TransientHttpError(
+                    url, f"deadline of {self.settings.deadline:.0f}s (waiting for headers)"
+                ) from exc
             raise TransientHttpError(url, f"connection failed: {type(exc).__name__}") from exc
+        finally:
+            _header_deadline.value = None
         try:
             resp_headers = {k.lower(): v for k, v in resp.headers.items()}
             declared = resp_headers.get("content-length", "")
@@ -328,6 +382,9 @@ class HttpClient:
                     raise BodyTooLarge(url, f"body exceeds {cap} bytes")
                 sink.write(chunk)
             return resp.status, resp_headers, size
+        except DecodeError as exc:  # a broken or too deep Content-Encoding: retrying won't help
+            resp.close()
+            raise HttpError(url, f"undecodable body: {exc}") from exc
         except Urllib3Error as exc:
             resp.close()
             raise TransientHttpError(url, f"body incomplete: {type(exc).__name__}") from exc

@@ -125,6 +125,9 @@ def _run(scenario: Scenario, faults: FaultRoutes, tmp: Path) -> tuple[object, fl
     return outcome, time.monotonic() - start, client.requests_made
 
 
+RESULTS: dict[str, tuple[bool, float, bool]] = {}  # name -> (as expected, s/request, truncated body kept)
+
+
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
 def test_fault_ends_in_expected_state(
     scenario: Scenario, faults: FaultRoutes, tmp_path: Path
@@ -133,6 +136,14 @@ def test_fault_ends_in_expected_state(
     before = len(faults.server.log)
     outcome, seconds, made = _run(scenario, faults, tmp_path)
     hits = len(faults.server.log) - before
+    expected = (isinstance(outcome, str) if scenario.expect is None
+                else isinstance(outcome, scenario.expect))
+    truncated_kept = scenario.path.startswith(("short-", "chunked")) and isinstance(outcome, str)
+    RESULTS[scenario.name] = (
+        expected and scenario.min_seconds <= seconds <= scenario.budget and hits == scenario.hits,
+        seconds / max(1, hits),
+        truncated_kept,
+    )
     if scenario.expect is None:
         assert isinstance(outcome, str), outcome
         assert (tmp_path / "blobs" / outcome[:2] / outcome).read_bytes() == TINY_PDF
@@ -147,35 +158,30 @@ def test_fault_ends_in_expected_state(
     assert faults.hits("private") == 0
 
 
-def test_fault_matrix_figures(faults: FaultRoutes, tmp_path: Path, figure: Figure) -> None:
-    """The T8-T11 figures over the whole matrix in one pass."""
-    passed = 0
-    worst_excess = 0.0
-    truncated_accepted = 0
-    for i, scenario in enumerate(SCENARIOS):
-        outcome, seconds, _made = _run(scenario, faults, tmp_path / str(i))
-        ok = outcome.__class__ is str if scenario.expect is None else isinstance(
-            outcome, scenario.expect)
-        passed += ok and seconds <= scenario.budget
-        per_request = seconds / max(1, scenario.hits)
-        worst_excess = max(worst_excess, per_request - SETTINGS.deadline)
-        if scenario.path.startswith(("short-", "chunked")) and isinstance(outcome, str):
-            truncated_accepted += 1
-    figure("T8", "scenarios in expected state", "100 %", f"{passed}/{len(SCENARIOS)}")
-    figure("T8", "max seconds per request beyond the deadline", f"<= {SLACK:.0f} s",
-           f"{max(0.0, worst_excess):.2f} s (deadline {SETTINGS.deadline:.0f} s)")
-    figure("T9", "truncated bodies accepted", "0", str(truncated_accepted))
-    figure("T11", "requests to refused targets (access log)", "0", str(faults.hits("private")))
+def test_fault_matrix_figures(faults: FaultRoutes, figure: Figure) -> None:
+    """The T8-T11 figures over the matrix the test above ran (skipped when run alone)."""
+    if len(RESULTS) < len(SCENARIOS):
+        pytest.skip("the fault matrix did not run in full in this session")
+    passed = sum(ok for ok, _, _ in RESULTS.values())
+    worst = max(per_request for _, per_request, _ in RESULTS.values())
+    truncated = sum(kept for _, _, kept in RESULTS.values())
+    figure("T8", "fault scenarios ending in the expected state", "100 %",
+           f"{passed}/{len(SCENARIOS)}")
+    figure("T8", "max seconds per request", f"<= deadline + {SLACK:.0f} s "
+           f"({SETTINGS.deadline + SLACK:.0f} s)", f"{worst:.2f} s")
+    figure("T9", "truncated bodies accepted", "0", str(truncated))
+    figure("T11", "requests reaching refused targets (access log)", "0",
+           str(faults.hits("private")))
     assert passed == len(SCENARIOS)
-    assert truncated_accepted == 0
+    assert worst <= SETTINGS.deadline + SLACK
+    assert truncated == 0
     assert faults.hits("private") == 0
 
 
 def test_gzip_bomb_memory(faults: FaultRoutes, tmp_path: Path, figure: Figure) -> None:
     """T10: a 1 GiB gzip bomb is cut at the cap; the process grows by less than twice the cap."""
     client = _client(faults)
-    faults.url("gzip-bomb?mib=1024")
-    faults._bomb(1024)  # built before measuring: the server's copy is not the client's memory
+    faults.prepare_bomb(1024)  # the server's copy is built first: it is not the client's memory
     peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     start = time.monotonic()
     with pytest.raises(BodyTooLarge):

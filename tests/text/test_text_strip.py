@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from docgen import make_doc, other_abstract, sentence_words, vocabulary
+
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.text import MatchSettings, leakage_summary, strip_abstracts
 
@@ -75,7 +75,7 @@ def test_main_abstract_not_in_the_words_rejects_naming_the_language() -> None:
 
 
 def test_partly_printed_secondary_abstract_rejects() -> None:
-    words, pages, fr, en, a, b, c = two_language_doc(7)
+    words, pages, fr, en, *_ = two_language_doc(7)
     half = " ".join(en.split()[:40])
     rest = " ".join(sentence_words(random.Random(99), vocabulary(random.Random(98)), 40))
     with pytest.raises(Reject) as err:
@@ -127,7 +127,12 @@ def test_settings_from_mapping() -> None:
     loaded = MatchSettings.from_mapping({"mode": "faithful", "accept_ratio": 0.2, "max_seeds": 50})
     assert (loaded.mode, loaded.accept_ratio, loaded.max_seeds) == ("faithful", 0.2, 50)
     assert MatchSettings.from_mapping({"faithful_regex_timeout": 1}).faithful_regex_timeout == 1.0
-    for bad in ({"nope": 1}, {"max_seeds": "5"}, {"max_seeds": True}, {"mode": "fast"},
-                {"accept_ratio": 0.9}):
+    for bad in (
+        {"nope": 1},
+        {"max_seeds": "5"},
+        {"max_seeds": True},
+        {"mode": "fast"},
+        {"accept_ratio": 0.9},
+    ):
         with pytest.raises(ConfigError):
             MatchSettings.from_mapping(bad)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -7,6 +7,7 @@ the order given and records the counts in `Document.removed[name]`. Pages stay i
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -119,10 +120,7 @@ def line_numbers(doc: Document) -> set[int]:
     for indices in _pages_of(doc).values():
         lines = _lines_of(doc, indices)
         numbers = [
-            i
-            for line in lines.values()
-            for i in (line[0], line[-1])
-            if _NUMBER.match(doc.words[i])
+            i for line in lines.values() for i in (line[0], line[-1]) if _NUMBER.match(doc.words[i])
         ]
         numbers = sorted(set(numbers), key=lambda i: doc.boxes[i][2])
         clusters: list[list[int]] = []
@@ -140,7 +138,7 @@ def line_numbers(doc: Document) -> set[int]:
 def _increasing(doc: Document, cluster: list[int]) -> bool:
     """Numbers read top to bottom mostly go up, as line numbers do."""
     values = [int(doc.words[i]) for i in sorted(cluster, key=lambda i: doc.boxes[i][1])]
-    ups = sum(b > a for a, b in zip(values, values[1:], strict=False))
+    ups = sum(b > a for a, b in itertools.pairwise(values))
     return ups >= 0.8 * (len(values) - 1)
 
 

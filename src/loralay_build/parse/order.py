@@ -232,7 +232,11 @@ def _rows(items: list[int], rects: Sequence[Box], sizes: Sequence[float]) -> lis
 
 
 def _footnotes(
-    blocks: list[list[int]], rects: Sequence[Box], sizes: Sequence[float], body: float, height: float
+    blocks: list[list[int]],
+    rects: Sequence[Box],
+    sizes: Sequence[float],
+    body: float,
+    height: float,
 ) -> set[int]:
     """Indices of blocks that are footnotes: small type, low, nothing of body size below."""
     limit = FOOTNOTE_SIZE * body

@@ -8,7 +8,6 @@ turned page, since pdfplumber reverses them at 180 and 270 degrees otherwise.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -76,17 +75,12 @@ def _read_page(page: Any, index: int, settings: ParseSettings) -> PageText:
     if len(page.chars) > settings.max_chars_per_page:
         raise Reject(Reason.TOO_LARGE, f"page {index} has too many chars")
     char_dir, line_dir = _UPRIGHT_DIRS.get(rotation, ("ltr", "ttb"))
-    # On quarter-turned pages pdfplumber's fixed 3 pt line tolerance splits every word into
-    # letters; a tolerance relative to the glyph size keeps them whole.
-    y_ratio = settings.x_tolerance_ratio if rotation in (90, 270) else None
     found = page.extract_words(
         x_tolerance_ratio=settings.x_tolerance_ratio,
-        y_tolerance_ratio=y_ratio,
         char_dir=char_dir,
         line_dir=line_dir,
         char_dir_rotated=char_dir,
         line_dir_rotated=line_dir,
-        extra_attrs=["size"],
     )
     words: list[str] = []
     boxes: list[Box] = []
@@ -102,11 +96,12 @@ def _read_page(page: Any, index: int, settings: ParseSettings) -> PageText:
         if box is None:
             result.bad_boxes += 1
             continue
-        size = float(word.get("size", 0.0))
+        direction = _DIRECTION.get(str(word.get("direction", "ltr")), 0)
         words.append(text)
         boxes.append(box)
-        sizes.append(size if math.isfinite(size) and size > 0 else box[3] - box[1])
-        dirs.append(_DIRECTION.get(str(word.get("direction", "ltr")), 0))
+        # Glyph height across the text direction: pdfplumber sizes characters by it.
+        sizes.append(box[3] - box[1] if direction % 2 == 0 else box[2] - box[0])
+        dirs.append(direction)
         result.chars += len(text)
         result.garbage += len(GARBAGE.findall(text))
     start = 0
@@ -120,6 +115,7 @@ def _read_page(page: Any, index: int, settings: ParseSettings) -> PageText:
 def _add_lines(
     result: PageText, words: list[str], boxes: list[Box], sizes: list[float], direction: int
 ) -> None:
-    for a, b in line_spans(boxes, max(sizes), direction):
+    # pdfplumber returns a page's words as one stream; the typical size judges its gaps.
+    typical = sorted(sizes)[len(sizes) // 2]
+    for a, b in line_spans(boxes, typical, direction):
         result.lines.append(Line(words[a:b], boxes[a:b], sizes[a:b], direction))
-

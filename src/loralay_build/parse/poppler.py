@@ -2,8 +2,10 @@
 
 Only end events are used: a word is read once its element is complete, so no word is lost
 where the XHTML crosses a parser read boundary. Poppler's blocks are kept together by the
-reading order. Poppler reports some turned pages with their unrotated size while the word
-boxes are in display space; the size is swapped when only the swapped size holds the boxes.
+reading order. Poppler reports turned pages with their unrotated size while the word boxes
+are in display space, so the displayed size is read from PDFium's page dictionary (no
+content parsing); `Page.rotation` is then 90 for a quarter-turned page (poppler does not
+tell 90 from 270, nor 0 from 180).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+import pypdfium2 as pdfium
+import pypdfium2.raw as raw
 from lxml import etree
 
 from loralay_build.errors import Reason, Reject
@@ -44,11 +48,18 @@ class PopplerBackend:
     def pages(self, path: Path, settings: ParseSettings) -> Iterator[PageText]:
         """Yield pages as pdftotext writes them; the subprocess never outlives the call."""
         with tempfile.TemporaryFile() as errors:
-            argv = [self.binary, "-q", "-bbox-layout", "-enc", "UTF-8", str(path), "-"]
-            proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL)
+            argv = [self.binary, "-bbox-layout", "-enc", "UTF-8", str(path), "-"]
+            proc = subprocess.Popen(
+                argv, stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL
+            )
             assert proc.stdout is not None
+            failure: Exception | None = None
             try:
                 pages = list(_parse(proc.stdout, settings))
+            except etree.XMLSyntaxError as exc:
+                # pdftotext wrote nothing parsable: its exit status says why.
+                failure, pages = exc, []
+            try:
                 code = proc.wait()
             finally:
                 if proc.poll() is None:
@@ -61,8 +72,12 @@ class PopplerBackend:
                 if _EXIT_ENCRYPTED in message.lower():
                     raise Reject(Reason.ENCRYPTED, f"pdftotext: {message}")
                 raise Reject(Reason.CORRUPTED, f"pdftotext exit {code}: {message}")
+            if failure is not None:
+                raise failure
         check_page_count(len(pages), settings)
-        yield from pages
+        displayed = _display_sizes(path, len(pages))
+        for page, size in zip(pages, displayed, strict=True):
+            yield _resize(page, size)
 
 
 def _parse(stream: IO[bytes], settings: ParseSettings) -> Iterator[PageText]:
@@ -118,13 +133,35 @@ def _page(
     """A page with its display size and every box clamped inside it."""
     if not usable_size(width, height):
         raise Reject(Reason.CORRUPTED, f"page {index} has an unusable size")
-    rotation = 0
-    if lines:
-        right = max(b[2] for line in lines for b in line.boxes)
-        bottom = max(b[3] for line in lines for b in line.boxes)
-        if (right > width + 1 or bottom > height + 1) and right <= height + 1 and bottom <= width + 1:
-            width, height, rotation = height, width, 90
-    for line in lines:
-        line.boxes = [clean_box(b, width, height) or b for b in line.boxes]
-    return PageText(Page(index, width, height, rotation), lines, chars, garbage, bad)
+    return PageText(Page(index, width, height), lines, chars, garbage, bad)
 
+
+def _display_sizes(path: Path, count: int) -> list[tuple[float, float] | None]:
+    """Displayed page sizes from PDFium (None where PDFium cannot tell)."""
+    try:
+        pdf = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError:
+        return [None] * count
+    try:
+        size = raw.FS_SIZEF()
+        sizes: list[tuple[float, float] | None] = []
+        for i in range(count):
+            ok = i < len(pdf) and raw.FPDF_GetPageSizeByIndexF(pdf.raw, i, size)
+            sizes.append((size.width, size.height) if ok else None)
+        return sizes
+    finally:
+        pdf.close()
+
+
+def _resize(page: PageText, size: tuple[float, float] | None) -> PageText:
+    """Give the page its displayed size and clamp every box inside it."""
+    width, height = page.page.width, page.page.height
+    rotation = 0
+    if size is not None and usable_size(*size):
+        turned = abs(size[0] - height) < 1 and abs(size[1] - width) < 1 and abs(width - height) >= 1
+        width, height = size
+        rotation = 90 if turned else 0
+    page.page = Page(page.page.index, width, height, rotation)
+    for line in page.lines:
+        line.boxes = [clean_box(b, width, height) or (0.0, 0.0, 0.0, 0.0) for b in line.boxes]
+    return page

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -41,13 +42,14 @@ def line_spans(boxes: Sequence[Box], size: float, direction: int) -> list[tuple[
     far, back, cross = MAX_WORD_GAP * size, -0.5 * size, 2.0 * MAX_CROSS_SHIFT * size
     starts = [
         i
-        for i, (p, c) in enumerate(zip(boxes, boxes[1:], strict=False), 1)
-        if not back <= sign * (c[lead] - p[trail]) <= far or abs(c[c0] + c[c1] - p[c0] - p[c1]) > cross
+        for i, (p, c) in enumerate(itertools.pairwise(boxes), 1)
+        if not back <= sign * (c[lead] - p[trail]) <= far
+        or abs(c[c0] + c[c1] - p[c0] - p[c1]) > cross
     ]
     if not starts:
         return [(0, n)]
     cuts = [0, *starts, n]
-    return list(zip(cuts, cuts[1:], strict=False))
+    return list(itertools.pairwise(cuts))
 
 
 def direction_of(boxes: Sequence[Box]) -> int:

@@ -9,6 +9,7 @@ and replaced on timeout or death, and recycled after a number of documents.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing as mp
 import os
@@ -19,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 log = logging.getLogger(__name__)
 
@@ -92,10 +93,8 @@ class _Worker:
         self.conn.close()
 
     def stop(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self.conn.send(None)
-        except OSError:
-            pass
         self.process.join(2)
         if self.process.is_alive():
             self.kill()
@@ -165,22 +164,21 @@ class IsolatedPool(Generic[TaskT, ResultT]):
             soonest = min(w.started + self.limits.timeout for w in busy)
             ready = wait([w.conn for w in busy], timeout=max(0.0, soonest - now))
             for worker in busy:
-                task = worker.task
-                assert task is not None
+                current = cast(TaskT, worker.task)
                 if worker.conn in ready:
                     try:
                         status, value = worker.conn.recv()
                     except (EOFError, OSError):
                         worker.process.join(5)
-                        yield task, WorkerLost(False, _describe_exit(worker.process))
+                        yield current, WorkerLost(False, _describe_exit(worker.process))
                         self._replace(worker)
                         continue
                     worker.task = None
                     worker.done += 1
-                    yield task, (value if status == "ok" else str(value))
+                    yield current, (value if status == "ok" else str(value))
                 elif time.monotonic() >= worker.started + self.limits.timeout:
                     worker.kill()
-                    yield task, WorkerLost(True, f"killed after {self.limits.timeout:.0f}s")
+                    yield current, WorkerLost(True, f"killed after {self.limits.timeout:.0f}s")
                     self._replace(worker)
 
     def _replace(self, worker: _Worker) -> None:

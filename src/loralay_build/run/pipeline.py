@@ -31,7 +31,15 @@ from loralay_build.run.process import Task
 from loralay_build.sources import get_source
 from loralay_build.sources.base import DiscoveryContext
 from loralay_build.state import (
-    DISCOVERED, FETCHED, FILTERED, PROCESSED, PUBLISHED, REJECTED, RETRY, Row, State,
+    DISCOVERED,
+    FETCHED,
+    FILTERED,
+    PROCESSED,
+    PUBLISHED,
+    REJECTED,
+    RETRY,
+    Row,
+    State,
     candidate_hash,
 )
 from loralay_build.text import leakage_summary

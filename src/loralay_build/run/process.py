@@ -44,7 +44,7 @@ class Outcome:
 
 
 def _int_box(box: tuple[float, float, float, float]) -> list[int]:
-    return [int(round(v)) for v in box]
+    return [round(v) for v in box]
 
 
 def _norm_box(box: tuple[float, float, float, float], width: float, height: float) -> list[int]:
@@ -151,7 +151,8 @@ def _process(task: Task) -> Outcome:
         raise Reject(Reason.NO_TEXT_LAYER, "no body words left after removing the abstracts")
     sample = " ".join(body.words)[:LANGID_CHARS]
     lang = detect_language(sample)
-    if task.language_check == "body" and lang[0] not in (main, "un") and lang[1] >= MIN_LANG_CONFIDENCE:
+    mismatch = lang[0] not in (main, "un") and lang[1] >= MIN_LANG_CONFIDENCE
+    if task.language_check == "body" and mismatch:
         raise Reject(Reason.LANGUAGE_MISMATCH, f"body reads as {lang[0]} ({lang[1]:.2f})")
     row = build_row(task, body, abstracts, stripped.matches, lang)
     stats = {

@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from loralay_build.sandbox.arxiv import ArxivSandbox
 from loralay_build.sandbox.hal import HalSandbox
+from loralay_build.sandbox.koreascience import KoreaScienceSandbox
+from loralay_build.sandbox.pubmed import PubmedSandbox
 from loralay_build.sandbox.scielo import SciELOSandbox
 from loralay_build.sandbox.server import SandboxServer
 
@@ -26,6 +29,10 @@ class Sandbox:
         self.server = SandboxServer()
         self.hal = HalSandbox(self.server, n_docs=docs, seed=seed, faults=faults)
         self.scielo = SciELOSandbox(self.server, n_docs=docs, seed=seed, faults=faults)
+        self.koreascience = KoreaScienceSandbox(self.server, n_docs=docs, seed=seed,
+                                                faults=faults)
+        self.arxiv = ArxivSandbox(self.server, n_docs=docs, seed=seed, faults=faults)
+        self.pubmed = PubmedSandbox(self.server, n_docs=docs, seed=seed, faults=faults)
 
     def demo_builds(self) -> list[DemoBuild]:
         """Every dataset the demo builds, pointed at this sandbox."""
@@ -33,6 +40,9 @@ class Sandbox:
             DemoBuild("hal", "hal", self.hal.client_config()),
             DemoBuild("scielo", "scielo-es", self.scielo.client_config()),
             DemoBuild("scielo", "scielo-pt", self.scielo.client_config()),
+            DemoBuild("koreascience", "koreascience", self.koreascience.client_config()),
+            DemoBuild("arxiv", "arxiv", self.arxiv.demo_config()),
+            DemoBuild("pubmed", "pubmed", self.pubmed.client_config()),
         ]
 
     def __enter__(self) -> Sandbox:

@@ -189,7 +189,8 @@ class FaultRoutes:
         for part in (self.pdf[:40], self.pdf[40:80]):
             handler.wfile.write(f"{len(part):x}\r\n".encode() + part + b"\r\n")
 
-    def _bomb(self, mib: int) -> bytes:
+    def prepare_bomb(self, mib: int) -> bytes:
+        """The gzip body inflating to `mib` MiB of zeros (built once, then cached)."""
         with self._lock:
             if mib not in self._bombs:
                 packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: gzip container
@@ -199,7 +200,7 @@ class FaultRoutes:
             return self._bombs[mib]
 
     def _gzip_bomb(self, req: Request, _: str) -> Reply:
-        body = self._bomb(min(int(req.arg("mib", "256")), 4096))
+        body = self.prepare_bomb(min(int(req.arg("mib", "256")), 4096))
         return Reply(200, body, {"Content-Type": "application/pdf", "Content-Encoding": "gzip"})
 
     def _gzip_chain(self, req: Request, _: str) -> Reply:

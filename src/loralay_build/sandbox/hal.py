@@ -10,9 +10,9 @@ import fnmatch
 import json
 import re
 import threading
-from datetime import datetime, timedelta
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from functools import cached_property
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -151,7 +151,9 @@ class HalSandbox:
         hal_id = f"hal-{docid + 1_000_000:08d}"
         title_fr = gen.title("fr")
         title_en = gen.title("en")
-        abstract_fr = gen.paragraph("en" if mis_tagged else "fr", rng.randint(3, 7))
+        # Every fourth document has an abstract long enough to run into the second column.
+        fr_sentences = rng.randint(24, 28) if variant % 4 == 3 else rng.randint(3, 7)
+        abstract_fr = gen.paragraph("en" if mis_tagged else "fr", fr_sentences)
         abstract_en = gen.paragraph("en", rng.randint(3, 6))
         year = rng.randint(2003, 2022)
         month, day = rng.randint(1, 12), rng.randint(1, 28)

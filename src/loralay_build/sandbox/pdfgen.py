@@ -51,6 +51,7 @@ class ArticleSpec:
     cover: HalCover | None = None
     keywords: list[str] = field(default_factory=list)
     font: str = ""  # a reportlab CID font name (e.g. for Hangul); "" = standard fonts
+    side_stamp: str = ""  # drawn bottom-to-top in the left margin of page 1 (arXiv)
 
 
 def _styles() -> dict[str, ParagraphStyle]:
@@ -137,6 +138,13 @@ def render_article(spec: ArticleSpec) -> bytes:
             canvas.drawString(MARGIN, PAGE_H - MARGIN + 14, spec.running_header)
         canvas.setFont("Helvetica", 8)
         canvas.drawCentredString(PAGE_W / 2, MARGIN - 20, str(document.page))
+        if spec.side_stamp and document.page == 1:
+            canvas.saveState()
+            canvas.setFont("Times-Roman", 20)
+            canvas.translate(MARGIN / 2 + 6, PAGE_H / 3)
+            canvas.rotate(90)
+            canvas.drawString(0, 0, spec.side_stamp)
+            canvas.restoreState()
 
     title_frame = Frame(MARGIN, PAGE_H - MARGIN - TITLE_BLOCK_H, width, TITLE_BLOCK_H, id="title")
     templates = [

@@ -13,7 +13,7 @@ import json
 import re
 import threading
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from functools import cached_property
 from typing import Any
 
@@ -26,6 +26,8 @@ HOSTS = {
     "ury": "www.scielo.edu.uy", "bol": "www.scielo.org.bo", "per": "www.scielo.org.pe",
     "prt": "www.scielo.pt", "esp": "scielo.isciii.es", "scl": "www.scielo.br",
 }
+ES_COLLECTIONS = ("ecu", "col", "pry", "ury", "bol", "per", "esp")
+PT_COLLECTIONS = ("scl", "prt")
 HEADINGS = {"es": "RESUMEN", "pt": "RESUMO", "en": "ABSTRACT"}
 PROCESSING_EPOCH = date(2020, 1, 1)
 JSON_HEADERS = {"Content-Type": "application/json"}
@@ -72,6 +74,7 @@ class SciELOSandbox:
         self.reverse = False  # serve identifier listings in reverse order (index reshuffled)
         self._lock = threading.Lock()
         self._day = 0
+        self._last = datetime(2000, 1, 1)
         variants = list(VARIANTS) if faults else []
         for i in range(n_docs):
             self.add_article(i, variants[i] if i < len(variants) else "plain")
@@ -102,18 +105,20 @@ class SciELOSandbox:
 
     def delete(self, pid: str) -> None:
         with self._lock:
-            self._day += 1
-            article = self.articles[pid]
-            article.events.append((self._stamp(self._day), "delete"))
+            self.articles[pid].events.append((self._stamp(), "delete"))
 
-    def _stamp(self, day: int) -> str:
-        return f"{PROCESSING_EPOCH + timedelta(days=day)}T10:00:00.000000"
+    def _stamp(self) -> str:
+        """The server's clock (UTC), strictly increasing, in the history's format."""
+        now = datetime.now(UTC).replace(tzinfo=None)
+        self._last = max(now, self._last + timedelta(microseconds=1))
+        return self._last.isoformat(timespec="microseconds")
 
     def add_article(self, index: int, variant: str) -> str:
         with self._lock:
             self._day += 1
             day = self._day
-        collection = list(HOSTS)[index % len(HOSTS)]
+        pool = PT_COLLECTIONS if index % 2 else ES_COLLECTIONS  # alternate the two datasets
+        collection = pool[index // 2 % len(pool)]
         gen = ProseGenerator(self.seed * 7919 + index)
         rng = gen.rng
         lang = "pt" if collection in ("prt", "scl") else "es"
@@ -184,8 +189,8 @@ class SciELOSandbox:
         )
         item = SciELOArticle(pid, collection, declared, record["processing_date"], record,
                              spec, variant)
-        item.events.append((self._stamp(day), "add"))
         with self._lock:
+            item.events.append((self._stamp(), "add"))
             self.articles[pid] = item
         return pid
 

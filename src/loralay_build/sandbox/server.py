@@ -116,7 +116,7 @@ class SandboxServer:
         class _Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_GET(self) -> None:  # noqa: N802 - http.server naming
+            def do_GET(self) -> None:
                 parts = urlsplit(self.path)
                 request = Request(
                     "GET",
@@ -140,7 +140,7 @@ class SandboxServer:
                 self.end_headers()
                 self.wfile.write(reply.body)
 
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: object) -> None:
                 return
 
         return _Handler

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from loralay_build.errors import ConfigError
+from loralay_build.sources.arxiv import ArxivSource
 from loralay_build.sources.base import Source
 from loralay_build.sources.hal import HalSource
+from loralay_build.sources.koreascience import KoreaScienceSource
 from loralay_build.sources.local import LocalSource
+from loralay_build.sources.pubmed import PubmedSource
 from loralay_build.sources.scielo import SciELOSource
 
 SOURCES: dict[str, type[Source]] = {"hal": HalSource, "local": LocalSource}
 SOURCES["scielo"] = SciELOSource
+SOURCES["koreascience"] = KoreaScienceSource
+SOURCES["arxiv"] = ArxivSource
+SOURCES["pubmed"] = PubmedSource
 
 
 def get_source(name: str) -> Source:

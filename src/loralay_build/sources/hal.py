@@ -77,7 +77,7 @@ def solr_date(value: str) -> str:
     """`2024`, `2024-03` or `2024-03-05` (or a full timestamp) as a Solr date literal."""
     if "T" in value:
         return value if value.endswith("Z") else value + "Z"
-    parts = (value.split("-") + ["01", "01"])[:3]
+    parts = ([*value.split("-"), "01", "01"])[:3]
     if not PARTIAL_DATE.match(value):
         raise ConfigError(f"--since expects YYYY, YYYY-MM or YYYY-MM-DD, got {value!r}")
     return f"{parts[0]}-{parts[1]}-{parts[2]}T00:00:00Z"

@@ -136,14 +136,15 @@ class SciELOSource:
                     datasets: dict[str, str]) -> Iterator[list[Candidate]]:
         """One collection's pass; its mark moves only once every batch has been taken."""
         key = f"changes:{collection}"
-        mark = ctx.state.get_mark(MARK_SCOPE, key)
-        if ctx.since:
-            mark = None
+        mark = None if ctx.since else ctx.state.get_mark(MARK_SCOPE, key)
+        # A first pass lists by processing date; changes made while it runs are in the
+        # history after the time it started, which becomes the mark.
+        newest = mark or dt.datetime.now(dt.UTC).replace(tzinfo=None).isoformat()
         events = self._events(ctx, api, collection, page, mark)
-        newest = mark or ""
         batch: list[Candidate] = []
         for pid, (stamp, event) in events.items():
-            newest = max(newest, stamp)
+            if mark is not None:
+                newest = max(newest, stamp)
             if event == "delete":
                 cid = f"scielo:{collection}:{pid}"
                 ctx.state.reject(cid, Reason.UNAVAILABLE, "deleted from SciELO (change history)")
@@ -161,8 +162,7 @@ class SciELOSource:
                 batch = []
         if batch:
             yield batch
-        if newest:
-            ctx.state.set_mark(MARK_SCOPE, key, newest)
+        ctx.state.set_mark(MARK_SCOPE, key, newest)
 
     def _events(self, ctx: DiscoveryContext, api: str, collection: str, page: int,
                 mark: str | None) -> dict[str, tuple[str, str]]:

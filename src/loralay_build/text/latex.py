@@ -44,13 +44,13 @@ _SYMBOLS = {
     "$": "$", "#": "#", "_": "_", "{": "{", "}": "}", ",": " ", ";": " ", ":": " ",
     "!": "", " ": " ", "\\": " ", "quad": " ", "qquad": " ", "newline": " ", "par": " ",
 }
-# Commands whose single argument is not text and is dropped with them.
+# Commands whose single argument is not text and is dropped with them (and a tie before).
 _DROP_ARG = frozenset({"cite", "citep", "citet", "ref", "eqref", "label", "footnotemark"})
 _ACCENT = re.compile(
     r"\\([`'^\"~=.]|[cvuHkr](?![A-Za-z]))\s*(?:\{\s*(\\?[A-Za-z])\s*\}|(\\?[A-Za-z]))"
 )
 _COMMAND = re.compile(r"\\([A-Za-z]+\*?|.)(\s*)")
-_DROP = re.compile(r"\\(" + "|".join(sorted(_DROP_ARG)) + r")\*?\s*(\[[^\]]*\])?\{[^{}]*\}")
+_DROP = re.compile(r"~?\\(" + "|".join(sorted(_DROP_ARG)) + r")\*?\s*(\[[^\]]*\])?\{[^{}]*\}")
 # Inline or display math: `$` pairs that hug their content, `\(...\)` and `\[...\]`.
 _MATH = re.compile(
     r"(?<!\\)(\$\$?)(?=[^\s$])(.+?)(?<=[^\s\\])\1|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Benchmark the PDF backends: CPU, pages/s/core, peak RSS, word agreement, reading order.
+
+Every (backend, round) runs in a fresh child process; CPU is the child's RUSAGE_SELF plus
+RUSAGE_CHILDREN, so `pdftotext` subprocesses count. Rounds are interleaved and medians
+reported. `pdftotext -bbox-layout` alone (output discarded) is timed as the reference.
+
+    python scripts/bench_parse.py DIR [--backend pdfium --backend poppler] [--rounds 3]
+        [--manifest DIR/../manifest.jsonl] [--big FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import unicodedata
+from collections import Counter
+from difflib import SequenceMatcher
+from pathlib import Path
+
+REFERENCE = "pdftotext"
+
+
+def child(backend: str, folder: Path, out: Path | None, max_pages: int) -> None:
+    """Parse every PDF of `folder`; print CPU, pages and RSS as JSON; dump words if asked."""
+    pages = 0
+    words: dict[str, list[list[str]]] = {}
+    failures: dict[str, str] = {}
+    files = sorted(folder.glob("*.pdf"))
+    if backend == REFERENCE:
+        for path in files:
+            subprocess.run(["pdftotext", "-q", "-bbox-layout", str(path), "/dev/null"], check=False)
+    else:
+        from loralay_build.errors import Reject
+        from loralay_build.parse import ParseSettings, parse_pdf
+
+        settings = ParseSettings(max_pages=max_pages)
+        for path in files:
+            try:
+                doc = parse_pdf(path, backend, settings)
+            except Reject as exc:
+                failures[path.name] = str(exc)
+                continue
+            pages += len(doc.pages)
+            if out is not None:
+                per_page: list[list[str]] = [[] for _ in doc.pages]
+                for word, page in zip(doc.words, doc.word_pages, strict=True):
+                    per_page[page].append(word)
+                words[path.name] = per_page
+    usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    cpu = sum(u.ru_utime + u.ru_stime for u in usage)
+    rss = max(u.ru_maxrss for u in usage) / 1024
+    if out is not None:
+        out.write_text(json.dumps(words))
+    print(json.dumps({"cpu": cpu, "pages": pages, "rss": rss, "failures": failures}))
+
+
+def run_child(
+    backend: str, folder: Path, out: Path | None, max_pages: int = 300
+) -> dict[str, object]:
+    argv = [
+        sys.executable,
+        __file__,
+        "--child",
+        backend,
+        str(folder),
+        "--max-pages",
+        str(max_pages),
+    ]
+    if out is not None:
+        argv += ["--out", str(out)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=True)
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def norm(word: str) -> str:
+    return unicodedata.normalize("NFKC", word)
+
+
+def agreement(a: dict[str, list[list[str]]], b: dict[str, list[list[str]]]) -> float:
+    """Share of a's words (multiset per page, NFKC) that b also yields on the same page."""
+    shared = total = 0
+    for name, pages in a.items():
+        other = b.get(name)
+        if other is None:
+            continue
+        for k, words in enumerate(pages):
+            mine = Counter(norm(w) for w in words)
+            theirs = Counter(norm(w) for w in other[k]) if k < len(other) else Counter()
+            total += sum(mine.values())
+            shared += sum((mine & theirs).values())
+    return shared / total if total else 0.0
+
+
+_TOKEN = re.compile(r"\w+")
+
+
+def tokens(words: list[str]) -> list[str]:
+    """Normalised tokens, line-end hyphens joined to the next lowercase word."""
+    joined: list[str] = []
+    for word in words:
+        if joined and joined[-1].endswith("-") and word[:1].islower():
+            joined[-1] = joined[-1][:-1] + word
+        else:
+            joined.append(word)
+    text = unicodedata.normalize("NFKC", " ".join(joined)).casefold()
+    return _TOKEN.findall(text)
+
+
+def abstract_contiguous(doc_words: list[str], abstract: str) -> float:
+    """Share of the abstract's tokens in its longest contiguous run in the document."""
+    doc, query = tokens(doc_words), tokens(abstract.split())
+    if not query:
+        return 0.0
+    matcher = SequenceMatcher(a=doc, b=query, autojunk=False)
+    match = matcher.find_longest_match(0, len(doc), 0, len(query))
+    return match.size / len(query)
+
+
+def order_check(folder: Path, manifest: Path) -> None:
+    from loralay_build.parse import parse_pdf
+
+    rows = [json.loads(line) for line in manifest.read_text().splitlines() if line.strip()]
+    two = [r for r in rows if r.get("layout") in ("two-column", "three-column") and r["abstracts"]]
+    print(
+        "\nReading order: main abstract contiguous (>= 0.9 of its tokens in one run),",
+        len(two),
+        "docs",
+    )
+    good = {True: 0, False: 0}
+    for row in two:
+        lang = (
+            row["language"] if row["language"] in row["abstracts"] else next(iter(row["abstracts"]))
+        )
+        path = folder / Path(row["file"]).name
+        results = {}
+        for reading_order in (True, False):
+            from loralay_build.parse import ParseSettings
+
+            doc = parse_pdf(path, settings=ParseSettings(reading_order=reading_order))
+            results[reading_order] = abstract_contiguous(doc.words, row["abstracts"][lang])
+        for key in good:
+            good[key] += results[key] >= 0.9
+        print(
+            f"  {row['id']:<40} {row['layout']:<13} ordered {results[True]:.2f}",
+            f" engine order {results[False]:.2f}",
+        )
+    print(
+        f"  contiguous: {good[True]}/{len(two)} with reading order,",
+        f"{good[False]}/{len(two)} in engine order",
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--backend", action="append")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--manifest", type=Path)
+    parser.add_argument("--big", type=Path, help="a many-page PDF for the peak-RSS check")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--max-pages", type=int, default=300, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child, args.folder, args.out, args.max_pages)
+        return
+    backends = args.backend or ["pdfium", "poppler", "pdfplumber"]
+    names = [REFERENCE, *backends]
+    runs: dict[str, list[dict[str, object]]] = {name: [] for name in names}
+    words: dict[str, dict[str, list[list[str]]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for round_ in range(args.rounds):
+            for name in names:
+                out = Path(tmp) / f"{name}.json" if round_ == 0 and name != REFERENCE else None
+                runs[name].append(run_child(name, args.folder, out))
+                if out is not None:
+                    words[name] = json.loads(out.read_text())
+    pages = max(int(r["pages"]) for name in backends for r in runs[name])  # type: ignore[call-overload]
+    ref_cpu = statistics.median(float(r["cpu"]) for r in runs[REFERENCE])  # type: ignore[arg-type]
+    slow_cpu = (
+        statistics.median(float(r["cpu"]) for r in runs["pdfplumber"])  # type: ignore[arg-type]
+        if "pdfplumber" in runs
+        else None
+    )
+    print(
+        f"{len(list(args.folder.glob('*.pdf')))} PDFs, {pages} pages, {args.rounds} rounds (median)"
+    )
+    print(
+        f"{'backend':<12} {'CPU s':>7} {'min-max':>13} {'pages/s/core':>13} {'vs pdftotext':>13} "
+        f"{'vs pdfplumber':>14} {'peak RSS MiB':>13} {'rejected':>9}"
+    )
+    for name in names:
+        cpus = [float(r["cpu"]) for r in runs[name]]  # type: ignore[arg-type]
+        cpu = statistics.median(cpus)
+        rss = statistics.median(float(r["rss"]) for r in runs[name])  # type: ignore[arg-type]
+        rejected = len(runs[name][0]["failures"])  # type: ignore[arg-type]
+        vs_slow = f"{slow_cpu / cpu:.1f}x" if slow_cpu else "-"
+        print(
+            f"{name:<12} {cpu:7.2f} {min(cpus):6.2f}-{max(cpus):<6.2f} {pages / cpu:13.1f} "
+            f"{ref_cpu / cpu:12.2f}x {vs_slow:>14} {rss:13.0f} {rejected:>9}"
+        )
+    print("\nWord agreement (share of row's words also yielded by column, per page, NFKC multiset)")
+    print(f"{'':<12}" + "".join(f"{b:>12}" for b in backends))
+    for a in backends:
+        print(f"{a:<12}" + "".join(f"{agreement(words[a], words[b]):12.4f}" for b in backends))
+    for name in backends:
+        failures = runs[name][0]["failures"]
+        if failures:
+            print(f"{name} rejected: {failures}")
+    if args.manifest and args.manifest.exists():
+        order_check(args.folder, args.manifest)
+    if args.big:
+        print(f"\nPeak RSS on {args.big.name} (max_pages=5000), fresh child per backend:")
+        with tempfile.TemporaryDirectory() as tmp:
+            link = Path(tmp) / args.big.name
+            link.symlink_to(args.big.resolve())
+            for name in backends:
+                r = run_child(name, Path(tmp), None, max_pages=5000)
+                cpu, rss = float(r["cpu"]), float(r["rss"])  # type: ignore[arg-type]
+                print(f"  {name:<12} pages {r['pages']}  CPU {cpu:.2f} s  peak RSS {rss:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()

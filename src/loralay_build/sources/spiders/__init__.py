@@ -1,0 +1,1 @@
+"""Scrapy spiders for the HTML-only sources; run in a subprocess by `spiders.run`."""

@@ -1,0 +1,72 @@
+"""Helpers for the source tests: config files for the CLI, and reading what a build wrote."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+from click.testing import CliRunner, Result
+
+from loralay_build.cli import main
+
+FAST = {"run": {"workers": 1, "timeout": 30.0}, "filters": {"enabled": False}}
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {_value(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value)
+
+
+def write_config(path: Path, *tables: dict[str, Any]) -> Path:
+    """TOML file merging the given overlays (section -> key -> value), later ones winning."""
+    merged: dict[str, dict[str, Any]] = {}
+    for table in tables:
+        for section, values in table.items():
+            merged.setdefault(section, {}).update(values)
+    path.write_text("".join(
+        f"[{section}]\n" + "".join(f"{k} = {_value(v)}\n" for k, v in values.items())
+        for section, values in merged.items()
+    ), encoding="utf-8")
+    return path
+
+
+def run_cli(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def published_splits(dataset_dir: Path) -> dict[str, str]:
+    """article_id -> split, from the Parquet shards' file names."""
+    out = {}
+    for shard in dataset_dir.glob("*.parquet"):
+        split = shard.name.split("-")[0]
+        for article_id in pq.read_table(shard, columns=["article_id"]).column(0).to_pylist():
+            out[article_id] = split
+    return out
+
+
+def rows(dataset_dir: Path) -> dict[str, dict[str, Any]]:
+    """Every published row by article_id."""
+    out = {}
+    for shard in dataset_dir.glob("*.parquet"):
+        for row in pq.read_table(shard).to_pylist():
+            out[row["article_id"]] = row
+    return out
+
+
+def rejects(dataset_dir: Path) -> dict[str, str]:
+    lines = (dataset_dir / "rejects.jsonl").read_text().splitlines()
+    return {r["id"]: r["reason"] for r in map(json.loads, lines)}
+
+
+def status(out: Path, dataset: str) -> dict[str, Any]:
+    result = run_cli("status", str(out / dataset), "--json")
+    assert result.exit_code == 0, result.output
+    report: dict[str, Any] = json.loads(result.output)[dataset]
+    return report

@@ -1,0 +1,148 @@
+"""arXiv source: ids, metadata layouts, split files, and `build-corpus arxiv` end to end
+against the arXiv sandbox (snapshot, OAI-PMH incremental, Atom lookups)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from loralay_build.sandbox.arxiv import ArxivSandbox
+from loralay_build.sandbox.server import SandboxServer
+from loralay_build.sources.arxiv_files import bucket_prefix
+from loralay_build.sources.arxiv_meta import from_kaggle, normalise_id
+from loralay_build.sources.presets import read_split_dir
+from loralay_build.state import State
+
+from .cli_helpers import FAST, published_splits, rejects, rows, run_cli, status, write_config
+
+
+def test_ids_are_normalised_with_the_slash_put_back() -> None:
+    assert normalise_id("astro-ph9702020") == "astro-ph/9702020"
+    assert normalise_id("quant-ph/0201082v1") == "quant-ph/0201082"
+    assert normalise_id("math.GT0309136") == "math.GT/0309136"
+    assert normalise_id("arXiv:1412.6980v9") == "1412.6980"
+    assert normalise_id("oai:arXiv.org:0704.0001") == "0704.0001"
+    assert normalise_id("abc") is None
+
+
+def test_bucket_prefix_uses_the_archive_folder() -> None:
+    assert bucket_prefix("0906.5594") == "arxiv/arxiv/pdf/0906/0906.5594v"
+    assert bucket_prefix("quant-ph/0602109") == "arxiv/quant-ph/pdf/0602/0602109v"
+    assert bucket_prefix("math.GT/0309136") == "arxiv/math/pdf/0309/0309136v"
+
+
+def test_both_snapshot_layouts_give_the_same_record() -> None:
+    common = {"id": "0704.0002", "title": "Sparsity-certifying\n  Graph Decompositions",
+              "abstract": "  We describe 45\\% of\nthe graphs.\n"}
+    old = from_kaggle({**common, "categories": ["math.CO cs.CG"], "versions": ["v1", "v2"],
+                       "versions_dates": ["Sat, 31 Mar 2007 02:26:18 GMT",
+                                          "Sat, 13 Dec 2008 17:26:00 GMT"]})
+    new = from_kaggle({**common, "categories": "math.CO cs.CG", "versions": [
+        {"version": "v1", "created": "Sat, 31 Mar 2007 02:26:18 GMT"},
+        {"version": "v2", "created": "Sat, 13 Dec 2008 17:26:00 GMT"}]})
+    assert old == new
+    assert old is not None
+    assert old.created == "2007-03-31" and old.version == 2
+    assert old.categories == ["math.CO", "cs.CG"]
+    assert old.title == "Sparsity-certifying Graph Decompositions"
+    assert old.abstract == "We describe 45\\% of the graphs."
+
+
+def test_split_files_of_every_shape(tmp_path: Path) -> None:
+    (tmp_path / "train.jsonl").write_text('{"article_id": "astro-ph9702020"}\n')
+    (tmp_path / "val.txt").write_text("1001.0063\n\n")
+    (tmp_path / "test.json").write_text('{"article_id": "1412.6980"}\n')
+    (tmp_path / "notes.md").write_text("ignored")
+    assert read_split_dir(tmp_path, normalise_id) == {
+        "astro-ph/9702020": "train", "1001.0063": "validation", "1412.6980": "test",
+    }
+
+
+@pytest.fixture
+def arxiv_box() -> Iterator[ArxivSandbox]:
+    with SandboxServer() as server:
+        yield ArxivSandbox(server, n_docs=8)
+
+
+def test_snapshot_build_keeps_original_splits(arxiv_box: ArxivSandbox, tmp_path: Path) -> None:
+    snapshot = arxiv_box.write_snapshot(tmp_path / "snapshot.jsonl")
+    splits = arxiv_box.write_split_dir(tmp_path / "splits")
+    unlisted = [p.id for p in arxiv_box.papers.values() if not p.split]
+    (tmp_path / "ids.txt").write_text("".join(i + "\n" for i in unlisted))
+    config = write_config(tmp_path / "c.toml", arxiv_box.client_config(), FAST)
+    out = tmp_path / "data"
+    result = run_cli("arxiv", "--out", str(out), "--config", str(config), "--metadata",
+                     str(snapshot), "--split-ids", str(splits), "--ids", str(tmp_path / "ids.txt"))
+    assert result.exit_code == 0, result.output
+    published = published_splits(out / "arxiv")
+    for paper in arxiv_box.papers.values():
+        article_id = f"arxiv:{paper.id}"
+        if paper.behaviour == "robot":
+            assert rejects(out / "arxiv")[article_id] == "blocked"
+        elif paper.split:
+            assert published[article_id] == paper.split, paper.id
+        else:
+            assert article_id in published  # not in any list: the chronological rule
+    assert status(out, "arxiv")["rejects"] == {"blocked": 1}
+    build = json.loads((out / "arxiv" / "build.json").read_text())
+    assert build["counts"]["cleaner_removed_words"]["arxiv_stamp"] >= 5 * len(published)
+    # The stamp and the LaTeX-converted abstract are gone from the words; `%` did not truncate.
+    row = rows(out / "arxiv")["arxiv:1801.10000"]
+    assert row["abstract"].endswith("Gains reach 12% on 3–5 day windows.")
+    assert not any(w.startswith("arXiv:") for w in row["article_words"])
+    state = State(out)
+    try:
+        chosen = {r.candidate.source_id: r.candidate for r in state.rows("arxiv")}
+    finally:
+        state.close()
+    old_style = chosen["hep-th/0101001"]  # two versions, the newest missing from the bucket
+    assert (old_style.extra["version"], old_style.extra["host"]) == (1, "gcs")
+    assert old_style.extra["cohan_id"] == "hep-th0101001"
+    assert chosen["1803.10002"].extra["host"] == "export"
+
+
+def test_oai_incremental_runs_are_paced_and_add_only_new_records(
+    arxiv_box: ArxivSandbox, tmp_path: Path
+) -> None:
+    interval = 0.3
+    config = write_config(tmp_path / "c.toml", arxiv_box.client_config(),
+                          {"http": {"min_interval": interval}}, FAST)
+    out = tmp_path / "data"
+    args = ("arxiv", "--out", str(out), "--config", str(config), "--oai", "--categories", "cs")
+    first = run_cli(*args)
+    assert first.exit_code == 0, first.output
+    oai = arxiv_box.server.requests("/arxiv/oai")
+    assert [e.status for e in oai][:1] == [503]  # flow control, honoured
+    assert any("badResumptionToken" not in e.query and "resumptionToken" in e.query for e in oai)
+    gaps = [b.time - a.time for a, b in zip(oai, oai[1:], strict=False)]
+    assert min(gaps) >= interval - 0.05, gaps
+    known = status(out, "arxiv")["statuses"]
+    new_ids = arxiv_box.add_papers(3)
+    cs_new = [i for i in new_ids if arxiv_box.papers[i].categories[0].startswith("cs")]
+    before = len(arxiv_box.server.requests("/arxiv/oai"))
+    second = run_cli(*args)
+    assert second.exit_code == 0, second.output
+    again = arxiv_box.server.requests("/arxiv/oai")[before:]
+    mark = max(p.datestamp for p in arxiv_box.papers.values() if p.id not in new_ids)
+    assert f"from={mark}" in again[0].query
+    run = status(out, "arxiv")
+    assert run["last_run"]["counts"]["new"] == len(cs_new)
+    assert sum(run["statuses"].values()) == sum(known.values()) + len(cs_new)
+
+
+def test_id_list_uses_the_atom_api_through_its_rate_limit(
+    arxiv_box: ArxivSandbox, tmp_path: Path
+) -> None:
+    (tmp_path / "ids.txt").write_text("1801.10000\nhep-th0101001\n")
+    config = write_config(tmp_path / "c.toml", arxiv_box.client_config(), FAST)
+    out = tmp_path / "data"
+    result = run_cli("arxiv", "--out", str(out), "--config", str(config),
+                     "--ids", str(tmp_path / "ids.txt"), "--version", "metadata")
+    assert result.exit_code == 0, result.output
+    assert [e.status for e in arxiv_box.server.requests("/arxiv/api/query")] == [429, 200]
+    assert set(published_splits(out / "arxiv")) == {"arxiv:1801.10000", "arxiv:hep-th/0101001"}
+    # `metadata` policy: the abstract's version (v2), fetched from the export host.
+    assert len(arxiv_box.server.requests("/_host/export.arxiv.org/pdf/hep-th/0101001v2")) == 1

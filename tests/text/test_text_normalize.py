@@ -1,0 +1,40 @@
+"""One normalisation for abstracts and PDF words, with a map back to word indices."""
+
+from __future__ import annotations
+
+from loralay_build.text import normalise_words
+
+
+def test_tokens_keep_the_words_they_come_from() -> None:
+    tokens = normalise_words(["The", "associ-", "ated", "Franco-", "Italian", "x\x02", "y"])
+    assert tokens.texts == ["the", "associated", "franco", "italian", "xy"]
+    assert tokens.first_word == [0, 1, 3, 4, 5]
+    assert tokens.end_word == [1, 3, 4, 5, 7]
+
+
+def test_soft_hyphen_ligatures_cid_quotes_dashes_bidi() -> None:
+    words = [
+        "of\u00ad",
+        "fice",
+        "\ufb01ne",
+        "(cid:12)x",
+        "\u201cquote\u201d",
+        "\u2014",
+        "\u202aRTL\u202c",
+    ]
+    tokens = normalise_words(words)
+    assert tokens.texts == ["office", "fine", "\ufffdx", '"quote"', "rtl"]
+    assert tokens.first_word == [0, 2, 3, 4, 6]
+
+
+def test_accents_case_and_compatibility_forms() -> None:
+    assert normalise_words(["ÉLABORATION", "e\u0301te\u0301", "\u00b4ete", "ＡＢ"]).texts == [
+        "elaboration",
+        "ete",
+        "ete",
+        "ab",
+    ]
+
+
+def test_korean_is_kept_whole() -> None:
+    assert normalise_words(["요약", "초록입니다"]).texts == ["요약", "초록입니다"]
