@@ -3,6 +3,7 @@ against the arXiv sandbox (snapshot, OAI-PMH incremental, Atom lookups)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -117,7 +118,7 @@ def test_oai_incremental_runs_are_paced_and_add_only_new_records(
     oai = arxiv_box.server.requests("/arxiv/oai")
     assert [e.status for e in oai][:1] == [503]  # flow control, honoured
     assert any("badResumptionToken" not in e.query and "resumptionToken" in e.query for e in oai)
-    gaps = [b.time - a.time for a, b in zip(oai, oai[1:], strict=False)]
+    gaps = [b.time - a.time for a, b in itertools.pairwise(oai)]
     assert min(gaps) >= interval - 0.05, gaps
     known = status(out, "arxiv")["statuses"]
     new_ids = arxiv_box.add_papers(3)

@@ -8,8 +8,6 @@ into place only once complete.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,17 +16,14 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from loralay_build.blobs import fsync_dir
+from loralay_build.blobs import atomic_path
 from loralay_build.config import OutputSettings
 from loralay_build.records import EXAMPLE_SCHEMA
 
 
 def _write_table(table: pa.Table, path: Path, settings: OutputSettings) -> None:
     """Write a table atomically with the pinned writer options."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
+    with atomic_path(path) as tmp:
         pq.write_table(
             table.combine_chunks(),
             tmp,
@@ -40,13 +35,6 @@ def _write_table(table: pa.Table, path: Path, settings: OutputSettings) -> None:
             use_dictionary=False,
             write_statistics=False,
         )
-        with open(tmp, "rb") as handle:
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    fsync_dir(path.parent)
 
 
 class WorkStore:

@@ -10,6 +10,7 @@ and replaced on timeout or death, and recycled after a number of documents.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import logging
 import multiprocessing as mp
 import os
@@ -44,7 +45,27 @@ class WorkerLost(Exception):
         self.detail = detail
 
 
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _die_with_parent() -> None:
+    """Ask the kernel to SIGKILL this worker when its parent dies (Linux only).
+
+    A worker stuck in an endless parse never reads its pipe, so it would not notice a parent
+    killed with -9; without this it would spin on as an orphan.
+    """
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(0)
+
+
 def _limit_self(memory_bytes: int) -> None:
+    _die_with_parent()
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     try:

@@ -161,7 +161,9 @@ class KoreaScienceSandbox:
 
     @staticmethod
     def _row(article: KoreaArticle) -> str:
-        preview = "" if article.variant == "no_preview" else html.escape(article.abstracts[0][1][:80])
+        preview = html.escape(article.abstracts[0][1][:80])
+        if article.variant == "no_preview":
+            preview = ""
         return (
             f'<article class="srched-box"><h3 class="h4"><a class="u-link-v5" '
             f'href="{PREFIX}/article/{article.article_id}.page">{html.escape(article.title)}</a>'

@@ -142,12 +142,12 @@ def search(tokens: Sequence[str], body: Body, settings: MatchSettings) -> Search
         split = _split_search(tokens, body, settings)
         if split is not None and split.verdict == "found":
             return split
-    if best is not None and best[0] <= settings.absent_ratio * len(query):
+    if best is not None:  # within the absent budget, not within the accept budget
         match = body.span(best[1], best[2], best[0], "approx")
         return Search("partial", match, best[0] / len(query), (match,))
     if split is not None and split.verdict == "partial":
         return split
-    return Search("absent", None, 1.0 if best is None else best[0] / len(query))
+    return Search("absent", None, 1.0)
 
 
 def _best(query: str, text: str, windows: Sequence[tuple[int, int]], budget: int) -> Aligned | None:

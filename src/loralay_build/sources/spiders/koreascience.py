@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 from scrapy import Request, Spider
 from scrapy.http import Response
 
+ROWS = '//div[@id="search-result"]/section/article[contains(@class, "srched-box")]'
 ARTICLE_ID = re.compile(r"/article/([A-Za-z_0-9.-]+)\.page")
 PAGER = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+)\s*/\s*(\d{1,3}(?:,\d{3})+|\d+)\s*pages")
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -32,13 +33,14 @@ def script_language(text: str) -> str:
 
 def _box_xpath(kind: str) -> str:
     tests = " or ".join(f'contains(normalize-space(.), "{label}")' for label in LABELS[kind])
-    return f'//div[contains(concat(" ", normalize-space(@class), " "), " article-box ")][h4[{tests}]]'
+    classes = 'concat(" ", normalize-space(@class), " ")'
+    return f'//div[contains({classes}, " article-box ")][h4[{tests}]]'
 
 
 def parse_listing(response: Response) -> tuple[list[dict[str, str]], tuple[int, int] | None]:
     """Result rows (id, url, journal, preview) and the pager (page, pages), None when absent."""
     rows = []
-    for box in response.xpath('//div[@id="search-result"]/section/article[contains(@class, "srched-box")]'):
+    for box in response.xpath(ROWS):
         href = box.xpath("./h3/a/@href").get("")
         found = ARTICLE_ID.search(href)
         if not found:
