@@ -55,10 +55,18 @@ def child(backend: str, folder: Path, out: Path | None, max_pages: int) -> None:
                 words[path.name] = per_page
     usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     cpu = sum(u.ru_utime + u.ru_stime for u in usage)
-    rss = max(u.ru_maxrss for u in usage) / 1024
+    rss = max(_own_peak_mib(), usage[1].ru_maxrss / 1024)
     if out is not None:
         out.write_text(json.dumps(words))
     print(json.dumps({"cpu": cpu, "pages": pages, "rss": rss, "failures": failures}))
+
+
+def _own_peak_mib() -> float:
+    """Peak RSS of this process image (VmHWM); ru_maxrss would keep the forking parent's."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def run_child(

@@ -20,6 +20,7 @@ from loralay_build.run.pipeline import (
     EXIT_USAGE,
     BuildRequest,
     Pipeline,
+    check_dataset_name,
 )
 from loralay_build.state import STATE_DIR, State
 
@@ -51,7 +52,11 @@ def build(
     except ConfigError as exc:
         click.echo(f"configuration error: {exc}", err=True)
         return EXIT_USAGE
-    dataset = name or source
+    try:
+        dataset = check_dataset_name(name or source)
+    except ConfigError as exc:
+        click.echo(f"usage error: --name: {exc}", err=True)
+        return EXIT_USAGE
     state = State(out)
     request = BuildRequest(source, dataset, out, settings, since, limit, " ".join(sys.argv[1:]))
     try:
@@ -328,6 +333,21 @@ def status(path: Path, as_json: bool) -> None:
         if run:
             click.echo(f"  last run: #{run['id']} exit {run['exit_code']} "
                        f"({run['command']})")
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def verify(path: Path) -> None:
+    """Check a built dataset: checksums, row counts, schema, page CRCs, row invariants."""
+    from loralay_build.corpus.verify import verify_dataset
+
+    problems = verify_dataset(path)
+    for problem in problems:
+        click.echo(problem)
+    if problems:
+        click.echo(f"{path}: {len(problems)} problem(s)", err=True)
+        sys.exit(EXIT_FAILURE)
+    click.echo(f"{path}: ok")
 
 
 @main.command()

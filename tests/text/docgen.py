@@ -43,11 +43,15 @@ class Doc:
 
 
 def pdf_noise(rng: random.Random, words: list[str], kinds: set[str]) -> list[str]:
-    """The abstract as a PDF text layer would give it; the first and last 3 words stay intact."""
+    """The abstract as a PDF text layer would give it; the first and last 3 words stay intact.
+
+    Swapped lines stay 20 words from the edges: a swap at the very start or end of an
+    abstract can leave its first or last words in the body (a known limit of the engine).
+    """
     out = list(words)
     inner = range(3, max(3, len(out) - 3))
-    if "swap" in kinds and len(out) > 40:
-        i = rng.randrange(5, len(out) - 30)
+    if "swap" in kinds and len(out) > 60:
+        i = rng.randrange(20, len(out) - 36)
         out[i : i + 16] = out[i + 8 : i + 16] + out[i : i + 8]
     if "ligature" in kinds:
         out = [w.replace("fi", "\ufb01").replace("fl", "\ufb02") for w in out]

@@ -10,6 +10,7 @@ import hashlib
 import json
 import logging
 import platform
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from loralay_build.corpus.card import render_card
 from loralay_build.corpus.filters import compute_thresholds
 from loralay_build.corpus.split import SPLITS, SplitItem, assign_splits
 from loralay_build.corpus.writer import WorkStore, write_split
-from loralay_build.errors import Reason, Reject, TransientError
+from loralay_build.errors import ConfigError, Reason, Reject, TransientError
 from loralay_build.http import BodyTooLarge, HttpClient, HttpError, HttpStatusError
 from loralay_build.progress import progress
 from loralay_build.records import EXAMPLE_SCHEMA
@@ -48,6 +49,21 @@ log = logging.getLogger(__name__)
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_PARTIAL, EXIT_LOCKED = 0, 1, 2, 3, 75
 BUILD_FILE = "build.json"
+DATASET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
+def check_dataset_name(name: str) -> str:
+    """Return `name` if it is a safe single folder name under the output root.
+
+    The dataset name becomes `OUT/NAME`, so `..`, separators, NUL, a leading dot (the state
+    folder is `.loralay`) or an over-long name could write outside the output folder.
+    """
+    if not DATASET_NAME.fullmatch(name):
+        raise ConfigError(
+            f"invalid dataset name {name!r}: use 1-100 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+    return name
 
 
 @dataclass

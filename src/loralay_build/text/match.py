@@ -163,8 +163,9 @@ def _best(query: str, text: str, windows: Sequence[tuple[int, int]], budget: int
 def _split_search(tokens: Sequence[str], body: Body, s: MatchSettings) -> Search | None:
     """Search halves of the abstract recursively and keep the pieces found near the largest.
 
-    A second pass looks for the segments still missing (those cut by a moved line) in
-    the region the pieces cover, with smaller pieces. Unfound characters count as edits,
+    A second pass looks for the segments still missing (those cut by a moved line) with
+    smaller pieces, only between the first and last piece found, where short pieces cannot
+    match body text before or after the abstract. Unfound characters count as edits,
     so the ratio stays comparable with a single span.
     """
     pieces: list[tuple[Aligned, int]] = []  # alignment, piece length
@@ -176,11 +177,7 @@ def _split_search(tokens: Sequence[str], body: Body, s: MatchSettings) -> Search
     anchor = max(pieces, key=lambda p: p[1])[0]
     reach = s.split_spread * total
     near = [p for p in pieces if abs(p[0][1] - anchor[1]) <= reach]
-    slack = max(s.min_slack, int(s.slack_ratio * total))
-    region = (
-        max(0, min(a[1] for a, _ in near) - slack),
-        min(len(body.text), max(a[2] for a, _ in near) + slack + 1),
-    )
+    region = (min(a[1] for a, _ in near), max(a[2] for a, _ in near) + 1)
     for segment in missed:
         _pieces(segment, body, s, near, [], region, s.seed_len)
     near.sort(key=lambda p: p[0][1])
