@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -85,7 +86,7 @@ def test_page_checksums_catch_what_the_manifest_cannot(built: Path, tmp_path: Pa
     build = json.loads((folder / "build.json").read_text())
     for entry in build["files"]:
         if entry["name"] == shard.name:
-            entry["sha256"] = __import__("hashlib").sha256(shard.read_bytes()).hexdigest()
+            entry["sha256"] = hashlib.sha256(shard.read_bytes()).hexdigest()
     (folder / "build.json").write_text(json.dumps(build))
     problems = verify_dataset(folder)
     assert problems and all(shard.name in p for p in problems)
