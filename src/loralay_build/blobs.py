@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
+
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 def fsync_dir(path: Path) -> None:
@@ -65,6 +68,10 @@ class BlobStore:
         self.tmp.mkdir(parents=True, exist_ok=True)
 
     def path(self, sha256: str) -> Path:
+        """Where a blob lives; only a lowercase hex sha256 is a valid name, so a damaged or
+        hostile value read back from the state database can never point outside the store."""
+        if not SHA256_HEX.fullmatch(sha256):
+            raise ValueError(f"not a sha256 hex digest: {sha256[:80]!r}")
         return self.root / sha256[:2] / sha256
 
     def has(self, sha256: str) -> bool:

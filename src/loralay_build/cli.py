@@ -28,9 +28,8 @@ log = logging.getLogger("loralay_build")
 
 
 def _setup_logging(verbose: int, quiet: bool) -> None:
-    level = logging.WARNING
-    if verbose or (interactive() and not quiet):
-        level = logging.INFO if verbose < 2 else logging.DEBUG
+    """Warnings only by default (progress bars show the rest on a terminal); -v for a log."""
+    level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
     if quiet:
         level = logging.ERROR
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -53,7 +52,7 @@ def build(
         click.echo(f"configuration error: {exc}", err=True)
         return EXIT_USAGE
     try:
-        dataset = check_dataset_name(name or source)
+        dataset = check_dataset_name(source if name is None else name)
     except ConfigError as exc:
         click.echo(f"usage error: --name: {exc}", err=True)
         return EXIT_USAGE
@@ -71,6 +70,9 @@ def build(
                 code = EXIT_USAGE
             except LoralayError as exc:
                 log.error("build failed: %s", exc)
+            except KeyboardInterrupt:
+                click.echo("interrupted; run the same command again to resume", err=True)
+                code = EXIT_INTERRUPTED
             finally:
                 state.finish_run(run_id, code, dict(pipeline.report.counts))
             _summary(state, dataset, out, pipeline.report.counts)
@@ -150,13 +152,16 @@ def hal(out: Path, name: str | None, config: Path | None, limit: int | None,
 @main.command()
 @common_options
 @click.option("--since", help="Re-list articles processed since this date (YYYY[-MM[-DD]]).")
+@click.option("--via", type=click.Choice(["api", "site"]),
+              help="Discovery route: the ArticleMeta API or a crawl of the collection "
+                   "websites (default: [source] via).")
 def scielo(out: Path, name: str | None, config: Path | None, limit: int | None,
            workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
-           verbose: int, quiet: bool, since: str | None) -> None:
-    """Crawl SciELO (ArticleMeta): one crawl, one dataset per article language
-    (scielo-es, scielo-pt; --name NAME gives NAME-es, NAME-pt)."""
+           verbose: int, quiet: bool, since: str | None, via: str | None) -> None:
+    """Crawl SciELO (ArticleMeta, or the websites with --via site): one crawl, one dataset
+    per article language (scielo-es, scielo-pt; --name NAME gives NAME-es, NAME-pt)."""
     _setup_logging(verbose, quiet)
-    overrides = flag_overrides(workers, executor, parser, no_filter)
+    overrides = merge(flag_overrides(workers, executor, parser, no_filter), _source_keys(via=via))
     try:
         datasets = dict(load_settings("scielo", config, overrides).source.get("datasets", {}))
     except ConfigError as exc:

@@ -8,6 +8,7 @@ while streaming, and re-validates scheme, host and address on every redirect hop
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import fnmatch
 import io
@@ -67,7 +68,7 @@ class TransientHttpError(TransientError):
     """Worth retrying later: 429/5xx, timeouts, resets, truncated bodies."""
 
     def __init__(self, url: str, message: str, retry_after: float | None = None) -> None:
-        super().__init__(f"{message} ({url})")
+        super().__init__(f"{message} ({url.split('?', 1)[0]})")
         self.url = url
         self.retry_after = retry_after
 
@@ -117,10 +118,8 @@ _header_deadline = threading.local()  # monotonic time by which the headers must
 
 def _shutdown(sock: socket.socket | None) -> None:
     if sock is not None:
-        try:
+        with contextlib.suppress(OSError):
             sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
 
 class _DeadlineHTTPConnection(HTTPConnection):
@@ -236,7 +235,8 @@ class HttpClient:
                 return json.loads(resp.body)
             except ValueError as exc:
                 last = exc
-                log.warning("invalid JSON from %s (attempt %d): %s", url, attempt + 1, exc)
+                log.warning("invalid JSON from %s (attempt %d): %s", url.split("?", 1)[0],
+                            attempt + 1, exc)
                 self.sleep(self._backoff(attempt))
         raise TransientHttpError(url, f"invalid JSON body: {last}")
 
@@ -276,7 +276,7 @@ class HttpClient:
                 if attempt >= self.settings.max_retries:
                     raise
                 delay = wait if wait is not None else self._backoff(attempt)
-                log.info("retrying %s in %.1fs: %s", url, delay, exc)
+                log.info("retrying %s in %.1fs: %s", url.split("?", 1)[0], delay, exc)
                 self.sleep(delay)
                 attempt += 1
 

@@ -104,9 +104,10 @@ def _check(result: Sweep, files: list[Path]) -> None:
 
 def _report(figure: Figure, result: Sweep, files: list[Path], backend: str, test: str) -> None:
     with_reason = sum(1 for o in result.outcomes.values() if o.row is not None or o.reason)
+    rows = sum(o.row is not None for o in result.outcomes.values())
     figure(test, f"{backend}: files with a status and reason", f"{len(files)}/{len(files)}",
-           f"{with_reason}/{len(files)} (ok {sum(o.row is not None for o in result.outcomes.values())},"
-           f" restarts {result.restarts}, {result.wall:.1f} s)")
+           f"{with_reason}/{len(files)} (rows {rows}, restarts {result.restarts}, "
+           f"{result.wall:.1f} s)")
     figure(test, f"{backend}: max wall per document", f"<= {TIMEOUT + GRACE:.0f} s",
            f"{max(result.seconds.values()):.2f} s")
     figure(test, f"{backend}: peak worker RSS", f"<= {MEMORY_MB} MiB",

@@ -19,8 +19,14 @@ from loralay_build.blobs import BlobStore
 from loralay_build.config import HttpSettings
 from loralay_build.errors import Reason, Reject
 from loralay_build.fetch import fetch_pdf
-from loralay_build.http import BodyTooLarge, HttpClient, HttpError, PolicyRefused, TransientHttpError
-from loralay_build.sandbox.faults import MiB, TINY_PDF, FaultRoutes
+from loralay_build.http import (
+    BodyTooLarge,
+    HttpClient,
+    HttpError,
+    PolicyRefused,
+    TransientHttpError,
+)
+from loralay_build.sandbox.faults import TINY_PDF, FaultRoutes, MiB
 from loralay_build.sandbox.server import SandboxServer
 
 from .conftest import Figure
@@ -125,7 +131,8 @@ def _run(scenario: Scenario, faults: FaultRoutes, tmp: Path) -> tuple[object, fl
     return outcome, time.monotonic() - start, client.requests_made
 
 
-RESULTS: dict[str, tuple[bool, float, bool]] = {}  # name -> (as expected, s/request, truncated body kept)
+# name -> (as expected, seconds per request, truncated body kept)
+RESULTS: dict[str, tuple[bool, float, bool]] = {}
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])

@@ -48,6 +48,7 @@ from loralay_build.text import leakage_summary
 log = logging.getLogger(__name__)
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_PARTIAL, EXIT_LOCKED = 0, 1, 2, 3, 75
+EXIT_INTERRUPTED = 130
 BUILD_FILE = "build.json"
 DATASET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 

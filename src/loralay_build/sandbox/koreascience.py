@@ -66,7 +66,7 @@ class KoreaScienceSandbox:
         for i in range(n_docs):
             self._add(i, variants[i] if i < len(variants) else "plain")
         server.route(f"{PREFIX}/", self._serve)
-        server.route("/robots.txt", self._robots)
+        server.disallow(f"{PREFIX}/admin/")
 
     def client_config(self) -> dict[str, Any]:
         return {
@@ -111,10 +111,6 @@ class KoreaScienceSandbox:
         )
 
     # -- pages -------------------------------------------------------------------------------
-
-    def _robots(self, req: Request) -> Reply:
-        body = f"User-agent: *\nDisallow: {PREFIX}/admin/\n".encode()
-        return Reply(200, body, {"Content-Type": "text/plain"})
 
     def _serve(self, req: Request) -> Reply:
         path = req.path[len(PREFIX):]

@@ -1,5 +1,6 @@
 """SciELO's ArticleMeta API (identifiers, article records, change history) and the collection
-sites (PDFs, classic `sci_arttext` pages, the `sci_pdf` interstitial), from generated articles.
+sites (PDFs, the `sci_pdf` interstitial, and the HTML pages of `scielo_site`), from generated
+articles.
 
 Record shapes follow the recorded ArticleMeta answers: ISIS fields (`v40`, `v83`, `v12`,
 `v65`, `v702`...), `fulltexts.pdf` keyed by language (absent on some records), abstracts that
@@ -18,6 +19,7 @@ from functools import cached_property
 from typing import Any
 
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
+from loralay_build.sandbox.scielo_site import SciELOSite, pid_v3
 from loralay_build.sandbox.server import Reply, Request, SandboxServer
 from loralay_build.sandbox.textgen import ProseGenerator
 
@@ -56,6 +58,7 @@ class SciELOArticle:
     spec: ArticleSpec
     variant: str = "plain"
     events: list[tuple[str, str]] = field(default_factory=list)  # (timestamp, event)
+    abstracts: dict[str, str] = field(default_factory=dict)  # plain text, as the sites show it
 
     @cached_property
     def pdf(self) -> bytes:
@@ -82,16 +85,26 @@ class SciELOSandbox:
         server.route("/api/v1/article/history/", self._history)
         server.route("/api/v1/article/", self._article)
         server.route("/_scielo/", self._site)
+        self.site = SciELOSite(self.articles, HOSTS, server.base_url)
+        for host in HOSTS.values():
+            server.disallow(f"/_scielo/{host}/cgi-bin/")
 
     # -- configuration for clients -----------------------------------------------------------
 
     def client_config(self) -> dict[str, Any]:
         base = self.server.base_url
         return {
-            "source": {"articlemeta_url": f"{base}/api/v1/", "page_size": 5,
-                       "from": "2019-01-01"},
+            "source": {
+                "articlemeta_url": f"{base}/api/v1/", "page_size": 5, "from": "2019-01-01",
+                "site_listings": {
+                    c: [f"http://{h}/scielo.php?script=sci_alphabetic&lng=en&nrm=iso"]
+                    for c, h in HOSTS.items()
+                },
+                "download_delay": 0.0, "retry_after_max": 2.0,
+            },
             "http": {
-                "url_rewrite": {f"http://{h}/": f"{base}/_scielo/{h}/" for h in HOSTS.values()},
+                "url_rewrite": {f"{scheme}://{h}/": f"{base}/_scielo/{h}/"
+                                for h in HOSTS.values() for scheme in ("http", "https")},
                 "min_interval": 0.0, "host_intervals": {},
             },
         }
@@ -188,7 +201,8 @@ class SciELOSandbox:
             running_header=f"{acronym.upper()} {issue}",
         )
         item = SciELOArticle(pid, collection, declared, record["processing_date"], record,
-                             spec, variant)
+                             spec, variant, abstracts={
+                                 lng: text for lng, text in abstracts.items()})
         with self._lock:
             item.events.append((self._stamp(), "add"))
             self.articles[pid] = item
@@ -274,6 +288,12 @@ class SciELOSandbox:
         host, rest = match.groups()
         if rest == "scielo.php":
             return self._classic(host, req)
+        new_page = re.fullmatch(r"j/([^/]+)/a/([A-Za-z0-9]{23})/", rest)
+        if new_page:
+            article = next((a for a in self.articles.values()
+                            if pid_v3(a.pid) == new_page.group(2)), None)
+            pdf = article.pdf if article is not None and article.variant != "missing" else None
+            return self.site.new_page(host, new_page.group(1), new_page.group(2), req, pdf)
         found = re.fullmatch(r"pdf/([^/]+)/([^/]+)/([^/]+)\.pdf", rest)
         article = next(
             (a for a in self.articles.values() if found and HOSTS[a.collection] == host
@@ -286,6 +306,8 @@ class SciELOSandbox:
         return Reply(200, article.pdf, {"Content-Type": "application/pdf"})
 
     def _classic(self, host: str, req: Request) -> Reply:
+        if req.arg("script") in ("sci_alphabetic", "sci_issues", "sci_issuetoc"):
+            return self.site.listing(host, req)
         article = self.articles.get(req.arg("pid"))
         if article is None:
             return Reply(404, b"<html><body>Not Found</body></html>", {"Content-Type": "text/html"})
@@ -297,12 +319,4 @@ class SciELOSandbox:
             page = (f'<html><head><script>setTimeout(function(){{window.location="{pdf}"}},5000)'
                     f"</script></head><body>Loading PDF...</body></html>")
             return Reply(200, page.encode(), {"Content-Type": "text/html; charset=utf-8"})
-        page = (
-            "<html><head>"
-            f'<meta xmlns="" name="citation_title" content="{html.escape(article.spec.title)}">'
-            f'<meta xmlns="" name="citation_doi" content="{article.record["doi"]}">'
-            f'<meta xmlns="" name="citation_pdf_url" language="{article.lang}" default="true"'
-            f' content="{pdf}">'
-            "</head><body><div class=\"content\">Texto completo</div></body></html>"
-        )
-        return Reply(200, page.encode(), {"Content-Type": "text/html; charset=utf-8"})
+        return self.site.article(host, req, pdf)

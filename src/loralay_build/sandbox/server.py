@@ -58,11 +58,13 @@ class SandboxServer:
 
     def __init__(self) -> None:
         self.routes: list[tuple[str, Handler]] = []
+        self.disallowed: list[str] = []
         self.log: list[LogEntry] = []
         self._log_lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
+        self.route("/robots.txt", self._robots)
 
     @property
     def port(self) -> int:
@@ -76,6 +78,14 @@ class SandboxServer:
         """Serve every path starting with `prefix`; the longest matching prefix wins."""
         self.routes.append((prefix, handler))
         self.routes.sort(key=lambda item: len(item[0]), reverse=True)
+
+    def disallow(self, prefix: str) -> None:
+        """Add a `Disallow:` line to the one robots.txt every protocol module shares."""
+        self.disallowed.append(prefix)
+
+    def _robots(self, req: Request) -> Reply:
+        lines = "".join(f"Disallow: {prefix}\n" for prefix in self.disallowed)
+        return Reply(200, f"User-agent: *\n{lines}".encode(), {"Content-Type": "text/plain"})
 
     def requests(self, prefix: str = "") -> list[LogEntry]:
         with self._log_lock:

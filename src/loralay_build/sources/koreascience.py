@@ -6,27 +6,21 @@ ids already in the database are handed to the spider, which skips their article 
 
 from __future__ import annotations
 
-import json
 import logging
-import subprocess
-import sys
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from loralay_build.blobs import BlobStore
-from loralay_build.errors import LoralayError
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
 from loralay_build.sources.base import DiscoveryContext
+from loralay_build.sources.crawl import spider_items
 
 log = logging.getLogger(__name__)
 
 SPIDER_KEYS = ("search_url", "publisher", "first_year", "last_year", "page_size",
                "download_delay", "timeout", "retries", "retry_after_max", "log_level")
-STOP_WAIT = 10.0
 
 
 def abstracts_by_language(pairs: list[list[str]]) -> dict[str, str]:
@@ -69,50 +63,23 @@ class KoreaScienceSource:
         config["skip"] = sorted(r.candidate.source_id for r in ctx.state.rows(ctx.dataset))
         batch_size = int(ctx.config.get("batch_size", 10))
         seen = 0
-        with tempfile.TemporaryDirectory(prefix="loralay-spider-") as tmp:
-            path = Path(tmp) / "config.json"
-            path.write_text(json.dumps(config), encoding="utf-8")
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "loralay_build.sources.spiders.run", "koreascience",
-                 str(path)],
-                stdout=subprocess.PIPE, text=True, encoding="utf-8",
-            )
-            assert proc.stdout is not None
-            try:
-                batch: list[Candidate] = []
-                for line in proc.stdout:
-                    item = json.loads(line)
-                    if "error" in item:
-                        log.error("KoreaScience %s error at %s: %s", item["error"],
-                                  item.get("url"), item.get("detail"))
-                        continue
-                    batch.append(to_candidate(item, ctx.dataset))
-                    seen += 1
-                    if ctx.limit is not None and seen >= ctx.limit:
-                        break
-                    if len(batch) >= batch_size:
-                        yield batch
-                        batch = []
-                if batch:
+        batch: list[Candidate] = []
+        items = spider_items("koreascience", config, "KoreaScience")
+        try:
+            for item in items:
+                batch.append(to_candidate(item, ctx.dataset))
+                seen += 1
+                if ctx.limit is not None and seen >= ctx.limit:
+                    break
+                if len(batch) >= batch_size:
                     yield batch
-            finally:
-                _stop(proc)
-            if ctx.limit is None and proc.returncode != 0:
-                raise LoralayError(f"the KoreaScience crawl exited with {proc.returncode}")
+                    batch = []
+        finally:
+            items.close()
+        if batch:
+            yield batch
         log.info("KoreaScience discovery: %d new articles", seen)
 
     def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
         return fetch_pdf(candidate.file_url, client, blobs)
 
-
-def _stop(proc: subprocess.Popen[str]) -> None:
-    """End the crawl (it may still be running when discovery stops early)."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(STOP_WAIT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    if proc.stdout is not None:
-        proc.stdout.close()

@@ -1,4 +1,5 @@
 """SciELO through the ArticleMeta API: stable PID ids, every abstract, one crawl for two datasets.
+(`via = "site"` crawls the collection websites instead: `scielo_site`.)
 
 The first pass lists identifiers by processing date; later passes read the change history
 (`add`/`update`/`delete`) from a high-water mark. The mark belongs to the crawl, not to one
@@ -22,6 +23,7 @@ from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
 from loralay_build.sources.base import DiscoveryContext
+from loralay_build.sources.scielo_site import discover_site
 from loralay_build.sources.scielo_text import clean_abstract, partial_date
 
 log = logging.getLogger(__name__)
@@ -117,6 +119,12 @@ class SciELOSource:
         if ctx.dataset not in datasets.values():
             raise ConfigError(f"dataset {ctx.dataset!r} is none of the SciELO datasets "
                               f"{sorted(datasets.values())}")
+        via = str(cfg.get("via", "api"))
+        if via == "site":
+            yield from discover_site(ctx, datasets, HOSTS)
+            return
+        if via != "api":
+            raise ConfigError(f"[source] via must be \"api\" or \"site\", not {via!r}")
         api = str(cfg.get("articlemeta_url", "http://articlemeta.scielo.org/api/v1/"))
         page = int(cfg.get("page_size", 1000))
         seen = 0

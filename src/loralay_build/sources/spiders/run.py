@@ -16,8 +16,10 @@ from scrapy import Spider
 from scrapy.crawler import CrawlerProcess
 
 from loralay_build.sources.spiders.koreascience import KoreaScienceSpider
+from loralay_build.sources.spiders.scielo_site import SciELOSiteSpider
 
-SPIDERS: dict[str, type[Spider]] = {"koreascience": KoreaScienceSpider}
+SPIDERS: dict[str, type[Spider]] = {"koreascience": KoreaScienceSpider,
+                                    "scielo_site": SciELOSiteSpider}
 
 
 class StdoutPipeline:

@@ -1,0 +1,61 @@
+"""Run one Scrapy spider in a subprocess (`spiders.run`) and read its items as they arrive.
+
+Shared by the HTML-only routes: the caller commits each item to the state database before
+asking for the next one, so a killed crawl loses at most the items not yet committed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+import tempfile
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+from loralay_build.errors import LoralayError
+
+log = logging.getLogger(__name__)
+
+STOP_WAIT = 10.0
+
+
+def spider_items(spider: str, config: dict[str, Any],
+                 label: str) -> Generator[dict[str, Any], None, None]:
+    """Items of one crawl; error items are logged, not yielded. Closing the generator early
+    ends the crawl; a crawl that ran to its end with a failure status raises."""
+    with tempfile.TemporaryDirectory(prefix="loralay-spider-") as tmp:
+        path = Path(tmp) / "config.json"
+        path.write_text(json.dumps(config), encoding="utf-8")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "loralay_build.sources.spiders.run", spider, str(path)],
+            stdout=subprocess.PIPE, text=True, encoding="utf-8",
+        )
+        assert proc.stdout is not None
+        try:
+            for line in proc.stdout:
+                item = json.loads(line)
+                if "error" in item:
+                    log.error("%s %s error at %s: %s", label, item["error"], item.get("url"),
+                              item.get("detail"))
+                    continue
+                yield item
+        finally:
+            _stop(proc)
+        if proc.returncode != 0:
+            raise LoralayError(f"the {label} crawl exited with {proc.returncode}")
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    """End the crawl (it may still be running when discovery stops early)."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(STOP_WAIT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()

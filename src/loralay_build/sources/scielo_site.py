@@ -1,0 +1,91 @@
+"""SciELO's second route (`via = "site"`): a Scrapy crawl of the collection websites for
+what the ArticleMeta API lacks. Ids are the API route's (`scielo:<collection>:<PID>`), so
+both routes feed the same candidates; items are committed as they arrive, and a later run
+hands the ids already in the database to the spider, which skips their article pages.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+from loralay_build.errors import ConfigError
+from loralay_build.records import Candidate
+from loralay_build.sources.base import DiscoveryContext
+from loralay_build.sources.crawl import spider_items
+from loralay_build.sources.scielo_text import clean_abstract, partial_date
+
+log = logging.getLogger(__name__)
+
+SPIDER_KEYS = ("download_delay", "timeout", "retries", "retry_after_max", "log_level")
+
+
+def to_candidate(item: dict[str, Any], datasets: dict[str, str]) -> Candidate | None:
+    """Map a crawled article; None when its language feeds none of the datasets. Abstracts
+    are re-escaped: SciELO abstracts are HTML fragments on both routes."""
+    lang = str(item.get("language", ""))
+    if lang not in datasets:
+        return None
+    abstracts: dict[str, str] = {}
+    for code, raw in item.get("abstracts", []):
+        text = html.escape(clean_abstract(str(raw)), quote=False)
+        if text and len(text) > len(abstracts.get(code, "")):
+            abstracts[code] = text
+    pdfs: dict[str, str] = dict(item.get("pdf_urls", {}))
+    pid, collection = str(item["pid"]), str(item["collection"])
+    return Candidate(
+        id=f"scielo:{collection}:{pid}",
+        source="scielo",
+        source_id=pid,
+        dataset=datasets[lang],
+        title=str(item.get("title", "")),
+        language=lang,
+        abstracts=abstracts,
+        published=partial_date(str(item.get("published", ""))),
+        file_url=pdfs.get(lang, ""),
+        landing_url=str(item.get("url", "")),
+        doi=str(item.get("doi", "")),
+        extra={"collection": collection, "pdf_language": lang, "pdf_languages": sorted(pdfs),
+               "route": "site", "new_site": bool(item.get("new_site"))},
+    )
+
+
+def discover_site(ctx: DiscoveryContext, datasets: dict[str, str],
+                  hosts: dict[str, str]) -> Iterator[list[Candidate]]:
+    """Crawl the listing pages of every configured collection (`site_listings`)."""
+    listings = dict(ctx.config.get("site_listings") or {})
+    unknown = sorted(set(listings) - set(hosts))
+    if unknown or not listings:
+        raise ConfigError(f"[source] site_listings needs collection -> listing URLs "
+                          f"(unknown: {unknown})")
+    config = {k: ctx.config[k] for k in SPIDER_KEYS if k in ctx.config}
+    config.update(
+        listings=listings, hosts={c: hosts[c] for c in listings},
+        url_rewrite=dict(ctx.client.settings.url_rewrite),
+        user_agent=ctx.client.settings.user_agent,
+        skip=sorted(r.candidate.id for name in datasets.values()
+                    for r in ctx.state.rows(name)),
+    )
+    batch_size = int(ctx.config.get("batch_size", 10))
+    seen = 0
+    batch: list[Candidate] = []
+    items = spider_items("scielo_site", config, "SciELO site")
+    try:
+        for item in items:
+            cand = to_candidate(item, datasets)
+            if cand is None:
+                continue
+            batch.append(cand)
+            seen += 1
+            if ctx.limit is not None and seen >= ctx.limit:
+                break
+            if len(batch) >= batch_size:
+                yield batch
+                batch = []
+    finally:
+        items.close()
+    if batch:
+        yield batch
+    log.info("SciELO site discovery: %d new articles", seen)
