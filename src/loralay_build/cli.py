@@ -16,6 +16,7 @@ from loralay_build.errors import ConfigError, LockHeld, LoralayError
 from loralay_build.progress import interactive
 from loralay_build.run.pipeline import (
     EXIT_FAILURE,
+    EXIT_INTERRUPTED,
     EXIT_LOCKED,
     EXIT_USAGE,
     BuildRequest,
