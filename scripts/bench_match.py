@@ -13,7 +13,14 @@ documents' words to every body.
 
 A printed abstract counts as found when the method reports it and, after removing the
 reported span(s), at most 10% of its word 5-grams remain in the 150 words on either side
-of a removal, and no more than twice the abstracts' length was removed. Negative
+of a removal, and no more than twice the abstracts' length was removed.
+
+Leakage (share of an abstract's word 5-grams still in the kept words) is reported three
+ways. "body" counts the whole body, including sentences authors legitimately reuse in the
+introduction or conclusion; "local" counts the 150 words either side of a removal, which
+still includes the title and a translated title; "edge" counts only abstract words left
+at the edges of a removal: 5-grams in a run of consecutive abstract 5-grams that begins
+or ends within 5 tokens of a removed span (a heading or a page number may sit between). Negative
 documents are searched for three abstracts of other documents; any hit there is a false
 positive.
 """
@@ -38,7 +45,7 @@ import fuzzysearch
 from loralay_build.errors import Reject
 from loralay_build.text import MatchSettings, leakage_summary, strip_abstracts
 from loralay_build.text.faithful import locate_faithful
-from loralay_build.text.leakage import Leakage
+from loralay_build.text.leakage import Leakage, ngrams
 from loralay_build.text.match import Body, Match, query_tokens, search
 from loralay_build.text.normalize import normalise_words
 
@@ -46,6 +53,8 @@ METHODS = ("engine", "faithful", "fuzzysearch20")
 SCALES = (1, 2, 4)
 FOUND_MAX_LEAKAGE = 0.1  # local leakage allowed for "found"
 NEAR = 150  # words each side of a removal that count as "local"
+EDGE_SLACK = 5  # tokens between a removal and a run of abstract 5-grams that still count as "edge"
+WORST = 10  # documents listed with their leakage
 COPIES_ALLOWED = 2  # removed words may reach twice the abstracts' size (one repeated copy)
 Words = tuple[list[str], list[int]]
 
@@ -245,8 +254,41 @@ def judge(words: list[str], doc: dict[str, Any], found: Found, keep: list[int]) 
     ok = ok and max(local_leaks) <= FOUND_MAX_LEAKAGE
     not_printed = doc.get("abstracts_in_metadata_not_printed", {})
     hits = sum(found.get(lang) is not None for lang in not_printed)
+    edge = [edge_leakage(words, keep, q) for q in queries.values()]
     return {"all_found": ok, "leakage": leaks, "local_leakage": local_leaks,
-            "not_printed_hits": hits}
+            "edge_leakage": edge, "not_printed_hits": hits}
+
+
+def edge_leakage(words: list[str], keep: list[int], query: list[str], n: int = 5) -> float:
+    """Share of the abstract's n-grams left at the edges of a removal.
+
+    Leaked n-grams are grouped into runs of consecutive positions in the kept tokens; a
+    run counts when it begins or ends within EDGE_SLACK tokens of a removed span, i.e.
+    when abstract words continue right where the removal stopped.
+    """
+    grams = ngrams(query, n)
+    if not grams or not keep:
+        return 0.0
+    kept = normalise_words([words[i] for i in keep])
+    toks = kept.texts
+    cuts = {j + 1 for j in range(len(keep) - 1) if keep[j + 1] > keep[j] + 1}
+    if keep[0] > 0:
+        cuts.add(0)
+    if keep[-1] < len(words) - 1:
+        cuts.add(len(keep))
+    gaps = sorted({t for t, w in enumerate(kept.first_word) if w in cuts}
+                  | ({len(toks)} if len(keep) in cuts else set()))
+    hits = [t for t in range(len(toks) - n + 1) if tuple(toks[t : t + n]) in grams]
+    leaked: set[tuple[str, ...]] = set()
+    run_start = 0
+    for k, t in enumerate(hits):
+        if k + 1 < len(hits) and hits[k + 1] == t + 1:
+            continue  # the run goes on
+        a, b = hits[run_start], t + n  # tokens [a, b) of the run
+        if any(a - EDGE_SLACK <= g <= b + EDGE_SLACK for g in gaps):
+            leaked.update(tuple(toks[i : i + n]) for i in range(a, t + 1))
+        run_start = k + 1
+    return len(leaked) / len(grams)
 
 
 def near_removed(keep: list[int]) -> list[int]:
@@ -283,7 +325,7 @@ def report(corpus: Corpus, rounds: int) -> None:
                 runs.setdefault((method, scale), []).append(spawn(corpus, method, scale))
     header = ("| method | docs with all printed abstracts found | false positives (negatives) "
               "| median ms/doc | p90 ms | max ms | 2x / 1x | 4x / 1x | mean leakage (body) "
-              "| mean leakage (local) |")
+              "| mean leakage (local) | mean leakage (edge) |")
     print(header)
     print("|---" * (header.count("|") - 1) + "|")
     speed: dict[str, float] = {}
@@ -298,6 +340,7 @@ def report(corpus: Corpus, rounds: int) -> None:
         fps = sum(d["false_positives"] for d in first if d["negative"])
         leaks = [x for d in positives for x in d["leakage"]]
         local = [x for d in positives for x in d["local_leakage"]]
+        edge = [x for d in positives for x in d["edge_leakage"]]
         all_ms = [d["ms"] for run in runs[(method, 1)] for d in run]
         m1 = statistics.median(medians[1])
         speed[method] = m1
@@ -306,7 +349,8 @@ def report(corpus: Corpus, rounds: int) -> None:
               f"| {statistics.median(medians[2]) / m1:.2f} "
               f"| {statistics.median(medians[4]) / m1:.2f} "
               f"| {100 * leakage_summary(leaks)['mean']:.2f}% "
-              f"| {100 * leakage_summary(local)['mean']:.2f}% |")
+              f"| {100 * leakage_summary(local)['mean']:.2f}% "
+              f"| {100 * leakage_summary(edge)['mean']:.2f}% |")
     print(f"\nengine speed-up vs fuzzysearch20: {speed['fuzzysearch20'] / speed['engine']:.1f}x; "
           f"vs faithful: {speed['faithful'] / speed['engine']:.1f}x")
     first = runs[("engine", 1)][0]
@@ -314,6 +358,13 @@ def report(corpus: Corpus, rounds: int) -> None:
     print(f"engine misses: {missed}")
     stray = sum(d.get("not_printed_hits", 0) for d in first)
     print(f"engine hits on not-printed abstracts: {stray}")
+    worst = sorted((d for d in first if not d["negative"]),
+                   key=lambda d: -max(d["edge_leakage"] + d["local_leakage"]))[:WORST]
+    print("\nengine, worst documents (leakage per abstract, %: edge / local / body):")
+    for d in worst:
+        cells = zip(d["edge_leakage"], d["local_leakage"], d["leakage"], strict=True)
+        print(f"  {d['id']}: " + ", ".join(f"{100 * e:.2f} / {100 * lo:.2f} / {100 * b:.2f}"
+                                          for e, lo, b in cells))
 
 
 def main() -> None:

@@ -10,7 +10,7 @@ class Reason(StrEnum):
 
     UNAVAILABLE = "unavailable"  # download failed for good (404, 403, retries exhausted)
     NOT_PDF = "not_pdf"  # the body is not a PDF (HTML error page, captcha, empty)
-    CORRUPTED = "corrupted"  # the PDF cannot be read, or has no pages
+    CORRUPTED = "corrupted"  # unreadable, no pages, or the parser crashed on it
     ENCRYPTED = "encrypted"  # needs a password we do not have, or an unknown security handler
     NO_TEXT_LAYER = "no_text_layer"  # scanned, or the text layer is garbage
     TIMEOUT = "timeout"  # processing exceeded its wall-clock limit
@@ -22,7 +22,6 @@ class Reason(StrEnum):
     SUMMARY_TOO_SHORT = "summary_too_short"
     DUPLICATE = "duplicate"
     BLOCKED = "blocked"  # bot challenge or robots.txt refusal
-    WORKER_CRASHED = "worker_crashed"  # the isolated worker died (signal) while on this document
 
 
 class LoralayError(Exception):

@@ -125,7 +125,7 @@ def test_sweep_fast(backend: str, figure: Figure) -> None:
     empties = SILENT_EMPTIES & set(result.outcomes)
     published_empty = [k for k in empties if result.outcomes[k].row is not None
                        and not result.outcomes[k].row["article_words"]]  # type: ignore[index]
-    _report(figure, result, files, backend, "T1")
+    _report(figure, result, files, f"{backend} (default suite)", "T1")
     figure("T4", f"{backend}: silent empties reaching a row", "0",
            f"{len(published_empty)} of {sorted(empties)} "
            f"({', '.join(f'{k}={result.outcomes[k].reason}' for k in sorted(empties))})")

@@ -136,3 +136,53 @@ def test_settings_from_mapping() -> None:
     ):
         with pytest.raises(ConfigError):
             MatchSettings.from_mapping(bad)
+
+
+def interrupted_doc(seed: int, cut: int) -> tuple[list[str], list[int], str, list[int], int]:
+    """An abstract split `cut` words from its start (or end, when negative) by a block of
+    other text, as a footnote or running header lands inside it in the reading order.
+
+    Returns the words, pages, abstract, the indices of the abstract words and the block size.
+    """
+    rng = random.Random(seed)
+    vocab = vocabulary(rng)
+    abstract = sentence_words(rng, vocab, 180)
+    block = sentence_words(random.Random(seed + 1), vocabulary(random.Random(seed + 2)), 70)
+    before = sentence_words(rng, vocab, 60)
+    after = sentence_words(rng, vocab, 900)
+    at = cut if cut >= 0 else len(abstract) + cut
+    words = [*before, *abstract[:at], *block, *abstract[at:], *after]
+    start = len(before)
+    indices = [*range(start, start + at), *range(start + at + len(block), start + 180 + len(block))]
+    return words, [i // 300 for i in range(len(words))], " ".join(abstract), indices, len(block)
+
+
+@pytest.mark.parametrize(("seed", "cut"), [(1, 25), (2, 30), (3, -30), (4, -25)])
+def test_abstract_words_cut_off_by_a_block_near_an_edge_are_removed(seed: int, cut: int) -> None:
+    # A single alignment reaches the far side of the block cheaper by spending edits on
+    # the block; the abstract words beyond it used to stay in the body.
+    words, pages, abstract, indices, _ = interrupted_doc(seed, cut)
+    result = strip_abstracts(words, pages, {"en": abstract}, "en", ENGINE)
+    assert not set(result.keep).intersection(indices)
+    assert result.matches[0].leakage == 0.0
+    assert result.matches[0].word_start == indices[0]
+    assert result.matches[0].word_end == indices[-1] + 1
+
+
+@pytest.mark.parametrize("cut", [45, -45])
+def test_a_block_further_in_leaves_no_abstract_five_gram(cut: int) -> None:
+    # Through the split search, a piece may still claim a word of the block for the
+    # abstract word next to it, which then stays alone in the body (at most a few words).
+    for seed in range(6):
+        words, pages, abstract, indices, _ = interrupted_doc(seed, cut)
+        result = strip_abstracts(words, pages, {"en": abstract}, "en", ENGINE)
+        assert result.matches[0].leakage == 0.0
+        assert len(set(result.keep).intersection(indices)) <= 4
+
+
+def test_the_block_inside_an_abstract_near_its_edge_stays_in_the_body() -> None:
+    words, pages, abstract, indices, block = interrupted_doc(5, 30)
+    result = strip_abstracts(words, pages, {"en": abstract}, "en", ENGINE)
+    block_words = range(indices[29] + 1, indices[30])
+    assert len(block_words) == block
+    assert set(block_words) <= set(result.keep)

@@ -4,8 +4,9 @@ The page text comes out in one `FPDFText_GetText` call; words are the whitespace
 runs of that text (PDFium inserts the spaces and line breaks), and each word's box is the
 union of the loose boxes of its first and last characters, so no Python runs per
 character. Measured on 484 real pages: `FPDFText_CountRects`/`FPDFText_GetRect` per word
-cost 0.2 s more than this. PDFium marks a hyphen that
-breaks a word at a line end with U+FFFE (or U+0002); such a word ends the line and is
+cost 0.2 s more than this. The per-word and per-line calls go through prototypes declared
+with plain integers and addresses, the cheapest call ctypes makes. PDFium marks a hyphen
+that breaks a word at a line end with U+FFFE (or U+0002); such a word ends the line and is
 emitted with a plain trailing "-", which the text module treats as a join candidate.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 import ctypes
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,19 +27,33 @@ from loralay_build.parse.backend import Line, PageText, check_page_count
 from loralay_build.parse.geometry import Frame, clean_box, display_size, to_display, usable_size
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.parse.words import CONTROLS, GARBAGE, line_spans
-from loralay_build.records import Page
+from loralay_build.records import Box, Page
 
-# A line break, a word ending in PDFium's hyphen marker, or a plain word.
-_TOKEN = re.compile(r"\r\n|[\r\n]|[^\s\ufffe\x02]*[\ufffe\x02]|[^\s\ufffe\x02]+")
+# The whitespace before a word, and the word: a run ending in PDFium's hyphen marker or not.
+_WORD = re.compile(r"(\s*)([^\s\ufffe\x02]+[\ufffe\x02]?|[\ufffe\x02])")
 _HYPHEN_MARKS = "\ufffe\x02"
-# FPDFText_GetLooseCharBox(text_page, index, FS_RECTF*) declared with plain integers.
-_LOOSE_BOX = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)(
-    ctypes.cast(raw.FPDFText_GetLooseCharBox, ctypes.c_void_p).value or 0
-)
-_USHORT_P = ctypes.POINTER(ctypes.c_ushort)
-_BREAKS = frozenset(("\r\n", "\r", "\n"))
+# A character outside the BMP: PDFium counts it as two characters (its surrogate halves).
+_WIDE = re.compile("[\U00010000-\U0010ffff]")
 _QUARTER = math.pi / 2
 _PASSWORD_ERRORS = {raw.FPDF_ERR_PASSWORD, raw.FPDF_ERR_SECURITY}
+
+
+def _prototype(restype: type, function: Any, *argtypes: type) -> Callable[..., Any]:
+    """`function` of the PDFium library called with plain integers and addresses."""
+    address = ctypes.cast(function, ctypes.c_void_p).value or 0
+    return ctypes.CFUNCTYPE(restype, ctypes.c_void_p, *argtypes)(address)
+
+
+# The text page functions used, taking the text page and any output buffer as addresses.
+_LOOSE_BOX = _prototype(ctypes.c_int, raw.FPDFText_GetLooseCharBox, ctypes.c_int, ctypes.c_void_p)
+_CHAR_ANGLE = _prototype(ctypes.c_float, raw.FPDFText_GetCharAngle, ctypes.c_int)
+_FONT_SIZE = _prototype(ctypes.c_double, raw.FPDFText_GetFontSize, ctypes.c_int)
+_MATRIX = _prototype(ctypes.c_int, raw.FPDFText_GetMatrix, ctypes.c_int, ctypes.c_void_p)
+_GET_TEXT = _prototype(
+    ctypes.c_int, raw.FPDFText_GetText, ctypes.c_int, ctypes.c_int, ctypes.c_void_p
+)
+_UNICODE = _prototype(ctypes.c_uint, raw.FPDFText_GetUnicode, ctypes.c_int)
+_CHAR_INDEX = _prototype(ctypes.c_int, raw.FPDFText_GetCharIndexFromTextIndex, ctypes.c_int)
 
 
 class PdfiumBackend:
@@ -87,20 +102,70 @@ def _read_page(doc: object, index: int, settings: ParseSettings) -> PageText:
         raw.FPDF_ClosePage(page)
 
 
-def _page_text(textpage: object, count: int) -> str:
-    """The whole page text, one Python character per PDFium character."""
+def _page_text(handle: int, count: int) -> str:
+    """The whole page text, one Python character per PDFium character.
+
+    A character outside the BMP fills two PDFium characters and becomes two U+FFFD, as a
+    lone surrogate becomes one. Characters PDFium leaves out of its text (U+0000 and some
+    controls) are found by bisection over the text and put back with one call each.
+    """
     buffer = ctypes.create_string_buffer(4 * count + 4)
-    written = raw.FPDFText_GetText(textpage, 0, count, ctypes.cast(buffer, _USHORT_P))
-    text = buffer.raw[: 2 * max(written - 1, 0)].decode("utf-16-le", "replace")
-    if len(text) == count:
+    written = _GET_TEXT(handle, 0, count, ctypes.addressof(buffer))
+    units = max(written - 1, 0)
+    text = buffer.raw[: 2 * units].decode("utf-16-le", "replace")
+    if len(text) != units:
+        text = _WIDE.sub("\ufffd\ufffd", text)
+    if units == count:
         return text
-    # Unpaired surrogates or truncation: fall back to one call per character.
-    chars = []
-    for i in range(count):
-        code = raw.FPDFText_GetUnicode(textpage, i)
-        valid = 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF
-        chars.append(chr(code) if valid else "\ufffd")
-    return "".join(chars)
+    missing = _missing_chars(handle, units, count) if 0 < units < count else None
+    if missing is None:
+        return "".join(_char(handle, i) for i in range(count))
+    pieces = []
+    done = 0
+    for k, index in enumerate(missing):
+        pieces.append(text[done : index - k])
+        pieces.append(_char(handle, index))
+        done = index - k
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+def _char(handle: int, index: int) -> str:
+    """One character through `FPDFText_GetUnicode`; U+FFFD for codes that are not text."""
+    code = _UNICODE(handle, index)
+    return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
+
+
+def _missing_chars(handle: int, units: int, count: int) -> list[int] | None:
+    """Indices of the characters absent from the page text, ascending; None if inconsistent.
+
+    The character index of text index t is t plus the characters missing before it, so
+    that offset only grows along the text; bisection finds where it steps.
+    """
+
+    def offset(t: int) -> int:
+        return int(_CHAR_INDEX(handle, t)) - t
+
+    first, last = offset(0), offset(units - 1)
+    if not 0 <= first <= last <= count - units:
+        return None
+    missing = list(range(first))
+    stack = [(0, units - 1, first, last)]
+    while stack:
+        lo, hi, lo_offset, hi_offset = stack.pop()
+        if lo_offset == hi_offset:
+            continue
+        if hi - lo == 1:
+            missing.extend(range(lo + lo_offset + 1, hi + hi_offset))
+            continue
+        mid = (lo + hi) // 2
+        mid_offset = offset(mid)
+        if not lo_offset <= mid_offset <= hi_offset:
+            return None
+        stack.append((mid, hi, mid_offset, hi_offset))
+        stack.append((lo, mid, lo_offset, mid_offset))
+    missing.extend(range(units + last, count))
+    return missing
 
 
 def _read_text(textpage: Any, frame: Frame, result: PageText, settings: ParseSettings) -> None:
@@ -108,8 +173,8 @@ def _read_text(textpage: Any, frame: Frame, result: PageText, settings: ParseSet
 
     This loop runs once per word of the corpus, so it is kept flat: the word box is the union
     of the loose boxes (font ascent to descent) of its first and last characters, which
-    along any quarter-turn direction spans the word; the display transform is inlined and
-    the slow clamping path only runs for boxes off the page.
+    along any quarter-turn direction spans the word. A line break is a whitespace run
+    holding CR or LF; a word ending in the hyphen marker ends its line.
     """
     count = raw.FPDFText_CountChars(textpage)
     if count <= 0:
@@ -119,70 +184,53 @@ def _read_text(textpage: Any, frame: Frame, result: PageText, settings: ParseSet
             Reason.TOO_LARGE,
             f"page {result.page.index} has {count} chars > max_chars_per_page",
         )
-    text = CONTROLS.sub("\ufffd", _page_text(textpage, count))
+    handle = ctypes.cast(textpage, ctypes.c_void_p).value or 0
+    text = CONTROLS.sub("\ufffd", _page_text(handle, count))
     # Loose boxes of each word's first and last characters land in one float array (8
-    # floats per word) through an int-only prototype, the cheapest call ctypes makes.
+    # floats per word).
     store = (ctypes.c_float * (8 * count + 8))()
-    base = ctypes.addressof(store)
-    handle = ctypes.cast(textpage, ctypes.c_void_p).value
+    slot = ctypes.addressof(store)
     loose_box = _LOOSE_BOX
 
     words: list[str] = []
-    lines: list[tuple[int, int, int]] = []  # (first word, end word, first character)
-    line_word = line_char = 0
-    chars = 0
-    for match in _TOKEN.finditer(text):
-        token = match.group()
-        if token in _BREAKS:
-            if len(words) > line_word:
-                lines.append((line_word, len(words), line_char))
-                line_word = len(words)
-            continue
-        start = match.start()
-        slot = base + 32 * len(words)
+    starts: list[int] = []  # index of each word's first character
+    lines: list[tuple[int, int]] = []  # (first word, end word)
+    line_word = pos = 0
+    for space, token in _WORD.findall(text):
+        start = pos + len(space)
+        pos = start + len(token)
+        if space != " " and ("\n" in space or "\r" in space) and len(words) > line_word:
+            lines.append((line_word, len(words)))
+            line_word = len(words)
         if not loose_box(handle, start, slot):
             continue
-        end = match.end() - 1
-        if end == start or not loose_box(handle, end, slot + 16):
+        if pos - start == 1 or not loose_box(handle, pos - 1, slot + 16):
             loose_box(handle, start, slot + 16)
-        if len(words) == line_word:
-            line_char = start
-        chars += end - start + 1
+        slot += 32
+        starts.append(start)
         if token[-1] in _HYPHEN_MARKS:
             words.append(token[:-1] + "-")
-            lines.append((line_word, len(words), line_char))
+            lines.append((line_word, len(words)))
             line_word = len(words)
         else:
             words.append(token)
     if len(words) > line_word:
-        lines.append((line_word, len(words), line_char))
-    floats = store[: 8 * len(words)]
-    corners = list(zip(*[iter(floats)] * 8, strict=True))
-    for first, last, char in lines:
-        _add_line(textpage, result, words[first:last], corners[first:last], frame, char)
-    result.chars += chars
+        lines.append((line_word, len(words)))
+    result.chars += sum(map(len, words))
     result.garbage += len(GARBAGE.findall(text))
+    if words:
+        boxes = _display_boxes(store[: 8 * len(words)], frame)
+        _add_lines(handle, result, words, boxes, starts, lines, frame[4])
 
 
-def _add_line(
-    textpage: object,
-    result: PageText,
-    words: list[str],
-    corners: list[tuple[float, ...]],
-    frame: Frame,
-    first: int,
-) -> None:
-    """Turn the loose boxes of each word's first and last characters into display boxes,
-    then append the engine line, split where the geometry shows several lines.
-
-    Direction and font size are read once per line, from its first character. The size is
-    the Tf size scaled by the character's matrix: producers that set `Tf 1` and scale with
-    the text matrix are common, and their nominal size says nothing.
+def _display_boxes(floats: list[float], frame: Frame) -> list[Box]:
+    """Display boxes of the words from the loose boxes (left, top, right, bottom) of their
+    first and last characters, 8 floats per word; the transform is inlined for upright pages.
     """
+    corners = zip(*[iter(floats)] * 8, strict=True)
     left, _, _, top, quarter = frame
-    width, height = result.page.width, result.page.height
     if quarter == 0:
-        boxes = [
+        return [
             (
                 (a if a < e else e) - left,
                 top - (b if b > f else f),
@@ -191,28 +239,71 @@ def _add_line(
             )
             for a, b, c, d, e, f, g, h in corners
         ]
-    else:
-        boxes = [
-            to_display(frame, min(a, e), min(d, h), max(c, g), max(b, f))
-            for a, b, c, d, e, f, g, h in corners
-        ]
+    return [
+        to_display(frame, min(a, e), min(d, h), max(c, g), max(b, f))
+        for a, b, c, d, e, f, g, h in corners
+    ]
+
+
+def _add_lines(
+    handle: int,
+    result: PageText,
+    words: list[str],
+    boxes: list[Box],
+    starts: list[int],
+    lines: list[tuple[int, int]],
+    quarter: int,
+) -> None:
+    """Append the engine lines, each split where the geometry shows several lines.
+
+    A line holding a box off the page or not finite has its boxes clamped and the non-finite
+    ones dropped; the page-wide check spares that per line on ordinary pages. Direction and
+    font size are read once per line, from its first character. The size is the Tf size
+    scaled by the character's matrix: producers that set `Tf 1` and scale with the text
+    matrix are common, and their nominal size says nothing.
+    """
+    width, height = result.page.width, result.page.height
     x0, y0, x1, y1 = zip(*boxes, strict=True)
-    if not (min(x0) >= 0.0 and min(y0) >= 0.0 and max(x1) <= width and max(y1) <= height):
-        kept = [(w, clean_box(box, width, height)) for w, box in zip(words, boxes, strict=True)]
-        words = [w for w, box in kept if box is not None]
-        boxes = [box for _, box in kept if box is not None]
-        result.bad_boxes += len(kept) - len(boxes)
-        if not boxes:
-            return
-    angle = raw.FPDFText_GetCharAngle(textpage, first)
-    turns = round(angle / _QUARTER) if math.isfinite(angle) and angle >= 0 else 0
-    direction = (turns + quarter) % 4
-    size = raw.FPDFText_GetFontSize(textpage, first)
-    matrix = raw.FS_MATRIX()
-    if raw.FPDFText_GetMatrix(textpage, first, matrix):
-        size *= math.sqrt(abs(matrix.a * matrix.d - matrix.b * matrix.c))
-    if not (math.isfinite(size) and 0.0 < size < 10_000.0):
-        box = boxes[0]
-        size = box[3] - box[1] if direction % 2 == 0 else box[2] - box[0]
-    for a, b in line_spans(boxes, size, direction):
-        result.lines.append(Line(words[a:b], boxes[a:b], [size] * (b - a), direction))
+    clamp = not (
+        math.isfinite(sum(x0) + sum(y0) + sum(x1) + sum(y1))
+        and min(x0) >= 0.0
+        and min(y0) >= 0.0
+        and max(x1) <= width
+        and max(y1) <= height
+    )
+    matrix = (ctypes.c_float * 6)()
+    address = ctypes.addressof(matrix)
+    append = result.lines.append
+    for first, end in lines:
+        line_words, line_boxes = words[first:end], boxes[first:end]
+        if clamp:
+            kept = _clamped(line_words, line_boxes, width, height)
+            if kept is not None:
+                result.bad_boxes += len(line_words) - len(kept[0])
+                line_words, line_boxes = kept
+                if not line_boxes:
+                    continue
+        char = starts[first]
+        angle = _CHAR_ANGLE(handle, char)
+        turns = round(angle / _QUARTER) if math.isfinite(angle) and angle >= 0 else 0
+        direction = (turns + quarter) % 4
+        size = _FONT_SIZE(handle, char)
+        if _MATRIX(handle, char, address):
+            size *= math.sqrt(abs(matrix[0] * matrix[3] - matrix[1] * matrix[2]))
+        if not (math.isfinite(size) and 0.0 < size < 10_000.0):
+            box = line_boxes[0]
+            size = box[3] - box[1] if direction % 2 == 0 else box[2] - box[0]
+        for a, b in line_spans(line_boxes, size, direction):
+            append(Line(line_words[a:b], line_boxes[a:b], [size] * (b - a), direction))
+
+
+def _clamped(
+    words: list[str], boxes: list[Box], width: float, height: float
+) -> tuple[list[str], list[Box]] | None:
+    """None when the line's boxes lie on the page, else its words and clamped boxes with
+    the non-finite ones dropped."""
+    x0, y0, x1, y1 = zip(*boxes, strict=True)
+    if min(x0) >= 0.0 and min(y0) >= 0.0 and max(x1) <= width and max(y1) <= height:
+        return None
+    kept = [(w, clean_box(box, width, height)) for w, box in zip(words, boxes, strict=True)]
+    return [w for w, box in kept if box is not None], [box for _, box in kept if box is not None]

@@ -11,12 +11,10 @@ candidate windows and the window size, never by how noisy the body is.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import accumulate
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import edlib
 
@@ -44,9 +42,37 @@ HEADINGS = frozenset(
         "영문초록",
     }
 )
-Aligned = tuple[int, int, int]  # edit distance, first and last matched body character
 _CIGAR = re.compile(r"(\d+)([=XID])")
 _EDLIB_ALPHABET = 256
+# An edge of an alignment is unrelated text when it has more edits than this share of its
+# abstract characters...
+_EDGE_EDIT_RATE = 0.5
+# ...by at least this many characters (isolated noise at an edge never adds up to it).
+_EDGE_MIN_EXCESS = 12
+
+
+class Edge(NamedTuple):
+    """Abstract characters at one end of an alignment that were aligned to unrelated text.
+
+    It happens when a block of other text (a footnote, a running header) interrupts the
+    abstract near one end: the cheapest alignment then spends edits on the block instead
+    of reaching the words before (or after) it, and those words stay in the body.
+    """
+
+    chars: int  # abstract characters of the edge
+    body: int  # first (leading edge) or last (trailing edge) body character of the rest
+    edits: int  # edits the alignment spent on the edge
+
+
+class Aligned(NamedTuple):
+    """An alignment of the abstract (or a piece of it) in body character coordinates."""
+
+    distance: int
+    first: int  # first matched body character
+    last: int  # last matched body character
+    lead: Edge | None = None
+    trail: Edge | None = None
+
 
 
 @dataclass(frozen=True)
@@ -93,13 +119,14 @@ class Body:
     def __init__(self, words: Sequence[str]) -> None:
         self.tokens: Tokens = normalise_words(words)
         self.text = " ".join(self.tokens.texts)
-        lengths = [len(t) + 1 for t in self.tokens.texts]
-        self.starts = [0, *accumulate(lengths)][:-1] if lengths else []
 
     def token_at(self, pos: int, *, leading: bool) -> int:
-        """Token holding character `pos`; on a space, the token after (leading) or before it."""
-        t = bisect_right(self.starts, pos) - 1
-        if leading and pos >= self.starts[t] + len(self.tokens.texts[t]):
+        """Token holding character `pos`; on a space, the token after (leading) or before it.
+
+        Tokens hold no spaces, so the token index is the count of spaces before `pos`.
+        """
+        t = self.text.count(" ", 0, pos)
+        if leading and self.text[pos] == " ":
             t += 1
         return t
 
@@ -124,6 +151,8 @@ def search(tokens: Sequence[str], body: Body, settings: MatchSettings) -> Search
     may have been cut by the reading order (a column of body text inside it), so its
     halves are searched on their own, recursively, and the pieces near each other kept.
     A sizeable piece without the rest makes the abstract "partial", not "absent".
+    Words at the edges of a hit that were aligned to unrelated text are looked for nearby
+    (see `_refine`).
     """
     query = " ".join(tokens)
     if not query or not body.text:
@@ -134,17 +163,16 @@ def search(tokens: Sequence[str], body: Body, settings: MatchSettings) -> Search
         return Search("found", match, 0.0, (match,))
     windows, seed_share = _candidate_windows(query, body.text, settings)
     best = _best(query, body.text, windows, int(settings.absent_ratio * len(query)))
-    if best is not None and best[0] <= settings.accept_ratio * len(query):
-        match = body.span(best[1], best[2], best[0], "approx")
-        return Search("found", match, best[0] / len(query), (match,))
+    if best is not None and best.distance <= settings.accept_ratio * len(query):
+        return _joined(_refine(tokens, best, body, settings, (0, len(body.text))), body)
     split = None
     if seed_share >= settings.split_seed_share and len(tokens) > 1:
         split = _split_search(tokens, body, settings)
         if split is not None and split.verdict == "found":
             return split
     if best is not None:  # within the absent budget, not within the accept budget
-        match = body.span(best[1], best[2], best[0], "approx")
-        return Search("partial", match, best[0] / len(query), (match,))
+        match = body.span(best.first, best.last, best.distance, "approx")
+        return Search("partial", match, best.distance / len(query), (match,))
     if split is not None and split.verdict == "partial":
         return split
     return Search("absent", None, 1.0)
@@ -154,10 +182,82 @@ def _best(query: str, text: str, windows: Sequence[tuple[int, int]], budget: int
     """The lowest-distance alignment of the query over the windows, in body coordinates."""
     best: Aligned | None = None
     for lo, hi in windows:
-        aligned = _align(query, text[lo:hi], budget)
-        if aligned is not None and (best is None or aligned[0] < best[0]):
-            best = (aligned[0], lo + aligned[1], lo + aligned[2])
+        aligned = _align(query, text, lo, hi, budget)
+        if aligned is not None and (best is None or aligned.distance < best.distance):
+            best = aligned
     return best
+
+
+Piece = tuple[Aligned, int]  # an alignment and the abstract characters it stands for
+
+
+def _refine(
+    tokens: Sequence[str], aligned: Aligned, body: Body, s: MatchSettings, limits: tuple[int, int]
+) -> list[Piece]:
+    """The alignment, and the words of its edges found elsewhere nearby if it has edges.
+
+    An edge (abstract words aligned to unrelated text) is searched on its own before
+    (leading) or after (trailing) the rest of the alignment, within `split_spread`
+    abstract lengths and the limits. When found, the alignment is cut where the edge
+    ends, so that neither the unrelated text is removed nor the edge words kept; when
+    not, the alignment stays whole.
+    """
+    query_chars = sum(map(len, tokens)) + len(tokens) - 1
+    reach = int(s.split_spread * query_chars)
+    first, last, distance, chars = aligned.first, aligned.last, aligned.distance, query_chars
+    found: list[Piece] = []
+    if aligned.lead is not None:
+        edge = _edge_tokens(tokens, aligned.lead.chars, leading=True)
+        region = (max(limits[0], aligned.lead.body - reach), aligned.lead.body)
+        pieces = _edge_pieces(edge, body, s, region)
+        if pieces:
+            found += pieces
+            first, distance = aligned.lead.body, distance - aligned.lead.edits
+            chars -= aligned.lead.chars
+    if aligned.trail is not None and aligned.trail.body > first:  # the edges do not overlap
+        edge = _edge_tokens(tokens, aligned.trail.chars, leading=False)
+        region = (aligned.trail.body + 1, min(limits[1], aligned.trail.body + 1 + reach))
+        pieces = _edge_pieces(edge, body, s, region)
+        if pieces:
+            found += pieces
+            last, distance = aligned.trail.body, distance - aligned.trail.edits
+            chars -= aligned.trail.chars
+    return [(Aligned(distance, first, last), chars), *found]
+
+
+def _edge_tokens(tokens: Sequence[str], chars: int, *, leading: bool) -> Sequence[str]:
+    """The tokens in the first (leading) or last `chars` characters of the query, and one more.
+
+    The extra token is the first of the rest: the alignment may have matched it by chance
+    in the unrelated text, while the edge searched with it finds where it really is.
+    """
+    taken, used = 0, -1
+    ordered = tokens if leading else tokens[::-1]
+    while taken < len(ordered) and used + len(ordered[taken]) + 1 <= chars:
+        used += len(ordered[taken]) + 1
+        taken += 1
+    taken = min(taken + 1, len(tokens))
+    return tokens[:taken] if leading else tokens[len(tokens) - taken :]
+
+
+def _edge_pieces(
+    edge: Sequence[str], body: Body, s: MatchSettings, region: tuple[int, int]
+) -> list[Piece]:
+    """Confident pieces of the edge tokens within the region (none for a tiny edge)."""
+    pieces: list[Piece] = []
+    if edge and region[0] < region[1]:
+        _pieces(edge, body, s, pieces, [], region, s.piece_chars)
+    return pieces
+
+
+def _joined(pieces: Sequence[Piece], body: Body) -> Search:
+    """A confident hit made of one or more pieces, ordered along the body."""
+    ordered = sorted(pieces, key=lambda p: p[0].first)
+    spans = tuple(body.span(a.first, a.last, a.distance, "approx") for a, _ in ordered)
+    distance = sum(a.distance for a, _ in ordered)
+    total = sum(chars for _, chars in ordered)
+    match = Match(spans[0].word_start, max(m.word_end for m in spans), distance, "approx")
+    return Search("found", match, distance / max(1, total), spans)
 
 
 def _split_search(tokens: Sequence[str], body: Body, s: MatchSettings) -> Search | None:
@@ -168,7 +268,7 @@ def _split_search(tokens: Sequence[str], body: Body, s: MatchSettings) -> Search
     match body text before or after the abstract. Unfound characters count as edits,
     so the ratio stays comparable with a single span.
     """
-    pieces: list[tuple[Aligned, int]] = []  # alignment, piece length
+    pieces: list[Piece] = []
     missed: list[Sequence[str]] = []
     _pieces(tokens, body, s, pieces, missed, None, s.piece_chars)
     if not pieces:
@@ -176,14 +276,14 @@ def _split_search(tokens: Sequence[str], body: Body, s: MatchSettings) -> Search
     total = len(" ".join(tokens))
     anchor = max(pieces, key=lambda p: p[1])[0]
     reach = s.split_spread * total
-    near = [p for p in pieces if abs(p[0][1] - anchor[1]) <= reach]
-    region = (min(a[1] for a, _ in near), max(a[2] for a, _ in near) + 1)
+    near = [p for p in pieces if abs(p[0].first - anchor.first) <= reach]
+    region = (min(a.first for a, _ in near), max(a.last for a, _ in near) + 1)
     for segment in missed:
         _pieces(segment, body, s, near, [], region, s.seed_len)
-    near.sort(key=lambda p: p[0][1])
+    near.sort(key=lambda p: p[0].first)
     found_chars = sum(length for _, length in near)
-    distance = sum(a[0] for a, _ in near) + max(0, total - found_chars - len(near) + 1)
-    spans = tuple(body.span(a[1], a[2], a[0], "approx") for a, _ in near)
+    distance = sum(a.distance for a, _ in near) + max(0, total - found_chars - len(near) + 1)
+    spans = tuple(body.span(a.first, a.last, a.distance, "approx") for a, _ in near)
     match = Match(spans[0].word_start, max(m.word_end for m in spans), distance, "approx")
     ratio = distance / total
     verdict: Verdict = "found" if ratio <= s.accept_ratio else (
@@ -196,7 +296,7 @@ def _pieces(
     tokens: Sequence[str],
     body: Body,
     s: MatchSettings,
-    out: list[tuple[Aligned, int]],
+    out: list[Piece],
     missed: list[Sequence[str]],
     region: tuple[int, int] | None,
     min_chars: int,
@@ -210,12 +310,12 @@ def _pieces(
     lo, hi = region if region is not None else (0, len(body.text))
     hit = body.text.find(query, lo, hi)
     if hit >= 0:
-        out.append(((0, hit, hit + len(query) - 1), len(query)))
+        out.append((Aligned(0, hit, hit + len(query) - 1), len(query)))
         return
     windows = [region] if region is not None else _candidate_windows(query, body.text, s)[0]
     best = _best(query, body.text, windows, int(s.accept_ratio * len(query)))
     if best is not None:
-        out.append((best, len(query)))
+        out += _refine(tokens, best, body, s, (lo, hi))
         return
     if len(query) < 2 * min_chars or len(tokens) < 2:
         missed.append(tokens)
@@ -272,12 +372,14 @@ def _candidate_windows(
     return windows, seen / len(positions)
 
 
-def _align(query: str, window: str, budget: int) -> tuple[int, int, int] | None:
-    """Best infix alignment of the query in the window: distance, first and last matched chars.
+def _align(query: str, text: str, lo: int, hi: int, budget: int) -> Aligned | None:
+    """Best infix alignment of the query in text[lo:hi], in body character coordinates.
 
     Leading and trailing mismatches are trimmed so that a span never starts or ends on a
-    character that does not match the abstract.
+    character that does not match the abstract, and edges aligned to unrelated text are
+    reported.
     """
+    window = text[lo:hi]
     q: str | bytes = query
     w: str | bytes = window
     if len(set(query).union(window)) > _EDLIB_ALPHABET:
@@ -286,20 +388,59 @@ def _align(query: str, window: str, budget: int) -> tuple[int, int, int] | None:
     distance = int(result["editDistance"])
     if distance < 0:
         return None
-    start = int(result["locations"][0][0])
     ops = [(int(n), op) for n, op in _CIGAR.findall(result["cigar"])]
-    first = last = -1
+    start = lo + int(result["locations"][0][0])
+    positions = _body_positions(ops, start)
+    matched = [(at, n) for at, (n, op) in zip(positions, ops, strict=True) if op == "="]
+    if not matched:
+        return None
+    first, last = matched[0][0], matched[-1][0] + matched[-1][1] - 1
+    lead = _edge(query, ops, start)
+    tail = _edge(query[::-1], ops[::-1], -(start + _body_length(ops) - 1))
+    trail = tail._replace(body=-tail.body) if tail is not None else None
+    return Aligned(distance, first, last, lead, trail)
+
+
+def _body_length(ops: Sequence[tuple[int, str]]) -> int:
+    return sum(n for n, op in ops if op != "I")
+
+
+def _body_positions(ops: Sequence[tuple[int, str]], start: int) -> list[int]:
+    """Body position at which each operation starts ("I" consumes no body character)."""
+    positions = []
     pos = start
     for n, op in ops:
-        if op == "=":
-            if first < 0:
-                first = pos
-            last = pos + n - 1
+        positions.append(pos)
         if op != "I":
             pos += n
-    if first < 0:
-        return None
-    return distance, first, last
+    return positions
+
+
+def _edge(query: str, ops: Sequence[tuple[int, str]], start: int) -> Edge | None:
+    """The leading edge of an alignment path, if it looks aligned to unrelated text.
+
+    The edge ends at a word start inside a match run, where the edits so far most exceed
+    `_EDGE_EDIT_RATE` of the abstract characters so far. For a trailing edge, pass the
+    reversed query and path and a negated end position (positions then grow along it).
+    """
+    best: Edge | None = None
+    best_excess = _EDGE_MIN_EXCESS - 1e-9
+    chars = edits = 0
+    pos = start
+    for n, op in ops:
+        if op == "=" and edits - _EDGE_EDIT_RATE * chars > best_excess:
+            space = query.find(" ", max(0, chars - 1), chars + n - 1)
+            if space >= 0:  # the rest starts with the word after this space
+                cut = space + 1
+                best = Edge(cut, pos + cut - chars, edits)
+                best_excess = edits - _EDGE_EDIT_RATE * cut
+        if op != "=":
+            edits += n
+        if op != "D":
+            chars += n
+        if op != "I":
+            pos += n
+    return best
 
 
 def _compact(query: str, window: str) -> tuple[bytes, bytes]:

@@ -6,6 +6,10 @@ line-end hyphenation, accents written as separate glyphs, bidi marks and case. E
 difference left in costs edits, and the edit budget is then spent on noise instead of on
 real differences. The normalised token keeps the index of the PDF words it came from, so
 a match on the normalised stream maps back to exact word indices.
+
+Words are normalised once per process: new words are joined with newlines and normalised
+in a few whole-string passes (every step maps characters on their own, so the result is
+the same as word by word), and a stream is then mapped through a dictionary.
 """
 
 from __future__ import annotations
@@ -14,55 +18,99 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from itertools import compress
 
 # PDFium marks a hyphen it saw at the end of a line with U+0002.
 PDFIUM_LINE_HYPHEN = "\x02"
-_JOIN_MARKS = frozenset("-\u2010\u2011\u00ad\x02")
+# Marks that join a word to the next one when they end it.
+_JOIN_MARKS = ("-", "\u2010", "\u2011", "\u00ad", PDFIUM_LINE_HYPHEN)
 _CID = re.compile(r"\(cid:\d+\)")
 # The combining diacritical mark blocks: accents, whether precomposed or not, are dropped.
 _COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 # Spacing accents that old TeX PDFs emit as glyphs of their own next to the base letter.
-_SPACING_ACCENTS = dict.fromkeys(
-    map(ord, "\u00b4\u02c6\u02dc\u00a8\u0060\u02dd\u02c7\u02d8\u02d9\u02da\u00b8\u02db\u00af")
+_SPACING_ACCENT = re.compile(
+    "[\u00b4\u02c6\u02dc\u00a8\u0060\u02dd\u02c7\u02d8\u02d9\u02da\u00b8\u02db\u00af]"
 )
 _TRANSLATE = {
     # quotes
     **dict.fromkeys(map(ord, "\u2018\u2019\u201a\u201b\u2032\u00b4\u0060"), "'"),
     **dict.fromkeys(map(ord, "\u201c\u201d\u201e\u201f\u00ab\u00bb\u2033"), '"'),
     # dashes and hyphens are dropped: line-end and compound hyphens cannot be told apart
-    **dict.fromkeys(map(ord, "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d")),
+    **dict.fromkeys(map(ord, "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"), ""),
     # soft hyphen, zero-width and bidi controls, the PDFium line-end hyphen mark
-    **dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff\x02")),
-    **dict.fromkeys(range(0x202A, 0x202F)),
-    **dict.fromkeys(range(0x2066, 0x206A)),
+    **dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff\x02"), ""),
+    **dict.fromkeys(range(0x202A, 0x202F), ""),
+    **dict.fromkeys(range(0x2066, 0x206A), ""),
     # ligatures NFKC leaves alone
     ord("\u00e6"): "ae",
     ord("\u0153"): "oe",
     ord("\u00df"): "ss",
 }
+# str.translate is fast on ASCII text only; other text is rewritten where a character matches.
+_TRANSLATED = re.compile("[" + re.escape("".join(map(chr, _TRANSLATE))) + "]")
+_CACHE_LIMIT = 262_144  # words kept normalised; the cache restarts empty beyond this
 
 
-@lru_cache(maxsize=262_144)
-def normalise_token(word: str) -> str:
-    """The matching key of one word: NFKC, no accents, no hyphens, folded case.
+def _replacement(match: re.Match[str]) -> str:
+    return _TRANSLATE[ord(match.group())]
+
+
+def normalise_lines(text: str) -> str:
+    """The matching key of each line of a text: NFKC, no accents, no hyphens, folded case.
 
     Accents are dropped because PDFs often emit them as separate glyphs; hyphens are
     dropped on both sides because a line-end hyphen and a compound hyphen look the same.
+    Spaces and other unprintable characters go; newlines stay, one key per line.
     """
-    if word.isascii():
-        if word.isalnum():
-            return word.lower()
-        text = word.translate(_TRANSLATE).lower()
+    if text.isascii():
+        text = text.translate(_TRANSLATE).lower()
     else:
-        text = unicodedata.normalize("NFKD", word.translate(_SPACING_ACCENTS))
-        text = _COMBINING.sub("", text)
-        text = unicodedata.normalize("NFC", text).translate(_TRANSLATE).casefold()
+        text = unicodedata.normalize("NFKD", _SPACING_ACCENT.sub("", text))
+        text = unicodedata.normalize("NFC", _COMBINING.sub("", text))
+        text = _TRANSLATED.sub(_replacement, text).casefold()
     if "(cid:" in text:
         text = _CID.sub("\ufffd", text)
-    if " " in text or not text.isprintable():
-        text = "".join(ch for ch in text if ch.isprintable() and ch != " ")
+    if " " in text or not text.replace("\n", "").isprintable():
+        drop = {c for c in set(text) if c == " " or not c.isprintable()} - {"\n"}
+        text = text.translate(dict.fromkeys(map(ord, drop)))
     return text
+
+
+class _Keys:
+    """Normalised keys of the words seen so far in this process.
+
+    Also remembers which of them end in a join mark, so that hyphenation candidates are
+    found without a Python-level loop over every word.
+    """
+
+    def __init__(self) -> None:
+        self.known: dict[str, str] = {}
+        self.marked: set[str] = set()
+
+    def of(self, words: Sequence[str]) -> list[str]:
+        known = self.known
+        new = set(words).difference(known)
+        if new:
+            if len(known) + len(new) > _CACHE_LIMIT:
+                known = self.known = {}
+                self.marked = set()
+                new = set(words)
+            # ASCII words take the fast path on their own, as one word alone would.
+            plain = [w for w in new if w.isascii()]
+            other = [w for w in new if not w.isascii()]
+            for group in (plain, other):
+                if group:
+                    keys = normalise_lines("\n".join(w.replace("\n", "") for w in group))
+                    known.update(zip(group, keys.split("\n"), strict=True))
+            self.marked.update(w for w in new if w.endswith(_JOIN_MARKS))
+        return list(map(known.__getitem__, words))
+
+    def join_candidates(self, words: Sequence[str]) -> list[int]:
+        """Indices of the words ending in a join mark; the words must have been seen."""
+        return list(compress(range(len(words)), map(self.marked.__contains__, words)))
+
+
+_KEYS = _Keys()
 
 
 @dataclass(frozen=True)
@@ -81,44 +129,34 @@ def normalise_words(words: Sequence[str]) -> Tokens:
     plain or soft hyphen joins it only when the next word starts in lower case, so that
     "associ-" + "ated" joins while "Franco-" + "Italian" stays two tokens.
     """
-    keys = list(map(normalise_token, words))
-    joins = _join_points(words)
+    texts = _KEYS.of(words)
     n = len(words)
-    texts: list[str] = []
-    first: list[int] = []
-    end: list[int] = []
-    start = 0
-    for j in sorted(joins):
-        if j < start:
-            continue  # already part of a chain of joins
-        last = j
-        while last in joins:
-            last += 1
-        texts += keys[start:j]
-        first += range(start, j)
-        end += range(start + 1, j + 1)
-        texts.append("".join(keys[j : last + 1]))
-        first.append(j)
-        end.append(last + 1)
-        start = last + 1
-    texts += keys[start:]
-    first += range(start, n)
-    end += range(start + 1, n + 1)
+    end = list(range(1, n + 1))
+    for j, last in _join_runs(words):
+        texts[j] = "".join(texts[j : last + 1])
+        end[j] = last + 1
+        texts[j + 1 : last + 1] = [""] * (last - j)  # absorbed, dropped with empty tokens
     if "" in texts:
-        kept = [i for i, t in enumerate(texts) if t]
-        return Tokens([texts[i] for i in kept], [first[i] for i in kept], [end[i] for i in kept])
-    return Tokens(texts, first, end)
+        kept = list(map(bool, texts))
+        return Tokens(
+            list(compress(texts, kept)),
+            list(compress(range(n), kept)),
+            list(compress(end, kept)),
+        )
+    return Tokens(texts, list(range(n)), end)
 
 
-def _join_points(words: Sequence[str]) -> set[int]:
-    """Indices of the words that are the first half of a word hyphenated across lines."""
-    points = set()
-    for i in [i for i, w in enumerate(words) if w[-1:] in _JOIN_MARKS]:
-        if i + 1 < len(words):
-            word, nxt = words[i], words[i + 1]
-            if word[-1] == PDFIUM_LINE_HYPHEN or (len(word) > 1 and nxt[:1].islower()):
-                points.add(i)
-    return points
+def _join_runs(words: Sequence[str]) -> list[tuple[int, int]]:
+    """Runs [first, last] of words hyphenated across lines, each joining the next word."""
+    runs: list[tuple[int, int]] = []
+    for i in _KEYS.join_candidates(words[:-1]):
+        word, nxt = words[i], words[i + 1]
+        if word[-1] == PDFIUM_LINE_HYPHEN or (len(word) > 1 and nxt[:1].islower()):
+            if runs and runs[-1][1] == i:
+                runs[-1] = (runs[-1][0], i + 1)
+            else:
+                runs.append((i, i + 1))
+    return runs
 
 
 def normalise_text(text: str) -> list[str]:
