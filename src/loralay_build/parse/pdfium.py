@@ -285,15 +285,23 @@ def _add_lines(
                     continue
         char = starts[first]
         angle = _CHAR_ANGLE(handle, char)
-        turns = round(angle / _QUARTER) if math.isfinite(angle) and angle >= 0 else 0
-        direction = (turns + quarter) % 4
+        if angle == 0.0:
+            direction = quarter
+        else:
+            turns = round(angle / _QUARTER) if math.isfinite(angle) and angle >= 0 else 0
+            direction = (turns + quarter) % 4
         size = _FONT_SIZE(handle, char)
         if _MATRIX(handle, char, address):
-            size *= math.sqrt(abs(matrix[0] * matrix[3] - matrix[1] * matrix[2]))
+            a, b, c, d, _, _ = matrix
+            size *= math.sqrt(abs(a * d - b * c))
         if not (math.isfinite(size) and 0.0 < size < 10_000.0):
             box = line_boxes[0]
             size = box[3] - box[1] if direction % 2 == 0 else box[2] - box[0]
-        for a, b in line_spans(line_boxes, size, direction):
+        spans = line_spans(line_boxes, size, direction)
+        if len(spans) == 1:
+            append(Line(line_words, line_boxes, [size] * len(line_words), direction))
+            continue
+        for a, b in spans:
             append(Line(line_words[a:b], line_boxes[a:b], [size] * (b - a), direction))
 
 

@@ -30,7 +30,7 @@ from loralay_build.records import EXAMPLE_SCHEMA
 from loralay_build.run.executors import make_executor
 from loralay_build.run.process import Task
 from loralay_build.sources import get_source
-from loralay_build.sources.base import DiscoveryContext
+from loralay_build.sources.base import DiscoveryContext, limited
 from loralay_build.state import (
     DISCOVERED,
     FETCHED,
@@ -125,9 +125,9 @@ class Pipeline:
             state=self.state,
             dataset=self.dataset,
             since=self.req.since,
-            limit=self.req.limit,
         )
-        for batch in progress(self.source.discover(ctx), None, "discover"):
+        batches = limited(self.source.discover(ctx), self.req.limit)
+        for batch in progress(batches, None, "discover"):
             new, changed = self.state.upsert(batch)
             self.report.add("discovered", len(batch))
             self.report.add("new", new)

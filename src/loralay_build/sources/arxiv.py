@@ -133,13 +133,9 @@ class ArxivSource:
                 choice = _reuse(old, meta, locator.policy) or locator.choose(meta)
                 out.append(to_candidate(meta, choice, ctx.dataset, language, locator.policy,
                                         presets.get(meta.id)))
-            if ctx.limit is not None:
-                out = out[: max(0, ctx.limit - seen)]
             seen += len(out)
             if out:
                 yield out
-            if ctx.limit is not None and seen >= ctx.limit:
-                return
         log.info("arXiv discovery: %d records", seen)
 
     def _snapshot(self, ctx: DiscoveryContext, where: str,

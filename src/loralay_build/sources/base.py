@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -21,13 +21,48 @@ class DiscoveryContext:
     state: State
     dataset: str
     since: str | None = None  # ISO date from --since; overrides the stored high-water mark
-    limit: int | None = None  # stop after this many candidates
 
     def get_mark(self, key: str) -> str | None:
         return self.state.get_mark(self.dataset, key)
 
     def set_mark(self, key: str, value: str) -> None:
         self.state.set_mark(self.dataset, key, value)
+
+
+def batched(candidates: Iterable[Candidate], size: int) -> Iterator[list[Candidate]]:
+    """Group a stream of candidates into lists of `size` (the last one may be shorter)."""
+    batch: list[Candidate] = []
+    for candidate in candidates:
+        batch.append(candidate)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def limited(batches: Iterator[list[Candidate]], limit: int | None) -> Iterator[list[Candidate]]:
+    """At most `limit` candidates from a source's batches, then close the source.
+
+    Closing stops the source at its current `yield`: a source stopped early never runs the
+    code after its loop, so a partial pass never moves its high-water mark.
+    """
+    if limit is None:
+        yield from batches
+        return
+    seen = 0
+    try:
+        for batch in batches:
+            batch = batch[: limit - seen]
+            seen += len(batch)
+            if batch:
+                yield batch
+            if seen >= limit:
+                return
+    finally:
+        close = getattr(batches, "close", None)
+        if close is not None:
+            close()
 
 
 class Source(Protocol):

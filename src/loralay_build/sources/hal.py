@@ -104,15 +104,11 @@ class HalSource:
             answer = ctx.client.get_json(url, [*params, ("cursorMark", mark)])
             docs = answer.get("response", {}).get("docs", [])
             batch = [to_candidate(doc, ctx.dataset) for doc in docs]
-            if ctx.limit is not None:
-                batch = batch[: max(0, ctx.limit - seen)]
             seen += len(batch)
             newest = max([newest, *(str(c.extra["modified"]) for c in batch)])
             if batch:
                 yield batch
             next_mark = str(answer.get("nextCursorMark", mark))
-            if ctx.limit is not None and seen >= ctx.limit:
-                return  # a partial pass never moves the high-water mark
             if next_mark == mark or not docs:
                 break
             mark = next_mark

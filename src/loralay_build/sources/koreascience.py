@@ -6,7 +6,6 @@ ids already in the database are handed to the spider, which skips their article 
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,10 +13,8 @@ from loralay_build.blobs import BlobStore
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
-from loralay_build.sources.base import DiscoveryContext
+from loralay_build.sources.base import DiscoveryContext, batched
 from loralay_build.sources.crawl import spider_items
-
-log = logging.getLogger(__name__)
 
 SPIDER_KEYS = ("search_url", "publisher", "first_year", "last_year", "page_size",
                "download_delay", "timeout", "retries", "retry_after_max", "log_level")
@@ -62,23 +59,11 @@ class KoreaScienceSource:
         config["user_agent"] = ctx.client.settings.user_agent
         config["skip"] = sorted(r.candidate.source_id for r in ctx.state.rows(ctx.dataset))
         batch_size = int(ctx.config.get("batch_size", 10))
-        seen = 0
-        batch: list[Candidate] = []
         items = spider_items("koreascience", config, "KoreaScience")
         try:
-            for item in items:
-                batch.append(to_candidate(item, ctx.dataset))
-                seen += 1
-                if ctx.limit is not None and seen >= ctx.limit:
-                    break
-                if len(batch) >= batch_size:
-                    yield batch
-                    batch = []
+            yield from batched((to_candidate(item, ctx.dataset) for item in items), batch_size)
         finally:
             items.close()
-        if batch:
-            yield batch
-        log.info("KoreaScience discovery: %d new articles", seen)
 
     def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
         return fetch_pdf(candidate.file_url, client, blobs)

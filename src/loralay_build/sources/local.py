@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,7 @@ from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.fetch import HEAD_BYTES, PDF_MAGIC
 from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
-from loralay_build.sources.base import DiscoveryContext
+from loralay_build.sources.base import DiscoveryContext, batched
 from loralay_build.sources.hal import PARTIAL_DATE
 
 SAFE_ID = re.compile(r"^[^\x00-\x1f]{1,500}$")
@@ -67,6 +67,18 @@ def parse_line(line: str, lineno: int, base: Path, dataset: str) -> Candidate:
     )
 
 
+def _read_manifest(lines: Iterable[str], base: Path, dataset: str) -> Iterator[Candidate]:
+    seen: set[str] = set()
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        cand = parse_line(line, lineno, base, dataset)
+        if cand.id in seen:
+            raise ConfigError(f"line {lineno}: duplicate id {cand.source_id!r}")
+        seen.add(cand.id)
+        yield cand
+
+
 class LocalSource:
     name = "local"
     abstract_format = "plain"
@@ -75,24 +87,8 @@ class LocalSource:
         manifest = Path(str(ctx.config.get("input", "")))
         if not manifest.is_file():
             raise ConfigError(f"input manifest not found: {manifest}")
-        batch: list[Candidate] = []
-        seen: set[str] = set()
         with manifest.open(encoding="utf-8") as handle:
-            for lineno, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                cand = parse_line(line, lineno, manifest.parent, ctx.dataset)
-                if cand.id in seen:
-                    raise ConfigError(f"line {lineno}: duplicate id {cand.source_id!r}")
-                seen.add(cand.id)
-                batch.append(cand)
-                if ctx.limit is not None and len(seen) >= ctx.limit:
-                    break
-                if len(batch) >= BATCH:
-                    yield batch
-                    batch = []
-        if batch:
-            yield batch
+            yield from batched(_read_manifest(handle, manifest.parent, ctx.dataset), BATCH)
 
     def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
         path = Path(candidate.file_url)

@@ -144,13 +144,9 @@ class PubmedSource:
         for records in pages:
             batch = [c for r in records
                      if (c := to_candidate(r, cloud, ctx.dataset, language, presets))]
-            if ctx.limit is not None:
-                batch = batch[: max(0, ctx.limit - seen)]
             seen += len(batch)
             if batch:
                 yield batch
-            if ctx.limit is not None and seen >= ctx.limit:
-                return
         log.info("PMC discovery: %d records", seen)
 
     def _get_records(self, oai: OaiClient, pmcids: list[str],

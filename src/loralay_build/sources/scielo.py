@@ -127,18 +127,10 @@ class SciELOSource:
             raise ConfigError(f"[source] via must be \"api\" or \"site\", not {via!r}")
         api = str(cfg.get("articlemeta_url", "http://articlemeta.scielo.org/api/v1/"))
         page = int(cfg.get("page_size", 1000))
-        seen = 0
         for collection in cfg.get("collections", list(HOSTS)[:9]):
             if collection not in HOSTS:
                 raise ConfigError(f"unknown SciELO collection {collection!r}")
-            for batch in self._collection(ctx, api, collection, page, datasets):
-                if ctx.limit is not None:
-                    batch = batch[: max(0, ctx.limit - seen)]
-                seen += len(batch)
-                if batch:
-                    yield batch
-                if ctx.limit is not None and seen >= ctx.limit:
-                    return
+            yield from self._collection(ctx, api, collection, page, datasets)
 
     def _collection(self, ctx: DiscoveryContext, api: str, collection: str, page: int,
                     datasets: dict[str, str]) -> Iterator[list[Candidate]]:

@@ -7,17 +7,14 @@ hands the ids already in the database to the spider, which skips their article p
 from __future__ import annotations
 
 import html
-import logging
 from collections.abc import Iterator
 from typing import Any
 
 from loralay_build.errors import ConfigError
 from loralay_build.records import Candidate
-from loralay_build.sources.base import DiscoveryContext
+from loralay_build.sources.base import DiscoveryContext, batched
 from loralay_build.sources.crawl import spider_items
 from loralay_build.sources.scielo_text import clean_abstract, partial_date
-
-log = logging.getLogger(__name__)
 
 SPIDER_KEYS = ("download_delay", "timeout", "retries", "retry_after_max", "log_level")
 
@@ -69,23 +66,9 @@ def discover_site(ctx: DiscoveryContext, datasets: dict[str, str],
                     for r in ctx.state.rows(name)),
     )
     batch_size = int(ctx.config.get("batch_size", 10))
-    seen = 0
-    batch: list[Candidate] = []
     items = spider_items("scielo_site", config, "SciELO site")
     try:
-        for item in items:
-            cand = to_candidate(item, datasets)
-            if cand is None:
-                continue
-            batch.append(cand)
-            seen += 1
-            if ctx.limit is not None and seen >= ctx.limit:
-                break
-            if len(batch) >= batch_size:
-                yield batch
-                batch = []
+        candidates = (c for item in items if (c := to_candidate(item, datasets)) is not None)
+        yield from batched(candidates, batch_size)
     finally:
         items.close()
-    if batch:
-        yield batch
-    log.info("SciELO site discovery: %d new articles", seen)
