@@ -228,7 +228,12 @@ def _rows(items: list[int], rects: Sequence[Box], sizes: Sequence[float]) -> lis
         else:
             rows.append([i])
             row_centre = centre
-    return [i for row in rows for i in sorted(row, key=lambda j: rects[j][0])]
+    ordered = []
+    for row in rows:
+        if len(row) > 1:
+            row.sort(key=lambda j: rects[j][0])
+        ordered.extend(row)
+    return ordered
 
 
 def _footnotes(

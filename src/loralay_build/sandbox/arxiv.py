@@ -230,27 +230,19 @@ class ArxivSandbox:
                                 "<granularity>YYYY-MM-DD</granularity></Identify>")
         if verb != "ListRecords":
             return oai.error(req, base, "badVerb", f"unsupported verb {verb!r}")
-        if self._once("oai-503"):
-            return Reply(503, b"Retry later", {"Retry-After": "1"})
-        token = req.arg("resumptionToken")
-        if token:
-            redeemed = self.tokens.redeem(token)
-            if redeemed is None:
-                return oai.error(req, base, "badResumptionToken", "expired")
-            params, offset = redeemed
-            if self._once("oai-expire"):
-                self.tokens.expire_next = True
-        else:
-            params = {k: req.arg(k) for k in ("metadataPrefix", "set", "from", "until")}
-            offset = 0
-            if params["metadataPrefix"] != "arXivRaw":
-                return oai.error(req, base, "cannotDisseminateFormat", params["metadataPrefix"])
-        items = [(p.datestamp, oai.record(
-            oai.header(f"oai:arXiv.org:{p.id}", p.datestamp, [p.categories[0].split(".")[0]]),
-            self._raw(p))) for p in self.papers.values()
-            if not params["set"] or p.categories[0].startswith(params["set"])]
-        return oai.list_page(req, base, self.tokens, oai.select(items, params), params, offset,
-                             PAGE_SIZE)
+
+        def items_for(params: dict[str, str]) -> list[tuple[str, str]]:
+            return [
+                (p.datestamp, oai.record(
+                    oai.header(f"oai:arXiv.org:{p.id}", p.datestamp,
+                               [p.categories[0].split(".")[0]]),
+                    self._raw(p)))
+                for p in self.papers.values()
+                if not params["set"] or p.categories[0].startswith(params["set"])
+            ]
+
+        return oai.list_records(req, base, self.tokens, "arXivRaw", self._once, items_for,
+                                PAGE_SIZE)
 
     def _legacy_oai(self, req: Request) -> Reply:
         query = "&".join(f"{k}={v}" for k, v in req.query)

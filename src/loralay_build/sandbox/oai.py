@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from xml.sax.saxutils import escape, quoteattr
 
 from loralay_build.sandbox.server import Reply, Request
@@ -73,6 +74,37 @@ def list_page(req: Request, base_url: str, book: TokenBook, items: list[tuple[st
     body = "".join(xml for _, xml in page)
     return envelope(req, base_url,
                     f"<ListRecords>{body}<resumptionToken>{token}</resumptionToken></ListRecords>")
+
+
+def list_records(
+    req: Request,
+    base_url: str,
+    book: TokenBook,
+    prefix: str,
+    once: Callable[[str], bool],
+    items_for: Callable[[dict[str, str]], list[tuple[str, str]]],
+    page_size: int,
+) -> Reply:
+    """ListRecords with the faults real repositories show: one 503 with Retry-After, and one
+    resumption token that expires after it is handed out (`once(name)` is True the first time)."""
+    if once("oai-503"):
+        return Reply(503, b"Retry later", {"Retry-After": "1"})
+    token = req.arg("resumptionToken")
+    if token:
+        redeemed = book.redeem(token)
+        if redeemed is None:
+            return error(req, base_url, "badResumptionToken", "expired")
+        params, offset = redeemed
+        if once("oai-expire"):
+            book.expire_next = True
+    else:
+        params = {k: req.arg(k) for k in ("metadataPrefix", "set", "from", "until")}
+        offset = 0
+        if params["metadataPrefix"] != prefix:
+            return error(req, base_url, "cannotDisseminateFormat",
+                         f"{params['metadataPrefix']} is not supported")
+    return list_page(req, base_url, book, select(items_for(params), params), params, offset,
+                     page_size)
 
 
 def select(items: list[tuple[str, str]], params: dict[str, str]) -> list[tuple[str, str]]:

@@ -221,26 +221,13 @@ class PubmedSandbox:
             return self._get_record(req, base)
         if verb != "ListRecords":
             return oai.error(req, base, "badVerb", f"unsupported verb {verb!r}")
-        if self._once("oai-503"):
-            return Reply(503, b"Retry later", {"Retry-After": "1"})
-        token = req.arg("resumptionToken")
-        if token:
-            redeemed = self.tokens.redeem(token)
-            if redeemed is None:
-                return oai.error(req, base, "badResumptionToken", "expired")
-            params, offset = redeemed
-            if self._once("oai-expire"):
-                self.tokens.expire_next = True
-        else:
-            params = {k: req.arg(k) for k in ("metadataPrefix", "set", "from", "until")}
-            offset = 0
-            if params["metadataPrefix"] != "pmc_fm":
-                return oai.error(req, base, "cannotDisseminateFormat",
-                                 f"{params['metadataPrefix']} is not supported for this set")
-        items = [(a.datestamp, self._record(a)) for a in self.articles.values()
-                 if params["set"] in ("", "pmc-open")]
-        return oai.list_page(req, base, self.tokens, oai.select(items, params), params, offset,
-                             PAGE_SIZE)
+
+        def items_for(params: dict[str, str]) -> list[tuple[str, str]]:
+            return [(a.datestamp, self._record(a)) for a in self.articles.values()
+                    if params["set"] in ("", "pmc-open")]
+
+        return oai.list_records(req, base, self.tokens, "pmc_fm", self._once, items_for,
+                                PAGE_SIZE)
 
     def _get_record(self, req: Request, base: str) -> Reply:
         if req.arg("metadataPrefix") != "pmc_fm":

@@ -33,7 +33,7 @@ from loralay_build.sources.arxiv_meta import (
     from_kaggle,
     normalise_id,
 )
-from loralay_build.sources.base import DiscoveryContext
+from loralay_build.sources.base import DiscoveryContext, batched
 from loralay_build.sources.checksum import fetch_verified_pdf
 from loralay_build.sources.oaipmh import OaiClient, harvest
 from loralay_build.sources.presets import configured_ids
@@ -145,13 +145,13 @@ class ArxivSource:
                 ctx.client.download(where, handle, max_bytes=SNAPSHOT_CAP)
                 handle.seek(0)
                 lines = (line.decode("utf-8") for line in handle)
-                yield from _batches(_kaggle(lines, keep))
+                yield from batched(_kaggle(lines, keep), BATCH)
             return
         path = Path(where)
         if not path.is_file():
             raise ConfigError(f"metadata snapshot not found: {path}")
         with path.open(encoding="utf-8") as text:
-            yield from _batches(_kaggle(text, keep))
+            yield from batched(_kaggle(text, keep), BATCH)
 
     def _oai(self, ctx: DiscoveryContext, keep: _Filter) -> Iterator[list[ArxivMeta]]:
         cfg = ctx.config
@@ -210,14 +210,3 @@ def _kaggle(lines: Iterable[str], keep: _Filter) -> Iterator[ArxivMeta]:
         meta = from_kaggle(record) if isinstance(record, dict) else None
         if meta is not None and keep(meta):
             yield meta
-
-
-def _batches(metas: Iterator[ArxivMeta]) -> Iterator[list[ArxivMeta]]:
-    batch: list[ArxivMeta] = []
-    for meta in metas:
-        batch.append(meta)
-        if len(batch) >= BATCH:
-            yield batch
-            batch = []
-    if batch:
-        yield batch

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from loralay_build.blobs import BlobStore
 from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
 from loralay_build.state import State
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -29,11 +31,11 @@ class DiscoveryContext:
         self.state.set_mark(self.dataset, key, value)
 
 
-def batched(candidates: Iterable[Candidate], size: int) -> Iterator[list[Candidate]]:
-    """Group a stream of candidates into lists of `size` (the last one may be shorter)."""
-    batch: list[Candidate] = []
-    for candidate in candidates:
-        batch.append(candidate)
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """Group a stream into lists of `size` (the last one may be shorter)."""
+    batch: list[T] = []
+    for item in items:
+        batch.append(item)
         if len(batch) >= size:
             yield batch
             batch = []
