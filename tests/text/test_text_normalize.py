@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from loralay_build.text import normalise_words
+import pytest
+
+from loralay_build.text import normalise_words, normalize
 
 
 def test_tokens_keep_the_words_they_come_from() -> None:
@@ -38,3 +40,16 @@ def test_accents_case_and_compatibility_forms() -> None:
 
 def test_korean_is_kept_whole() -> None:
     assert normalise_words(["요약", "초록입니다"]).texts == ["요약", "초록입니다"]
+
+
+def test_a_stream_is_normalised_as_its_words_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    # New words are normalised in batches (ASCII and other words apart); no character may
+    # change the key of its neighbours, and a newline inside a word is dropped.
+    words = ["`quote`", "café", "ΟΔΟΣ", "e\u0301", "x\ny", "\u00a0", "Ａ", "ﬁ", "(cid:3)", "a b"]
+    alone = []
+    for word in words:
+        monkeypatch.setattr(normalize, "_KEYS", normalize._Keys())
+        alone += normalise_words([word]).texts
+    monkeypatch.setattr(normalize, "_KEYS", normalize._Keys())
+    assert normalise_words(words).texts == alone
+    assert alone == ["'quote'", "cafe", "οδοσ", "e", "xy", "a", "fi", "\ufffd", "ab"]

@@ -7,6 +7,7 @@ of the abstract's word n-grams found in the kept body measures what removal miss
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Sequence
 
@@ -17,25 +18,29 @@ def ngrams(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
 
 
 class Leakage:
-    """Measures abstracts against one body; the body's n-grams are built once per size."""
+    """Measures abstracts against one body."""
 
     def __init__(self, body: Sequence[str], n: int) -> None:
         self.body = body
         self.n = n
-        self._grams: dict[int, set[tuple[str, ...]]] = {}
 
     def share(self, abstract: Sequence[str]) -> float:
         """Share of the abstract's n-grams present in the body.
 
-        An abstract shorter than n words counts as one n-gram of its own length.
+        An abstract shorter than n words counts as one n-gram of its own length. Only
+        runs of at least n body tokens that all occur in the abstract can hold one of its
+        n-grams; they are found with a regular expression over a byte per token, so the
+        n-grams of the rest of the body are never built.
         """
         if not abstract:
             return 0.0
         n = min(self.n, len(abstract))
-        if n not in self._grams:
-            self._grams[n] = ngrams(self.body, n)
         grams = ngrams(abstract, n)
-        return len(grams & self._grams[n]) / len(grams)
+        inside = bytes(map(set(abstract).__contains__, self.body))
+        found: set[tuple[str, ...]] = set()
+        for run in re.finditer(b"\x01{%d,}" % n, inside):
+            found |= ngrams(self.body[run.start() : run.end()], n) & grams
+        return len(found) / len(grams)
 
 
 def leakage_summary(values: Sequence[float]) -> dict[str, float]:
