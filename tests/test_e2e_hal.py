@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from loralay_build.records import EXAMPLE_SCHEMA
+from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.sandbox import Sandbox
 from loralay_build.state import State
 

@@ -1,12 +1,10 @@
-"""Plain records passed between stages, and the Arrow schema of the published shards."""
+"""Plain records passed between stages (the shards' Arrow schema is in corpus.schema)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import pyarrow as pa
 
 Box = tuple[float, float, float, float]
 
@@ -86,46 +84,3 @@ class MatchRecord:
     word_end: int  # last word (exclusive); -1 when not found
     found: bool
     leakage: float = 0.0  # share of the abstract's word 5-grams still in the body after removal
-
-
-MATCH_TYPE = pa.struct(
-    [
-        ("lang", pa.string()),
-        ("method", pa.string()),
-        ("distance", pa.int32()),
-        ("page", pa.int32()),
-        ("word_start", pa.int32()),
-        ("word_end", pa.int32()),
-        ("found", pa.bool_()),
-        ("leakage", pa.float32()),
-    ]
-)
-
-ABSTRACT_TYPE = pa.struct([("lang", pa.string()), ("text", pa.string())])
-PAGE_SIZE_TYPE = pa.struct([("width", pa.float32()), ("height", pa.float32())])
-
-# Column order and types of every published shard. The first five names are those of the
-# published LoRaLay datasets, so their consumers keep working.
-EXAMPLE_SCHEMA = pa.schema(
-    [
-        pa.field("article_id", pa.string(), nullable=False),
-        pa.field("article_words", pa.list_(pa.string())),
-        pa.field("article_bboxes", pa.list_(pa.list_(pa.int32(), 4))),
-        pa.field("article_norm_bboxes", pa.list_(pa.list_(pa.int16(), 4))),
-        pa.field("abstract", pa.string()),
-        pa.field("abstracts", pa.list_(ABSTRACT_TYPE)),
-        pa.field("word_pages", pa.list_(pa.int16())),
-        pa.field("page_sizes", pa.list_(PAGE_SIZE_TYPE)),
-        pa.field("source", pa.string()),
-        pa.field("language", pa.string()),
-        pa.field("lang_detected", pa.string()),
-        pa.field("lang_confidence", pa.float32()),
-        pa.field("title", pa.string()),
-        pa.field("published", pa.string()),
-        pa.field("doi", pa.string()),
-        pa.field("licence", pa.string()),
-        pa.field("article_pdf_url", pa.string()),
-        pa.field("pdf_sha256", pa.string()),
-        pa.field("matches", pa.list_(MATCH_TYPE)),
-    ]
-)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS
-from loralay_build.records import EXAMPLE_SCHEMA
 
 COLUMN_DOCS = {
     "article_id": "source-prefixed document id (`hal:1234567`)",

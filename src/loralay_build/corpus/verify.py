@@ -16,8 +16,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS
-from loralay_build.records import EXAMPLE_SCHEMA
 
 BUILD_FILE = "build.json"
 MAX_PROBLEMS_PER_SHARD = 20  # a badly broken shard should not bury the rest of the report

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 
 from loralay_build.blobs import atomic_path
 from loralay_build.config import OutputSettings
-from loralay_build.records import EXAMPLE_SCHEMA
+from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 
 
 def _write_table(table: pa.Table, path: Path, settings: OutputSettings) -> None:

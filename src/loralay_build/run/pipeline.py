@@ -21,12 +21,12 @@ from loralay_build.blobs import BlobStore, atomic_write_bytes
 from loralay_build.config import Settings
 from loralay_build.corpus.card import render_card
 from loralay_build.corpus.filters import compute_thresholds
+from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS, SplitItem, assign_splits
 from loralay_build.corpus.writer import WorkStore, write_split
 from loralay_build.errors import ConfigError, Reason, Reject, TransientError
 from loralay_build.http import BodyTooLarge, HttpClient, HttpError, HttpStatusError
 from loralay_build.progress import progress
-from loralay_build.records import EXAMPLE_SCHEMA
 from loralay_build.run.executors import make_executor
 from loralay_build.run.process import Task
 from loralay_build.sources import get_source
