@@ -8,7 +8,6 @@ command-line flags.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -17,16 +16,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from loralay_build.errors import ConfigError
 from loralay_build.parse.settings import ParseSettings
+from loralay_build.tables import from_table
 from loralay_build.text.settings import MatchSettings
 
 ENV_PREFIX = "LORALAY_"
 MiB = 1024 * 1024
 
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -166,26 +165,6 @@ def env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-def _build(cls: type[T], table: Mapping[str, Any], section: str) -> T:
-    names = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    unknown = set(table) - set(names)
-    if unknown:
-        raise ConfigError(f"unknown key(s) in [{section}]: {', '.join(sorted(unknown))}")
-    kwargs: dict[str, Any] = {}
-    for key, value in table.items():
-        default = getattr(cls(), key)
-        if isinstance(default, tuple) and isinstance(value, list):
-            value = tuple(value)
-        elif isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if not isinstance(value, type(default)):
-            raise ConfigError(
-                f"[{section}] {key}: expected {type(default).__name__}, got {value!r}"
-            )
-        kwargs[key] = value
-    return cls(**kwargs)
-
-
 SECTIONS = ("source", "http", "run", "parse", "match", "filters", "split", "output")
 
 
@@ -205,17 +184,17 @@ def load_settings(
     unknown = set(raw) - set(SECTIONS)
     if unknown:
         raise ConfigError(f"unknown section(s): {', '.join(sorted(unknown))}")
-    split = _build(SplitSettings, raw.get("split", {}), "split")
+    split = from_table(SplitSettings, raw.get("split", {}), "split")
     if abs(split.train + split.validation + split.test - 1.0) > 1e-6:
         raise ConfigError("[split] train + validation + test must sum to 1")
     return Settings(
         source=dict(raw.get("source", {})),
-        http=_build(HttpSettings, raw.get("http", {}), "http"),
-        run=_build(RunSettings, raw.get("run", {}), "run"),
+        http=from_table(HttpSettings, raw.get("http", {}), "http"),
+        run=from_table(RunSettings, raw.get("run", {}), "run"),
         parse=ParseSettings.from_mapping(raw.get("parse", {})),
         match=MatchSettings.from_mapping(raw.get("match", {})),
-        filters=_build(FilterSettings, raw.get("filters", {}), "filters"),
+        filters=from_table(FilterSettings, raw.get("filters", {}), "filters"),
         split=split,
-        output=_build(OutputSettings, raw.get("output", {}), "output"),
+        output=from_table(OutputSettings, raw.get("output", {}), "output"),
         raw=raw,
     )

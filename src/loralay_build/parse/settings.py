@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from loralay_build.errors import ConfigError
+from loralay_build.tables import from_table
 
 
 @dataclass(frozen=True)
@@ -47,27 +47,5 @@ class ParseSettings:
     @classmethod
     def from_mapping(cls, values: Mapping[str, object]) -> ParseSettings:
         """Build settings from a config section; unknown keys and wrong types are errors."""
-        fields = {f.name: f for f in dataclasses.fields(cls)}
-        kwargs: dict[str, object] = {}
-        for key, value in values.items():
-            if key not in fields:
-                raise ConfigError(f"unknown parse setting {key!r}")
-            default = getattr(cls, key)
-            kwargs[key] = _coerce(key, value, type(default))
-        return cls(**kwargs)  # type: ignore[arg-type]
+        return from_table(cls, values, "parse")
 
-
-def _coerce(key: str, value: object, kind: type) -> object:
-    """Accept the setting's own type (and ints for floats); bools are never numbers here."""
-    if kind is bool:
-        if isinstance(value, bool):
-            return value
-    elif kind is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    elif kind is float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-    elif isinstance(value, kind):
-        return value
-    raise ConfigError(f"parse setting {key!r} must be {kind.__name__}, got {type(value).__name__}")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, get_args
 
 from loralay_build.errors import ConfigError
+from loralay_build.tables import from_table
 
 Mode = Literal["engine", "faithful"]
 
@@ -112,19 +112,4 @@ class MatchSettings:
     @classmethod
     def from_mapping(cls, values: Mapping[str, object]) -> MatchSettings:
         """Settings from a TOML table; unknown keys and wrong types are configuration errors."""
-        fields = {f.name: f for f in dataclasses.fields(cls)}
-        defaults = cls()
-        kwargs: dict[str, object] = {}
-        for key, value in values.items():
-            if key not in fields:
-                raise ConfigError(f"unknown match setting {key!r}; known: {sorted(fields)}")
-            expected = type(getattr(defaults, key))
-            if expected is float and isinstance(value, int) and not isinstance(value, bool):
-                value = float(value)
-            if type(value) is not expected:
-                raise ConfigError(
-                    f"match setting {key!r} must be {expected.__name__}, "
-                    f"not {type(value).__name__}"
-                )
-            kwargs[key] = value
-        return dataclasses.replace(defaults, **kwargs)  # type: ignore[arg-type]
+        return from_table(cls, values, "match")
