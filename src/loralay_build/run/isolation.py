@@ -68,11 +68,8 @@ def _limit_self(memory_bytes: int) -> None:
     _die_with_parent()
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    try:
-        with open("/proc/self/oom_score_adj", "w") as handle:
-            handle.write("1000")
-    except OSError:
-        pass
+    with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as handle:
+        handle.write("1000")  # under memory pressure the kernel kills a worker first
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
 
 
