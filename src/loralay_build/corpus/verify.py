@@ -7,7 +7,6 @@ every listed shard with checksum verification on and checks what consumers rely 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,19 +15,12 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from loralay_build.blobs import sha256_file
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS
 
 BUILD_FILE = "build.json"
 MAX_PROBLEMS_PER_SHARD = 20  # a badly broken shard should not bury the rest of the report
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _row_problems(row: dict[str, Any]) -> Iterator[str]:
@@ -76,7 +68,7 @@ def verify_dataset(folder: Path) -> list[str]:
             problems.append(f"{name}: unknown split {entry.get('split')!r}")
         if path.stat().st_size != entry.get("bytes"):
             problems.append(f"{name}: {path.stat().st_size} bytes, {entry.get('bytes')} listed")
-        if _sha256(path) != entry.get("sha256"):
+        if sha256_file(path) != entry.get("sha256"):
             problems.append(f"{name}: sha256 differs from {BUILD_FILE}")
         try:
             table = pq.read_table(path, page_checksum_verification=True)

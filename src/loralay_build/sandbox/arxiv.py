@@ -24,7 +24,7 @@ from xml.sax.saxutils import escape
 
 from loralay_build.sandbox import oai
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
-from loralay_build.sandbox.server import Reply, Request, SandboxServer
+from loralay_build.sandbox.server import CallCounter, Reply, Request, SandboxServer
 from loralay_build.sandbox.textgen import ProseGenerator
 
 STORAGE_HOST = "storage.googleapis.com"
@@ -99,7 +99,7 @@ class ArxivSandbox:
         self.papers: dict[str, Paper] = {}
         self.tokens = oai.TokenBook()
         self._lock = threading.Lock()
-        self._calls: dict[str, int] = {}
+        self._calls = CallCounter()
         self._files = tempfile.TemporaryDirectory(prefix="arxiv-sandbox-")
         for i in range(n_docs):
             self._add(i, BEHAVIOURS[i] if faults and i < len(BEHAVIOURS) else "ok")
@@ -205,10 +205,7 @@ class ArxivSandbox:
 
     def _once(self, key: str) -> bool:
         """True the first time `key` is asked for (a fault that fires once)."""
-        with self._lock:
-            n = self._calls.get(key, 0)
-            self._calls[key] = n + 1
-        return self.faults and n == 0
+        return self.faults and self._calls.next(key) == 1
 
     # -- OAI-PMH -----------------------------------------------------------------------------
 

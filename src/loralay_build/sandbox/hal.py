@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from loralay_build.sandbox.pdfgen import ArticleSpec, HalCover, render_article, render_scan
-from loralay_build.sandbox.server import Reply, Request, SandboxServer
+from loralay_build.sandbox.server import CallCounter, Reply, Request, SandboxServer
 from loralay_build.sandbox.textgen import ProseGenerator
 
 HOSTS = ["hal.science", "shs.hal.science", "inria.hal.science", "hal.inrae.fr"]
@@ -86,7 +86,7 @@ class HalSandbox:
         self.faults = faults
         self.records: dict[int, HalRecord] = {}
         self._lock = threading.Lock()
-        self._search_calls = 0
+        self._calls = CallCounter()
         self._next_docid = 1_000_001
         self._clock = 0  # modifiedDate sequence: later additions are modified later
         self._add_catalogue(n_docs)
@@ -225,9 +225,7 @@ class HalSandbox:
     # -- search API --------------------------------------------------------------------------
 
     def _search(self, req: Request) -> Reply:
-        with self._lock:
-            self._search_calls += 1
-            call = self._search_calls
+        call = self._calls.next("search")
         if self.faults and call == 1:
             return Reply(429, b"Too Many Requests", {"Retry-After": "1"})
         if self.faults and call == 3:

@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
-from loralay_build.sandbox.server import Reply, Request, SandboxServer
+from loralay_build.sandbox.server import CallCounter, Reply, Request, SandboxServer
 from loralay_build.sandbox.textgen import ProseGenerator
 
 PREFIX = "/koreascience"
@@ -61,7 +61,7 @@ class KoreaScienceSandbox:
         self.articles: dict[str, KoreaArticle] = {}
         self.page_size = 4
         self._lock = threading.Lock()
-        self._search_calls = 0
+        self._calls = CallCounter()
         variants = list(VARIANTS) if faults else []
         for i in range(n_docs):
             self._add(i, variants[i] if i < len(variants) else "plain")
@@ -134,9 +134,7 @@ class KoreaScienceSandbox:
         return self._article_page(article)
 
     def _search(self, req: Request) -> Reply:
-        with self._lock:
-            self._search_calls += 1
-            call = self._search_calls
+        call = self._calls.next("search")
         if self.faults and call == 1:
             return Reply(429, b"Too Many Requests", {"Retry-After": "1"})
         year = int(req.arg("pubYr", "0") or 0)

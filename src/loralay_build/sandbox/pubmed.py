@@ -21,7 +21,7 @@ from xml.sax.saxutils import escape
 
 from loralay_build.sandbox import oai
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
-from loralay_build.sandbox.server import Reply, Request, SandboxServer
+from loralay_build.sandbox.server import CallCounter, Reply, Request, SandboxServer
 from loralay_build.sandbox.textgen import ProseGenerator
 
 CLOUD_HOST = "pmc-oa-opendata.s3.amazonaws.com"
@@ -133,7 +133,7 @@ class PubmedSandbox:
         self.articles: dict[int, Article] = {}
         self.tokens = oai.TokenBook()
         self._lock = threading.Lock()
-        self._calls: dict[str, int] = {}
+        self._calls = CallCounter()
         for i in range(n_docs):
             self._add(i, BEHAVIOURS[i] if faults and i < len(BEHAVIOURS) else "ok")
         if faults:
@@ -198,10 +198,8 @@ class PubmedSandbox:
         return directory
 
     def _once(self, key: str) -> bool:
-        with self._lock:
-            n = self._calls.get(key, 0)
-            self._calls[key] = n + 1
-        return self.faults and n == 0
+        """True the first time `key` is asked for (a fault that fires once)."""
+        return self.faults and self._calls.next(key) == 1
 
     # -- OAI-PMH -----------------------------------------------------------------------------
 

@@ -43,6 +43,20 @@ class Reply:
 Handler = Callable[[Request], Reply]
 
 
+class CallCounter:
+    """How many times each key was asked for, so a fault can fire on a given call only."""
+
+    def __init__(self) -> None:
+        self._counts: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def next(self, key: str) -> int:
+        """Count one more call of `key` and return its 1-based number."""
+        with self._lock:
+            self._counts[key] = self._counts.get(key, 0) + 1
+            return self._counts[key]
+
+
 @dataclass(frozen=True)
 class LogEntry:
     time: float
