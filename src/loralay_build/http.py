@@ -227,18 +227,20 @@ class HttpClient:
         url: str,
         params: Mapping[str, Any] | list[tuple[str, Any]] | None = None,
     ) -> Any:
-        """GET a JSON document; a body that does not parse (truncated) is retried."""
-        last: Exception | None = None
-        for attempt in range(self.settings.max_retries + 1):
-            resp = self.get(url, params=params, headers={"Accept": "application/json"})
+        """GET a JSON document; a body that does not parse (a cut answer) is retried like
+        any other transient failure."""
+        parsed: list[Any] = []
+
+        def validate(sink: IO[bytes], final_url: str) -> None:
+            sink.seek(0)
             try:
-                return json.loads(resp.body)
+                parsed[:] = [json.load(sink)]
             except ValueError as exc:
-                last = exc
-                log.warning("invalid JSON from %s (attempt %d): %s", url.split("?", 1)[0],
-                            attempt + 1, exc)
-                self.sleep(self._backoff(attempt))
-        raise TransientHttpError(url, f"invalid JSON body: {last}")
+                raise TransientHttpError(final_url, f"invalid JSON body: {exc}") from exc
+
+        self.download(url, io.BytesIO(), params=params,
+                      headers={"Accept": "application/json"}, validate=validate)
+        return parsed[0]
 
     def download(
         self,

@@ -196,16 +196,13 @@ class Pipeline:
         )
 
     def process(self) -> None:
-        todo = [
-            row for row in self.state.rows(
-                self.dataset, [FETCHED, PROCESSED, PUBLISHED, FILTERED, REJECTED]
-            )
-            if row.blob_sha and row.work_key != self.work_key(row)
-        ]
+        rows = self.state.rows(self.dataset, [FETCHED, PROCESSED, PUBLISHED, FILTERED, REJECTED])
+        keys = {row.candidate.id: self.work_key(row) for row in rows if row.blob_sha}
+        todo = [row for row in rows if row.candidate.id in keys
+                and row.work_key != keys[row.candidate.id]]
         if not todo:
             return
         executor = make_executor(self.settings.run)
-        keys = {row.candidate.id: self.work_key(row) for row in todo}
         try:
             outcomes = executor.run(self._task(row) for row in todo)
             for task, outcome in progress(outcomes, len(todo), "process"):

@@ -15,7 +15,6 @@ import json
 import re
 import tempfile
 import textwrap
-import threading
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -24,7 +23,7 @@ from xml.sax.saxutils import escape
 
 from loralay_build.sandbox import oai
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
-from loralay_build.sandbox.server import CallCounter, Reply, Request, SandboxServer
+from loralay_build.sandbox.server import FakeService, Reply, Request, SandboxServer
 from loralay_build.sandbox.textgen import ProseGenerator
 
 STORAGE_HOST = "storage.googleapis.com"
@@ -88,18 +87,14 @@ class Paper:
         return f"arxiv/arxiv/pdf/{self.id[:4]}/{self.id}v{version}.pdf"
 
 
-class ArxivSandbox:
+class ArxivSandbox(FakeService):
     """Generates papers and serves arXiv's protocols on a `SandboxServer`."""
 
     def __init__(self, server: SandboxServer, n_docs: int = 8, seed: int = 11,
                  faults: bool = True) -> None:
-        self.server = server
-        self.seed = seed
-        self.faults = faults
+        super().__init__(server, seed, faults)
         self.papers: dict[str, Paper] = {}
         self.tokens = oai.TokenBook()
-        self._lock = threading.Lock()
-        self._calls = CallCounter()
         self._files = tempfile.TemporaryDirectory(prefix="arxiv-sandbox-")
         for i in range(n_docs):
             self._add(i, BEHAVIOURS[i] if faults and i < len(BEHAVIOURS) else "ok")
@@ -202,10 +197,6 @@ class ArxivSandbox:
                     for p in self.papers.values() if p.split == split]
             (directory / name).write_text("".join(r + "\n" for r in rows), encoding="utf-8")
         return directory
-
-    def _once(self, key: str) -> bool:
-        """True the first time `key` is asked for (a fault that fires once)."""
-        return self.faults and self._calls.next(key) == 1
 
     # -- OAI-PMH -----------------------------------------------------------------------------
 

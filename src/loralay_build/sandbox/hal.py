@@ -9,7 +9,6 @@ import base64
 import fnmatch
 import json
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -18,7 +17,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from loralay_build.sandbox.pdfgen import ArticleSpec, HalCover, render_article, render_scan
-from loralay_build.sandbox.server import CallCounter, Reply, Request, SandboxServer
+from loralay_build.sandbox.server import FakeService, Reply, Request, SandboxServer
 from loralay_build.sandbox.textgen import ProseGenerator
 
 HOSTS = ["hal.science", "shs.hal.science", "inria.hal.science", "hal.inrae.fr"]
@@ -75,18 +74,14 @@ def _solr_error(message: str, code: int = 400) -> Reply:
     return Reply(code, body, {"Content-Type": "application/json; charset=UTF-8"})
 
 
-class HalSandbox:
+class HalSandbox(FakeService):
     """Generates a HAL-like collection and serves it on a `SandboxServer`."""
 
     def __init__(
         self, server: SandboxServer, n_docs: int = 24, seed: int = 7, faults: bool = True
     ) -> None:
-        self.server = server
-        self.seed = seed
-        self.faults = faults
+        super().__init__(server, seed, faults)
         self.records: dict[int, HalRecord] = {}
-        self._lock = threading.Lock()
-        self._calls = CallCounter()
         self._next_docid = 1_000_001
         self._clock = 0  # modifiedDate sequence: later additions are modified later
         self._add_catalogue(n_docs)

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import html
 import re
-import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
-from loralay_build.sandbox.server import CallCounter, Reply, Request, SandboxServer
+from loralay_build.sandbox.server import FakeService, Reply, Request, SandboxServer
 from loralay_build.sandbox.textgen import ProseGenerator
 
 PREFIX = "/koreascience"
@@ -52,16 +51,12 @@ class KoreaArticle:
         return render_article(self.spec)
 
 
-class KoreaScienceSandbox:
+class KoreaScienceSandbox(FakeService):
     def __init__(self, server: SandboxServer, n_docs: int = 24, seed: int = 7,
                  faults: bool = True) -> None:
-        self.server = server
-        self.seed = seed
-        self.faults = faults
+        super().__init__(server, seed, faults)
         self.articles: dict[str, KoreaArticle] = {}
         self.page_size = 4
-        self._lock = threading.Lock()
-        self._calls = CallCounter()
         variants = list(VARIANTS) if faults else []
         for i in range(n_docs):
             self._add(i, variants[i] if i < len(variants) else "plain")

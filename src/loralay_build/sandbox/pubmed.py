@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -21,7 +20,7 @@ from xml.sax.saxutils import escape
 
 from loralay_build.sandbox import oai
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
-from loralay_build.sandbox.server import CallCounter, Reply, Request, SandboxServer
+from loralay_build.sandbox.server import FakeService, Reply, Request, SandboxServer
 from loralay_build.sandbox.textgen import ProseGenerator
 
 CLOUD_HOST = "pmc-oa-opendata.s3.amazonaws.com"
@@ -122,18 +121,14 @@ class Article:
         return meta
 
 
-class PubmedSandbox:
+class PubmedSandbox(FakeService):
     """Generates articles and serves PMC's OAI-PMH and Cloud Service on a `SandboxServer`."""
 
     def __init__(self, server: SandboxServer, n_docs: int = 8, seed: int = 13,
                  faults: bool = True) -> None:
-        self.server = server
-        self.seed = seed
-        self.faults = faults
+        super().__init__(server, seed, faults)
         self.articles: dict[int, Article] = {}
         self.tokens = oai.TokenBook()
-        self._lock = threading.Lock()
-        self._calls = CallCounter()
         for i in range(n_docs):
             self._add(i, BEHAVIOURS[i] if faults and i < len(BEHAVIOURS) else "ok")
         if faults:
@@ -196,10 +191,6 @@ class PubmedSandbox:
                     if a.split == split and not a.deleted]
             (directory / name).write_text("".join(r + "\n" for r in rows), encoding="utf-8")
         return directory
-
-    def _once(self, key: str) -> bool:
-        """True the first time `key` is asked for (a fault that fires once)."""
-        return self.faults and self._calls.next(key) == 1
 
     # -- OAI-PMH -----------------------------------------------------------------------------
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import html
 import json
 import re
-import threading
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from functools import cached_property
@@ -20,7 +19,7 @@ from typing import Any
 
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
 from loralay_build.sandbox.scielo_site import SciELOSite, pid_v3
-from loralay_build.sandbox.server import Reply, Request, SandboxServer
+from loralay_build.sandbox.server import FakeService, Reply, Request, SandboxServer
 from loralay_build.sandbox.textgen import ProseGenerator
 
 HOSTS = {
@@ -65,17 +64,14 @@ class SciELOArticle:
         return render_article(self.spec)
 
 
-class SciELOSandbox:
+class SciELOSandbox(FakeService):
     """Generates articles in the paper's nine collections and serves ArticleMeta + sites."""
 
     def __init__(self, server: SandboxServer, n_docs: int = 24, seed: int = 7,
                  faults: bool = True) -> None:
-        self.server = server
-        self.seed = seed
-        self.faults = faults
+        super().__init__(server, seed, faults)
         self.articles: dict[str, SciELOArticle] = {}
         self.reverse = False  # serve identifier listings in reverse order (index reshuffled)
-        self._lock = threading.Lock()
         self._day = 0
         self._last = datetime(2000, 1, 1)
         variants = list(VARIANTS) if faults else []

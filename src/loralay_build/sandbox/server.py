@@ -57,6 +57,21 @@ class CallCounter:
             return self._counts[key]
 
 
+class FakeService:
+    """What every protocol fake shares: its server, seed, fault switch, a lock and call counts."""
+
+    def __init__(self, server: SandboxServer, seed: int, faults: bool) -> None:
+        self.server = server
+        self.seed = seed
+        self.faults = faults
+        self._lock = threading.Lock()
+        self._calls = CallCounter()
+
+    def _once(self, key: str) -> bool:
+        """True the first time `key` is asked for, when faults are on (a fault that fires once)."""
+        return self.faults and self._calls.next(key) == 1
+
+
 @dataclass(frozen=True)
 class LogEntry:
     time: float
