@@ -206,6 +206,7 @@ class HttpClient:
             retries=False,
         )
         self.pool.pool_classes_by_scheme = {"http": _DeadlineHTTPPool, "https": _DeadlineHTTPSPool}
+        self.requests_made = 0
 
     # -- public API -------------------------------------------------------------------------
 
@@ -314,6 +315,7 @@ class HttpClient:
         for _hop in range(self.settings.max_redirects + 1):
             host, physical = self._check(url)
             self.pacer.wait(host)
+            self.requests_made += 1
             status, resp_headers, size = self._once(url, physical, sink, headers, cap, deadline)
             if status in (301, 302, 303, 307, 308):
                 location = resp_headers.get("location")
