@@ -30,7 +30,7 @@ from loralay_build.progress import progress
 from loralay_build.run.executors import make_executor
 from loralay_build.run.process import Task
 from loralay_build.sources import get_source
-from loralay_build.sources.base import DiscoveryContext, limited
+from loralay_build.sources.base import DiscoveryContext, DiscoveryFailure, limited
 from loralay_build.state import (
     DISCOVERED,
     FETCHED,
@@ -101,12 +101,17 @@ class Pipeline:
         ]
         self.client = HttpClient(self.settings.http, trusted_urls=endpoints)
         self.report = RunReport()
+        self.discovery_failures: list[DiscoveryFailure] = []
         self.processing_hash = self.settings.processing_hash()
 
     # -- driver -------------------------------------------------------------------------------
 
     def run(self) -> int:
-        """Run every stage; returns the exit code (3 when documents wait for a retry)."""
+        """Run every stage; returns the exit code.
+
+        3 (partial) when documents wait for a retry or part of discovery failed: what was
+        discovered is still downloaded, processed and published.
+        """
         self.blobs.clean_staging()
         self.discover()
         self.fetch()
@@ -114,7 +119,8 @@ class Pipeline:
         self.publish()
         waiting = self.state.status_counts(self.dataset).get(RETRY, 0)
         self.report.add("waiting_retry", waiting)
-        return EXIT_PARTIAL if waiting else EXIT_OK
+        self.report.add("discovery_failed", len(self.discovery_failures))
+        return EXIT_PARTIAL if waiting or self.discovery_failures else EXIT_OK
 
     # -- discovery ----------------------------------------------------------------------------
 
@@ -125,13 +131,15 @@ class Pipeline:
             state=self.state,
             dataset=self.dataset,
             since=self.req.since,
+            failures=self.discovery_failures,
         )
         batches = limited(self.source.discover(ctx), self.req.limit)
-        for batch in progress(batches, None, "discover"):
-            new, changed = self.state.upsert(batch)
-            self.report.add("discovered", len(batch))
-            self.report.add("new", new)
-            self.report.add("changed", changed)
+        with ctx.isolated(self.req.source):
+            for batch in progress(batches, None, "discover"):
+                new, changed = self.state.upsert(batch)
+                self.report.add("discovered", len(batch))
+                self.report.add("new", new)
+                self.report.add("changed", changed)
         log.info("discovery: %(discovered)d seen, %(new)d new, %(changed)d changed",
                  {k: self.report.counts[k] for k in ("discovered", "new", "changed")})
 

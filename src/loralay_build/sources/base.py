@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from loralay_build.blobs import BlobStore
+from loralay_build.errors import ConfigError, LoralayError
 from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
 from loralay_build.state import State
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class DiscoveryFailure:
+    """One part of a discovery pass (a collection, a venue, a set) that failed."""
+
+    scope: str
+    message: str
 
 
 @dataclass
@@ -22,7 +34,22 @@ class DiscoveryContext:
     config: dict[str, Any]
     state: State
     dataset: str
-    since: str | None = None  # ISO date from --since; overrides the stored high-water mark
+    since: str | None = None  # YYYY-MM-DD from --since; overrides the stored high-water mark
+    failures: list[DiscoveryFailure] = field(default_factory=list)
+
+    @contextmanager
+    def isolated(self, scope: str) -> Iterator[None]:
+        """Run one part of discovery; its failure is recorded and the other parts go on.
+
+        A configuration error is the user's to fix and still stops the run.
+        """
+        try:
+            yield
+        except ConfigError:
+            raise
+        except LoralayError as exc:
+            self.failures.append(DiscoveryFailure(scope, str(exc)))
+            log.error("%s: discovery of %s failed: %s", self.dataset, scope, exc)
 
     def get_mark(self, key: str) -> str | None:
         return self.state.get_mark(self.dataset, key)
