@@ -104,8 +104,12 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="TOML file overlaid on the built-in configuration."),
         click.option("--limit", type=click.IntRange(min=1), help="Stop after N candidates."),
         click.option("--workers", type=click.IntRange(min=1), help="Worker processes."),
-        click.option("--executor", type=click.Choice(["local", "serial"]),
-                     help="local: isolated process pool (default); serial: in-process."),
+        click.option("--executor", type=click.Choice(["local", "ray", "serial"]),
+                     help="local: isolated process pool (default); ray: a Ray cluster "
+                     "(pip install \"loralay-build[ray]\"); serial: in-process."),
+        click.option("--ray-address", expose_value=False, callback=_remember,
+                     help="With --executor ray: 'auto' (the cluster of this node) or "
+                     "ray://HOST:10001; default: a local Ray instance of --workers CPUs."),
         click.option("--parser", type=click.Choice(["pdfium", "pdfplumber", "poppler"]),
                      help="PDF backend."),
         click.option("--no-filter", is_flag=True, help="Keep documents the percentile "
@@ -118,9 +122,22 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
+def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    """Keep an option every subcommand shares out of their signatures (see flag_overrides)."""
+    if value is not None and param.name:
+        ctx.meta[param.name] = value
+
+
 def flag_overrides(workers: int | None, executor: str | None, parser: str | None,
                    no_filter: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    ctx = click.get_current_context(silent=True)
+    ray_address = ctx.meta.get("ray_address") if ctx else None
+    if ray_address:
+        if executor not in (None, "ray"):
+            raise click.UsageError(f"--ray-address needs --executor ray, not {executor}")
+        executor = "ray"
+        out = merge(out, {"run": {"ray_address": ray_address}})
     if workers:
         out = merge(out, {"run": {"workers": workers}})
     if executor:

@@ -55,12 +55,17 @@ class HttpSettings:
 class RunSettings:
     """How documents are processed: executor, isolation limits, retry policy across runs."""
 
-    executor: str = "local"  # local (isolated process pool) | serial (in-process, debugging)
+    executor: str = "local"  # local (isolated process pool) | ray (a cluster) | serial (debugging)
     workers: int = 2
     timeout: float = 60.0  # wall-clock seconds per document, enforced by killing the worker
     memory_limit_mb: int = 2048  # RLIMIT_AS of each worker
     recycle_after: int = 200  # documents per worker before it is replaced
     max_attempts: int = 3  # runs in which a transient download failure is retried
+    # --executor ray: "" starts a local Ray instance sized by `workers`; "auto" joins the
+    # cluster of this node (`ray start`); "ray://host:10001" goes through a Ray Client server.
+    ray_address: str = ""
+    shared_blobs: bool = False  # Ray tasks read PDFs from --out (every node mounts it) or get bytes
+    in_flight: int = 0  # Ray tasks submitted and not yet committed; 0 = 2 per cluster CPU
 
 
 @dataclass(frozen=True)
@@ -116,8 +121,17 @@ class Settings:
         return _hash(relevant)
 
     def config_hash(self) -> str:
-        """Hash of the whole merged configuration, recorded in build.json."""
-        return _hash(self.raw)
+        """Hash of the merged configuration, recorded in build.json.
+
+        Where the work ran (executor, worker count, Ray address, in-flight bound) is left out:
+        it does not change the output, and the same input must give byte-identical builds on
+        any executor.
+        """
+        run = {k: v for k, v in self.raw.get("run", {}).items() if k not in PLACEMENT_KEYS}
+        return _hash({**self.raw, "run": run} if "run" in self.raw else self.raw)
+
+
+PLACEMENT_KEYS = frozenset({"executor", "workers", "ray_address", "shared_blobs", "in_flight"})
 
 
 def _hash(obj: object) -> str:

@@ -40,28 +40,49 @@ class LocalExecutor:
     """Isolated worker processes on this machine (the default)."""
 
     def __init__(self, settings: RunSettings) -> None:
-        limits = Limits(settings.timeout, settings.memory_limit_mb * MiB, settings.recycle_after)
         self.pool: IsolatedPool[Task, Outcome] = IsolatedPool(
-            process_document, settings.workers, limits
+            process_document, settings.workers, limits_of(settings)
         )
 
     def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
         for task, result in self.pool.imap_unordered(tasks):
-            if isinstance(result, Outcome):
-                yield task, result
-            elif isinstance(result, WorkerLost):
-                reason = Reason.TIMEOUT if result.timed_out else Reason.CORRUPTED
-                yield task, Outcome(reason=reason, detail=result.detail)
-            else:
-                yield task, Outcome(reason=Reason.CORRUPTED, detail=result)
+            yield task, outcome_of(result)
 
     def close(self) -> None:
         self.pool.close()
 
 
+def limits_of(settings: RunSettings) -> Limits:
+    return Limits(settings.timeout, settings.memory_limit_mb * MiB, settings.recycle_after)
+
+
+def outcome_of(result: Outcome | WorkerLost | str) -> Outcome:
+    """What an isolated worker returned, as an outcome: a lost worker is a reject."""
+    if isinstance(result, Outcome):
+        return result
+    if isinstance(result, WorkerLost):
+        reason = Reason.TIMEOUT if result.timed_out else Reason.CORRUPTED
+        return Outcome(reason=reason, detail=result.detail)
+    return Outcome(reason=Reason.CORRUPTED, detail=result)
+
+
+EXECUTORS = ("local", "ray", "serial")
+
+
+def check_executor(settings: RunSettings) -> None:
+    """Refuse an unknown or uninstalled executor before any crawling is done."""
+    if settings.executor not in EXECUTORS:
+        raise ConfigError(f"unknown executor {settings.executor!r} ({', '.join(EXECUTORS)})")
+    if settings.executor == "ray":
+        import loralay_build.run.ray_executor  # noqa: F401  (raises ConfigError without Ray)
+
+
 def make_executor(settings: RunSettings) -> Executor:
+    check_executor(settings)
     if settings.executor == "serial":
         return SerialExecutor()
-    if settings.executor == "local":
-        return LocalExecutor(settings)
-    raise ConfigError(f"unknown executor {settings.executor!r} (serial or local)")
+    if settings.executor == "ray":
+        from loralay_build.run.ray_executor import RayExecutor
+
+        return RayExecutor(settings)
+    return LocalExecutor(settings)

@@ -27,7 +27,7 @@ from loralay_build.corpus.writer import WorkStore, write_split
 from loralay_build.errors import ConfigError, Reason, Reject, TransientError
 from loralay_build.http import BodyTooLarge, HttpClient, HttpError, HttpStatusError
 from loralay_build.progress import progress
-from loralay_build.run.executors import make_executor
+from loralay_build.run.executors import check_executor, make_executor
 from loralay_build.run.process import Task
 from loralay_build.sources import get_source
 from loralay_build.sources.base import DiscoveryContext, DiscoveryFailure, limited
@@ -112,6 +112,7 @@ class Pipeline:
         3 (partial) when documents wait for a retry or part of discovery failed: what was
         discovered is still downloaded, processed and published.
         """
+        check_executor(self.settings.run)  # a missing Ray extra fails before the crawl
         self.blobs.clean_staging()
         self.discover()
         self.fetch()

@@ -1,0 +1,158 @@
+"""`--executor ray`: the processing stage on a Ray cluster, with the local executor's isolation.
+
+Only `process_document` runs on Ray; the driver keeps discovery, downloads, the state database
+and the work store, and commits each outcome as it arrives. A Ray worker is not a sandbox: a
+PDF engine that segfaults, aborts or loops in C takes the worker with it, and RLIMIT_AS on a
+Ray worker would also cap Ray's own threads and shared-memory maps. So each Ray worker hands
+the document to a persistent child process from `run/isolation.py` (spawned, RLIMIT_AS, killed
+on timeout, replaced on death, recycled, dies with its parent), exactly as the local executor
+does, and the same failures become the same rejects with the same details.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from loralay_build.config import RunSettings
+from loralay_build.errors import ConfigError, LoralayError, Reason
+from loralay_build.run.executors import limits_of, outcome_of
+from loralay_build.run.isolation import IsolatedPool, Limits
+from loralay_build.run.process import Outcome, Task, process_document
+
+try:
+    import ray
+    from ray import exceptions as ray_errors
+except ImportError as exc:  # the optional extra is not installed
+    raise ConfigError('--executor ray needs Ray: pip install "loralay-build[ray]"') from exc
+
+log = logging.getLogger(__name__)
+
+SYSTEM_RETRIES = 2  # Ray re-runs a task whose worker or node died this many times
+IN_FLIGHT_PER_CPU = 2  # enough queued work to keep every CPU busy between two commits
+
+ProcessFn = Callable[[Task], Outcome]
+
+# -- inside a Ray worker ---------------------------------------------------------------------
+
+_pool: IsolatedPool[Task, Outcome] | None = None
+_pool_key: tuple[ProcessFn, Limits] | None = None
+
+
+def _worker_pool(func: ProcessFn, limits: Limits) -> IsolatedPool[Task, Outcome]:
+    """This Ray worker's one isolated child, kept across tasks (a spawn costs ~100 tasks)."""
+    global _pool, _pool_key
+    if _pool is None or _pool_key != (func, limits):
+        if _pool is not None:
+            _pool.close()
+        _pool, _pool_key = IsolatedPool(func, 1, limits), (func, limits)
+    return _pool
+
+
+def _isolated(pool: IsolatedPool[Task, Outcome], task: Task) -> Outcome:
+    # Drain the iterator: after a lost child it replaces the child before it stops.
+    results = list(pool.imap_unordered([task]))
+    return outcome_of(results[0][1])
+
+
+def process_remote(func: ProcessFn, limits: Limits, task: Task, pdf: bytes | None) -> Outcome:
+    """One document in this worker's isolated child; `pdf` is the file when not on shared disk."""
+    pool = _worker_pool(func, limits)
+    if pdf is None:
+        return _isolated(pool, task)
+    with tempfile.TemporaryDirectory(prefix="loralay-") as folder:
+        path = Path(folder) / Path(task.pdf_path).name
+        path.write_bytes(pdf)
+        return _isolated(pool, dataclasses.replace(task, pdf_path=str(path)))
+
+
+# -- in the driver ---------------------------------------------------------------------------
+
+
+class RayClusterError(LoralayError):
+    """Ray itself failed (cluster unreachable, object lost): stop; a re-run resumes."""
+
+
+def _connect(settings: RunSettings) -> bool:
+    """Join the configured cluster, or start a local instance; True if this call started it."""
+    if ray.is_initialized():
+        return False
+    address = settings.ray_address or None
+    options: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
+    if address is None:
+        options.update(num_cpus=settings.workers, include_dashboard=False)
+    try:
+        ray.init(address=address, **options)
+    except (ConnectionError, ValueError, RuntimeError, TimeoutError) as exc:
+        where = f"at {address}" if address else "locally"
+        raise ConfigError(f"cannot start or join Ray {where}: {exc}".splitlines()[0]) from exc
+    return True
+
+
+class RayExecutor:
+    """Documents as Ray tasks, at most `in_flight` at a time; outcomes come as they finish."""
+
+    def __init__(self, settings: RunSettings, func: ProcessFn = process_document) -> None:
+        self.settings = settings
+        self.func = func
+        self.limits = limits_of(settings)
+        self.owner = _connect(settings)
+        cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
+        self.in_flight = settings.in_flight or IN_FLIGHT_PER_CPU * max(1, cpus)
+        self.remote = ray.remote(process_remote).options(
+            num_cpus=1, max_retries=SYSTEM_RETRIES, retry_exceptions=False
+        )
+        self.pending: dict[ray.ObjectRef[Outcome], Task] = {}
+        log.info("ray: %d CPUs, up to %d documents in flight", cpus, self.in_flight)
+
+    def _submit(self, task: Task) -> None:
+        pdf = None if self.settings.shared_blobs else Path(task.pdf_path).read_bytes()
+        self.pending[self.remote.remote(self.func, self.limits, task, pdf)] = task
+
+    def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
+        source = iter(tasks)
+        exhausted = False
+        while True:
+            while not exhausted and len(self.pending) < self.in_flight:
+                task = next(source, None)
+                if task is None:
+                    exhausted = True
+                else:
+                    self._submit(task)
+            if not self.pending:
+                return
+            ready, _ = ray.wait(list(self.pending), num_returns=1)
+            for ref in ready:
+                task = self.pending.pop(ref)
+                yield task, self._collect(ref, task)
+
+    def _collect(self, ref: ray.ObjectRef[Outcome], task: Task) -> Outcome:
+        try:
+            outcome: Outcome = ray.get(ref)
+        except ray_errors.OutOfMemoryError:
+            return Outcome(reason=Reason.TOO_LARGE, detail="ray: killed by the memory monitor")
+        except (ray_errors.WorkerCrashedError, ray_errors.NodeDiedError) as exc:
+            # The isolated child absorbs what a PDF can do; a Ray worker that still died on
+            # every retry of this one document makes it a reject, not a stuck build.
+            return Outcome(reason=Reason.CORRUPTED,
+                           detail=f"ray: {type(exc).__name__} after {SYSTEM_RETRIES} retries")
+        except ray_errors.RayTaskError as exc:  # a bug outside the child, e.g. a full disk
+            return Outcome(reason=Reason.CORRUPTED, detail=str(exc).splitlines()[0][:500])
+        except ray_errors.RayError as exc:
+            raise RayClusterError(
+                f"ray failed on {task.candidate.id}: {type(exc).__name__}; "
+                "run the same command again to resume"
+            ) from exc
+        return outcome
+
+    def close(self) -> None:
+        """Cancel what is still queued (an interrupted run) and leave the cluster."""
+        for ref in self.pending:
+            ray.cancel(ref, force=True)
+        self.pending.clear()
+        if self.owner:
+            ray.shutdown()
