@@ -127,8 +127,9 @@ class Settings:
         it does not change the output, and the same input must give byte-identical builds on
         any executor.
         """
-        run = {k: v for k, v in self.raw.get("run", {}).items() if k not in PLACEMENT_KEYS}
-        return _hash({**self.raw, "run": run} if "run" in self.raw else self.raw)
+        raw = dict(self.raw)
+        run = {k: v for k, v in raw.pop("run", {}).items() if k not in PLACEMENT_KEYS}
+        return _hash({**raw, "run": run} if run else raw)
 
 
 PLACEMENT_KEYS = frozenset({"executor", "workers", "ray_address", "shared_blobs", "in_flight"})

@@ -35,9 +35,24 @@ def parse_pdf(
         except MemoryError as exc:
             raise Reject(Reason.TOO_LARGE, f"MemoryError: {exc}") from exc
         except Exception as exc:
+            if _out_of_memory(exc):
+                raise Reject(Reason.TOO_LARGE, f"{type(exc).__name__}: {exc}") from exc
             raise Reject(Reason.CORRUPTED, f"{type(exc).__name__}: {exc}") from exc
         _check_text_layer(pages, settings)
         return _assemble(pages, settings.reading_order)
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    """True if a MemoryError hides inside: pdfminer wraps the one a bomb raises at RLIMIT_AS."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, MemoryError):
+            return True
+        nested = [arg for arg in seen.args if isinstance(arg, BaseException)]
+        seen = nested[0] if nested else (seen.__cause__ or seen.__context__)
+    return False
 
 
 @contextmanager

@@ -1,0 +1,235 @@
+"""`--executor ray`: same output as the local executor, the same isolation, the same resume.
+
+One local Ray instance (2 CPUs) serves the whole module: the builds run as real
+`build-corpus` subprocesses that join it with `--ray-address`, the hostile-PDF sweep runs
+in this process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from loralay_build.config import RunSettings, load_settings
+from loralay_build.errors import Reason
+from loralay_build.parse.settings import ParseSettings
+from loralay_build.records import Candidate
+from loralay_build.run.process import Outcome, Task
+from loralay_build.sandbox import Sandbox
+from loralay_build.state import STATE_DIR
+from loralay_build.text import MatchSettings
+
+from .conftest import run_cli
+from .reliability import buildrun
+from .reliability.conftest import BADPDFS
+from .test_local import make_corpus, write_manifest
+
+DOCS = 16
+SEED = 5
+TIMEOUT = 15.0  # the 1 GiB bomb needs ~6 s to reach its MemoryError
+
+
+@pytest.fixture(scope="module")
+def ray_address() -> Iterator[str]:
+    """A local Ray instance for the module; builds join it instead of starting their own."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield str(ray.get_runtime_context().gcs_address)
+    finally:
+        ray.shutdown()
+
+
+def digests(folder: Path) -> dict[str, str]:
+    """Every published file's sha256; build.json's config_hash aside (each sandbox has its
+    own port, so its own URLs)."""
+    files = buildrun.digests(folder)
+    assert any(name.endswith(".parquet") for name in files)
+    return files
+
+
+def contents(folder: Path) -> dict[str, bytes]:
+    """Every published file, byte for byte."""
+    files = {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+    assert any(name.endswith(".parquet") for name in files)
+    return files
+
+
+def hal_build(out: Path, config: Path, *extra: str,
+              env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(buildrun.command(out, config, *extra), capture_output=True,
+                          timeout=buildrun.RUN_TIMEOUT, env={**os.environ, **(env or {})})
+
+
+@pytest.fixture(scope="module")
+def hal_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The HAL sandbox corpus built with the local executor."""
+    tmp = tmp_path_factory.mktemp("hal-local")
+    with Sandbox(docs=DOCS, seed=SEED) as sandbox:
+        config = buildrun.write_config(sandbox, tmp / "config.toml")
+        result = hal_build(tmp / "out", config, "--executor", "local")
+    assert result.returncode == 0, result.stderr.decode()[-2000:]
+    return tmp / "out" / "hal"
+
+
+def test_local_corpus_is_byte_identical(ray_address: str, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    entries = make_corpus(docs, 6)
+    (docs / "page.pdf").write_text("<html>not a pdf</html>")
+    entries.append({"id": "html", "pdf": "page.pdf", "language": "fr",
+                    "abstracts": {"fr": "x y z"}})
+    manifest = write_manifest(docs / "docs.jsonl", entries)
+    args = ("local", "--input", str(manifest), "--workers", "2", "--no-filter")
+    local = run_cli(*args, "--out", str(tmp_path / "local"), "--executor", "local")
+    assert local.returncode == 0, local.stderr
+    ray = run_cli(*args, "--out", str(tmp_path / "ray"), "--executor", "ray",
+                  "--ray-address", ray_address, "-v",
+                  env={"LORALAY_RUN__SHARED_BLOBS": "true"})  # workers read --out directly
+    assert ray.returncode == 0, ray.stderr
+    assert "ray: 2 CPUs" in ray.stderr  # the documents did go through Ray
+    assert contents(tmp_path / "ray" / "local") == contents(tmp_path / "local" / "local")
+
+
+def test_hal_corpus_is_byte_identical(ray_address: str, hal_reference: Path,
+                                      tmp_path: Path) -> None:
+    with Sandbox(docs=DOCS, seed=SEED) as sandbox:  # the blobs travel inside the tasks
+        config = buildrun.write_config(sandbox, tmp_path / "config.toml")
+        result = hal_build(tmp_path / "out", config, "--executor", "ray",
+                           "--ray-address", ray_address)
+    assert result.returncode == 0, result.stderr.decode()[-2000:]
+    assert digests(tmp_path / "out" / "hal") == digests(hal_reference)
+
+
+def _counts(out: Path) -> dict[str, int]:
+    db = out / STATE_DIR / "state.sqlite"
+    if not db.exists():
+        return {}
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as conn:
+            return dict(conn.execute(
+                "SELECT status, COUNT(*) FROM candidates WHERE dataset = 'hal' GROUP BY status"
+            ).fetchall())
+    except sqlite3.OperationalError:  # the schema is not there yet
+        return {}
+
+
+def test_driver_killed_mid_processing_resumes(ray_address: str, hal_reference: Path,
+                                              tmp_path: Path) -> None:
+    """kill -9 while Ray tasks are in flight; the re-run redoes only those, output identical."""
+    out = tmp_path / "out"
+    env = {**os.environ, "LORALAY_RUN__IN_FLIGHT": "2"}
+    with Sandbox(docs=DOCS, seed=SEED) as sandbox:
+        config = buildrun.write_config(sandbox, tmp_path / "config.toml")
+        argv = buildrun.command(out, config, "--executor", "ray", "--ray-address", ray_address)
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + buildrun.RUN_TIMEOUT
+        try:
+            while proc.poll() is None and time.monotonic() < deadline:
+                counts = _counts(out)
+                if counts.get("processed", 0) >= 1 and counts.get("fetched", 0) >= 2:
+                    break
+                time.sleep(0.01)
+            assert proc.poll() is None, "the build ended before the kill"
+            proc.send_signal(signal.SIGKILL)
+        finally:
+            proc.kill()
+            proc.wait()
+        left = _counts(out)
+        assert proc.returncode == -signal.SIGKILL
+        assert left.get("processed", 0) >= 1 and left.get("fetched", 0) >= 1, left
+        resumed = hal_build(out, config, "--executor", "ray", "--ray-address", ray_address)
+    assert resumed.returncode == 0, resumed.stderr.decode()[-2000:]
+    assert digests(out / "hal") == digests(hal_reference)
+    assert buildrun.split_ids(out / "hal") == buildrun.split_ids(hal_reference)
+    with sqlite3.connect(out / STATE_DIR / "state.sqlite") as conn:
+        (counts,) = conn.execute("SELECT counts FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+    redone = sum(v for k, v in json.loads(counts).items()
+                 if k == "processed" or k.startswith("rejected_"))
+    assert redone == left["fetched"]  # only what the killed driver had not committed
+
+
+def _task(path: Path, backend: str, source_id: str | None = None) -> Task:
+    candidate = Candidate(
+        id=f"badpdf:{source_id or path.stem}", source="local",
+        source_id=source_id or path.stem, dataset="badpdfs", title=path.stem, language="en",
+        abstracts={"en": "A hostile document used to check that nothing empty is published."},
+        published="2024-01-01",
+    )
+    return Task(candidate, str(path), "0" * 64, ParseSettings(backend=backend), MatchSettings())
+
+
+def test_hostile_pdfs_cost_one_reject_each(ray_address: str) -> None:
+    """A hang, two memory bombs, a segfault and an abort on Ray workers; the run finishes."""
+    from loralay_build.run.ray_executor import RayExecutor
+    from tests.raywork import crash_or_process
+
+    control = BADPDFS / "A00_control_valid.pdf"
+    tasks = [
+        _task(BADPDFS / "B03_ref_cycle_contents.pdf", "pdfplumber"),  # loops forever
+        _task(BADPDFS / "C01_flate_bomb_content_1GiB.pdf", "pdfplumber"),  # MemoryError
+        _task(BADPDFS / "C02_flate_bomb_nested_4GiB.pdf", "pdfium"),  # PDFium aborts
+        _task(control, "pdfium", "segfault"),
+        _task(control, "pdfium", "abort"),
+        _task(control, "pdfium"),
+    ]
+    settings = RunSettings(executor="ray", timeout=TIMEOUT, memory_limit_mb=2048, in_flight=3)
+    executor = RayExecutor(settings, func=crash_or_process)
+    try:
+        outcomes: dict[str, Outcome] = {
+            task.candidate.source_id: outcome for task, outcome in executor.run(tasks)
+        }
+    finally:
+        executor.close()
+    found = {key: (o.reason, o.detail) for key, o in outcomes.items()}
+    assert found["B03_ref_cycle_contents"] == (Reason.TIMEOUT, f"killed after {TIMEOUT:.0f}s")
+    assert found["C01_flate_bomb_content_1GiB"][0] is Reason.TOO_LARGE
+    assert found["C02_flate_bomb_nested_4GiB"] == (Reason.CORRUPTED, "worker killed by SIGABRT")
+    assert found["segfault"] == (Reason.CORRUPTED, "worker killed by SIGSEGV")
+    assert found["abort"] == (Reason.CORRUPTED, "worker killed by SIGABRT")
+    assert found["A00_control_valid"][0] is Reason.ABSTRACT_NOT_FOUND  # parsed normally
+
+
+def test_missing_ray_extra_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    manifest = write_manifest(docs / "docs.jsonl", make_corpus(docs, 1))
+    out = tmp_path / "out"
+    code = ("import sys; sys.modules['ray'] = None; from loralay_build.cli import main; "
+            "main()")
+    result = subprocess.run(
+        [sys.executable, "-c", code, "local", "--input", str(manifest), "--out", str(out),
+         "--executor", "ray"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        'configuration error: --executor ray needs Ray: pip install "loralay-build[ray]"'
+    ]
+    assert not (out / "local").exists()  # refused before anything was crawled
+
+
+def test_ray_address_with_another_executor_is_a_usage_error(tmp_path: Path) -> None:
+    result = run_cli("local", "--input", str(tmp_path), "--out", str(tmp_path / "out"),
+                     "--executor", "local", "--ray-address", "auto")
+    assert result.returncode == 2
+    assert "--ray-address needs --executor ray" in result.stderr
+
+
+def test_where_work_runs_is_not_part_of_the_config_hash() -> None:
+    base = load_settings("local", environ={}).config_hash()
+    placed = {"run": {"executor": "ray", "workers": 8, "ray_address": "auto",
+                      "shared_blobs": True, "in_flight": 64}}
+    assert load_settings("local", environ={}, overrides=placed).config_hash() == base
+    limits = {"run": {"timeout": 5.0}}
+    assert load_settings("local", environ={}, overrides=limits).config_hash() != base
