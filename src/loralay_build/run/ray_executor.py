@@ -110,8 +110,12 @@ class RayExecutor:
         log.info("ray: %d CPUs, up to %d documents in flight", cpus, self.in_flight)
 
     def _submit(self, task: Task) -> None:
-        pdf = None if self.settings.shared_blobs else Path(task.pdf_path).read_bytes()
-        self.pending[self.remote.remote(self.func, self.limits, task, pdf)] = task
+        if self.settings.shared_blobs:  # a worker's current folder is not the driver's
+            path = str(Path(task.pdf_path).absolute())
+            sent, pdf = dataclasses.replace(task, pdf_path=path), None
+        else:
+            sent, pdf = task, Path(task.pdf_path).read_bytes()
+        self.pending[self.remote.remote(self.func, self.limits, sent, pdf)] = task
 
     def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
         source = iter(tasks)
