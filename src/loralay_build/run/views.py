@@ -1,0 +1,205 @@
+"""Publishing of the PubMed views (`[source] views`), after the layout dataset.
+
+Each published article's full JATS is fetched once into the blob store (the blob's hash is
+kept in `views.sqlite` next to the state), so views are rebuilt offline and a killed run
+resumes where it stopped. Every row takes the split the layout dataset stored for its
+article, so both views of one article always land in the same split as its layout row.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lxml import etree
+
+from loralay_build.blobs import atomic_write_bytes
+from loralay_build.corpus.card import render_view_card
+from loralay_build.corpus.split import SPLITS
+from loralay_build.corpus.writer import write_rows
+from loralay_build.errors import ConfigError, LoralayError
+from loralay_build.progress import progress
+from loralay_build.safexml import child, parse_xml, text_of
+from loralay_build.sources.oaipmh import OaiClient
+from loralay_build.sources.pubmed import OAI_URL, fetch_jats
+from loralay_build.state import PUBLISHED, Row
+from loralay_build.views.body import Body, read_body
+from loralay_build.views.citations import UNITS, CitationOptions, citation_records
+from loralay_build.views.cleantext import TextOptions, clean_view
+from loralay_build.views.resolve import AbstractCache, Resolver
+from loralay_build.views.schema import CITATIONS, SUMPUBMED, arrow_schema, card_columns
+
+if TYPE_CHECKING:
+    from loralay_build.run.pipeline import Pipeline
+
+log = logging.getLogger(__name__)
+
+VIEWS = ("sumpubmed", "citations")
+BUILD_FILE = "build.json"
+SUMMARIES = {
+    "sumpubmed": "SumPubMed-style clean text of PMC articles: the abstract (labelled parts "
+    "kept) as the summary, the body by section with sentence boundaries, citations and "
+    "numbers replaced by `<cit>` and `<dig>` when enabled. Figures, tables, captions, "
+    "formulas, footnotes, acknowledgements, declarations and references are removed by "
+    "JATS element.",
+    "citations": "CiteBench-style citation-text records from the JATS of PMC articles: the "
+    "citation text, its paragraph and context, the citing paper, and every cited paper "
+    "in marker order with its abstract when it could be resolved (unresolved ones are "
+    "flagged, never guessed).",
+}
+
+
+def configured_views(cfg: dict[str, Any]) -> list[str]:
+    views = [str(v) for v in cfg.get("views", [])]
+    unknown = sorted(set(views) - set(VIEWS))
+    if unknown:
+        raise ConfigError(f"unknown view(s) {', '.join(unknown)}; known: {', '.join(VIEWS)}")
+    if str(cfg.get("citation_unit", "sentence")) not in UNITS:
+        raise ConfigError(f"citation_unit must be one of {', '.join(UNITS)}")
+    share = float(cfg.get("min_resolved", 0.0))
+    if not 0.0 <= share <= 1.0:
+        raise ConfigError("min_resolved must be between 0 and 1")
+    return list(dict.fromkeys(views))
+
+
+class JatsIndex:
+    """Candidate id -> sha256 of its stored JATS."""
+
+    def __init__(self, path: Path) -> None:
+        self.db = sqlite3.connect(path)
+        self.db.execute("CREATE TABLE IF NOT EXISTS jats (id TEXT PRIMARY KEY, sha TEXT)")
+
+    def get(self, cid: str) -> str | None:
+        row = self.db.execute("SELECT sha FROM jats WHERE id = ?", (cid,)).fetchone()
+        return str(row[0]) if row else None
+
+    def put(self, cid: str, sha: str) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO jats VALUES (?, ?)", (cid, sha))
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def publish_views(pipe: Pipeline) -> None:
+    """Build and write every configured view of the dataset `pipe` just published."""
+    cfg = pipe.settings.source
+    views = configured_views(cfg)
+    if not views:
+        return
+    rows = [r for r in pipe.state.rows(pipe.dataset, [PUBLISHED]) if r.split]
+    index = JatsIndex(pipe.state.dir / "views.sqlite")
+    cache = AbstractCache(pipe.state.dir / "views-abstracts.sqlite")
+    try:
+        articles = list(_articles(pipe, rows, index))
+        known = [r.candidate for ds in pipe.state.datasets() for r in pipe.state.rows(ds)]
+        oai = OaiClient(pipe.client, str(cfg.get("oai_url", OAI_URL)))
+        resolver = Resolver(known, oai, cache)
+        for view in views:
+            _publish(pipe, view, articles, resolver, len(rows))
+    finally:
+        index.close()
+        cache.close()
+
+
+def _articles(pipe: Pipeline, rows: list[Row],
+              index: JatsIndex) -> Iterator[tuple[Row, etree._Element, Body]]:
+    oai_url = str(pipe.settings.source.get("oai_url", OAI_URL))
+    for row in progress(rows, len(rows), "full text"):
+        cid = row.candidate.id
+        try:
+            sha = index.get(cid)
+            if sha is None or not pipe.blobs.has(sha):
+                sha = fetch_jats(row.candidate, pipe.client, pipe.blobs, oai_url)
+                index.put(cid, sha)
+            article = parse_xml(pipe.blobs.path(sha).read_bytes())
+        except LoralayError as exc:
+            log.warning("%s: no full text for the views (%s)", cid, exc)
+            pipe.report.add("views_no_full_text")
+            continue
+        yield row, article, read_body(article)
+
+
+def _meta(row: Row, article: etree._Element) -> dict[str, Any]:
+    cand = row.candidate
+    journal = child(child(article, "front"), "journal-meta")
+    return {
+        "article_id": cand.id, "pmcid": cand.source_id, "doi": cand.doi, "title": cand.title,
+        "published": cand.published, "licence": cand.licence,
+        "journal": text_of(child(journal, "journal-title-group"), "journal-title"),
+    }
+
+
+def _publish(pipe: Pipeline, view: str, articles: list[tuple[Row, etree._Element, Body]],
+             resolver: Resolver, n_published: int) -> None:
+    cfg = pipe.settings.source
+    by_split: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
+    counts: Counter[str] = Counter()
+    options: dict[str, Any]
+    if view == "sumpubmed":
+        text_options = TextOptions.from_config(cfg)
+        options = asdict(text_options)
+        for row, article, body in articles:
+            by_split[str(row.split)].append(
+                {**_meta(row, article), **clean_view(article, body, text_options)})
+        columns = SUMPUBMED
+    else:
+        cite_options = CitationOptions.from_config(cfg)
+        options = asdict(cite_options)
+        for row, article, body in articles:
+            meta = _meta(row, article)
+            cand = row.candidate
+            abstract = cand.abstracts.get(cand.language, "")
+            found = {rid: resolver.find(ref) for rid, ref in body.references.items()}
+            records = citation_records(body, cite_options, found.__getitem__)
+            for n, record in enumerate(records, 1):
+                by_split[str(row.split)].append({
+                    "citation_id": f"{cand.id}#{n}", **{k: meta[k] for k in
+                                                        [c[0] for c in CITATIONS[1:7]]},
+                    "abstract": abstract, **record})
+                counts["cited"] += record["n_cited"]
+                counts["cited_resolved"] += record["n_resolved"]
+                counts.update(f"resolved_from_{c['resolved_from'] or 'none'}"
+                              for c in record["cited"])
+        columns = CITATIONS
+        counts["resolved_share_pct"] = round(100 * counts["cited_resolved"]
+                                             / max(1, counts["cited"]))
+        counts["oai_failures"] = resolver.transient
+    counts["articles"] = len(articles)
+    counts["articles_without_full_text"] = n_published - len(articles)
+    counts["rows"] = sum(len(v) for v in by_split.values())
+    name = f"{pipe.dataset}-{view}"
+    _write(pipe.req.out_root / name, name, view, by_split, columns, counts, options, pipe)
+    pipe.report.add(f"view_{view}_rows", counts["rows"])
+
+
+def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[str, Any]]],
+           columns: list[Any], counts: Counter[str], options: dict[str, Any],
+           pipe: Pipeline) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    schema = arrow_schema(columns)
+    files = []
+    for split in SPLITS:
+        files += write_rows(out_dir, split, by_split[split], schema, pipe.settings.output)
+    names = {f.name for f in files}
+    for stale in out_dir.glob("*-of-*.parquet"):
+        if stale.name not in names:
+            stale.unlink()
+    build = {
+        "dataset": name, "view": view, "layout_dataset": pipe.dataset,
+        "source": pipe.req.source, "config_hash": pipe.settings.config_hash(),
+        "options": options,
+        "counts": {"splits": {s: len(by_split[s]) for s in SPLITS}, **dict(sorted(counts.items()))},
+        "files": [f.__dict__ for f in files],
+    }
+    card = render_view_card(name, SUMMARIES[view], card_columns(columns), build)
+    atomic_write_bytes(out_dir / "README.md", card.encode())
+    atomic_write_bytes(out_dir / BUILD_FILE,
+                       (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
+    log.info("published view %s: %d rows to %s", view, counts["rows"], out_dir)
