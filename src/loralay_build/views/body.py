@@ -182,6 +182,8 @@ class _ParagraphBuilder:
                 name = local(sub)
                 if name == "xref" and sub.get("ref-type") == "bibr":
                     self.add_xref(sub)
+                elif name == "xref" and sub.get("ref-type") in ("fn", "table-fn"):
+                    pass  # a footnote mark; the footnote itself is dropped
                 elif name not in DROP:
                     self.walk(sub)
             self.add_text(sub.tail or "")
