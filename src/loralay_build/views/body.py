@@ -33,7 +33,8 @@ DROP_TITLES = frozenset({"competing interests", "authors' contributions", "autho
                          "author contributions", "acknowledgements", "acknowledgments",
                          "acknowledgement", "supplementary material", "supporting information",
                          "funding", "abbreviations", "declarations", "conflict of interest",
-                         "conflicts of interest", "pre-publication history"})
+                         "conflicts of interest", "pre-publication history", "disclosure",
+                         "disclosures"})
 BLOCKS = frozenset({"p", "list", "list-item", "def-list", "disp-quote", "statement"})
 # Private-use characters stand for marker groups inside paragraph text: no punctuation or
 # digits, so sentence splitting and digit replacement never touch them.
@@ -207,6 +208,7 @@ class _ParagraphBuilder:
                     text[-1] = before[:opened.start()]
                     part.raw = before[opened.start():] + part.raw + after[:closed.end()]
                     parts[i + 1] = after[closed.end():]
+                part.raw = " ".join(part.raw.split())
                 text.append(marker_char(len(markers)))
                 markers.append(part)
             else:
