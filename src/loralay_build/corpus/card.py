@@ -80,7 +80,7 @@ def render_view_card(dataset: str, summary: str, columns: list[tuple[str, str, s
     """Card of a derived view: the same YAML configs, the view's own columns and counts."""
     splits = build["counts"]["splits"]
     lines = ["---", "configs:", "- config_name: default", "  data_files:"]
-    for split in SPLITS:
+    for split in (s for s in SPLITS if splits.get(s)):
         lines += [f"  - split: {split}", f"    path: {split}-*.parquet"]
     lines += ["language:", "- en", "task_categories:", "- summarization", "license: other",
               "pretty_name: " + dataset, "---", "", f"# {dataset}", "", summary, "",

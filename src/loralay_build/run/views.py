@@ -182,10 +182,14 @@ def _publish(pipe: Pipeline, view: str, articles: list[tuple[Row, etree._Element
 def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[str, Any]]],
            columns: list[Any], counts: Counter[str], options: dict[str, Any],
            pipe: Pipeline) -> None:
+    present = [s for s in SPLITS if by_split[s]]
+    if not present:  # `datasets` cannot load a folder without rows: write nothing
+        log.warning("view %s has no rows; %s not written", view, out_dir)
+        return
     out_dir.mkdir(parents=True, exist_ok=True)
     schema = arrow_schema(columns)
     files = []
-    for split in SPLITS:
+    for split in present:  # `datasets` refuses an empty shard: empty splits are left out
         files += write_rows(out_dir, split, by_split[split], schema, pipe.settings.output)
     names = {f.name for f in files}
     for stale in out_dir.glob("*-of-*.parquet"):
