@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import datasets
 import pytest
@@ -24,7 +25,7 @@ def pmc_box() -> Iterator[PubmedSandbox]:
         yield PubmedSandbox(server, n_docs=10)
 
 
-def _rows(folder: Path, key: str) -> dict[str, tuple[str, dict[str, object]]]:
+def _rows(folder: Path, key: str) -> dict[str, tuple[str, dict[str, Any]]]:
     """key -> (split, row) over every shard of a dataset folder."""
     import pyarrow.parquet as pq
 
@@ -65,7 +66,7 @@ def test_three_datasets_same_splits_and_resolution(pmc_box: PubmedSandbox,
         assert "<cit>" in text and "[" not in text
     assert cites and all(split == layout[str(row["article_id"])] for split, row in cites.values())
     cited = {(str(r["article_id"]), c["ref_id"]): c for _, r in cites.values()
-             for c in r["cited"]}  # type: ignore[attr-defined]
+             for c in r["cited"]}
     some = next(iter(clean))
     assert cited[(some, "R1")]["resolved_from"] == "state"  # an article of this crawl
     assert cited[(some, "R2")]["resolved_from"] == "state"  # matched by DOI
@@ -74,7 +75,7 @@ def test_three_datasets_same_splits_and_resolution(pmc_box: PubmedSandbox,
     assert unknown["resolved"] is False and unknown["abstract"] == ""
     assert unknown["pmcid"] and unknown["title"]
     ranged = [r for _, r in cites.values() if r["article_id"] == some
-              and [c["ref_id"] for c in r["cited"]] == ["R3", "R4", "R5"]]  # type: ignore
+              and [c["ref_id"] for c in r["cited"]] == ["R3", "R4", "R5"]]
     assert ranged and str(ranged[0]["citation_text"]).endswith("[1, 2, 3].")
     build = json.loads((out / "pubmed-citations" / "build.json").read_text())
     assert 0 < build["counts"]["cited_resolved"] < build["counts"]["cited"]
