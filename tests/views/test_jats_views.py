@@ -186,3 +186,18 @@ def test_sentences_survive_abbreviations() -> None:
         "Smith et al. [2] showed it.", "See Fig. 3 and Figs. 4-5.",
         "We used e.g. Tris and i.e. salt.", "J. Doe agreed.", "Cells grew vs. controls.",
         "It rose by 4.5 %.", "Why?", "(Done.)", "Next one."]
+
+
+@needs_fixtures
+def test_namespaced_jats_gives_the_same_views() -> None:
+    """OAI-PMH serves namespaced JATS, the bucket's files are not: both read the same."""
+    plain = LAMBDA.read_bytes()
+    namespaced = plain.replace(b"<article ", b'<article xmlns="https://jats.nlm.nih.gov/ns/'
+                               b'archiving/1.3/" ', 1)
+    views = []
+    for data in (plain, namespaced):
+        article = parse_xml(data)
+        body = read_body(article)
+        views.append((clean_view(article, body, TextOptions()),
+                      list(citation_records(body, CitationOptions(), _everything))))
+    assert views[0] == views[1]

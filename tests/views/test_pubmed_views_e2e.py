@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -107,3 +108,37 @@ def test_strict_resolution_bmc_selection_and_lowercase(pmc_box: PubmedSandbox,
     assert all(r["n_resolved"] == r["n_cited"] for _, r in records.values())
     bad = run_cli("pubmed", "--out", str(out), "--config", str(config), "--selection", "nope")
     assert bad.exit_code == 2 and "unknown selection" in bad.output
+
+
+def test_full_text_from_the_bucket_or_from_oai(pmc_box: PubmedSandbox, tmp_path: Path) -> None:
+    """Without a bucket XML the JATS comes from GetRecord `pmc`, namespaced but the same body;
+    a record PMC does not disseminate in full is a clear reject."""
+    from loralay_build.blobs import BlobStore
+    from loralay_build.config import load_settings
+    from loralay_build.errors import Reject
+    from loralay_build.http import HttpClient
+    from loralay_build.records import Candidate
+    from loralay_build.safexml import parse_xml
+    from loralay_build.sources.pubmed import fetch_jats
+    from loralay_build.views.body import read_body
+
+    settings = load_settings("pubmed", None, overrides=pmc_box.client_config())
+    client = HttpClient(settings.http, trusted_urls=[pmc_box.oai_url])
+    blobs = BlobStore(tmp_path / "blobs")
+    article = pmc_box.articles[5_000_001]
+    xml_url = f"https://pmc-oa-opendata.s3.amazonaws.com/{article.name}.1/{article.name}.1.xml"
+    md5 = hashlib.md5(article.xml()).hexdigest()
+    bucket = Candidate("pubmed:x", "pubmed", article.name, "pubmed",
+                       extra={"xml_url": xml_url, "xml_md5": md5})
+    oai = Candidate("pubmed:x", "pubmed", article.name, "pubmed")
+    bodies = [read_body(parse_xml(blobs.path(fetch_jats(c, client, blobs, pmc_box.oai_url))
+                                  .read_bytes())) for c in (bucket, oai)]
+    assert bodies[0] == bodies[1] and bodies[0].sections
+    with pytest.raises(Reject, match="md5"):
+        fetch_jats(Candidate("pubmed:x", "pubmed", article.name, "pubmed",
+                             extra={"xml_url": xml_url, "xml_md5": "0" * 32}),
+                   client, blobs, pmc_box.oai_url)
+    not_oa = next(a for a in pmc_box.articles.values() if a.behaviour == "not_oa")
+    with pytest.raises(Reject, match="cannotDisseminateFormat"):
+        fetch_jats(Candidate("pubmed:y", "pubmed", not_oa.name, "pubmed"), client, blobs,
+                   pmc_box.oai_url)

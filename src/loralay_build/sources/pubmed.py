@@ -218,7 +218,11 @@ def fetch_jats(candidate: Candidate, client: HttpClient, blobs: BlobStore, oai_u
             raise Reject(Reason.CORRUPTED, f"JATS of {candidate.source_id}: md5 mismatch")
     else:
         oai = OaiClient(client, oai_url)
-        record = oai.get_record(OAI_ID + candidate.source_id.removeprefix("PMC"), "pmc")
+        try:
+            record = oai.get_record(OAI_ID + candidate.source_id.removeprefix("PMC"), "pmc")
+        except ConfigError as exc:  # cannotDisseminateFormat: not in the open-access subset
+            raise Reject(Reason.UNAVAILABLE, f"no full text for {candidate.source_id}: {exc}") \
+                from exc
         if record is None or record.metadata is None:
             raise Reject(Reason.UNAVAILABLE, f"no full text for {candidate.source_id}")
         body = etree.tostring(record.metadata, encoding="utf-8")
