@@ -72,6 +72,9 @@ def test_three_datasets_same_splits_and_resolution(pmc_box: PubmedSandbox,
     assert cited[(some, "R1")]["resolved_from"] == "state"  # an article of this crawl
     assert cited[(some, "R2")]["resolved_from"] == "state"  # matched by DOI
     assert cited[(some, "R3")]["resolved_from"] == "oai"  # GetRecord pmc_fm
+    via_pmid = cited[(some, "R9")]  # PMID only: ID converter -> PMCID -> GetRecord
+    assert via_pmid["resolved_from"] == "oai" and via_pmid["pmcid"].startswith("PMC700000")
+    assert (some, "R6") not in cited  # its sentence cites nothing resolvable: no record
     unknown = cited[(some, "R5")]  # a PMCID PMC does not know: flagged, never guessed
     assert unknown["resolved"] is False and unknown["abstract"] == ""
     assert unknown["pmcid"] and unknown["title"]
@@ -84,10 +87,12 @@ def test_three_datasets_same_splits_and_resolution(pmc_box: PubmedSandbox,
     # A second run rebuilds the views from stored JATS and cached abstracts: nothing fetched.
     xml_before = len([e for e in pmc_box.server.requests() if e.path.endswith(".xml")])
     lookups = _cited_lookups(pmc_box)
-    assert lookups > 0
+    conversions = len(pmc_box.server.requests("/pmc/tools/idconv/api/v1/articles/"))
+    assert lookups > 0 and conversions > 0
     assert run_cli(*args).exit_code == 0
     assert len([e for e in pmc_box.server.requests() if e.path.endswith(".xml")]) == xml_before
     assert _cited_lookups(pmc_box) == lookups
+    assert len(pmc_box.server.requests("/pmc/tools/idconv/api/v1/articles/")) == conversions
     assert _rows(out / "pubmed-citations", "citation_id").keys() == cites.keys()
 
 

@@ -27,7 +27,7 @@ from loralay_build.errors import ConfigError, LoralayError
 from loralay_build.progress import progress
 from loralay_build.safexml import child, parse_xml, text_of
 from loralay_build.sources.oaipmh import OaiClient
-from loralay_build.sources.pubmed import OAI_URL, fetch_jats
+from loralay_build.sources.pubmed import IDCONV_URL, OAI_URL, fetch_jats, pmcids_for_pmids
 from loralay_build.state import PUBLISHED, Row
 from loralay_build.views.body import Body, read_body
 from loralay_build.views.citations import UNITS, CitationOptions, citation_records
@@ -100,7 +100,9 @@ def publish_views(pipe: Pipeline) -> None:
         articles = list(_articles(pipe, rows, index))
         known = [r.candidate for ds in pipe.state.datasets() for r in pipe.state.rows(ds)]
         oai = OaiClient(pipe.client, str(cfg.get("oai_url", OAI_URL)))
-        resolver = Resolver(known, oai, cache)
+        idconv = str(cfg.get("idconv_url", IDCONV_URL))
+        resolver = Resolver(known, oai, cache,
+                            lambda pmids: pmcids_for_pmids(pipe.client, idconv, pmids))
         for view in views:
             _publish(pipe, view, articles, resolver, len(rows))
     finally:
@@ -156,6 +158,7 @@ def _publish(pipe: Pipeline, view: str, articles: list[tuple[Row, etree._Element
             meta = _meta(row, article)
             cand = row.candidate
             abstract = cand.abstracts.get(cand.language, "")
+            resolver.prepare(list(body.references.values()))
             found = {rid: resolver.find(ref) for rid, ref in body.references.items()}
             records = citation_records(body, cite_options, found.__getitem__)
             for n, record in enumerate(records, 1):

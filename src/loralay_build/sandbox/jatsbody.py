@@ -50,6 +50,7 @@ PLACES: dict[tuple[int, int, int], str] = {
     (0, 1, 1): "[" + _xref(2) + "," + _xref(8) + "]",
     (1, 0, 0): "[" + _xref(1) + "]",
     (1, 1, 2): "[" + _xref(4) + "]",
+    (2, 0, 1): "[" + _xref(9) + "]",  # PMID only: resolved through the ID converter
 }
 
 

@@ -154,6 +154,7 @@ class PubmedSandbox(FakeService):
         if faults:
             self._add(n_docs, "ok").deleted = True
         server.route("/pmc/api/oai/v1/mh/", self._oai)
+        server.route("/pmc/tools/idconv/api/v1/articles/", self._idconv)
         server.route(f"/_host/{CLOUD_HOST}/", self._cloud)
 
     @property
@@ -162,7 +163,9 @@ class PubmedSandbox(FakeService):
 
     def client_config(self, **source: Any) -> dict[str, Any]:
         return {
-            "source": {"oai_url": self.oai_url, **source},
+            "source": {"oai_url": self.oai_url,
+                       "idconv_url": f"{self.server.base_url}/pmc/tools/idconv/api/v1/articles/",
+                       **source},
             "http": {"url_rewrite": {f"https://{CLOUD_HOST}/":
                                      f"{self.server.base_url}/_host/{CLOUD_HOST}/"},
                      "min_interval": 0.0, "allowed_hosts": [], "backoff_base": 0.1},
@@ -182,7 +185,8 @@ class PubmedSandbox(FakeService):
 
     def _refs(self, i: int) -> list[FakeRef]:
         """R1/R7 cite crawled articles by PMCID, R2 by DOI only; R3/R4 cited-only articles
-        (GetRecord); R5 a PMCID PMC does not know, R6 a PMID only, R8 an unknown DOI."""
+        (GetRecord); R5 a PMCID PMC does not know, R6 a PMID only, R8 an unknown DOI; R9 a
+        PMID only, of a cited-only article (the ID converter gives its PMCID)."""
         gen = ProseGenerator(self.seed * 104729 + i)
         n = max(1, self.n_docs)
         crawl = [FIRST_PMCID + (i + k) % n for k in (1, 2, 3)]
@@ -195,6 +199,7 @@ class PubmedSandbox(FakeService):
             FakeRef(gen.title("en"), pmid=30_000_000 + i),
             FakeRef(gen.title("en"), pmcid=crawl[2]),  # cited author-year
             FakeRef(gen.title("en"), doi=f"10.9999/unknown.{i}"),
+            FakeRef(gen.title("en"), pmid=FIRST_CITED_ONLY + 20_000_000 + (i + 2) % CITED_ONLY),
         ]
 
     def _make(self, i: int, behaviour: str) -> Article:
@@ -275,6 +280,32 @@ class PubmedSandbox(FakeService):
             return oai.error(req, base, "cannotDisseminateFormat", prefix)
         return oai.envelope(req, base, f"<GetRecord>{self._record(article, prefix == 'pmc')}"
                             "</GetRecord>")
+
+    # -- ID converter ------------------------------------------------------------------------
+
+    def _idconv(self, req: Request) -> Reply:
+        """JSON records per requested id; 400 for more than 200 ids or mixed id types
+        without `idtype`, as the real converter answers."""
+        ids = [i for i in req.arg("ids").split(",") if i]
+        kinds = {"pmcid" if i.upper().startswith("PMC") else "doi" if "/" in i else "pmid"
+                 for i in ids}
+        if not ids or len(ids) > 200 or (len(kinds) > 1 and not req.arg("idtype")):
+            return Reply(400, b'{"status": "error", "message": "bad ids"}',
+                         {"Content-Type": "application/json"})
+        by_pmid = {str(a.pmcid + 20_000_000): a
+                   for a in [*self.articles.values(), *self.cited_only.values()]}
+        records: list[dict[str, Any]] = []
+        for requested in ids:
+            article = by_pmid.get(requested)
+            if article is None:
+                records.append({"requested-id": requested, "pmid": requested,
+                                "status": "error", "errmsg": "Identifier not found in PMC"})
+            else:
+                records.append({"requested-id": requested, "pmcid": article.name,
+                                "pmid": int(requested),
+                                "doi": f"10.1371/journal.pone.{article.pmcid:07d}"})
+        body = {"status": "ok", "responseDate": "2026-03-02 10:00:00", "records": records}
+        return Reply(200, json.dumps(body).encode(), {"Content-Type": "application/json"})
 
     # -- Cloud Service bucket ----------------------------------------------------------------
 

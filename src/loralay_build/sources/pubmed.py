@@ -32,6 +32,8 @@ from loralay_build.sources.presets import configured_ids
 log = logging.getLogger(__name__)
 
 OAI_URL = "https://pmc.ncbi.nlm.nih.gov/api/oai/v1/mh/"
+IDCONV_URL = "https://pmc.ncbi.nlm.nih.gov/tools/idconv/api/v1/articles/"
+IDCONV_BATCH = 200  # the converter's limit per request
 CLOUD = "https://pmc-oa-opendata.s3.amazonaws.com"
 OAI_ID = "oai:pubmedcentral.nih.gov:"
 MARK = "oai_datestamp"
@@ -229,3 +231,21 @@ def fetch_jats(candidate: Candidate, client: HttpClient, blobs: BlobStore, oai_u
     with blobs.staging() as handle:
         handle.write(body)
         return blobs.commit(handle)
+
+
+def pmcids_for_pmids(client: HttpClient, url: str, pmids: list[str]) -> dict[str, str]:
+    """PMID -> PMCID from NCBI's ID converter, for every PMID asked ("" = not in PMC)."""
+    out: dict[str, str] = {}
+    for start in range(0, len(pmids), IDCONV_BATCH):
+        chunk = pmids[start:start + IDCONV_BATCH]
+        answer = client.get_json(url, {"ids": ",".join(chunk), "idtype": "pmid",
+                                       "format": "json", "tool": "loralay-build"})
+        records = answer.get("records", []) if isinstance(answer, dict) else []
+        for record in records if isinstance(records, list) else []:
+            if not isinstance(record, dict):
+                continue
+            pmid = str(record.get("pmid") or record.get("requested-id") or "")
+            out[pmid] = normalise_pmcid(str(record.get("pmcid") or "")) or ""
+        for pmid in chunk:
+            out.setdefault(pmid, "")
+    return out

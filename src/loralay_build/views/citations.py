@@ -93,7 +93,8 @@ def _record(body: Body, title: str, s_index: int, paragraph: Paragraph, p_index:
         ref = body.references[ref_id]
         found = find(ref_id)
         cited.append({
-            "ref_id": ref_id, "pmid": ref.pmid, "pmcid": ref.pmcid, "doi": ref.doi,
+            "ref_id": ref_id, "pmid": ref.pmid, "pmcid": found.pmcid or ref.pmcid,
+            "doi": ref.doi,
             "title": ref.title or found.title, "abstract": found.abstract,
             "resolved": bool(found.abstract), "resolved_from": found.via,
         })

@@ -1,7 +1,9 @@
 """Abstracts of cited papers: from documents already in the state database, then from PMC's
-OAI-PMH (`GetRecord`, `pmc_fm`) for a PMCID. Answers are cached in a small SQLite file, the
-"does not exist" answers too; a transient failure is left unresolved and asked again next
-run. Nothing is guessed: a reference without a usable identifier stays unresolved.
+OAI-PMH (`GetRecord`, `pmc_fm`) for a PMCID. Reference lists mostly give PMIDs, so a PMID is
+first turned into a PMCID by NCBI's ID converter (one request per 200 PMIDs). Answers are
+cached in a small SQLite file, the "does not exist" answers too; a transient failure is left
+unresolved and asked again next run. Nothing is guessed: a reference without a usable
+identifier stays unresolved.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +31,7 @@ class Found:
     title: str
     abstract: str
     via: str  # "state", "oai", "" when unresolved
+    pmcid: str = ""  # as listed, or from the ID converter
 
 
 UNRESOLVED = Found("", "", "")
@@ -41,6 +45,20 @@ class AbstractCache:
         self.db = sqlite3.connect(path)
         self.db.execute("CREATE TABLE IF NOT EXISTS abstracts (pmcid TEXT PRIMARY KEY, "
                         "payload TEXT)")
+        self.db.execute("CREATE TABLE IF NOT EXISTS pmids (pmid TEXT PRIMARY KEY, pmcid TEXT)")
+
+    def pmcids(self, pmids: list[str]) -> dict[str, str]:
+        """Known PMID -> PMCID answers ("" = not in PMC); unknown PMIDs are absent."""
+        out: dict[str, str] = {}
+        for pmid in pmids:
+            row = self.db.execute("SELECT pmcid FROM pmids WHERE pmid = ?", (pmid,)).fetchone()
+            if row is not None:
+                out[pmid] = str(row[0])
+        return out
+
+    def put_pmcids(self, mapping: dict[str, str]) -> None:
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO pmids VALUES (?, ?)", mapping.items())
 
     def get(self, pmcid: str) -> Found | None:
         row = self.db.execute("SELECT payload FROM abstracts WHERE pmcid = ?",
@@ -62,8 +80,8 @@ class AbstractCache:
 class Resolver:
     """Looks cited papers up; counts where each answer came from."""
 
-    def __init__(self, known: list[Candidate], oai: OaiClient | None,
-                 cache: AbstractCache) -> None:
+    def __init__(self, known: list[Candidate], oai: OaiClient | None, cache: AbstractCache,
+                 convert: Callable[[list[str]], dict[str, str]] | None = None) -> None:
         self.by_pmcid: dict[str, Candidate] = {}
         self.by_doi: dict[str, Candidate] = {}
         for cand in known:
@@ -75,16 +93,42 @@ class Resolver:
                 self.by_doi.setdefault(cand.doi.lower(), cand)
         self.oai = oai
         self.cache = cache
+        self.convert = convert
+        self.pmcid_of: dict[str, str] = {}
         self.transient = 0
 
+    def prepare(self, refs: list[Reference]) -> None:
+        """Learn the PMCIDs of the references that only give a PMID, in one batch."""
+        pmids = sorted({r.pmid for r in refs if r.pmid and not r.pmcid} - set(self.pmcid_of))
+        self.pmcid_of.update(self.cache.pmcids(pmids))
+        missing = [p for p in pmids if p not in self.pmcid_of]
+        if not missing or self.convert is None:
+            return
+        try:
+            found = self.convert(missing)
+        except ConfigError:
+            raise
+        except LoralayError as exc:
+            self.transient += 1
+            log.warning("ID converter failed (%s); %d PMIDs left unresolved", exc, len(missing))
+            return
+        self.cache.put_pmcids(found)
+        self.pmcid_of.update(found)
+
+    def pmcid(self, ref: Reference) -> str:
+        """The reference's PMCID, as listed or from the ID converter ("" if none)."""
+        return ref.pmcid or self.pmcid_of.get(ref.pmid, "")
+
     def find(self, ref: Reference) -> Found:
-        cand = self.by_pmcid.get(ref.pmcid) if ref.pmcid else None
+        pmcid = self.pmcid(ref)
+        cand = self.by_pmcid.get(pmcid) if pmcid else None
         if cand is None and ref.doi:
             cand = self.by_doi.get(ref.doi)
         if cand is not None:
-            return Found(cand.title, cand.abstracts[cand.language], "state")
-        if ref.pmcid:
-            return self._from_pmc(ref.pmcid)
+            return Found(cand.title, cand.abstracts[cand.language], "state", pmcid)
+        if pmcid:
+            found = self._from_pmc(pmcid)
+            return Found(found.title, found.abstract, found.via, pmcid)
         return UNRESOLVED
 
     def _from_pmc(self, pmcid: str) -> Found:
