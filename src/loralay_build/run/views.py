@@ -32,7 +32,7 @@ from loralay_build.state import PUBLISHED, Row
 from loralay_build.views.body import Body, read_body
 from loralay_build.views.citations import UNITS, CitationOptions, citation_records
 from loralay_build.views.cleantext import TextOptions, clean_view
-from loralay_build.views.resolve import AbstractCache, Resolver
+from loralay_build.views.resolve import AbstractCache, Found, Resolver
 from loralay_build.views.schema import CITATIONS, SUMPUBMED, arrow_schema, card_columns
 
 if TYPE_CHECKING:
@@ -97,14 +97,21 @@ def publish_views(pipe: Pipeline) -> None:
     index = JatsIndex(pipe.state.dir / "views.sqlite")
     cache = AbstractCache(pipe.state.dir / "views-abstracts.sqlite")
     try:
-        articles = list(_articles(pipe, rows, index))
         known = [r.candidate for ds in pipe.state.datasets() for r in pipe.state.rows(ds)]
         oai = OaiClient(pipe.client, str(cfg.get("oai_url", OAI_URL)))
         idconv = str(cfg.get("idconv_url", IDCONV_URL))
         resolver = Resolver(known, oai, cache,
                             lambda pmids: pmcids_for_pmids(pipe.client, idconv, pmids))
-        for view in views:
-            _publish(pipe, view, articles, resolver, len(rows))
+        builds = [_ViewBuild(view, cfg, resolver) for view in views]
+        articles = 0
+        for row, article, body in _articles(pipe, rows, index):  # one tree in memory at once
+            articles += 1
+            for build in builds:
+                build.add(row, article, body)
+        for build in builds:
+            build.counts["articles"] = articles
+            build.counts["articles_without_full_text"] = len(rows) - articles
+            build.finish(pipe)
     finally:
         index.close()
         cache.close()
@@ -138,48 +145,54 @@ def _meta(row: Row, article: etree._Element) -> dict[str, Any]:
     }
 
 
-def _publish(pipe: Pipeline, view: str, articles: list[tuple[Row, etree._Element, Body]],
-             resolver: Resolver, n_published: int) -> None:
-    cfg = pipe.settings.source
-    by_split: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
-    counts: Counter[str] = Counter()
-    options: dict[str, Any]
-    if view == "sumpubmed":
-        text_options = TextOptions.from_config(cfg)
-        options = asdict(text_options)
-        for row, article, body in articles:
-            by_split[str(row.split)].append(
-                {**_meta(row, article), **clean_view(article, body, text_options)})
-        columns = SUMPUBMED
-    else:
-        cite_options = CitationOptions.from_config(cfg)
-        options = asdict(cite_options)
-        for row, article, body in articles:
-            meta = _meta(row, article)
-            cand = row.candidate
-            abstract = cand.abstracts.get(cand.language, "")
-            resolver.prepare(list(body.references.values()))
-            found = {rid: resolver.find(ref) for rid, ref in body.references.items()}
-            records = citation_records(body, cite_options, found.__getitem__)
-            for n, record in enumerate(records, 1):
-                by_split[str(row.split)].append({
-                    "citation_id": f"{cand.id}#{n}", **{k: meta[k] for k in
-                                                        [c[0] for c in CITATIONS[1:7]]},
-                    "abstract": abstract, **record})
-                counts["cited"] += record["n_cited"]
-                counts["cited_resolved"] += record["n_resolved"]
-                counts.update(f"resolved_from_{c['resolved_from'] or 'none'}"
-                              for c in record["cited"])
-        columns = CITATIONS
-        counts["resolved_share_pct"] = round(100 * counts["cited_resolved"]
-                                             / max(1, counts["cited"]))
-        counts["oai_failures"] = resolver.transient
-    counts["articles"] = len(articles)
-    counts["articles_without_full_text"] = n_published - len(articles)
-    counts["rows"] = sum(len(v) for v in by_split.values())
-    name = f"{pipe.dataset}-{view}"
-    _write(pipe.req.out_root / name, name, view, by_split, columns, counts, options, pipe)
-    pipe.report.add(f"view_{view}_rows", counts["rows"])
+class _ViewBuild:
+    """Rows of one view, by split, gathered article by article."""
+
+    def __init__(self, view: str, cfg: dict[str, Any], resolver: Resolver) -> None:
+        self.view = view
+        self.resolver = resolver
+        self.text_options = TextOptions.from_config(cfg)
+        self.cite_options = CitationOptions.from_config(cfg)
+        self.options = asdict(self.text_options if view == "sumpubmed" else self.cite_options)
+        self.columns = SUMPUBMED if view == "sumpubmed" else CITATIONS
+        self.by_split: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
+        self.counts: Counter[str] = Counter()
+
+    def add(self, row: Row, article: etree._Element, body: Body) -> None:
+        rows = self.by_split[str(row.split)]
+        if self.view == "sumpubmed":
+            rows.append({**_meta(row, article), **clean_view(article, body, self.text_options)})
+            return
+        meta = _meta(row, article)
+        cand = row.candidate
+        self.resolver.prepare(list(body.references.values()))
+        memo: dict[str, Found] = {}
+
+        def find(ref_id: str) -> Found:  # only cited references are looked up
+            if ref_id not in memo:
+                memo[ref_id] = self.resolver.find(body.references[ref_id])
+            return memo[ref_id]
+
+        records = citation_records(body, self.cite_options, find)
+        for n, record in enumerate(records, 1):
+            rows.append({"citation_id": f"{cand.id}#{n}",
+                         **{name: meta[name] for name, _, _ in CITATIONS[1:7]},
+                         "abstract": cand.abstracts.get(cand.language, ""), **record})
+            self.counts["cited"] += record["n_cited"]
+            self.counts["cited_resolved"] += record["n_resolved"]
+            self.counts.update(f"resolved_from_{c['resolved_from'] or 'none'}"
+                               for c in record["cited"])
+
+    def finish(self, pipe: Pipeline) -> None:
+        if self.view == "citations":
+            self.counts["resolved_share_pct"] = round(
+                100 * self.counts["cited_resolved"] / max(1, self.counts["cited"]))
+            self.counts["lookup_failures"] = self.resolver.transient
+        self.counts["rows"] = sum(len(v) for v in self.by_split.values())
+        name = f"{pipe.dataset}-{self.view}"
+        _write(pipe.req.out_root / name, name, self.view, self.by_split, self.columns,
+               self.counts, self.options, pipe)
+        pipe.report.add(f"view_{self.view}_rows", self.counts["rows"])
 
 
 def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[str, Any]]],
