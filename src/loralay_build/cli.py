@@ -276,14 +276,33 @@ def arxiv(out: Path, name: str | None, config: Path | None, limit: int | None,
 @common_options
 @_id_options
 @click.option("--set", "set_", help="OAI-PMH set (default pmc-open).")
+@click.option("--selection", help="Named journal selection from the config (bmc: BMC "
+              "journals, SumPubMed's original selection).")
+@click.option("--view", "views", multiple=True, type=click.Choice(["sumpubmed", "citations"]),
+              help="Also write a derived view as NAME-<view> (repeatable).")
+@click.option("--lowercase", is_flag=True, default=None, help="Views: lowercase the text.")
+@click.option("--no-cit", is_flag=True, default=None, help="Clean text: keep citation markers.")
+@click.option("--no-dig", is_flag=True, default=None, help="Clean text: keep numbers.")
+@click.option("--min-resolved", type=click.FloatRange(0.0, 1.0),
+              help="Citations: share of cited papers that must have an abstract (1 = all).")
+@click.option("--citation-unit", type=click.Choice(["sentence", "paragraph"]),
+              help="Citations: one record per citing sentence or per paragraph.")
 def pubmed(out: Path, name: str | None, config: Path | None, limit: int | None,
            workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
            verbose: int, quiet: bool, ids: Path | None, split_ids: Path | None,
-           from_: str | None, until: str | None, set_: str | None) -> None:
+           from_: str | None, until: str | None, set_: str | None, selection: str | None,
+           views: tuple[str, ...], lowercase: bool | None, no_cit: bool | None,
+           no_dig: bool | None, min_resolved: float | None,
+           citation_unit: str | None) -> None:
     """Build PubMed-Lay: PMC open-access articles with layout, the original splits kept."""
     _setup_logging(verbose, quiet)
     keys = _source_keys(ids=ids, split_ids=split_ids, until=until, set=set_,
+                        selection=selection, views=list(views) or None,
+                        view_lowercase=lowercase, citation_unit=citation_unit,
                         **{"from": from_})
+    switches = {"view_cit": False if no_cit else None, "view_dig": False if no_dig else None,
+                "min_resolved": min_resolved}
+    keys = merge(keys, {"source": {k: v for k, v in switches.items() if v is not None}})
     overrides = merge(flag_overrides(workers, executor, parser, no_filter), keys)
     sys.exit(build("pubmed", out, name, config, overrides, None, limit))
 

@@ -73,3 +73,27 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
         "where the source provides one. Check it before redistribution.", "",
     ]
     return "\n".join(lines)
+
+
+def render_view_card(dataset: str, summary: str, columns: list[tuple[str, str, str]],
+                     build: dict[str, Any]) -> str:
+    """Card of a derived view: the same YAML configs, the view's own columns and counts."""
+    splits = build["counts"]["splits"]
+    lines = ["---", "configs:", "- config_name: default", "  data_files:"]
+    for split in (s for s in SPLITS if splits.get(s)):
+        lines += [f"  - split: {split}", f"    path: {split}-*.parquet"]
+    lines += ["language:", "- en", "task_categories:", "- summarization", "license: other",
+              "pretty_name: " + dataset, "---", "", f"# {dataset}", "", summary, "",
+              "## Splits", "", "| split | rows |", "|---|---|"]
+    lines += [f"| {s} | {splits.get(s, 0)} |" for s in SPLITS]
+    lines += ["", "Each article keeps the split it has in the layout dataset "
+              f"`{build['layout_dataset']}`, so all views of one article share a split.", "",
+              "## Counts", ""]
+    lines += [f"- `{k}`: {v}" for k, v in sorted(build["counts"].items()) if k != "splits"]
+    lines += ["", "## Options", ""]
+    lines += [f"- `{k}`: {v}" for k, v in sorted(build["options"].items())]
+    lines += ["", "## Columns", "", "| column | type | content |", "|---|---|---|"]
+    lines += [f"| `{name}` | `{kind}` | {doc} |" for name, kind, doc in columns]
+    lines += ["", "## Licence", "", "Each row keeps its article's licence in `licence`; check "
+              "it before redistribution.", ""]
+    return "\n".join(lines)

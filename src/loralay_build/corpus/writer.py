@@ -87,3 +87,20 @@ def write_split(
             ShardFile(path.name, split, len(chunk), len(data), hashlib.sha256(data).hexdigest())
         )
     return files
+
+
+def write_rows(out_dir: Path, split: str, rows: Sequence[dict[str, Any]], schema: pa.Schema,
+               settings: OutputSettings) -> list[ShardFile]:
+    """Write one split of in-memory rows (derived views) as numbered shards; at least one."""
+    per_shard = max(1, settings.shard_rows)
+    count = max(1, -(-len(rows) // per_shard))
+    files = []
+    for index in range(count):
+        chunk = rows[index * per_shard : (index + 1) * per_shard]
+        path = out_dir / shard_name(split, index, count)
+        _write_table(pa.Table.from_pylist(list(chunk), schema=schema), path, settings)
+        data = path.read_bytes()
+        files.append(
+            ShardFile(path.name, split, len(chunk), len(data), hashlib.sha256(data).hexdigest())
+        )
+    return files

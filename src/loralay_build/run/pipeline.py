@@ -29,6 +29,7 @@ from loralay_build.http import BodyTooLarge, HttpClient, HttpError, HttpStatusEr
 from loralay_build.progress import progress
 from loralay_build.run.executors import check_executor, make_executor
 from loralay_build.run.process import Task
+from loralay_build.run.views import publish_views
 from loralay_build.sources import get_source
 from loralay_build.sources.base import DiscoveryContext, DiscoveryFailure, limited
 from loralay_build.state import (
@@ -118,6 +119,7 @@ class Pipeline:
         self.fetch()
         self.process()
         self.publish()
+        publish_views(self)
         waiting = self.state.status_counts(self.dataset).get(RETRY, 0)
         self.report.add("waiting_retry", waiting)
         self.report.add("discovery_failed", len(self.discovery_failures))

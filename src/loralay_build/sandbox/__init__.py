@@ -42,7 +42,8 @@ class Sandbox:
             DemoBuild("scielo", "scielo-pt", self.scielo.client_config()),
             DemoBuild("koreascience", "koreascience", self.koreascience.client_config()),
             DemoBuild("arxiv", "arxiv", self.arxiv.demo_config()),
-            DemoBuild("pubmed", "pubmed", self.pubmed.client_config()),
+            DemoBuild("pubmed", "pubmed",
+                      self.pubmed.client_config(views=["sumpubmed", "citations"])),
         ]
 
     def __enter__(self) -> Sandbox:

@@ -19,6 +19,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from loralay_build.sandbox import oai
+from loralay_build.sandbox.jatsbody import FakeRef, back_xml, body_xml
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
 from loralay_build.sandbox.server import FakeService, Reply, Request, SandboxServer
 from loralay_build.sandbox.textgen import ProseGenerator
@@ -30,6 +31,8 @@ BEHAVIOURS = ("ok", "retracted", "not_oa", "no_pdf", "md5_mismatch", "two_versio
 LABELS = ("Background", "Methods", "Results", "Conclusions")
 PAGE_SIZE = 3
 FIRST_PMCID = 5_000_001
+FIRST_CITED_ONLY = 7_000_001
+CITED_ONLY = 4
 
 
 @dataclass
@@ -48,6 +51,8 @@ class Article:
     behaviour: str = "ok"
     split: str = ""
     deleted: bool = False
+    refs: list[FakeRef] = field(default_factory=list)
+    bmc: bool = False
     pdf_cache: bytes = field(default=b"", repr=False)
 
     @property
@@ -74,7 +79,7 @@ class Article:
             ))
         return self.pdf_cache
 
-    def jats(self) -> str:
+    def jats(self, full: bool = False) -> str:
         if len(self.sections) == 1 and not self.sections[0][0]:
             main = f"<p>{escape(self.sections[0][1])} {self.jats_extra}</p>"
         else:
@@ -87,9 +92,14 @@ class Article:
         french = (f'<trans-abstract xml:lang="fr"><title>Résumé</title><p>{escape(self.french)}'
                   "</p></trans-abstract>") if self.french else ""
         d = self.published
+        journal, publisher = (("BMC Biology", "BioMed Central") if self.bmc
+                              else ("PLoS ONE", "Public Library of Science"))
+        rest = body_xml(self.body) + back_xml(self.refs) if full else ""
         return (
             f'<article xmlns="{JATS_NS}" xmlns:mml="{MML_NS}" article-type="research-article" '
-            'xml:lang="en"><front><article-meta>'
+            'xml:lang="en"><front><journal-meta><journal-title-group><journal-title>'
+            f"{journal}</journal-title></journal-title-group><publisher><publisher-name>"
+            f"{publisher}</publisher-name></publisher></journal-meta><article-meta>"
             f'<article-id pub-id-type="pmid">{self.pmcid + 20_000_000}</article-id>'
             f'<article-id pub-id-type="pmc">{self.pmcid}</article-id>'
             f'<article-id pub-id-type="doi">10.1371/journal.pone.{self.pmcid:07d}</article-id>'
@@ -98,8 +108,12 @@ class Article:
             f"<year>{d.year}</year></pub-date>"
             f'<pub-date pub-type="collection"><year>{d.year}</year></pub-date>'
             f"<abstract>{main}</abstract>{summary}{french}"
-            "</article-meta></front></article>"
+            f"</article-meta></front>{rest}</article>"
         )
+
+    def xml(self) -> bytes:
+        """The bucket's full-text XML (un-namespaced, as PMC's .xml files are)."""
+        return self.jats(full=True).replace(f' xmlns="{JATS_NS}"', "").encode()
 
     def cloud_metadata(self, version: int) -> dict[str, Any]:
         key = f"{self.name}.{version}/{self.name}.{version}"
@@ -114,7 +128,7 @@ class Article:
             "is_retracted": self.behaviour == "retracted",
             "license_code": None if self.behaviour == "not_oa" else
             ("CC BY" if self.pmcid % 2 else "CC BY-NC"),
-            "xml_url": f"s3://pmc-oa-opendata/{key}.xml?md5={hashlib.md5(b'x').hexdigest()}",
+            "xml_url": f"s3://pmc-oa-opendata/{key}.xml?md5={hashlib.md5(self.xml()).hexdigest()}",
         }
         if self.behaviour != "no_pdf":
             meta["pdf_url"] = f"s3://pmc-oa-opendata/{key}.pdf?md5={md5}"
@@ -128,12 +142,19 @@ class PubmedSandbox(FakeService):
                  faults: bool = True) -> None:
         super().__init__(server, seed, faults)
         self.articles: dict[int, Article] = {}
+        self.cited_only: dict[int, Article] = {}  # GetRecord knows them; never listed
         self.tokens = oai.TokenBook()
+        self.n_docs = n_docs
+        for k in range(CITED_ONLY):
+            cited = self._make(1000 + k, "ok")
+            cited.pmcid = FIRST_CITED_ONLY + k
+            self.cited_only[cited.pmcid] = cited
         for i in range(n_docs):
             self._add(i, BEHAVIOURS[i] if faults and i < len(BEHAVIOURS) else "ok")
         if faults:
             self._add(n_docs, "ok").deleted = True
         server.route("/pmc/api/oai/v1/mh/", self._oai)
+        server.route("/pmc/tools/idconv/api/v1/articles/", self._idconv)
         server.route(f"/_host/{CLOUD_HOST}/", self._cloud)
 
     @property
@@ -142,7 +163,9 @@ class PubmedSandbox(FakeService):
 
     def client_config(self, **source: Any) -> dict[str, Any]:
         return {
-            "source": {"oai_url": self.oai_url, **source},
+            "source": {"oai_url": self.oai_url,
+                       "idconv_url": f"{self.server.base_url}/pmc/tools/idconv/api/v1/articles/",
+                       **source},
             "http": {"url_rewrite": {f"https://{CLOUD_HOST}/":
                                      f"{self.server.base_url}/_host/{CLOUD_HOST}/"},
                      "min_interval": 0.0, "allowed_hosts": [], "backoff_base": 0.1},
@@ -154,6 +177,32 @@ class PubmedSandbox(FakeService):
         return [self._add(start + i, "ok").name for i in range(n)]
 
     def _add(self, i: int, behaviour: str) -> Article:
+        article = self._make(i, behaviour)
+        article.refs = self._refs(i)
+        with self._lock:
+            self.articles[article.pmcid] = article
+        return article
+
+    def _refs(self, i: int) -> list[FakeRef]:
+        """R1/R7 cite crawled articles by PMCID, R2 by DOI only; R3/R4 cited-only articles
+        (GetRecord); R5 a PMCID PMC does not know, R6 a PMID only, R8 an unknown DOI; R9 a
+        PMID only, of a cited-only article (the ID converter gives its PMCID)."""
+        gen = ProseGenerator(self.seed * 104729 + i)
+        n = max(1, self.n_docs)
+        crawl = [FIRST_PMCID + (i + k) % n for k in (1, 2, 3)]
+        return [
+            FakeRef(gen.title("en"), pmcid=crawl[0], pmid=crawl[0] + 20_000_000),
+            FakeRef(gen.title("en"), doi=f"10.1371/journal.pone.{crawl[1]:07d}"),
+            FakeRef(gen.title("en"), pmcid=FIRST_CITED_ONLY + i % CITED_ONLY),
+            FakeRef(gen.title("en"), pmcid=FIRST_CITED_ONLY + (i + 1) % CITED_ONLY),
+            FakeRef(gen.title("en"), pmcid=9_000_000 + i),
+            FakeRef(gen.title("en"), pmid=30_000_000 + i),
+            FakeRef(gen.title("en"), pmcid=crawl[2]),  # cited author-year
+            FakeRef(gen.title("en"), doi=f"10.9999/unknown.{i}"),
+            FakeRef(gen.title("en"), pmid=FIRST_CITED_ONLY + 20_000_000 + (i + 2) % CITED_ONLY),
+        ]
+
+    def _make(self, i: int, behaviour: str) -> Article:
         gen = ProseGenerator(self.seed * 7919 + i)
         rng = gen.rng
         if i % 2:
@@ -177,9 +226,8 @@ class PubmedSandbox(FakeService):
                   for n in range(1, 4)],
             behaviour=behaviour,
             split="validation" if i % 5 == 3 else "test" if i % 5 == 4 else "train",
+            bmc=i % 3 == 0,
         )
-        with self._lock:
-            self.articles[article.pmcid] = article
         return article
 
     def write_split_dir(self, directory: Path) -> Path:
@@ -194,10 +242,10 @@ class PubmedSandbox(FakeService):
 
     # -- OAI-PMH -----------------------------------------------------------------------------
 
-    def _record(self, a: Article) -> str:
+    def _record(self, a: Article, full: bool = False) -> str:
         head = oai.header(f"oai:pubmedcentral.nih.gov:{a.pmcid}", a.datestamp,
                           ["plosone", "pmc-open"], a.deleted)
-        return oai.record(head, "" if a.deleted else a.jats())
+        return oai.record(head, "" if a.deleted else a.jats(full))
 
     def _oai(self, req: Request) -> Reply:
         base = self.oai_url
@@ -219,13 +267,45 @@ class PubmedSandbox(FakeService):
                                 PAGE_SIZE)
 
     def _get_record(self, req: Request, base: str) -> Reply:
-        if req.arg("metadataPrefix") != "pmc_fm":
-            return oai.error(req, base, "cannotDisseminateFormat", req.arg("metadataPrefix"))
+        """`pmc_fm` for every article; `pmc` (full text) for open-access ones only."""
+        prefix = req.arg("metadataPrefix")
+        if prefix not in ("pmc_fm", "pmc"):
+            return oai.error(req, base, "cannotDisseminateFormat", prefix)
         found = re.fullmatch(r"oai:pubmedcentral\.nih\.gov:(\d+)", req.arg("identifier"))
-        article = self.articles.get(int(found.group(1))) if found else None
+        number = int(found.group(1)) if found else 0
+        article = self.articles.get(number) or self.cited_only.get(number)
         if article is None:
             return oai.error(req, base, "idDoesNotExist", req.arg("identifier"))
-        return oai.envelope(req, base, f"<GetRecord>{self._record(article)}</GetRecord>")
+        if prefix == "pmc" and (article.behaviour == "not_oa" or article.deleted):
+            return oai.error(req, base, "cannotDisseminateFormat", prefix)
+        return oai.envelope(req, base, f"<GetRecord>{self._record(article, prefix == 'pmc')}"
+                            "</GetRecord>")
+
+    # -- ID converter ------------------------------------------------------------------------
+
+    def _idconv(self, req: Request) -> Reply:
+        """JSON records per requested id; 400 for more than 200 ids or mixed id types
+        without `idtype`, as the real converter answers."""
+        ids = [i for i in req.arg("ids").split(",") if i]
+        kinds = {"pmcid" if i.upper().startswith("PMC") else "doi" if "/" in i else "pmid"
+                 for i in ids}
+        if not ids or len(ids) > 200 or (len(kinds) > 1 and not req.arg("idtype")):
+            return Reply(400, b'{"status": "error", "message": "bad ids"}',
+                         {"Content-Type": "application/json"})
+        by_pmid = {str(a.pmcid + 20_000_000): a
+                   for a in [*self.articles.values(), *self.cited_only.values()]}
+        records: list[dict[str, Any]] = []
+        for requested in ids:
+            article = by_pmid.get(requested)
+            if article is None:
+                records.append({"requested-id": requested, "pmid": requested,
+                                "status": "error", "errmsg": "Identifier not found in PMC"})
+            else:
+                records.append({"requested-id": requested, "pmcid": article.name,
+                                "pmid": int(requested),
+                                "doi": f"10.1371/journal.pone.{article.pmcid:07d}"})
+        body = {"status": "ok", "responseDate": "2026-03-02 10:00:00", "records": records}
+        return Reply(200, json.dumps(body).encode(), {"Content-Type": "application/json"})
 
     # -- Cloud Service bucket ----------------------------------------------------------------
 
@@ -234,7 +314,7 @@ class PubmedSandbox(FakeService):
         if path == "/" and req.arg("list-type") == "2":
             return self._listing(req.arg("prefix"))
         meta = re.fullmatch(r"/metadata/PMC(\d+)\.(\d+)\.json", path)
-        pdf = re.fullmatch(r"/PMC(\d+)\.(\d+)/PMC\1\.\2\.pdf", path)
+        pdf = re.fullmatch(r"/PMC(\d+)\.(\d+)/PMC\1\.\2\.(pdf|xml)", path)
         found = meta or pdf
         article = self.articles.get(int(found.group(1))) if found else None
         if found is None or article is None or int(found.group(2)) not in article.versions:
@@ -243,6 +323,8 @@ class PubmedSandbox(FakeService):
         if meta:
             return Reply(200, json.dumps(article.cloud_metadata(int(found.group(2)))).encode(),
                          {"Content-Type": "application/json"})
+        if pdf and pdf.group(3) == "xml":
+            return Reply(200, article.xml(), {"Content-Type": "application/xml"})
         return Reply(200, article.pdf(), {"Content-Type": "application/pdf"})
 
     def _listing(self, prefix: str) -> Reply:

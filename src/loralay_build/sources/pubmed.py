@@ -10,16 +10,19 @@ at download time, with their reason.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 from collections.abc import Iterator
 from typing import Any
 
+from lxml import etree
+
 from loralay_build.blobs import BlobStore
-from loralay_build.errors import Reason, Reject
+from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.http import HttpClient, HttpStatusError
 from loralay_build.records import Candidate
-from loralay_build.safexml import children, parse_xml, text_of
+from loralay_build.safexml import child, children, parse_xml, text_of
 from loralay_build.sources.base import DiscoveryContext
 from loralay_build.sources.checksum import fetch_verified_pdf
 from loralay_build.sources.jats import normalise_pmcid, read_front
@@ -29,6 +32,8 @@ from loralay_build.sources.presets import configured_ids
 log = logging.getLogger(__name__)
 
 OAI_URL = "https://pmc.ncbi.nlm.nih.gov/api/oai/v1/mh/"
+IDCONV_URL = "https://pmc.ncbi.nlm.nih.gov/tools/idconv/api/v1/articles/"
+IDCONV_BATCH = 200  # the converter's limit per request
 CLOUD = "https://pmc-oa-opendata.s3.amazonaws.com"
 OAI_ID = "oai:pubmedcentral.nih.gov:"
 MARK = "oai_datestamp"
@@ -80,7 +85,10 @@ def _cloud_extra(cloud: Cloud, pmcid: str) -> tuple[str, str, dict[str, Any]]:
     except HttpStatusError as exc:
         return "", "", {"cloud": f"HTTP {exc.status}"}
     url, md5 = cloud.https(str(meta.get("pdf_url") or ""))
+    xml_url, xml_md5 = cloud.https(str(meta.get("xml_url") or ""))
     return url, str(meta.get("license_code") or ""), {
+        "xml_url": xml_url,
+        "xml_md5": xml_md5,
         "pmc_version": versions[-1],
         "md5": md5,
         "is_retracted": bool(meta.get("is_retracted")),
@@ -89,11 +97,40 @@ def _cloud_extra(cloud: Cloud, pmcid: str) -> tuple[str, str, dict[str, Any]]:
     }
 
 
+def selected(article: etree._Element, selection: dict[str, Any]) -> bool:
+    """Whether the record's journal passes the publisher / journal filters (empty = all)."""
+    publishers = {p.lower() for p in selection.get("publishers", [])}
+    journals = {j.lower() for j in selection.get("journals", [])}
+    if not publishers and not journals:
+        return True
+    meta = child(child(article, "front"), "journal-meta")
+    publisher = text_of(child(meta, "publisher"), "publisher-name").lower()
+    names = {text_of(child(meta, "journal-title-group"), "journal-title").lower()}
+    names |= {" ".join("".join(j.itertext()).split()).lower()
+              for j in (children(meta, "journal-id") if meta is not None else [])}
+    return publisher in publishers or bool(names & journals)
+
+
+def selection_of(cfg: dict[str, Any]) -> dict[str, Any]:
+    """The journal filter: a named selection (`selection = "bmc"`) or explicit lists."""
+    name = str(cfg.get("selection", "") or "")
+    presets = cfg.get("selections", {})
+    if name and name not in presets:
+        raise ConfigError(f"unknown selection {name!r}; known: {', '.join(sorted(presets))}")
+    chosen = dict(presets.get(name, {})) if name else {}
+    for key in ("publishers", "journals"):
+        chosen[key] = [*chosen.get(key, []), *cfg.get(key, [])]
+    return chosen
+
+
 def to_candidate(record: OaiRecord, cloud: Cloud, dataset: str, default_lang: str,
-                 presets: dict[str, str]) -> Candidate | None:
+                 presets: dict[str, str],
+                 selection: dict[str, Any] | None = None) -> Candidate | None:
     if record.deleted or record.metadata is None:
         return None
     front = read_front(record.metadata, default_lang)
+    if selection and not selected(record.metadata, selection):
+        return None
     pmcid = front.pmcid or normalise_pmcid(record.identifier)
     if not pmcid:
         return None
@@ -140,10 +177,11 @@ class PubmedSource:
             }
             pages = harvest(ctx, oai, params, MARK)
         language = str(cfg.get("language", "en"))
+        selection = selection_of(cfg)
         seen = 0
         for records in pages:
             batch = [c for r in records
-                     if (c := to_candidate(r, cloud, ctx.dataset, language, presets))]
+                     if (c := to_candidate(r, cloud, ctx.dataset, language, presets, selection))]
             seen += len(batch)
             if batch:
                 yield batch
@@ -170,3 +208,44 @@ class PubmedSource:
         return fetch_verified_pdf(candidate.file_url, str(extra.get("md5", "")), client, blobs)
 
 
+
+
+def fetch_jats(candidate: Candidate, client: HttpClient, blobs: BlobStore, oai_url: str) -> str:
+    """Store the article's full JATS and return its sha256: the bucket's XML (MD5-checked)
+    when the cloud metadata names one, else OAI-PMH GetRecord with the `pmc` format."""
+    url, md5 = str(candidate.extra.get("xml_url", "")), str(candidate.extra.get("xml_md5", ""))
+    if url:
+        body = client.get(url, headers={"Accept": "application/xml"}).body
+        if md5 and hashlib.md5(body, usedforsecurity=False).hexdigest() != md5:
+            raise Reject(Reason.CORRUPTED, f"JATS of {candidate.source_id}: md5 mismatch")
+    else:
+        oai = OaiClient(client, oai_url)
+        try:
+            record = oai.get_record(OAI_ID + candidate.source_id.removeprefix("PMC"), "pmc")
+        except ConfigError as exc:  # cannotDisseminateFormat: not in the open-access subset
+            raise Reject(Reason.UNAVAILABLE, f"no full text for {candidate.source_id}: {exc}") \
+                from exc
+        if record is None or record.metadata is None:
+            raise Reject(Reason.UNAVAILABLE, f"no full text for {candidate.source_id}")
+        body = etree.tostring(record.metadata, encoding="utf-8")
+    with blobs.staging() as handle:
+        handle.write(body)
+        return blobs.commit(handle)
+
+
+def pmcids_for_pmids(client: HttpClient, url: str, pmids: list[str]) -> dict[str, str]:
+    """PMID -> PMCID from NCBI's ID converter, for every PMID asked ("" = not in PMC)."""
+    out: dict[str, str] = {}
+    for start in range(0, len(pmids), IDCONV_BATCH):
+        chunk = pmids[start:start + IDCONV_BATCH]
+        answer = client.get_json(url, {"ids": ",".join(chunk), "idtype": "pmid",
+                                       "format": "json", "tool": "loralay-build"})
+        records = answer.get("records", []) if isinstance(answer, dict) else []
+        for record in records if isinstance(records, list) else []:
+            if not isinstance(record, dict):
+                continue
+            pmid = str(record.get("pmid") or record.get("requested-id") or "")
+            out[pmid] = normalise_pmcid(str(record.get("pmcid") or "")) or ""
+        for pmid in chunk:
+            out.setdefault(pmid, "")
+    return out

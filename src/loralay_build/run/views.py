@@ -1,0 +1,225 @@
+"""Publishing of the PubMed views (`[source] views`), after the layout dataset.
+
+Each published article's full JATS is fetched once into the blob store (the blob's hash is
+kept in `views.sqlite` next to the state), so views are rebuilt offline and a killed run
+resumes where it stopped. Every row takes the split the layout dataset stored for its
+article, so both views of one article always land in the same split as its layout row.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lxml import etree
+
+from loralay_build.blobs import atomic_write_bytes
+from loralay_build.corpus.card import render_view_card
+from loralay_build.corpus.split import SPLITS
+from loralay_build.corpus.writer import write_rows
+from loralay_build.errors import ConfigError, LoralayError
+from loralay_build.progress import progress
+from loralay_build.safexml import child, parse_xml, text_of
+from loralay_build.sources.oaipmh import OaiClient
+from loralay_build.sources.pubmed import IDCONV_URL, OAI_URL, fetch_jats, pmcids_for_pmids
+from loralay_build.state import PUBLISHED, Row
+from loralay_build.views.body import Body, read_body
+from loralay_build.views.citations import UNITS, CitationOptions, citation_records
+from loralay_build.views.cleantext import TextOptions, clean_view
+from loralay_build.views.resolve import AbstractCache, Found, Resolver
+from loralay_build.views.schema import CITATIONS, SUMPUBMED, arrow_schema, card_columns
+
+if TYPE_CHECKING:
+    from loralay_build.run.pipeline import Pipeline
+
+log = logging.getLogger(__name__)
+
+VIEWS = ("sumpubmed", "citations")
+BUILD_FILE = "build.json"
+SUMMARIES = {
+    "sumpubmed": "SumPubMed-style clean text of PMC articles: the abstract (labelled parts "
+    "kept) as the summary, the body by section with sentence boundaries, citations and "
+    "numbers replaced by `<cit>` and `<dig>` when enabled. Figures, tables, captions, "
+    "formulas, footnotes, acknowledgements, declarations and references are removed by "
+    "JATS element.",
+    "citations": "CiteBench-style citation-text records from the JATS of PMC articles: the "
+    "citation text, its paragraph and context, the citing paper, and every cited paper "
+    "in marker order with its abstract when it could be resolved (unresolved ones are "
+    "flagged, never guessed).",
+}
+
+
+def configured_views(cfg: dict[str, Any]) -> list[str]:
+    views = [str(v) for v in cfg.get("views", [])]
+    unknown = sorted(set(views) - set(VIEWS))
+    if unknown:
+        raise ConfigError(f"unknown view(s) {', '.join(unknown)}; known: {', '.join(VIEWS)}")
+    if str(cfg.get("citation_unit", "sentence")) not in UNITS:
+        raise ConfigError(f"citation_unit must be one of {', '.join(UNITS)}")
+    share = float(cfg.get("min_resolved", 0.0))
+    if not 0.0 <= share <= 1.0:
+        raise ConfigError("min_resolved must be between 0 and 1")
+    return list(dict.fromkeys(views))
+
+
+class JatsIndex:
+    """Candidate id -> sha256 of its stored JATS."""
+
+    def __init__(self, path: Path) -> None:
+        self.db = sqlite3.connect(path)
+        self.db.execute("CREATE TABLE IF NOT EXISTS jats (id TEXT PRIMARY KEY, sha TEXT)")
+
+    def get(self, cid: str) -> str | None:
+        row = self.db.execute("SELECT sha FROM jats WHERE id = ?", (cid,)).fetchone()
+        return str(row[0]) if row else None
+
+    def put(self, cid: str, sha: str) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO jats VALUES (?, ?)", (cid, sha))
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def publish_views(pipe: Pipeline) -> None:
+    """Build and write every configured view of the dataset `pipe` just published."""
+    cfg = pipe.settings.source
+    views = configured_views(cfg)
+    if not views:
+        return
+    rows = [r for r in pipe.state.rows(pipe.dataset, [PUBLISHED]) if r.split]
+    index = JatsIndex(pipe.state.dir / "views.sqlite")
+    cache = AbstractCache(pipe.state.dir / "views-abstracts.sqlite")
+    try:
+        known = [r.candidate for ds in pipe.state.datasets() for r in pipe.state.rows(ds)]
+        oai = OaiClient(pipe.client, str(cfg.get("oai_url", OAI_URL)))
+        idconv = str(cfg.get("idconv_url", IDCONV_URL))
+        resolver = Resolver(known, oai, cache,
+                            lambda pmids: pmcids_for_pmids(pipe.client, idconv, pmids))
+        builds = [_ViewBuild(view, cfg, resolver) for view in views]
+        articles = 0
+        for row, article, body in _articles(pipe, rows, index):  # one tree in memory at once
+            articles += 1
+            for build in builds:
+                build.add(row, article, body)
+        for build in builds:
+            build.counts["articles"] = articles
+            build.counts["articles_without_full_text"] = len(rows) - articles
+            build.finish(pipe)
+    finally:
+        index.close()
+        cache.close()
+
+
+def _articles(pipe: Pipeline, rows: list[Row],
+              index: JatsIndex) -> Iterator[tuple[Row, etree._Element, Body]]:
+    oai_url = str(pipe.settings.source.get("oai_url", OAI_URL))
+    for row in progress(rows, len(rows), "full text"):
+        cid = row.candidate.id
+        try:
+            sha = index.get(cid)
+            if sha is None or not pipe.blobs.has(sha):
+                sha = fetch_jats(row.candidate, pipe.client, pipe.blobs, oai_url)
+                index.put(cid, sha)
+            article = parse_xml(pipe.blobs.path(sha).read_bytes())
+        except LoralayError as exc:
+            log.warning("%s: no full text for the views (%s)", cid, exc)
+            pipe.report.add("views_no_full_text")
+            continue
+        yield row, article, read_body(article)
+
+
+def _meta(row: Row, article: etree._Element) -> dict[str, Any]:
+    cand = row.candidate
+    journal = child(child(article, "front"), "journal-meta")
+    return {
+        "article_id": cand.id, "pmcid": cand.source_id, "doi": cand.doi, "title": cand.title,
+        "published": cand.published, "licence": cand.licence,
+        "journal": text_of(child(journal, "journal-title-group"), "journal-title"),
+    }
+
+
+class _ViewBuild:
+    """Rows of one view, by split, gathered article by article."""
+
+    def __init__(self, view: str, cfg: dict[str, Any], resolver: Resolver) -> None:
+        self.view = view
+        self.resolver = resolver
+        self.text_options = TextOptions.from_config(cfg)
+        self.cite_options = CitationOptions.from_config(cfg)
+        self.options = asdict(self.text_options if view == "sumpubmed" else self.cite_options)
+        self.columns = SUMPUBMED if view == "sumpubmed" else CITATIONS
+        self.by_split: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
+        self.counts: Counter[str] = Counter()
+
+    def add(self, row: Row, article: etree._Element, body: Body) -> None:
+        rows = self.by_split[str(row.split)]
+        if self.view == "sumpubmed":
+            rows.append({**_meta(row, article), **clean_view(article, body, self.text_options)})
+            return
+        meta = _meta(row, article)
+        cand = row.candidate
+        self.resolver.prepare(list(body.references.values()))
+        memo: dict[str, Found] = {}
+
+        def find(ref_id: str) -> Found:  # only cited references are looked up
+            if ref_id not in memo:
+                memo[ref_id] = self.resolver.find(body.references[ref_id])
+            return memo[ref_id]
+
+        records = citation_records(body, self.cite_options, find)
+        for n, record in enumerate(records, 1):
+            rows.append({"citation_id": f"{cand.id}#{n}",
+                         **{name: meta[name] for name, _, _ in CITATIONS[1:7]},
+                         "abstract": cand.abstracts.get(cand.language, ""), **record})
+            self.counts["cited"] += record["n_cited"]
+            self.counts["cited_resolved"] += record["n_resolved"]
+            self.counts.update(f"resolved_from_{c['resolved_from'] or 'none'}"
+                               for c in record["cited"])
+
+    def finish(self, pipe: Pipeline) -> None:
+        if self.view == "citations":
+            self.counts["resolved_share_pct"] = round(
+                100 * self.counts["cited_resolved"] / max(1, self.counts["cited"]))
+            self.counts["lookup_failures"] = self.resolver.transient
+        self.counts["rows"] = sum(len(v) for v in self.by_split.values())
+        name = f"{pipe.dataset}-{self.view}"
+        _write(pipe.req.out_root / name, name, self.view, self.by_split, self.columns,
+               self.counts, self.options, pipe)
+        pipe.report.add(f"view_{self.view}_rows", self.counts["rows"])
+
+
+def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[str, Any]]],
+           columns: list[Any], counts: Counter[str], options: dict[str, Any],
+           pipe: Pipeline) -> None:
+    present = [s for s in SPLITS if by_split[s]]
+    if not present:  # `datasets` cannot load a folder without rows: write nothing
+        log.warning("view %s has no rows; %s not written", view, out_dir)
+        return
+    out_dir.mkdir(parents=True, exist_ok=True)
+    schema = arrow_schema(columns)
+    files = []
+    for split in present:  # `datasets` refuses an empty shard: empty splits are left out
+        files += write_rows(out_dir, split, by_split[split], schema, pipe.settings.output)
+    names = {f.name for f in files}
+    for stale in out_dir.glob("*-of-*.parquet"):
+        if stale.name not in names:
+            stale.unlink()
+    build = {
+        "dataset": name, "view": view, "layout_dataset": pipe.dataset,
+        "source": pipe.req.source, "config_hash": pipe.settings.config_hash(),
+        "options": options,
+        "counts": {"splits": {s: len(by_split[s]) for s in SPLITS}, **dict(sorted(counts.items()))},
+        "files": [f.__dict__ for f in files],
+    }
+    card = render_view_card(name, SUMMARIES[view], card_columns(columns), build)
+    atomic_write_bytes(out_dir / "README.md", card.encode())
+    atomic_write_bytes(out_dir / BUILD_FILE,
+                       (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
+    log.info("published view %s: %d rows to %s", view, counts["rows"], out_dir)

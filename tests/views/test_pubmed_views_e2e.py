@@ -1,0 +1,149 @@
+"""`build-corpus pubmed --view sumpubmed --view citations` end to end against the PMC fake."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import datasets
+import pytest
+
+from loralay_build.sandbox.jatsbody import ACK, CAPTION, FOOTNOTE, TABLE_CELL
+from loralay_build.sandbox.pubmed import PubmedSandbox
+from loralay_build.sandbox.server import SandboxServer
+
+from ..sources.cli_helpers import FAST, published_splits, run_cli, write_config
+
+OAI = "/pmc/api/oai/v1/mh/"
+
+
+@pytest.fixture
+def pmc_box() -> Iterator[PubmedSandbox]:
+    with SandboxServer() as server:
+        yield PubmedSandbox(server, n_docs=10)
+
+
+def _rows(folder: Path, key: str) -> dict[str, tuple[str, dict[str, Any]]]:
+    """key -> (split, row) over every shard of a dataset folder."""
+    import pyarrow.parquet as pq
+
+    out = {}
+    for shard in folder.glob("*.parquet"):
+        for row in pq.read_table(shard).to_pylist():
+            out[str(row[key])] = (shard.name.split("-")[0], row)
+    return out
+
+
+def _cited_lookups(box: PubmedSandbox) -> int:
+    """GetRecord calls for papers only cited (known to PMC or not), never crawled."""
+    return sum(1 for e in box.server.requests(OAI) if "verb=GetRecord" in e.query
+               and ("%3A700000" in e.query or "%3A900000" in e.query))
+
+
+def test_three_datasets_same_splits_and_resolution(pmc_box: PubmedSandbox,
+                                                   tmp_path: Path) -> None:
+    config = write_config(tmp_path / "c.toml", pmc_box.client_config(), FAST)
+    out = tmp_path / "data"
+    splits = pmc_box.write_split_dir(tmp_path / "splits")  # every split gets articles
+    args = ("pubmed", "--out", str(out), "--config", str(config), "--split-ids", str(splits),
+            "--view", "sumpubmed", "--view", "citations")
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.output
+    for name in ("pubmed", "pubmed-sumpubmed", "pubmed-citations"):
+        loaded = datasets.load_dataset(str(out / name))
+        assert set(loaded) == {"train", "validation", "test"}
+    layout = published_splits(out / "pubmed")
+    clean = _rows(out / "pubmed-sumpubmed", "article_id")
+    cites = _rows(out / "pubmed-citations", "citation_id")
+    assert set(clean) == set(layout) and len({s for s, _ in clean.values()}) > 1
+    for article_id, (split, row) in clean.items():
+        assert split == layout[article_id]
+        text = str(row["text"])
+        for never in (CAPTION, TABLE_CELL, FOOTNOTE, ACK, "References"):
+            assert never not in text
+        assert "<cit>" in text and "[" not in text
+    assert cites and all(split == layout[str(row["article_id"])] for split, row in cites.values())
+    cited = {(str(r["article_id"]), c["ref_id"]): c for _, r in cites.values()
+             for c in r["cited"]}
+    some = next(iter(clean))
+    assert cited[(some, "R1")]["resolved_from"] == "state"  # an article of this crawl
+    assert cited[(some, "R2")]["resolved_from"] == "state"  # matched by DOI
+    assert cited[(some, "R3")]["resolved_from"] == "oai"  # GetRecord pmc_fm
+    via_pmid = cited[(some, "R9")]  # PMID only: ID converter -> PMCID -> GetRecord
+    assert via_pmid["resolved_from"] == "oai" and via_pmid["pmcid"].startswith("PMC700000")
+    assert (some, "R6") not in cited  # its sentence cites nothing resolvable: no record
+    unknown = cited[(some, "R5")]  # a PMCID PMC does not know: flagged, never guessed
+    assert unknown["resolved"] is False and unknown["abstract"] == ""
+    assert unknown["pmcid"] and unknown["title"]
+    ranged = [r for _, r in cites.values() if r["article_id"] == some
+              and [c["ref_id"] for c in r["cited"]] == ["R3", "R4", "R5"]]
+    assert ranged and str(ranged[0]["citation_text"]).endswith("[1, 2, 3].")
+    build = json.loads((out / "pubmed-citations" / "build.json").read_text())
+    assert 0 < build["counts"]["cited_resolved"] < build["counts"]["cited"]
+    assert "citation_text" in (out / "pubmed-citations" / "README.md").read_text()
+    # A second run rebuilds the views from stored JATS and cached abstracts: nothing fetched.
+    xml_before = len([e for e in pmc_box.server.requests() if e.path.endswith(".xml")])
+    lookups = _cited_lookups(pmc_box)
+    conversions = len(pmc_box.server.requests("/pmc/tools/idconv/api/v1/articles/"))
+    assert lookups > 0 and conversions > 0
+    assert run_cli(*args).exit_code == 0
+    assert len([e for e in pmc_box.server.requests() if e.path.endswith(".xml")]) == xml_before
+    assert _cited_lookups(pmc_box) == lookups
+    assert len(pmc_box.server.requests("/pmc/tools/idconv/api/v1/articles/")) == conversions
+    assert _rows(out / "pubmed-citations", "citation_id").keys() == cites.keys()
+
+
+def test_strict_resolution_bmc_selection_and_lowercase(pmc_box: PubmedSandbox,
+                                                       tmp_path: Path) -> None:
+    config = write_config(tmp_path / "c.toml", pmc_box.client_config(), FAST)
+    out = tmp_path / "data"
+    result = run_cli("pubmed", "--out", str(out), "--config", str(config), "--selection",
+                     "bmc", "--view", "citations", "--view", "sumpubmed", "--min-resolved",
+                     "1", "--lowercase", "--no-dig")
+    assert result.exit_code == 0, result.output
+    clean = _rows(out / "pubmed-sumpubmed", "article_id")
+    assert clean and {r["journal"] for _, r in clean.values()} == {"BMC Biology"}
+    assert all(str(r["text"]) == str(r["text"]).lower() and "<dig>" not in str(r["text"])
+               for _, r in clean.values())
+    records = _rows(out / "pubmed-citations", "citation_id")
+    assert records
+    assert all(r["n_resolved"] == r["n_cited"] for _, r in records.values())
+    bad = run_cli("pubmed", "--out", str(out), "--config", str(config), "--selection", "nope")
+    assert bad.exit_code == 2 and "unknown selection" in bad.output
+
+
+def test_full_text_from_the_bucket_or_from_oai(pmc_box: PubmedSandbox, tmp_path: Path) -> None:
+    """Without a bucket XML the JATS comes from GetRecord `pmc`, namespaced but the same body;
+    a record PMC does not disseminate in full is a clear reject."""
+    from loralay_build.blobs import BlobStore
+    from loralay_build.config import load_settings
+    from loralay_build.errors import Reject
+    from loralay_build.http import HttpClient
+    from loralay_build.records import Candidate
+    from loralay_build.safexml import parse_xml
+    from loralay_build.sources.pubmed import fetch_jats
+    from loralay_build.views.body import read_body
+
+    settings = load_settings("pubmed", None, overrides=pmc_box.client_config())
+    client = HttpClient(settings.http, trusted_urls=[pmc_box.oai_url])
+    blobs = BlobStore(tmp_path / "blobs")
+    article = pmc_box.articles[5_000_001]
+    xml_url = f"https://pmc-oa-opendata.s3.amazonaws.com/{article.name}.1/{article.name}.1.xml"
+    md5 = hashlib.md5(article.xml()).hexdigest()
+    bucket = Candidate("pubmed:x", "pubmed", article.name, "pubmed",
+                       extra={"xml_url": xml_url, "xml_md5": md5})
+    oai = Candidate("pubmed:x", "pubmed", article.name, "pubmed")
+    bodies = [read_body(parse_xml(blobs.path(fetch_jats(c, client, blobs, pmc_box.oai_url))
+                                  .read_bytes())) for c in (bucket, oai)]
+    assert bodies[0] == bodies[1] and bodies[0].sections
+    with pytest.raises(Reject, match="md5"):
+        fetch_jats(Candidate("pubmed:x", "pubmed", article.name, "pubmed",
+                             extra={"xml_url": xml_url, "xml_md5": "0" * 32}),
+                   client, blobs, pmc_box.oai_url)
+    not_oa = next(a for a in pmc_box.articles.values() if a.behaviour == "not_oa")
+    with pytest.raises(Reject, match="cannotDisseminateFormat"):
+        fetch_jats(Candidate("pubmed:y", "pubmed", not_oa.name, "pubmed"), client, blobs,
+                   pmc_box.oai_url)
