@@ -7,7 +7,7 @@ import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -363,6 +363,56 @@ def stats(path: Path) -> None:
     from loralay_build.corpus.stats import corpus_stats, format_stats
 
     click.echo(format_stats(corpus_stats(path)))
+
+
+def _usage_error(message: str) -> NoReturn:
+    click.echo(f"usage error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def _require_dataset(path: Path) -> None:
+    from loralay_build.corpus.folder import is_dataset
+
+    if not is_dataset(path):
+        _usage_error(f"{path} is not a dataset folder (no build.json or shards); "
+                     "give one folder under the output root, e.g. data/hal")
+
+
+@main.command("inspect")
+@click.argument("dataset", type=click.Path(exists=True, path_type=Path))
+@click.argument("article_id")
+@click.option("--page", type=click.IntRange(min=1),
+              help="Page to draw, from 1 (default: the page where the abstract was found).")
+@click.option("--all-pages", is_flag=True, help="One PNG per page (OUT's name + -pN).")
+@click.option("--order", "reading_order", is_flag=True,
+              help="Draw the reading order: a polyline through the lines, block numbers.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="PNG to write (default: ./inspect-ID.png).")
+def inspect_command(dataset: Path, article_id: str, page: int | None, all_pages: bool,
+                    reading_order: bool, out: Path | None) -> None:
+    """Draw a page of a published or rejected document: kept words, removed abstract,
+    words dropped by cleaners."""
+    from loralay_build.inspect.layers import UnknownDocument, document_layers
+    from loralay_build.inspect.render import write_pngs
+
+    _require_dataset(dataset)
+    try:
+        layers = document_layers(dataset, article_id)
+    except UnknownDocument:
+        _usage_error(f"{article_id!r} is neither published in {dataset} nor in its rejects")
+    if layers.rejected:
+        click.echo(f"{article_id}: not published: {layers.rejected}", err=True)
+    if layers.pdf_path is None:
+        click.echo(f"{article_id}: nothing to draw: {'; '.join(layers.notes)}", err=True)
+        sys.exit(EXIT_FAILURE)
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in article_id)
+    try:
+        paths = write_pngs(layers, out or Path(f"inspect-{safe}.png"), page, all_pages,
+                           reading_order)
+    except ValueError as exc:
+        _usage_error(str(exc))
+    for path in paths:
+        click.echo(f"{path}: written")
 
 
 if __name__ == "__main__":  # pragma: no cover
