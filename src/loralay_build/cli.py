@@ -342,11 +342,12 @@ def status(path: Path, as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
 def verify(path: Path) -> None:
     """Check a built dataset: checksums, row counts, schema, page CRCs, row invariants."""
     from loralay_build.corpus.verify import verify_dataset
 
+    _require_dataset(path)
     problems = verify_dataset(path)
     for problem in problems:
         click.echo(problem)
@@ -358,11 +359,34 @@ def verify(path: Path) -> None:
 
 @main.command()
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
-def stats(path: Path) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def stats(path: Path, as_json: bool) -> None:
     """Corpus statistics of a built dataset: sizes, lengths, language confidence, leakage."""
     from loralay_build.corpus.stats import corpus_stats, format_stats
 
-    click.echo(format_stats(corpus_stats(path)))
+    _require_dataset(path)
+    result = corpus_stats(path)
+    click.echo(json.dumps(result, indent=2, sort_keys=True) if as_json else format_stats(result))
+
+
+@main.command()
+@click.argument("data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("report"),
+              show_default=True, help="Folder for report.md, report.json and the PNG plots.")
+def report(data_dir: Path, out: Path) -> None:
+    """Tables (Markdown, JSON) and plots of every dataset under DATA_DIR: sizes per split,
+    lengths, compression, language confidence, documents lost per cause, years."""
+    from loralay_build.corpus.report import MissingExtra, write_report
+
+    try:
+        written = write_report(data_dir, out)
+    except MissingExtra as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_FAILURE)
+    except ValueError as exc:
+        _usage_error(str(exc))
+    click.echo(f"{out / 'report.md'}: {len(written['datasets'])} dataset(s), "
+               f"{len(written['plots'])} plots written")
 
 
 def _usage_error(message: str) -> NoReturn:
