@@ -6,6 +6,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -13,7 +14,7 @@ import click
 
 from loralay_build.config import load_settings, merge
 from loralay_build.errors import ConfigError, LockHeld, LoralayError
-from loralay_build.progress import interactive
+from loralay_build.progress import hide_progress, interactive
 from loralay_build.run.pipeline import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
@@ -23,7 +24,7 @@ from loralay_build.run.pipeline import (
     Pipeline,
     check_dataset_name,
 )
-from loralay_build.state import STATE_DIR, State
+from loralay_build.state import FILTERED, STATE_DIR, State
 
 log = logging.getLogger("loralay_build")
 
@@ -33,6 +34,7 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
     if quiet:
         level = logging.ERROR
+        hide_progress()
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)
 
@@ -209,16 +211,19 @@ def _source_keys(**values: Any) -> dict[str, Any]:
     return {"source": table} if table else {}
 
 
-def _id_options(func: Callable[..., Any]) -> Callable[..., Any]:
+def _id_options(from_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """--ids / --split-ids / --from / --until, shared by arxiv and pubmed."""
+    return lambda func: _add_id_options(func, from_help)
+
+
+def _add_id_options(func: Callable[..., Any], from_help: str) -> Callable[..., Any]:
     options = [
         click.option("--ids", type=click.Path(exists=True, dir_okay=False, path_type=Path),
                      help="File of ids to build (one per line, or JSON lines with article_id)."),
         click.option("--split-ids", type=click.Path(exists=True, file_okay=False, path_type=Path),
                      help="Folder of the original dataset's train/val/test id files: each "
                      "document keeps its original split."),
-        click.option("--from", "from_", help="Start date (YYYY-MM-DD): OAI-PMH `from`, or the "
-                     "earliest v1 date kept from a snapshot."),
+        click.option("--from", "from_", help=from_help),
         click.option("--until", help="End date (YYYY-MM-DD)."),
     ]
     for option in reversed(options):
@@ -228,13 +233,14 @@ def _id_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 @main.command()
 @common_options
-@_id_options
+@_id_options("Start date (YYYY-MM-DD): OAI-PMH `from`, or the earliest v1 date kept from "
+             "a metadata snapshot.")
 @click.option("--metadata", help="Kaggle-format metadata snapshot (path or URL), streamed.")
 @click.option("--oai", is_flag=True, help="Harvest OAI-PMH arXivRaw (incremental from the last "
               "committed datestamp).")
 @click.option("--set", "set_", help="OAI-PMH set, e.g. cs or physics:hep-th.")
 @click.option("--categories", help="Comma-separated categories or prefixes to keep (cs,stat.ML).")
-@click.option("--version", "version_policy", type=click.Choice(["latest", "metadata"]),
+@click.option("--pdf-version", "version_policy", type=click.Choice(["latest", "metadata"]),
               help="PDF version: newest in the bucket, or the one the metadata abstract is of.")
 def arxiv(out: Path, name: str | None, config: Path | None, limit: int | None,
           workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
@@ -257,7 +263,8 @@ def arxiv(out: Path, name: str | None, config: Path | None, limit: int | None,
 
 @main.command()
 @common_options
-@_id_options
+@_id_options("Start date (YYYY-MM-DD): harvest PMC OAI-PMH records from this datestamp "
+             "(default: the last committed one).")
 @click.option("--set", "set_", help="OAI-PMH set (default pmc-open).")
 def pubmed(out: Path, name: str | None, config: Path | None, limit: int | None,
            workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
@@ -271,14 +278,28 @@ def pubmed(out: Path, name: str | None, config: Path | None, limit: int | None,
     sys.exit(build("pubmed", out, name, config, overrides, None, limit))
 
 
+# The datasets `demo` builds (sandbox.Sandbox.demo_builds), listed here so --help shows them
+# without starting the sandbox.
+DEMO_DATASETS = ("hal", "scielo-es", "scielo-pt", "koreascience", "arxiv", "pubmed")
+
+
+def _build_stamp(folder: Path) -> int | None:
+    """When the dataset's build record was last written (None: never)."""
+    try:
+        return (folder / "build.json").stat().st_mtime_ns
+    except OSError:
+        return None
+
+
 @main.command()
 @click.option("--out", type=click.Path(path_type=Path), default=Path("data/demo"),
-              show_default=True)
+              show_default=True, help="Output root; each dataset goes in OUT/NAME.")
 @click.option("--docs", type=click.IntRange(min=5), default=24, show_default=True,
               help="Documents the sandbox generates per source.")
-@click.option("--only", multiple=True, help="Build only these datasets (repeatable).")
-@click.option("-v", "--verbose", count=True)
-@click.option("-q", "--quiet", is_flag=True)
+@click.option("--only", multiple=True, type=click.Choice(DEMO_DATASETS),
+              help="Build only this dataset (repeatable).")
+@click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
+@click.option("-q", "--quiet", is_flag=True, help="Errors only, no progress bars.")
 def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool) -> None:
     """Build small corpora from the bundled offline sandbox (no network needed)."""
     from loralay_build.sandbox import Sandbox
@@ -290,11 +311,16 @@ def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool)
             if only and job.dataset not in only:
                 continue
             overrides = merge(job.overrides, {"run": {"timeout": 30.0}})
+            before = _build_stamp(out / job.dataset)
             code = build(job.source, out, job.dataset, None, overrides)
             codes.append(code)
-            if code in (0, 3) and not quiet:
+            if quiet or code not in (0, 3):
+                continue
+            if _build_stamp(out / job.dataset) != before:
                 click.echo(f"{job.dataset}: written to {out / job.dataset}; load it with "
                            f"datasets.load_dataset({str(out / job.dataset)!r})")
+            else:
+                click.echo(f"{job.dataset}: {out / job.dataset} is up to date")
     sys.exit(max(codes, default=0))
 
 
@@ -310,7 +336,8 @@ def _locate_root(path: Path) -> tuple[Path, str | None]:
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def status(path: Path, as_json: bool) -> None:
-    """What the state database says: candidates per status, rejects per reason, last run."""
+    """What the state database says: candidates per status, rejects and filtered documents per
+    reason, last run (in local time)."""
     root, only = _locate_root(path)
     state = State(root)
     try:
@@ -318,12 +345,18 @@ def status(path: Path, as_json: bool) -> None:
             dataset: {
                 "statuses": state.status_counts(dataset),
                 "rejects": state.reason_counts(dataset),
+                "filtered": state.reason_counts(dataset, FILTERED),
                 "last_run": state.last_run(dataset),
             }
             for dataset in state.datasets() if only in (None, dataset)
         }
     finally:
         state.close()
+    for info in report.values():
+        run = info["last_run"]
+        if run:
+            when = run["finished"] or run["started"]
+            run["when_local"] = datetime.fromtimestamp(when).astimezone().isoformat(" ", "seconds")
     if as_json:
         click.echo(json.dumps(report, indent=2, sort_keys=True))
         return
@@ -331,13 +364,15 @@ def status(path: Path, as_json: bool) -> None:
         click.echo(f"{dataset}")
         for key, value in info["statuses"].items():
             click.echo(f"  {key:<12} {value:>8}")
-        if info["rejects"]:
-            click.echo("  rejects:")
-            for key, value in info["rejects"].items():
-                click.echo(f"    {key:<30} {value:>6}")
+        for title in ("rejects", "filtered"):
+            if info[title]:
+                click.echo(f"  {title}:")
+                for key, value in info[title].items():
+                    click.echo(f"    {key:<30} {value:>6}")
         run = info["last_run"]
         if run:
-            click.echo(f"  last run: #{run['id']} exit {run['exit_code']} "
+            click.echo(f"  last run: #{run['id']} at {run['when_local']}, exit "
+                       f"{'running' if run['exit_code'] is None else run['exit_code']} "
                        f"({run['command']})")
 
 
