@@ -92,11 +92,14 @@ def _lengths_plot(plt: Any, name: str, values: dict[str, dict[str, list[Any]]],
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
     for ax, column, title in ((axes[0], "article_words", "article"),
                               (axes[1], "summary_words", "summary")):
-        for split, cols in values.items():
-            ax.hist(cols[column], bins=20, alpha=0.6, label=split, color=SPLIT_COLOURS[split])
+        splits = [split for split, cols in values.items() if cols[column]]
+        if splits:  # stacked over shared bins, so a split of one document still shows
+            ax.hist([values[s][column] for s in splits], bins=20, stacked=True, label=splits,
+                    color=[SPLIT_COLOURS[s] for s in splits])
         ax.set_title(f"{name}: {title} length")
         ax.set_xlabel("words")
         ax.set_ylabel("documents")
+        _whole(ax.yaxis)
         ax.legend()
     _save(fig, path)
     plt.close(fig)
