@@ -176,7 +176,7 @@ def document_layers(dataset_dir: Path, article_id: str) -> DocumentLayers:
         sha, source = record.blob_sha, record.candidate.source
     layers = DocumentLayers(article_id, None, defaultdict(PageLayers), 0, rejected)
     if not sha:
-        layers.notes.append("no PDF in the blob store (it was never downloaded)")
+        layers.notes.append("no PDF was stored for it")
         return layers
     layers.pdf_path = BlobStore(root / STATE_DIR / "blobs").path(sha)
     if not layers.pdf_path.is_file():
