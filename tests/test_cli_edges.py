@@ -142,5 +142,5 @@ def test_demo_expected_fault_logs_at_info_and_reports_writes(tmp_path: Path) -> 
     assert "pubmed: written to" in first.stdout
     second = run_cli("demo", "--only", "pubmed", "--docs", "12", "--out", str(out))
     assert second.returncode == 0, second.stderr
-    assert "written to" not in second.stdout and "up to date" in second.stdout
+    assert "written to" not in second.stdout and "nothing new" in second.stdout
     assert "WARNING" not in second.stderr

@@ -320,7 +320,7 @@ def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool)
                 click.echo(f"{job.dataset}: written to {out / job.dataset}; load it with "
                            f"datasets.load_dataset({str(out / job.dataset)!r})")
             else:
-                click.echo(f"{job.dataset}: {out / job.dataset} is up to date")
+                click.echo(f"{job.dataset}: nothing new to write in {out / job.dataset}")
     sys.exit(max(codes, default=0))
 
 
