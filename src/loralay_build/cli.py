@@ -6,14 +6,15 @@ import json
 import logging
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
 from loralay_build.config import load_settings, merge
 from loralay_build.errors import ConfigError, LockHeld, LoralayError
-from loralay_build.progress import interactive
+from loralay_build.progress import hide_progress, interactive
 from loralay_build.run.pipeline import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
@@ -23,7 +24,7 @@ from loralay_build.run.pipeline import (
     Pipeline,
     check_dataset_name,
 )
-from loralay_build.state import STATE_DIR, State
+from loralay_build.state import FILTERED, STATE_DIR, State
 
 log = logging.getLogger("loralay_build")
 
@@ -33,6 +34,7 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
     if quiet:
         level = logging.ERROR
+        hide_progress()
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)
 
@@ -226,16 +228,19 @@ def _source_keys(**values: Any) -> dict[str, Any]:
     return {"source": table} if table else {}
 
 
-def _id_options(func: Callable[..., Any]) -> Callable[..., Any]:
+def _id_options(from_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """--ids / --split-ids / --from / --until, shared by arxiv and pubmed."""
+    return lambda func: _add_id_options(func, from_help)
+
+
+def _add_id_options(func: Callable[..., Any], from_help: str) -> Callable[..., Any]:
     options = [
         click.option("--ids", type=click.Path(exists=True, dir_okay=False, path_type=Path),
                      help="File of ids to build (one per line, or JSON lines with article_id)."),
         click.option("--split-ids", type=click.Path(exists=True, file_okay=False, path_type=Path),
                      help="Folder of the original dataset's train/val/test id files: each "
                      "document keeps its original split."),
-        click.option("--from", "from_", help="Start date (YYYY-MM-DD): OAI-PMH `from`, or the "
-                     "earliest v1 date kept from a snapshot."),
+        click.option("--from", "from_", help=from_help),
         click.option("--until", help="End date (YYYY-MM-DD)."),
     ]
     for option in reversed(options):
@@ -245,13 +250,14 @@ def _id_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 @main.command()
 @common_options
-@_id_options
+@_id_options("Start date (YYYY-MM-DD): OAI-PMH `from`, or the earliest v1 date kept from "
+             "a metadata snapshot.")
 @click.option("--metadata", help="Kaggle-format metadata snapshot (path or URL), streamed.")
 @click.option("--oai", is_flag=True, help="Harvest OAI-PMH arXivRaw (incremental from the last "
               "committed datestamp).")
 @click.option("--set", "set_", help="OAI-PMH set, e.g. cs or physics:hep-th.")
 @click.option("--categories", help="Comma-separated categories or prefixes to keep (cs,stat.ML).")
-@click.option("--version", "version_policy", type=click.Choice(["latest", "metadata"]),
+@click.option("--pdf-version", "version_policy", type=click.Choice(["latest", "metadata"]),
               help="PDF version: newest in the bucket, or the one the metadata abstract is of.")
 def arxiv(out: Path, name: str | None, config: Path | None, limit: int | None,
           workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
@@ -274,7 +280,8 @@ def arxiv(out: Path, name: str | None, config: Path | None, limit: int | None,
 
 @main.command()
 @common_options
-@_id_options
+@_id_options("Start date (YYYY-MM-DD): harvest PMC OAI-PMH records from this datestamp "
+             "(default: the last committed one).")
 @click.option("--set", "set_", help="OAI-PMH set (default pmc-open).")
 @click.option("--selection", help="Named journal selection from the config (bmc: BMC "
               "journals, SumPubMed's original selection).")
@@ -307,14 +314,28 @@ def pubmed(out: Path, name: str | None, config: Path | None, limit: int | None,
     sys.exit(build("pubmed", out, name, config, overrides, None, limit))
 
 
+# The datasets `demo` builds (sandbox.Sandbox.demo_builds), listed here so --help shows them
+# without starting the sandbox.
+DEMO_DATASETS = ("hal", "scielo-es", "scielo-pt", "koreascience", "arxiv", "pubmed")
+
+
+def _build_stamp(folder: Path) -> int | None:
+    """When the dataset's build record was last written (None: never)."""
+    try:
+        return (folder / "build.json").stat().st_mtime_ns
+    except OSError:
+        return None
+
+
 @main.command()
 @click.option("--out", type=click.Path(path_type=Path), default=Path("data/demo"),
-              show_default=True)
+              show_default=True, help="Output root; each dataset goes in OUT/NAME.")
 @click.option("--docs", type=click.IntRange(min=5), default=24, show_default=True,
               help="Documents the sandbox generates per source.")
-@click.option("--only", multiple=True, help="Build only these datasets (repeatable).")
-@click.option("-v", "--verbose", count=True)
-@click.option("-q", "--quiet", is_flag=True)
+@click.option("--only", multiple=True, type=click.Choice(DEMO_DATASETS),
+              help="Build only this dataset (repeatable).")
+@click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
+@click.option("-q", "--quiet", is_flag=True, help="Errors only, no progress bars.")
 def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool) -> None:
     """Build small corpora from the bundled offline sandbox (no network needed)."""
     from loralay_build.sandbox import Sandbox
@@ -326,11 +347,16 @@ def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool)
             if only and job.dataset not in only:
                 continue
             overrides = merge(job.overrides, {"run": {"timeout": 30.0}})
+            before = _build_stamp(out / job.dataset)
             code = build(job.source, out, job.dataset, None, overrides)
             codes.append(code)
-            if code in (0, 3) and not quiet:
+            if quiet or code not in (0, 3):
+                continue
+            if _build_stamp(out / job.dataset) != before:
                 click.echo(f"{job.dataset}: written to {out / job.dataset}; load it with "
                            f"datasets.load_dataset({str(out / job.dataset)!r})")
+            else:
+                click.echo(f"{job.dataset}: nothing new to write in {out / job.dataset}")
     sys.exit(max(codes, default=0))
 
 
@@ -346,7 +372,8 @@ def _locate_root(path: Path) -> tuple[Path, str | None]:
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def status(path: Path, as_json: bool) -> None:
-    """What the state database says: candidates per status, rejects per reason, last run."""
+    """What the state database says: candidates per status, rejects and filtered documents per
+    reason, last run (in local time)."""
     root, only = _locate_root(path)
     state = State(root)
     try:
@@ -354,12 +381,18 @@ def status(path: Path, as_json: bool) -> None:
             dataset: {
                 "statuses": state.status_counts(dataset),
                 "rejects": state.reason_counts(dataset),
+                "filtered": state.reason_counts(dataset, FILTERED),
                 "last_run": state.last_run(dataset),
             }
             for dataset in state.datasets() if only in (None, dataset)
         }
     finally:
         state.close()
+    for info in report.values():
+        run = info["last_run"]
+        if run:
+            when = run["finished"] or run["started"]
+            run["when_local"] = datetime.fromtimestamp(when).astimezone().isoformat(" ", "seconds")
     if as_json:
         click.echo(json.dumps(report, indent=2, sort_keys=True))
         return
@@ -367,22 +400,25 @@ def status(path: Path, as_json: bool) -> None:
         click.echo(f"{dataset}")
         for key, value in info["statuses"].items():
             click.echo(f"  {key:<12} {value:>8}")
-        if info["rejects"]:
-            click.echo("  rejects:")
-            for key, value in info["rejects"].items():
-                click.echo(f"    {key:<30} {value:>6}")
+        for title in ("rejects", "filtered"):
+            if info[title]:
+                click.echo(f"  {title}:")
+                for key, value in info[title].items():
+                    click.echo(f"    {key:<30} {value:>6}")
         run = info["last_run"]
         if run:
-            click.echo(f"  last run: #{run['id']} exit {run['exit_code']} "
+            click.echo(f"  last run: #{run['id']} at {run['when_local']}, exit "
+                       f"{'running' if run['exit_code'] is None else run['exit_code']} "
                        f"({run['command']})")
 
 
 @main.command()
-@click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
 def verify(path: Path) -> None:
     """Check a built dataset: checksums, row counts, schema, page CRCs, row invariants."""
     from loralay_build.corpus.verify import verify_dataset
 
+    _require_dataset(path)
     problems = verify_dataset(path)
     for problem in problems:
         click.echo(problem)
@@ -394,11 +430,84 @@ def verify(path: Path) -> None:
 
 @main.command()
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
-def stats(path: Path) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def stats(path: Path, as_json: bool) -> None:
     """Corpus statistics of a built dataset: sizes, lengths, language confidence, leakage."""
     from loralay_build.corpus.stats import corpus_stats, format_stats
 
-    click.echo(format_stats(corpus_stats(path)))
+    _require_dataset(path)
+    result = corpus_stats(path)
+    click.echo(json.dumps(result, indent=2, sort_keys=True) if as_json else format_stats(result))
+
+
+@main.command()
+@click.argument("data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("report"),
+              show_default=True, help="Folder for report.md, report.json and the PNG plots.")
+def report(data_dir: Path, out: Path) -> None:
+    """Tables (Markdown, JSON) and plots of every dataset under DATA_DIR: sizes per split,
+    lengths, compression, language confidence, documents lost per cause, years."""
+    from loralay_build.corpus.report import MissingExtra, write_report
+
+    try:
+        written = write_report(data_dir, out)
+    except MissingExtra as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_FAILURE)
+    except ValueError as exc:
+        _usage_error(str(exc))
+    click.echo(f"{out / 'report.md'}: {len(written['datasets'])} dataset(s), "
+               f"{len(written['plots'])} plots written")
+
+
+def _usage_error(message: str) -> NoReturn:
+    click.echo(f"usage error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def _require_dataset(path: Path) -> None:
+    from loralay_build.corpus.folder import is_dataset
+
+    if not is_dataset(path):
+        _usage_error(f"{path} is not a dataset folder (no build.json or shards); "
+                     "give one folder under the output root, e.g. data/hal")
+
+
+@main.command("inspect")
+@click.argument("dataset", type=click.Path(exists=True, path_type=Path))
+@click.argument("article_id")
+@click.option("--page", type=click.IntRange(min=1),
+              help="Page to draw, from 1 (default: the page where the abstract was found).")
+@click.option("--all-pages", is_flag=True, help="One PNG per page (OUT's name + -pN).")
+@click.option("--order", "reading_order", is_flag=True,
+              help="Draw the reading order: a polyline through the lines, block numbers.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="PNG to write (default: ./inspect-ID.png).")
+def inspect_command(dataset: Path, article_id: str, page: int | None, all_pages: bool,
+                    reading_order: bool, out: Path | None) -> None:
+    """Draw a page of a published or rejected document: kept words, removed abstract,
+    words dropped by cleaners."""
+    from loralay_build.inspect.layers import UnknownDocument, document_layers
+    from loralay_build.inspect.render import write_pngs
+
+    _require_dataset(dataset)
+    try:
+        layers = document_layers(dataset, article_id)
+    except UnknownDocument:
+        _usage_error(f"{article_id!r} is neither published in {dataset} nor in its rejects")
+    if layers.rejected:
+        click.echo(f"{article_id}: not published: {layers.rejected}", err=True)
+    if layers.pdf_path is None:
+        click.echo(f"{article_id}: nothing to draw: {'; '.join(layers.notes)}", err=True)
+        sys.exit(EXIT_FAILURE)
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in article_id)
+    try:
+        paths = write_pngs(layers, out or Path(f"inspect-{safe}.png"), page, all_pages,
+                           reading_order)
+    except ValueError as exc:
+        _usage_error(str(exc))
+    for path in paths:
+        click.echo(f"{path}: written")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,8 +11,17 @@ from tqdm import tqdm
 T = TypeVar("T")
 
 
+_hidden = False
+
+
+def hide_progress() -> None:
+    """`-q`: no bars or terminal summaries even on a terminal."""
+    global _hidden
+    _hidden = True
+
+
 def interactive() -> bool:
-    return sys.stderr.isatty()
+    return not _hidden and sys.stderr.isatty()
 
 
 def progress(items: Iterable[T], total: int | None, desc: str) -> Iterator[T]:

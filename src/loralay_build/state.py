@@ -10,6 +10,7 @@ import dataclasses
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import time
@@ -22,6 +23,8 @@ from loralay_build.errors import LockHeld, Reason
 from loralay_build.records import Candidate
 
 STATE_DIR = ".loralay"
+
+log = logging.getLogger(__name__)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS candidates (
@@ -202,6 +205,7 @@ class State:
         self.db.execute(sql + " WHERE id = ?", (status, time.time(), *fields.values(), cand_id))
 
     def reject(self, cand_id: str, reason: Reason, detail: str = "", **fields: Any) -> None:
+        log.info("rejected %s: %s (%s)", cand_id, reason.value, detail[:200])
         self.set_status(cand_id, REJECTED, reason=reason.value, detail=detail[:500], **fields)
 
     @property
@@ -253,13 +257,14 @@ class State:
             )
         }
 
-    def reason_counts(self, dataset: str) -> dict[str, int]:
+    def reason_counts(self, dataset: str, status: str = REJECTED) -> dict[str, int]:
+        """Candidates of one status (rejected, or filtered) per reason."""
         return {
             r[0]: r[1]
             for r in self.db.execute(
                 "SELECT reason, COUNT(*) FROM candidates WHERE dataset = ?"
-                " AND status IN (?, ?) GROUP BY 1 ORDER BY 1",
-                (dataset, REJECTED, FILTERED),
+                " AND status = ? GROUP BY 1 ORDER BY 1",
+                (dataset, status),
             )
         }
 

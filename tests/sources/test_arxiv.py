@@ -141,7 +141,7 @@ def test_id_list_uses_the_atom_api_through_its_rate_limit(
     config = write_config(tmp_path / "c.toml", arxiv_box.client_config(), FAST)
     out = tmp_path / "data"
     result = run_cli("arxiv", "--out", str(out), "--config", str(config),
-                     "--ids", str(tmp_path / "ids.txt"), "--version", "metadata")
+                     "--ids", str(tmp_path / "ids.txt"), "--pdf-version", "metadata")
     assert result.exit_code == 0, result.output
     assert [e.status for e in arxiv_box.server.requests("/arxiv/api/query")] == [429, 200]
     assert set(published_splits(out / "arxiv")) == {"arxiv:1801.10000", "arxiv:hep-th/0101001"}

@@ -15,6 +15,9 @@ from loralay_build.records import Box
 
 # A vertical whitespace band at least this many body font sizes wide separates columns.
 COLUMN_GAP = 0.8
+# Two sides of such a band are columns when they share at least this share of the shorter
+# one's height.
+COLUMN_SHARE = 0.5
 # A horizontal whitespace band at least this many body font sizes high separates blocks
 # (measured on line boxes normalised to 1.1 font sizes around their centre).
 BLOCK_GAP = 0.5
@@ -135,7 +138,9 @@ class _Cutter:
 
     Cutting at every horizontal gap would slice a two-column region at gaps that happen to
     line up in both columns and read it band by band; consecutive bands are merged while
-    their union still has a column gutter, so each column stays whole.
+    their union still has a column gutter and the next band continues one of the columns
+    so far, so each column stays whole. A band that only sits beside the ones above (a
+    left-aligned "Abstract" heading under a centred title) is not a column of theirs.
     """
 
     def __init__(self, rects: Sequence[Box], gap_x: float, gap_y: float) -> None:
@@ -157,8 +162,9 @@ class _Cutter:
         merged = [bands[0]]
         covered = self._cover(bands[0])
         for band in bands[1:]:
-            joined = _merge_spans(covered + self._cover(band), self.gap_x)
-            if len(joined) > 1:
+            cover = self._cover(band)
+            joined = _merge_spans(covered + cover, self.gap_x)
+            if len(joined) > 1 and _overlap(covered, cover):
                 merged[-1] = merged[-1] + band
                 covered = joined
             else:
@@ -186,7 +192,19 @@ class _Cutter:
                 end = x1
         if best_at == 0:
             return None
-        return ordered[:best_at], ordered[best_at:]
+        left, right = ordered[:best_at], ordered[best_at:]
+        return (left, right) if self._side_by_side(left, right) else None
+
+    def _side_by_side(self, left: list[int], right: list[int]) -> bool:
+        """Columns share most of their height; a narrow heading below a centred title and
+        touching it (line boxes are stretched) only looks like a column beside it."""
+        top_l, bottom_l = self._extent(left)
+        top_r, bottom_r = self._extent(right)
+        shared = min(bottom_l, bottom_r) - max(top_l, top_r)
+        return shared >= COLUMN_SHARE * min(bottom_l - top_l, bottom_r - top_r)
+
+    def _extent(self, items: list[int]) -> tuple[float, float]:
+        return min(self.rects[i][1] for i in items), max(self.rects[i][3] for i in items)
 
     def _bands_y(self, items: list[int]) -> list[list[int]]:
         """Split at every horizontal whitespace band."""
@@ -202,6 +220,11 @@ class _Cutter:
             if rects[i][3] > end:
                 end = rects[i][3]
         return bands
+
+
+def _overlap(a: Spans, b: Spans) -> bool:
+    """Some span of `a` shares x-extent with some span of `b`."""
+    return any(a0 < b1 and b0 < a1 for a0, a1 in a for b0, b1 in b)
 
 
 def _merge_spans(spans: Spans, gap: float) -> Spans:

@@ -286,6 +286,7 @@ class Pipeline:
                 self.state.set_status(row.candidate.id, PUBLISHED, split=splits[row.candidate.id],
                                       reason=None, detail=None)
             for cid, (reason, detail) in dropped.items():
+                log.info("filtered %s: %s (%s)", cid, reason.value, detail)
                 self.state.set_status(cid, FILTERED, reason=reason.value, detail=detail)
         if self._up_to_date(out_dir, fingerprint):
             log.info("%s is up to date", out_dir)

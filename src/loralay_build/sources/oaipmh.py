@@ -153,5 +153,5 @@ def harvest(
             restarts += 1
             if restarts > MAX_RESTARTS:
                 raise
-            log.warning("%s; restarting the harvest from %s", exc, newest[:10] or "the start")
+            log.info("%s; restarting the harvest from %s", exc, newest[:10] or "the start")
 

@@ -1,0 +1,199 @@
+"""What to draw on each page of one document: kept words, removed abstracts, cleaned words.
+
+The published row holds only the words that were kept. To show what was taken out, the PDF
+is parsed and cleaned again from the blob store, and the row's `matches` (word indices before
+the abstracts were removed) are mapped back onto that re-computation.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from loralay_build.blobs import BlobStore
+from loralay_build.config import load_settings
+from loralay_build.corpus.folder import BUILD_FILE, SHARD_GLOB
+from loralay_build.errors import Reject
+from loralay_build.parse import parse_pdf
+from loralay_build.parse.clean import CLEANERS
+from loralay_build.records import Box, Document
+from loralay_build.state import FILTERED, REJECTED, STATE_DIR, State
+
+KEPT, ABSTRACT, DROPPED = "kept", "abstract", "dropped"
+
+
+class UnknownDocument(LookupError):
+    """The id is neither in the published shards nor among the dataset's rejects."""
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One word box to draw; `label` is the abstract's language or the cleaner's name."""
+
+    box: Box
+    kind: str
+    label: str = ""
+
+
+@dataclass
+class PageLayers:
+    marks: list[Mark] = field(default_factory=list)
+    # Reading order: (block number on the page, line box), lines in the order they are read.
+    order: list[tuple[int, Box]] = field(default_factory=list)
+
+
+@dataclass
+class DocumentLayers:
+    article_id: str
+    pdf_path: Path | None
+    pages: dict[int, PageLayers]
+    default_page: int  # 0-based true page index
+    rejected: str = ""  # "reason: detail" for a document that is not published
+    notes: list[str] = field(default_factory=list)
+
+
+def find_row(dataset_dir: Path, article_id: str) -> dict[str, Any] | None:
+    """The published row of `article_id`, read from the shards with a pushed-down filter."""
+    for shard in sorted(dataset_dir.glob(SHARD_GLOB)):
+        table = pq.read_table(shard, filters=[("article_id", "=", article_id)])
+        if table.num_rows:
+            row: dict[str, Any] = table.slice(0, 1).to_pylist()[0]
+            return row
+    return None
+
+
+def _source_of(dataset_dir: Path, fallback: str) -> str:
+    try:
+        return str(json.loads((dataset_dir / BUILD_FILE).read_text())["source"])
+    except (OSError, ValueError, KeyError):
+        return fallback
+
+
+def _clean(doc: Document, cleaners: list[str]) -> tuple[Document, list[int], dict[int, str]]:
+    """Apply the cleaners like `clean_document`, remembering who dropped which word.
+
+    Returns the cleaned document, the index in `doc` of each kept word, and the dropped
+    words' indices in `doc` mapped to the cleaner's name.
+    """
+    origin = list(range(len(doc)))
+    dropped: dict[int, str] = {}
+    for name in cleaners:
+        drop = CLEANERS[name](doc)
+        if not drop:
+            continue
+        keep = [i for i in range(len(doc)) if i not in drop]
+        dropped.update({origin[i]: name for i in drop})
+        doc = doc.select(keep)
+        origin = [origin[i] for i in keep]
+    return doc, origin, dropped
+
+
+def _order(doc: Document) -> dict[int, list[tuple[int, Box]]]:
+    """Per page, each line's box in reading order, numbered by block (from 1 on each page)."""
+    lines: dict[int, list[int]] = defaultdict(list)
+    line_order: list[int] = []
+    for i, line in enumerate(doc.line_ids):
+        if line not in lines:
+            line_order.append(line)
+        lines[line].append(i)
+    out: dict[int, list[tuple[int, Box]]] = defaultdict(list)
+    blocks: dict[int, dict[int, int]] = defaultdict(dict)
+    for line in line_order:
+        members = lines[line]
+        page = doc.word_pages[members[0]]
+        numbers = blocks[page]
+        number = numbers.setdefault(doc.block_ids[members[0]], len(numbers) + 1)
+        boxes = [doc.boxes[i] for i in members]
+        union = (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                 max(b[2] for b in boxes), max(b[3] for b in boxes))
+        out[page].append((number, union))
+    return out
+
+
+def _published(row: dict[str, Any], doc: Document, cleaners: list[str],
+               layers: DocumentLayers) -> None:
+    cleaned, _, dropped = _clean(doc, cleaners)
+    pages = layers.pages
+    for box, page in zip(row["article_bboxes"], row["word_pages"], strict=True):
+        pages[page].marks.append(Mark((box[0], box[1], box[2], box[3]), KEPT))
+    removed = 0
+    found = [m for m in row["matches"] if m["found"]]
+    for match in found:
+        for i in range(match["word_start"], min(match["word_end"], len(cleaned))):
+            removed += 1
+            pages[cleaned.word_pages[i]].marks.append(Mark(cleaned.boxes[i], ABSTRACT,
+                                                           match["lang"]))
+    for i, name in dropped.items():
+        pages[doc.word_pages[i]].marks.append(Mark(doc.boxes[i], DROPPED, name))
+    if len(cleaned) - removed != len(row["article_words"]):
+        layers.notes.append(
+            f"parsing the PDF again gives {len(cleaned) - removed} body words, the published "
+            f"row has {len(row['article_words'])}: the dataset was built with other settings"
+        )
+    if found:
+        layers.default_page = min(m["page"] for m in found)
+    elif row["word_pages"]:
+        layers.default_page = row["word_pages"][0]
+
+
+def _unpublished(doc: Document, cleaners: list[str], layers: DocumentLayers) -> None:
+    cleaned, origin, dropped = _clean(doc, cleaners)
+    for i in origin:
+        layers.pages[doc.word_pages[i]].marks.append(Mark(doc.boxes[i], KEPT))
+    for i, name in dropped.items():
+        layers.pages[doc.word_pages[i]].marks.append(Mark(doc.boxes[i], DROPPED, name))
+    if cleaned.word_pages:
+        layers.default_page = cleaned.word_pages[0]
+
+
+def document_layers(dataset_dir: Path, article_id: str) -> DocumentLayers:
+    """Everything `inspect` draws for one document, published or rejected.
+
+    Raises `UnknownDocument` when the dataset never saw the id.
+    """
+    row = find_row(dataset_dir, article_id)
+    root = dataset_dir.parent
+    rejected = ""
+    sha = row["pdf_sha256"] if row else None
+    source = row["source"] if row else ""
+    if row is None:
+        state = State(root) if (root / STATE_DIR).is_dir() else None
+        if state is None:
+            raise UnknownDocument(article_id)
+        try:
+            record = next((r for r in state.rows(dataset_dir.name, [REJECTED, FILTERED])
+                           if r.candidate.id == article_id), None)
+        finally:
+            state.close()
+        if record is None:
+            raise UnknownDocument(article_id)
+        rejected = f"{record.status} as {record.reason}: {record.detail or ''}".rstrip(": ")
+        sha, source = record.blob_sha, record.candidate.source
+    layers = DocumentLayers(article_id, None, defaultdict(PageLayers), 0, rejected)
+    if not sha:
+        layers.notes.append("no PDF was stored for it")
+        return layers
+    layers.pdf_path = BlobStore(root / STATE_DIR / "blobs").path(sha)
+    if not layers.pdf_path.is_file():
+        layers.notes.append(f"the PDF {sha[:12]}… is no longer in the blob store")
+        layers.pdf_path = None
+        return layers
+    settings = load_settings(_source_of(dataset_dir, source))
+    cleaners = [str(name) for name in settings.source.get("cleaners", ())]
+    try:
+        doc = parse_pdf(layers.pdf_path, settings=settings.parse)
+    except Reject as reject:
+        layers.notes.append(f"no words to draw: {reject.reason.value} ({reject.detail})")
+        return layers
+    for page, lines in _order(doc).items():
+        layers.pages[page].order = lines
+    if row is not None:
+        _published(row, doc, cleaners, layers)
+    else:
+        _unpublished(doc, cleaners, layers)
+    return layers

@@ -1,0 +1,140 @@
+"""Render a PDF page with pdfium and draw the word layers over it, with a legend below."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pypdfium2 as pdfium
+from PIL import Image, ImageDraw, ImageFont
+
+from loralay_build.blobs import atomic_path
+from loralay_build.inspect.layers import ABSTRACT, DROPPED, KEPT, DocumentLayers, PageLayers
+
+DPI = 110
+SCALE = DPI / 72  # pixels per point: boxes in points map to the bitmap by this factor alone
+COLOURS: dict[str, tuple[int, int, int]] = {
+    KEPT: (31, 119, 180),
+    ABSTRACT: (214, 39, 40),
+    DROPPED: (44, 160, 44),
+    "order": (255, 127, 14),
+}
+FILL_ALPHA = 70
+LEGEND_LINE = 18
+
+
+def page_count(pdf_path: Path) -> int:
+    pdf = pdfium.PdfDocument(str(pdf_path))
+    try:
+        return len(pdf)
+    finally:
+        pdf.close()
+
+
+def _render(pdf_path: Path, index: int) -> Image.Image:
+    """The page as displayed (its /Rotate applied), at `SCALE` pixels per point."""
+    pdf = pdfium.PdfDocument(str(pdf_path))
+    try:
+        page = pdf[index]
+        try:
+            image: Image.Image = page.render(scale=SCALE).to_pil().convert("RGB")
+        finally:
+            page.close()
+    finally:
+        pdf.close()
+    return image
+
+
+def _px(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    return (box[0] * SCALE, box[1] * SCALE, box[2] * SCALE, box[3] * SCALE)
+
+
+def _draw_marks(image: Image.Image, layer: PageLayers) -> None:
+    overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
+    draw = ImageDraw.Draw(overlay)
+    for mark in layer.marks:
+        colour = COLOURS[mark.kind]
+        draw.rectangle(_px(mark.box), fill=(*colour, FILL_ALPHA), outline=(*colour, 255))
+    image.paste(Image.alpha_composite(image.convert("RGBA"), overlay).convert("RGB"))
+
+
+def _draw_order(image: Image.Image, layer: PageLayers) -> None:
+    draw = ImageDraw.Draw(image)
+    colour = COLOURS["order"]
+    centres = [((b[0] + b[2]) / 2 * SCALE, (b[1] + b[3]) / 2 * SCALE) for _, b in layer.order]
+    if len(centres) > 1:
+        draw.line(centres, fill=colour, width=1)
+    seen: set[int] = set()
+    for (number, box), _ in zip(layer.order, centres, strict=True):
+        if number not in seen:
+            seen.add(number)
+            draw.text((box[0] * SCALE - 14, box[1] * SCALE), str(number), fill=colour)
+
+
+def _legend(layer: PageLayers, reading_order: bool, header: list[str]) -> list[tuple[str, str]]:
+    """(colour key, text) lines; the key "" is plain text."""
+    lines = [("", text) for text in header]
+    counts = Counter((m.kind, m.label) for m in layer.marks)
+    names = {KEPT: "kept words", ABSTRACT: "removed abstract", DROPPED: "dropped by cleaner"}
+    for (kind, label), n in sorted(counts.items()):
+        suffix = f" ({'language ' if kind == ABSTRACT else ''}{label})" if label else ""
+        lines.append((kind, f"{names[kind]}{suffix}: {n} words"))
+    if reading_order and layer.order:
+        lines.append(("order", "reading order (block numbers)"))
+    return lines
+
+
+def render_page(layers: DocumentLayers, index: int, reading_order: bool = False) -> Image.Image:
+    """Page `index` (0-based true page index) with its layers and a legend strip below it."""
+    if layers.pdf_path is None:
+        raise ValueError("no PDF to render")
+    page = _render(layers.pdf_path, index)
+    layer = layers.pages.get(index, PageLayers())
+    _draw_marks(page, layer)
+    if reading_order:
+        _draw_order(page, layer)
+    header = [f"{layers.article_id}, page {index + 1}"]
+    if layers.rejected:
+        header.append(f"not published: {layers.rejected}")
+    header += layers.notes
+    legend = _legend(layer, reading_order, header)
+    out = Image.new("RGB", (page.width, page.height + LEGEND_LINE * len(legend) + 8), "white")
+    out.paste(page, (0, 0))
+    draw = ImageDraw.Draw(out)
+    font = ImageFont.load_default()
+    y = page.height + 4
+    for key, text in legend:
+        x = 6
+        if key:
+            draw.rectangle((x, y + 3, x + 10, y + 13), fill=COLOURS[key], outline=(0, 0, 0))
+            x += 16
+        draw.text((x, y + 2), text[:160], fill=(0, 0, 0), font=font)
+        y += LEGEND_LINE
+    return out
+
+
+def write_pngs(layers: DocumentLayers, out: Path, page: int | None = None,
+               all_pages: bool = False, reading_order: bool = False) -> list[Path]:
+    """Write the chosen page (1-based `page`, default the abstract's) or every page.
+
+    With `all_pages` page N goes to OUT's stem + "-pN". Raises ValueError for a page the PDF
+    does not have.
+    """
+    if layers.pdf_path is None:
+        raise ValueError("no PDF to render")
+    count = page_count(layers.pdf_path)
+    if page is not None and not 1 <= page <= count:
+        raise ValueError(f"--page {page}: the PDF has pages 1 to {count}")
+    if all_pages:
+        indices = list(range(count))
+    else:
+        indices = [page - 1 if page is not None else min(layers.default_page, count - 1)]
+    written = []
+    for index in indices:
+        path = out.with_name(f"{out.stem}-p{index + 1}{out.suffix}") if all_pages else out
+        image = render_page(layers, index, reading_order)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(path) as tmp:
+            image.save(tmp, format="PNG", optimize=True)
+        written.append(path)
+    return written

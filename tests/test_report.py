@@ -1,0 +1,153 @@
+"""`build-corpus report` and `stats --json`: the numbers equal what pyarrow computes from the
+shards, and the plots are real images."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pj
+import pyarrow.parquet as pq
+import pytest
+from PIL import Image
+
+from .conftest import run_cli
+from .test_local import make_corpus, write_manifest
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("report")
+    docs = root / "docs"
+    docs.mkdir()
+    entries = make_corpus(docs, 6)
+    entries.append({"id": "noabs", "pdf": "doc1.pdf", "language": "fr", "abstracts": {}})
+    entries.append({"id": "gone", "pdf": "nowhere.pdf", "language": "fr",
+                    "abstracts": {"fr": "x"}})
+    for name, part in (("alpha", entries[:4] + entries[6:]), ("beta", entries[4:6])):
+        manifest = write_manifest(docs / f"{name}.jsonl", part)
+        result = run_cli("local", "--input", str(manifest), "--out", str(root / "data"),
+                         "--name", name, "--executor", "serial", "--no-filter")
+        assert result.returncode == 0, result.stderr
+    return root / "data"
+
+
+def expected_split(table: pa.Table) -> dict[str, object]:
+    """The report's figures for one split, computed by pyarrow alone (zeros when empty)."""
+    if table.num_rows == 0:
+        zero = {"mean": 0.0, "median": 0.0, "p90": 0.0}
+        return {"documents": 0, "article_words": zero, "summary_words": zero, "pages": zero,
+                "compression": 0.0, "lang_confidence_mean": 0.0}
+    article = pc.list_value_length(table["article_words"])
+    summary = pc.list_value_length(
+        pc.utf8_split_whitespace(pc.utf8_trim_whitespace(table["abstract"])))
+    pages = pc.list_value_length(table["page_sizes"])
+
+    def trio(values: pa.Array) -> dict[str, float]:
+        return {"mean": pc.mean(values).as_py(),
+                "median": pc.quantile(values, q=0.5)[0].as_py(),
+                "p90": pc.quantile(values, q=0.9)[0].as_py()}
+
+    art, summ = trio(article), trio(summary)
+    return {
+        "documents": table.num_rows,
+        "article_words": art,
+        "summary_words": summ,
+        "pages": trio(pages),
+        "compression": art["mean"] / summ["mean"],
+        "lang_confidence_mean": pc.mean(table["lang_confidence"]).as_py(),
+    }
+
+
+def flat(figures: dict[str, object]) -> dict[str, object]:
+    """Nested figures as one level: {"article_words.mean": ...}."""
+    out: dict[str, object] = {}
+    for key, value in figures.items():
+        if isinstance(value, dict):
+            out.update({f"{key}.{k}": v for k, v in value.items()})
+        else:
+            out[key] = value
+    return out
+
+
+def test_report_tables_match_the_shards(data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    result = run_cli("report", str(data), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert sorted(report["datasets"]) == ["alpha", "beta"]
+    markdown = (out / "report.md").read_text()
+    for name, info in report["datasets"].items():
+        shards = sorted((data / name).glob("*.parquet"))
+        splits = {p.name.split("-")[0] for p in shards}
+        assert set(info["splits"]) == splits
+        for split in splits:
+            table = pa.concat_tables(
+                pq.read_table(p) for p in shards if p.name.startswith(f"{split}-"))
+            assert flat(info["splits"][split]) == pytest.approx(flat(expected_split(table)))
+            assert f"| {name} | {split} | {table.num_rows} |" in markdown
+        lines = data / name / "rejects.jsonl"
+        counts = (pj.read_json(lines).group_by("reason").aggregate([("id", "count")]).to_pylist()
+                  if lines.stat().st_size else [])
+        assert info["rejects"] == {c["reason"]: c["id_count"] for c in counts}
+    assert report["datasets"]["alpha"]["rejects"] == {
+        "abstract_missing_in_metadata": 1, "unavailable": 1}
+
+
+def test_report_plots_are_real_images(data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    assert run_cli("report", str(data), "--out", str(out)).returncode == 0
+    names = json.loads((out / "report.json").read_text())["plots"]
+    assert sorted(names) == ["alpha-lengths.png", "alpha-years.png", "beta-lengths.png",
+                             "beta-years.png", "rejects.png"]
+    for name in names:
+        image = Image.open(out / name).convert("RGB")
+        assert image.width > 300 and image.height > 150
+        colours = image.getcolors(maxcolors=1 << 20) or []
+        assert len(colours) > 20, f"{name} looks blank"
+        # Something is plotted: a good share of pixels is neither white nor near-white.
+        inked = sum(n for n, rgb in colours if sum(rgb) < 600)
+        assert inked > 0.01 * image.width * image.height, name
+
+
+def test_report_without_matplotlib_says_how_to_get_it(data: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "blocker" / "matplotlib"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("raise ImportError('blocked for the test')\n")
+    import os
+
+    path = os.pathsep.join([str(blocker.parent), os.environ.get("PYTHONPATH", "")])
+    out = tmp_path / "report"
+    result = run_cli("report", str(data), "--out", str(out), env={"PYTHONPATH": path})
+    assert result.returncode == 1
+    assert "loralay-build[report]" in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_report_on_a_folder_without_datasets_is_a_usage_error(tmp_path: Path) -> None:
+    result = run_cli("report", str(tmp_path), "--out", str(tmp_path / "r"))
+    assert result.returncode == 2 and "no dataset" in result.stderr
+
+
+def test_stats_json_matches_the_report(data: Path, tmp_path: Path) -> None:
+    result = run_cli("stats", str(data / "alpha"), "--json")
+    assert result.returncode == 0, result.stderr
+    stats = json.loads(result.stdout)
+    out = tmp_path / "report"
+    assert run_cli("report", str(data), "--out", str(out)).returncode == 0
+    report = json.loads((out / "report.json").read_text())
+    assert stats["splits"] == report["datasets"]["alpha"]["splits"]
+    text = run_cli("stats", str(data / "alpha"))
+    assert text.returncode == 0 and "article words" in text.stdout
+
+
+@pytest.mark.parametrize("command", ["stats", "verify"])
+def test_stats_and_verify_refuse_a_folder_that_is_not_a_dataset(data: Path,
+                                                               command: str) -> None:
+    for path in (data, data / ".loralay" / "state.sqlite"):
+        result = run_cli(command, str(path))
+        assert result.returncode == 2, (path, result.stdout, result.stderr)
+        assert "not a dataset" in result.stderr and "Traceback" not in result.stderr
