@@ -84,7 +84,7 @@ class OpenReviewSandbox(FakeService):
         self.rng = random.Random(seed)
         self.subs: dict[str, Submission] = {}
         self.pdf_limit, self.pdf_window = pdf_limit, pdf_window
-        self.challenge = False
+        self.challenge: set[str] = set()  # endpoints answering 403 ChallengeRequiredError
         self.credentials = ("reviewer@example.org", "s3cret-pässword")
         self.tokens: set[str] = set()
         self._bucket_start, self._bucket_used = time.time(), 0
@@ -234,7 +234,7 @@ class OpenReviewSandbox(FakeService):
         return f"{sub.venue}/-/{name.get(sub.status, 'Blind_Submission')}"
 
     def _notes(self, req: Request) -> Reply:
-        if self.challenge:
+        if "notes" in self.challenge:
             return _error(403, "ChallengeRequiredError", "Challenge verification required")
         if self._once("notes-503"):
             return _error(503, "ServiceUnavailableError", "Service temporarily unavailable")
@@ -296,7 +296,7 @@ class OpenReviewSandbox(FakeService):
         return _json({"token": token, "user": {"id": "~Reviewer_One1"}})
 
     def _pdf(self, req: Request) -> Reply:
-        if self.challenge:
+        if "pdf" in self.challenge:
             return _error(403, "ChallengeRequiredError", "Challenge verification required")
         sub = self.subs.get(req.arg("id"))
         if req.path.endswith("/attachment") and req.arg("name") != "pdf":
