@@ -18,7 +18,7 @@ from loralay_build.sandbox.server import SandboxServer
 from loralay_build.sources.openreview_notes import STATUSES, VenueIds, to_candidate
 from loralay_build.text.normalize import normalise_text, normalise_words
 
-from .cli_helpers import FAST, rejects, rows, status, write_config
+from .cli_helpers import FAST, published_splits, rejects, rows, status, write_config
 
 FIXTURES = Path("/work/shared/fixtures/openreview")
 PDF = "/_openreview/api2/pdf"
@@ -258,3 +258,20 @@ def test_wrong_credentials_are_a_usage_error(server: SandboxServer, tmp_path: Pa
     result = build(tmp_path / "d", config(tmp_path, box), env=env)
     assert result.exit_code == 2 and "login refused" in result.output
     assert "wrong" not in result.output
+
+
+def test_split_ids_keep_a_published_membership(server: SandboxServer, tmp_path: Path) -> None:
+    box = sandbox_on(server, faults=False)
+    titles = Counter(s.title.lower()[:30] for s in box.subs.values())
+    newest = sorted(s.note_id for s in box.subs.values()  # not a duplicate's copy
+                    if s.venue == WORKSHOP23 and s.status == "accepted"
+                    and titles[s.title.lower()[:30]] == 1)
+    folder = tmp_path / "splits"
+    folder.mkdir()
+    (folder / "train.txt").write_text(f"openreview:{newest[0]}\n{newest[1]}\n")
+    (folder / "test.jsonl").write_text("")
+    out = tmp_path / "data"
+    assert build(out, config(tmp_path, box), "--split-ids", str(folder)).exit_code == 0
+    splits = published_splits(out / "openreview")
+    assert splits[f"openreview:{newest[0]}"] == splits[f"openreview:{newest[1]}"] == "train"
+    assert "test" in splits.values()  # the others still split by venue year
