@@ -74,13 +74,13 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
     lines += ["", "Dropped documents, by reason (see `rejects.jsonl`):", ""]
     rejects = build["counts"]["rejects"]
     lines += [f"- `{k}`: {v}" for k, v in sorted(rejects.items())] or ["- none"]
-    clusters = build.get("duplicate_clusters", [])
-    lines += [
+    clusters = build.get("duplicate_clusters")
+    lines += [] if clusters is None else [
         "", "## Duplicates", "",
         f"{len(clusters)} cluster(s) of near-duplicate documents (identical PDF, or equal "
         "normalised title with similar abstract; see `duplicate_clusters` in build.json). "
-        "Each cluster is one work: only its representative, the earliest member by date and "
-        "then id, is published; the others are dropped as `duplicate`.",
+        "Each cluster is one work: only its representative, the earliest member (by venue "
+        "year when known, date, then id), is published; the others are dropped as `duplicate`.",
     ]
     lines += ["", "## Columns", "", "| column | type | content |", "|---|---|---|"]
     for field in EXAMPLE_SCHEMA:

@@ -21,7 +21,6 @@ from loralay_build.blobs import BlobStore, atomic_write_bytes
 from loralay_build.config import Settings
 from loralay_build.corpus.card import render_card
 from loralay_build.corpus.dedup import (
-    DEFAULT_THRESHOLD,
     Cluster,
     DedupItem,
     cluster_splits,
@@ -246,7 +245,7 @@ class Pipeline:
         out_dir = self.req.out_root / self.dataset
         dropped: dict[str, tuple[Reason, str]] = {}
         clusters = self._clusters(rows)
-        for cluster in clusters:  # one representative per work (corpus.dedup)
+        for cluster in clusters or []:  # one representative per work (corpus.dedup)
             for cid in cluster.members[1:]:
                 dropped[cid] = (Reason.DUPLICATE, f"same work as {cluster.representative}")
         first_of_blob: dict[str, str] = {}
@@ -276,7 +275,7 @@ class Pipeline:
                           r.candidate.extra.get("split"))
                 for r in kept
             ],
-            clusters,
+            clusters or [],
             self.settings.split,
         )
         threshold_values = {
@@ -308,15 +307,18 @@ class Pipeline:
         self._write(out_dir, kept, splits, threshold_values, fingerprint, clusters)
         self.report.published = True
 
-    def _clusters(self, rows: list[Row]) -> list[Cluster]:
-        """Near-duplicate clusters among the processed documents (corpus.dedup)."""
-        threshold = float(self.settings.source.get("dedup_threshold", DEFAULT_THRESHOLD))
+    def _clusters(self, rows: list[Row]) -> list[Cluster] | None:
+        """Near-duplicate clusters among the processed documents (corpus.dedup), for sources
+        whose config sets `dedup_threshold`; the others keep the shared-PDF rule alone."""
+        threshold = self.settings.source.get("dedup_threshold")
+        if threshold is None:
+            return None
         return find_clusters([
             DedupItem(r.candidate.id, r.candidate.title,
                       r.candidate.abstracts.get(r.candidate.language, ""), r.blob_sha or "",
                       split_key(r.candidate))
             for r in rows
-        ], threshold)
+        ], float(threshold))
 
     def _up_to_date(self, out_dir: Path, fingerprint: str) -> bool:
         try:
@@ -350,11 +352,12 @@ class Pipeline:
         )
         atomic_write_bytes(out_dir / "rejects.jsonl", rejects.encode())
         build = self._build_record(kept, splits, final, thresholds, fingerprint, files)
-        build["duplicate_clusters"] = [
-            {"representative": c.representative, "members": list(c.members),
-             "split": splits.get(c.representative)}
-            for c in clusters or []
-        ]
+        if clusters is not None:
+            build["duplicate_clusters"] = [
+                {"representative": c.representative, "members": list(c.members),
+                 "split": splits.get(c.representative)}
+                for c in clusters
+            ]
         atomic_write_bytes(out_dir / "README.md", render_card(self.dataset, build).encode())
         atomic_write_bytes(out_dir / BUILD_FILE,
                            (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
