@@ -316,7 +316,9 @@ def pubmed(out: Path, name: str | None, config: Path | None, limit: int | None,
 
 # The datasets `demo` builds (sandbox.Sandbox.demo_builds), listed here so --help shows them
 # without starting the sandbox.
-DEMO_DATASETS = ("hal", "scielo-es", "scielo-pt", "koreascience", "arxiv", "pubmed")
+DEMO_DATASETS = (
+    "hal", "scielo-es", "scielo-pt", "koreascience", "arxiv", "pubmed", "openreview",
+)
 
 
 def _build_stamp(folder: Path) -> int | None:
@@ -325,6 +327,34 @@ def _build_stamp(folder: Path) -> int | None:
         return (folder / "build.json").stat().st_mtime_ns
     except OSError:
         return None
+
+
+@main.command()
+@common_options
+@click.option("--venue", "venues", multiple=True,
+              help="Venue id, e.g. ICLR.cc/2024/Conference (repeatable; default: [source] "
+                   "venues).")
+@click.option("--api", type=click.Choice(["auto", "v1", "v2"]),
+              help="API version (default auto: v2 when the venue has v2 settings).")
+@click.option("--select", "select", multiple=True,
+              type=click.Choice(["accepted", "under_review", "rejected", "withdrawn",
+                                 "desk_rejected"]),
+              help="Submissions to keep (repeatable; default: accepted).")
+@click.option("--with-reviews", is_flag=True, help="Keep review summaries and decisions.")
+@click.option("--split-ids", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Folder of train/val/test forum-id files: each paper keeps that split.")
+def openreview(out: Path, name: str | None, config: Path | None, limit: int | None,
+               workers: int | None, executor: str | None, parser: str | None,
+               no_filter: bool, verbose: int, quiet: bool, venues: tuple[str, ...],
+               api: str | None, select: tuple[str, ...], with_reviews: bool,
+               split_ids: Path | None) -> None:
+    """Build from OpenReview: abstracts, author TL;DRs and optionally reviews (SciTLDR).
+    Guests by default; OPENREVIEW_USERNAME/OPENREVIEW_PASSWORD log in."""
+    _setup_logging(verbose, quiet)
+    keys = _source_keys(venues=list(venues) or None, api=api, select=list(select) or None,
+                        with_reviews=with_reviews, split_ids=split_ids)
+    overrides = merge(flag_overrides(workers, executor, parser, no_filter), keys)
+    sys.exit(build("openreview", out, name, config, overrides, None, limit))
 
 
 @main.command()

@@ -45,5 +45,12 @@ class TransientError(LoralayError):
     """A failure worth retrying in a later attempt or run (network, 5xx, truncated body)."""
 
 
+class Deferred(TransientError):
+    """A document the server asked us to fetch later (a long rate-limit wait, a challenge).
+
+    Not a failure of the document: it waits for the next run without using up an attempt.
+    """
+
+
 class LockHeld(LoralayError):
     """Another run holds the dataset's lock."""

@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import IO, Any
 from urllib.parse import urlencode, urljoin, urlsplit
 
@@ -31,7 +32,7 @@ from urllib3.exceptions import DecodeError
 from urllib3.exceptions import HTTPError as Urllib3Error
 
 from loralay_build.config import HttpSettings
-from loralay_build.errors import LoralayError, TransientError
+from loralay_build.errors import Deferred, LoralayError, TransientError
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,10 @@ class TransientHttpError(TransientError):
         self.retry_after = retry_after
 
 
+class DeferredHttpError(TransientHttpError, Deferred):
+    """The server asked for a wait longer than `retry_after_max`: try again in a later run."""
+
+
 @dataclass(frozen=True)
 class Response:
     url: str  # final URL after redirects, as the source named it (before rewriting)
@@ -92,6 +97,18 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def parse_reset_time(body: bytes, now: float | None = None) -> float | None:
+    """Seconds to wait from a JSON error body's `details.resetTime` (ISO time; OpenReview)."""
+    try:
+        reset = json.loads(body)["details"]["resetTime"]
+        when = datetime.fromisoformat(str(reset).replace("Z", "+00:00"))
+    except (ValueError, TypeError, KeyError):
+        return None
+    if when.tzinfo is None:
         return None
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
@@ -226,9 +243,11 @@ class HttpClient:
         self,
         url: str,
         params: Mapping[str, Any] | list[tuple[str, Any]] | None = None,
+        headers: Mapping[str, str] | None = None,
+        payload: Any = None,
     ) -> Any:
-        """GET a JSON document; a body that does not parse (a cut answer) is retried like
-        any other transient failure."""
+        """GET a JSON document (POST `payload` as JSON when given); a body that does not
+        parse (a cut answer) is retried like any other transient failure."""
         parsed: list[Any] = []
 
         def validate(sink: IO[bytes], final_url: str) -> None:
@@ -238,8 +257,13 @@ class HttpClient:
             except ValueError as exc:
                 raise TransientHttpError(final_url, f"invalid JSON body: {exc}") from exc
 
-        self.download(url, io.BytesIO(), params=params,
-                      headers={"Accept": "application/json"}, validate=validate)
+        sent = {**(headers or {}), "Accept": "application/json"}
+        data = None
+        if payload is not None:
+            data = json.dumps(payload).encode()
+            sent["Content-Type"] = "application/json"
+        self.download(url, io.BytesIO(), params=params, headers=sent, validate=validate,
+                      data=data)
         return parsed[0]
 
     def download(
@@ -250,8 +274,10 @@ class HttpClient:
         headers: Mapping[str, str] | None = None,
         max_bytes: int | None = None,
         validate: Callable[[IO[bytes], str], None] | None = None,
+        data: bytes | None = None,
     ) -> Response:
-        """Stream a GET into `sink`, retrying transient failures within this run.
+        """Stream a GET (a POST of `data` when given) into `sink`, retrying transient
+        failures within this run.
 
         The sink is truncated before each try, so it never holds a mix of two attempts.
         `validate(sink, url)` runs after each complete answer; a TransientHttpError it raises
@@ -265,14 +291,14 @@ class HttpClient:
             sink.seek(0)
             sink.truncate()
             try:
-                response = self._follow(url, sink, dict(headers or {}), cap)
+                response = self._follow(url, sink, dict(headers or {}), cap, data)
                 if validate is not None:
                     validate(sink, response.url)
                 return response
             except TransientHttpError as exc:
                 wait = exc.retry_after
                 if wait is not None and wait > self.settings.retry_after_max:
-                    raise TransientHttpError(
+                    raise DeferredHttpError(
                         exc.url, f"Retry-After {wait:.0f}s exceeds the cap; deferred", wait
                     ) from exc
                 if attempt >= self.settings.max_retries:
@@ -308,7 +334,8 @@ class HttpClient:
                 raise PolicyRefused(url, f"host {host!r} resolves to a non-public address")
         return host, physical
 
-    def _follow(self, url: str, sink: IO[bytes], headers: dict[str, str], cap: int) -> Response:
+    def _follow(self, url: str, sink: IO[bytes], headers: dict[str, str], cap: int,
+                data: bytes | None = None) -> Response:
         headers.setdefault("User-Agent", self.settings.user_agent)
         headers.setdefault("Accept-Encoding", "identity")
         deadline = self.clock() + self.settings.deadline
@@ -316,7 +343,8 @@ class HttpClient:
             host, physical = self._check(url)
             self.pacer.wait(host)
             self.requests_made += 1
-            status, resp_headers, size = self._once(url, physical, sink, headers, cap, deadline)
+            status, resp_headers, size = self._once(url, physical, sink, headers, cap, deadline,
+                                                    data)
             if status in (301, 302, 303, 307, 308):
                 location = resp_headers.get("location")
                 if not location:
@@ -326,9 +354,11 @@ class HttpClient:
                 sink.truncate()
                 continue
             if status in RETRY_STATUSES:
-                raise TransientHttpError(
-                    url, f"HTTP {status}", parse_retry_after(resp_headers.get("retry-after"))
-                )
+                sink.seek(0)
+                wait = parse_reset_time(sink.read(4096))
+                if wait is None:
+                    wait = parse_retry_after(resp_headers.get("retry-after"))
+                raise TransientHttpError(url, f"HTTP {status}", wait)
             if not 200 <= status < 300:
                 sink.seek(0)
                 body = sink.read(2048)
@@ -344,6 +374,7 @@ class HttpClient:
         headers: Mapping[str, str],
         cap: int,
         deadline: float,
+        data: bytes | None = None,
     ) -> tuple[int, dict[str, str], int]:
         remaining = deadline - self.clock()
         if remaining <= 0:
@@ -356,8 +387,8 @@ class HttpClient:
         _header_deadline.value = time.monotonic() + remaining
         try:
             resp = self.pool.request(
-                "GET", physical, headers=dict(headers), preload_content=False, redirect=False,
-                timeout=timeout,
+                "GET" if data is None else "POST", physical, body=data, headers=dict(headers),
+                preload_content=False, redirect=False, timeout=timeout,
             )
         except Urllib3Error as exc:
             if self.clock() >= deadline:

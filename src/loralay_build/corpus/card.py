@@ -27,6 +27,16 @@ COLUMN_DOCS = {
     "article_pdf_url": "where the PDF was downloaded from",
     "pdf_sha256": "sha256 of the PDF bytes",
     "matches": "where each abstract was found before removal, and leakage left after",
+    # OpenReview (SciTLDR) columns; null or empty for other sources
+    "abstract_original": "the abstract as the source wrote it (Markdown/LaTeX), not normalised",
+    "tldr": "the authors' TL;DR (OpenReview), as written",
+    "tldr_key": "the metadata key the TL;DR was read from (`TL;DR` or `TLDR`)",
+    "venue": "venue as the source names it (`ICLR 2024 poster`)",
+    "venue_id": "venue id the document was selected from (`ICLR.cc/2024/Conference`)",
+    "year": "year of the venue",
+    "decision": "decision text, or the selection status (accepted, under_review, ...)",
+    "keywords": "author keywords",
+    "reviews": "with --with-reviews: review, meta-review and decision summaries",
 }
 
 
@@ -64,6 +74,14 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
     lines += ["", "Dropped documents, by reason (see `rejects.jsonl`):", ""]
     rejects = build["counts"]["rejects"]
     lines += [f"- `{k}`: {v}" for k, v in sorted(rejects.items())] or ["- none"]
+    clusters = build.get("duplicate_clusters")
+    lines += [] if clusters is None else [
+        "", "## Duplicates", "",
+        f"{len(clusters)} cluster(s) of near-duplicate documents (identical PDF, or equal "
+        "normalised title with similar abstract; see `duplicate_clusters` in build.json). "
+        "Each cluster is one work: only its representative, the earliest member (by venue "
+        "year when known, date, then id), is published; the others are dropped as `duplicate`.",
+    ]
     lines += ["", "## Columns", "", "| column | type | content |", "|---|---|---|"]
     for field in EXAMPLE_SCHEMA:
         lines.append(f"| `{field.name}` | `{field.type}` | {COLUMN_DOCS[field.name]} |")

@@ -24,6 +24,31 @@ MATCH_TYPE = pa.struct(
 ABSTRACT_TYPE = pa.struct([("lang", pa.string()), ("text", pa.string())])
 PAGE_SIZE_TYPE = pa.struct([("width", pa.float32()), ("height", pa.float32())])
 
+# -- OpenReview (SciTLDR) columns: null or empty for the other sources -------------------------
+REVIEW_TYPE = pa.struct(
+    [
+        ("kind", pa.string()),  # Official_Review | Meta_Review | Decision
+        ("note_id", pa.string()),
+        ("title", pa.string()),
+        ("summary", pa.string()),
+        ("rating", pa.string()),
+        ("confidence", pa.string()),
+        ("decision", pa.string()),
+    ]
+)
+OPENREVIEW_FIELDS = [
+    pa.field("abstract_original", pa.string()),
+    pa.field("tldr", pa.string()),
+    pa.field("tldr_key", pa.string()),
+    pa.field("venue", pa.string()),
+    pa.field("venue_id", pa.string()),
+    pa.field("year", pa.int16()),
+    pa.field("decision", pa.string()),
+    pa.field("keywords", pa.list_(pa.string())),
+    pa.field("reviews", pa.list_(REVIEW_TYPE)),
+]
+# -- end of the OpenReview columns ------------------------------------------------------------
+
 # Column order and types of every published shard. The first five names are those of the
 # published LoRaLay datasets, so their consumers keep working.
 EXAMPLE_SCHEMA = pa.schema(
@@ -47,5 +72,6 @@ EXAMPLE_SCHEMA = pa.schema(
         pa.field("article_pdf_url", pa.string()),
         pa.field("pdf_sha256", pa.string()),
         pa.field("matches", pa.list_(MATCH_TYPE)),
+        *OPENREVIEW_FIELDS,
     ]
 )

@@ -20,11 +20,18 @@ import loralay_build
 from loralay_build.blobs import BlobStore, atomic_write_bytes
 from loralay_build.config import Settings
 from loralay_build.corpus.card import render_card
+from loralay_build.corpus.dedup import (
+    Cluster,
+    DedupItem,
+    cluster_splits,
+    find_clusters,
+    split_key,
+)
 from loralay_build.corpus.filters import compute_thresholds
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
-from loralay_build.corpus.split import SPLITS, SplitItem, assign_splits
+from loralay_build.corpus.split import SPLITS, SplitItem
 from loralay_build.corpus.writer import WorkStore, write_split
-from loralay_build.errors import ConfigError, Reason, Reject, TransientError
+from loralay_build.errors import ConfigError, Deferred, Reason, Reject, TransientError
 from loralay_build.http import BodyTooLarge, HttpClient, HttpError, HttpStatusError
 from loralay_build.progress import progress
 from loralay_build.run.executors import check_executor, make_executor
@@ -166,6 +173,9 @@ class Pipeline:
             sha = self.source.fetch(cand, self.client, self.blobs)
         except Reject as exc:
             self.state.reject(cand.id, exc.reason, exc.detail)
+        except Deferred as exc:  # the server's own schedule: waits without using an attempt
+            self.state.set_status(cand.id, RETRY, reason=None, detail=str(exc)[:500])
+            self.report.add("download_deferred")
         except TransientError as exc:
             attempts = row.attempts + 1
             if attempts >= self.settings.run.max_attempts:
@@ -237,8 +247,14 @@ class Pipeline:
         rows = self.state.rows(self.dataset, [PROCESSED, PUBLISHED, FILTERED])
         out_dir = self.req.out_root / self.dataset
         dropped: dict[str, tuple[Reason, str]] = {}
+        clusters = self._clusters(rows)
+        for cluster in clusters or []:  # one representative per work (corpus.dedup)
+            for cid in cluster.members[1:]:
+                dropped[cid] = (Reason.DUPLICATE, f"same work as {cluster.representative}")
         first_of_blob: dict[str, str] = {}
         for row in rows:  # sorted by id: the smallest id keeps a shared file
+            if row.candidate.id in dropped:
+                continue
             sha = row.blob_sha or ""
             if sha in first_of_blob:
                 dropped[row.candidate.id] = (Reason.DUPLICATE, f"same PDF as {first_of_blob[sha]}")
@@ -256,12 +272,13 @@ class Pipeline:
             if verdict:
                 dropped[row.candidate.id] = verdict
         kept = [r for r in unique if r.candidate.id not in dropped]
-        splits = assign_splits(
+        splits = cluster_splits(
             [
-                SplitItem(r.candidate.id, r.candidate.published, r.split,
+                SplitItem(r.candidate.id, split_key(r.candidate), r.split,
                           r.candidate.extra.get("split"))
                 for r in kept
             ],
+            clusters or [],
             self.settings.split,
         )
         threshold_values = {
@@ -291,8 +308,21 @@ class Pipeline:
         if self._up_to_date(out_dir, fingerprint):
             log.info("%s is up to date", out_dir)
             return
-        self._write(out_dir, kept, splits, threshold_values, fingerprint)
+        self._write(out_dir, kept, splits, threshold_values, fingerprint, clusters)
         self.report.published = True
+
+    def _clusters(self, rows: list[Row]) -> list[Cluster] | None:
+        """Near-duplicate clusters among the processed documents (corpus.dedup), for sources
+        whose config sets `dedup_threshold`; the others keep the shared-PDF rule alone."""
+        threshold = self.settings.source.get("dedup_threshold")
+        if threshold is None:
+            return None
+        return find_clusters([
+            DedupItem(r.candidate.id, r.candidate.title,
+                      r.candidate.abstracts.get(r.candidate.language, ""), r.blob_sha or "",
+                      split_key(r.candidate))
+            for r in rows
+        ], float(threshold))
 
     def _up_to_date(self, out_dir: Path, fingerprint: str) -> bool:
         try:
@@ -307,7 +337,8 @@ class Pipeline:
         )
 
     def _write(self, out_dir: Path, kept: list[Row], splits: dict[str, str],
-               thresholds: dict[str, Any], fingerprint: str) -> None:
+               thresholds: dict[str, Any], fingerprint: str,
+               clusters: list[Cluster] | None = None) -> None:
         out_dir.mkdir(parents=True, exist_ok=True)
         files = []
         for split in SPLITS:
@@ -325,6 +356,12 @@ class Pipeline:
         )
         atomic_write_bytes(out_dir / "rejects.jsonl", rejects.encode())
         build = self._build_record(kept, splits, final, thresholds, fingerprint, files)
+        if clusters is not None:
+            build["duplicate_clusters"] = [
+                {"representative": c.representative, "members": list(c.members),
+                 "split": splits.get(c.representative)}
+                for c in clusters
+            ]
         atomic_write_bytes(out_dir / "README.md", render_card(self.dataset, build).encode())
         atomic_write_bytes(out_dir / BUILD_FILE,
                            (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())

@@ -105,6 +105,7 @@ def build_row(
             }
             for m in matches
         ],
+        **cand.extra.get("columns", {}),  # source-specific typed columns (corpus.schema)
     }
 
 

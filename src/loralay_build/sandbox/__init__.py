@@ -8,9 +8,11 @@ from typing import Any
 from loralay_build.sandbox.arxiv import ArxivSandbox
 from loralay_build.sandbox.hal import HalSandbox
 from loralay_build.sandbox.koreascience import KoreaScienceSandbox
+from loralay_build.sandbox.openreview import OpenReviewSandbox
 from loralay_build.sandbox.pubmed import PubmedSandbox
 from loralay_build.sandbox.scielo import SciELOSandbox
 from loralay_build.sandbox.server import SandboxServer
+from loralay_build.sources.openreview_notes import STATUSES
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,7 @@ class Sandbox:
                                                 faults=faults)
         self.arxiv = ArxivSandbox(self.server, n_docs=docs, seed=seed, faults=faults)
         self.pubmed = PubmedSandbox(self.server, n_docs=docs, seed=seed, faults=faults)
+        self.openreview = OpenReviewSandbox(self.server, n_docs=docs, seed=seed, faults=faults)
 
     def demo_builds(self) -> list[DemoBuild]:
         """Every dataset the demo builds, pointed at this sandbox."""
@@ -44,6 +47,7 @@ class Sandbox:
             DemoBuild("arxiv", "arxiv", self.arxiv.demo_config()),
             DemoBuild("pubmed", "pubmed",
                       self.pubmed.client_config(views=["sumpubmed", "citations"])),
+            DemoBuild("openreview", "openreview", self.openreview.client_config(STATUSES)),
         ]
 
     def __enter__(self) -> Sandbox:

@@ -20,6 +20,7 @@ class Request:
     path: str  # without the query string
     query: list[tuple[str, str]]
     headers: dict[str, str]
+    body: bytes = b""  # a POST's body
 
     def arg(self, name: str, default: str = "") -> str:
         for key, value in self.query:
@@ -155,13 +156,18 @@ class SandboxServer:
         class _Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_GET(self) -> None:
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                self.do_GET(self.rfile.read(min(length, 1 << 20)))
+
+            def do_GET(self, body: bytes | None = None) -> None:
                 parts = urlsplit(self.path)
                 request = Request(
-                    "GET",
+                    "GET" if body is None else "POST",
                     parts.path,
                     parse_qsl(parts.query, keep_blank_values=True),
                     {k.lower(): v for k, v in self.headers.items()},
+                    body or b"",
                 )
                 try:
                     reply = server._dispatch(request)

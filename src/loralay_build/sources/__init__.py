@@ -8,6 +8,7 @@ from loralay_build.sources.base import Source
 from loralay_build.sources.hal import HalSource
 from loralay_build.sources.koreascience import KoreaScienceSource
 from loralay_build.sources.local import LocalSource
+from loralay_build.sources.openreview import OpenReviewSource
 from loralay_build.sources.pubmed import PubmedSource
 from loralay_build.sources.scielo import SciELOSource
 
@@ -16,6 +17,7 @@ SOURCES["scielo"] = SciELOSource
 SOURCES["koreascience"] = KoreaScienceSource
 SOURCES["arxiv"] = ArxivSource
 SOURCES["pubmed"] = PubmedSource
+SOURCES["openreview"] = OpenReviewSource
 
 
 def get_source(name: str) -> Source:

@@ -13,7 +13,7 @@ from typing import Literal
 
 from loralay_build.text.latex import latex_to_text
 
-Format = Literal["plain", "html", "latex"]
+Format = Literal["plain", "html", "latex", "markdown"]
 
 _SPACE = re.compile(r"\s+")
 _COMMENT = re.compile(r"<!--.*?-->|<!\[CDATA\[|\]\]>", re.S)
@@ -29,6 +29,10 @@ _BLOCK_TAG = re.compile(
     re.I,
 )
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+# Markdown markup that never prints: emphasis, code ticks, link targets, heading marks.
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MD_MARK = re.compile(r"(?<![\\\w])(\*\*|__|\*|`+)(?=\S)|(?<=\S)(\*\*|__|\*|`+)(?!\w)")
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+", re.M)
 
 
 def prepare_abstract(text: str, fmt: Format) -> str:
@@ -37,6 +41,8 @@ def prepare_abstract(text: str, fmt: Format) -> str:
         text = html_to_text(text)
     elif fmt == "latex":
         text = latex_to_text(text)
+    elif fmt == "markdown":  # OpenReview: Markdown with inline LaTeX maths
+        text = latex_to_text(markdown_to_text(text))
     elif fmt != "plain":
         raise ValueError(f"unknown abstract format {fmt!r}")
     return _SPACE.sub(" ", text).strip()
@@ -49,3 +55,10 @@ def html_to_text(text: str) -> str:
     text = _BLOCK_TAG.sub(" ", text)
     text = _TAG.sub("", text)
     return html.unescape(text)
+
+
+def markdown_to_text(text: str) -> str:
+    """Text of a Markdown fragment: emphasis and code marks dropped, links kept as their text."""
+    text = _MD_LINK.sub(r"\1", text)
+    text = _MD_HEADING.sub("", text)
+    return _MD_MARK.sub("", text)

@@ -1,0 +1,114 @@
+"""Near-duplicate clusters, found before splitting so that one work never spans two splits.
+
+The same paper appears under several ids (a workshop and a conference version, a
+resubmission). Two documents are one work when their PDFs are byte-identical, or when their
+normalised titles are equal and their normalised abstracts are at least `threshold` similar
+(difflib ratio over word sequences; 0.9 by default tolerates a reworded sentence in a
+150-word abstract, not a different paper under a reused title). Clusters are transitive.
+The representative is the earliest member by (split key, id): the work's first appearance.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from loralay_build.config import SplitSettings
+from loralay_build.corpus.split import SplitItem, assign_splits
+from loralay_build.records import Candidate
+
+DEFAULT_THRESHOLD = 0.9
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class DedupItem:
+    id: str
+    title: str
+    abstract: str
+    pdf_sha256: str
+    sort_key: str  # chronological key; the earliest member represents the cluster
+
+
+@dataclass(frozen=True)
+class Cluster:
+    representative: str
+    members: tuple[str, ...]  # every member, the representative first
+
+
+def normalise(text: str) -> list[str]:
+    """Lower-cased words without accents or punctuation: what survives a re-typesetting."""
+    folded = unicodedata.normalize("NFKD", text.casefold())
+    return _WORD.findall("".join(c for c in folded if not unicodedata.combining(c)))
+
+
+def similarity(a: str, b: str) -> float:
+    return SequenceMatcher(None, normalise(a), normalise(b), autojunk=False).ratio()
+
+
+def split_key(candidate: Candidate) -> str:
+    """Chronological sort key: the venue year first when the source gives one, then the date."""
+    year = candidate.extra.get("columns", {}).get("year")
+    return f"{year:04d}|{candidate.published}" if isinstance(year, int) else candidate.published
+
+
+def find_clusters(items: list[DedupItem], threshold: float = DEFAULT_THRESHOLD) -> list[Cluster]:
+    """Clusters of two or more items, sorted by representative."""
+    parent = {item.id: item.id for item in items}
+
+    def root(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(a: str, b: str) -> None:
+        parent[root(a)] = root(b)
+
+    by_sha: dict[str, str] = {}
+    by_title: dict[str, list[DedupItem]] = defaultdict(list)
+    for item in items:
+        if item.pdf_sha256:
+            if item.pdf_sha256 in by_sha:
+                union(item.id, by_sha[item.pdf_sha256])
+            else:
+                by_sha[item.pdf_sha256] = item.id
+        title = " ".join(normalise(item.title))
+        if title:
+            for other in by_title[title]:
+                if similarity(item.abstract, other.abstract) >= threshold:
+                    union(item.id, other.id)
+            by_title[title].append(item)
+    groups: dict[str, list[DedupItem]] = defaultdict(list)
+    for item in items:
+        groups[root(item.id)].append(item)
+    clusters = []
+    for members in groups.values():
+        if len(members) > 1:
+            members.sort(key=lambda m: (m.sort_key, m.id))
+            clusters.append(Cluster(members[0].id, tuple(m.id for m in members)))
+    return sorted(clusters, key=lambda c: c.representative)
+
+
+def cluster_splits(items: list[SplitItem], clusters: list[Cluster],
+                   ratios: SplitSettings) -> dict[str, str]:
+    """Splits of every item, a whole cluster in its representative's split.
+
+    Only cluster leaders and unclustered items take part in the chronological assignment;
+    every other member then follows its representative, whatever an earlier build stored.
+    """
+    present = {item.id for item in items}
+    rep_of: dict[str, str] = {}
+    for cluster in clusters:  # the first member present leads (the representative if kept)
+        lead = next((m for m in cluster.members if m in present), cluster.representative)
+        rep_of.update((m, lead) for m in cluster.members)
+    leaders = [item for item in items if rep_of.get(item.id, item.id) == item.id]
+    splits = assign_splits(leaders, ratios)
+    for item in items:
+        rep = rep_of.get(item.id, item.id)
+        if rep in splits:
+            splits[item.id] = splits[rep]
+    return splits
