@@ -31,12 +31,21 @@ COLUMN_DOCS = {
 
 
 def render_card(dataset: str, build: dict[str, Any]) -> str:
-    """Card text generated from the schema and the build record."""
+    """Card text generated from the schema and the build record.
+
+    The configs name each shard of this build, not a pattern: while a new build is being
+    published beside this one, `datasets.load_dataset` still reads exactly this set. Empty
+    splits are left out, since `datasets` cannot load a split without rows.
+    """
     splits = build["counts"]["splits"]
     languages = sorted(build.get("languages", [])) or ["multilingual"]
-    lines = ["---", "configs:", "- config_name: default", "  data_files:"]
-    for split in SPLITS:
-        lines += [f"  - split: {split}", f"    path: {split}-*.parquet"]
+    lines = ["---"]
+    shards = {s: [f["name"] for f in build["files"] if f["split"] == s] for s in SPLITS}
+    if any(shards.values()):
+        lines += ["configs:", "- config_name: default", "  data_files:"]
+    for split, names in shards.items():
+        if names:
+            lines += [f"  - split: {split}", "    path:"] + [f"    - {n}" for n in names]
     lines += ["language:"] + [f"- {lang}" for lang in languages]
     lines += [
         "task_categories:", "- summarization", "license: other", "pretty_name: " + dataset,
@@ -48,6 +57,9 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
         "## Splits", "", "| split | documents |", "|---|---|",
     ]
     lines += [f"| {s} | {splits.get(s, 0)} |" for s in SPLITS]
+    empty = [s for s in SPLITS if not splits.get(s, 0)]
+    if empty:
+        lines += ["", f"Empty, so not published: {', '.join(empty)} (too few documents)."]
     ratios = build["split_ratios"]
     lines += [
         "",

@@ -67,20 +67,29 @@ class ShardFile:
     sha256: str
 
 
-def shard_name(split: str, index: int, count: int) -> str:
-    return f"{split}-{index:05d}-of-{count:05d}.parquet"
+def shard_name(split: str, generation: str, index: int, count: int) -> str:
+    """Shard file name; the generation keeps a new shard set from overwriting the old one."""
+    return f"{split}-{generation}-{index:05d}-of-{count:05d}.parquet"
 
 
 def write_split(
-    out_dir: Path, split: str, keys: Sequence[str], work: WorkStore, settings: OutputSettings
+    out_dir: Path,
+    split: str,
+    generation: str,
+    keys: Sequence[str],
+    work: WorkStore,
+    settings: OutputSettings,
 ) -> list[ShardFile]:
-    """Write one split's rows (in the given order) as numbered shards; at least one file."""
+    """Write one split's rows (in the given order) as numbered shards.
+
+    An empty split gets no file: `datasets` cannot read a shard without rows.
+    """
     per_shard = max(1, settings.shard_rows)
-    count = max(1, -(-len(keys) // per_shard))
+    count = -(-len(keys) // per_shard)
     files = []
     for index in range(count):
         chunk = keys[index * per_shard : (index + 1) * per_shard]
-        path = out_dir / shard_name(split, index, count)
+        path = out_dir / shard_name(split, generation, index, count)
         _write_table(work.read(chunk), path, settings)
         data = path.read_bytes()
         files.append(

@@ -24,7 +24,7 @@ from loralay_build.corpus.filters import compute_thresholds
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS, SplitItem, assign_splits
 from loralay_build.corpus.writer import WorkStore, write_split
-from loralay_build.errors import ConfigError, Reason, Reject, TransientError
+from loralay_build.errors import ConfigError, LoralayError, Reason, Reject, TransientError
 from loralay_build.http import BodyTooLarge, HttpClient, HttpError, HttpStatusError
 from loralay_build.progress import progress
 from loralay_build.run.executors import make_executor
@@ -53,6 +53,10 @@ BUILD_FILE = "build.json"
 DATASET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
+class NothingPublished(LoralayError):
+    """The build ended with a dataset without rows (exit 1, so cron and CI notice)."""
+
+
 def check_dataset_name(name: str) -> str:
     """Return `name` if it is a safe single folder name under the output root.
 
@@ -76,6 +80,7 @@ class BuildRequest:
     since: str | None = None
     limit: int | None = None
     command: str = ""
+    allow_empty: bool = False  # a dataset without rows is a success, not exit 1
 
 
 @dataclass
@@ -120,6 +125,13 @@ class Pipeline:
         waiting = self.state.status_counts(self.dataset).get(RETRY, 0)
         self.report.add("waiting_retry", waiting)
         self.report.add("discovery_failed", len(self.discovery_failures))
+        if not self.report.counts["published_rows"] and not self.req.allow_empty:
+            rejected = self.state.status_counts(self.dataset).get(REJECTED, 0)
+            raise NothingPublished(
+                f"{self.dataset}: no document published ({rejected} rejected, see "
+                f"{self.req.out_root / self.dataset / 'rejects.jsonl'}); --allow-empty "
+                "accepts an empty dataset"
+            )
         return EXIT_PARTIAL if waiting or self.discovery_failures else EXIT_OK
 
     # -- discovery ----------------------------------------------------------------------------
@@ -153,33 +165,38 @@ class Pipeline:
     def _fetch_one(self, row: Row) -> None:
         cand = row.candidate
         if not cand.abstracts.get(cand.language, "").strip():
-            self.state.reject(cand.id, Reason.ABSTRACT_MISSING_IN_METADATA,
-                              f"no {cand.language or 'main-language'} abstract in the record")
+            others = ", ".join(sorted(cand.abstracts))
+            detail = (f"abstracts only in {others}, none in the declared language "
+                      f"{cand.language or '(none declared)'}" if others else
+                      f"no {cand.language or 'main-language'} abstract in the record")
+            self.state.reject(self.dataset, cand.id, Reason.ABSTRACT_MISSING_IN_METADATA, detail)
             return
         if not cand.file_url:
-            self.state.reject(cand.id, Reason.UNAVAILABLE, "the record has no file")
+            self.state.reject(self.dataset, cand.id, Reason.UNAVAILABLE,
+                              "the record has no file")
             return
         try:
             sha = self.source.fetch(cand, self.client, self.blobs)
         except Reject as exc:
-            self.state.reject(cand.id, exc.reason, exc.detail)
+            self.state.reject(self.dataset, cand.id, exc.reason, exc.detail)
         except TransientError as exc:
             attempts = row.attempts + 1
             if attempts >= self.settings.run.max_attempts:
-                self.state.reject(cand.id, Reason.UNAVAILABLE, f"{exc} (after {attempts} runs)",
-                                  attempts=attempts)
+                self.state.reject(self.dataset, cand.id, Reason.UNAVAILABLE,
+                                  f"{exc} (after {attempts} runs)", attempts=attempts)
             else:
-                self.state.set_status(cand.id, RETRY, reason=None, detail=str(exc)[:500],
-                                      attempts=attempts)
+                self.state.set_status(self.dataset, cand.id, RETRY, reason=None,
+                                      detail=str(exc)[:500], attempts=attempts)
             self.report.add("download_failed")
         except BodyTooLarge as exc:
-            self.state.reject(cand.id, Reason.TOO_LARGE, str(exc))
+            self.state.reject(self.dataset, cand.id, Reason.TOO_LARGE, str(exc))
         except HttpStatusError as exc:
-            self.state.reject(cand.id, Reason.UNAVAILABLE, str(exc))
+            self.state.reject(self.dataset, cand.id, Reason.UNAVAILABLE, str(exc))
         except HttpError as exc:  # refused redirect, scheme or host
-            self.state.reject(cand.id, Reason.UNAVAILABLE, f"refused: {exc}")
+            self.state.reject(self.dataset, cand.id, Reason.UNAVAILABLE, f"refused: {exc}")
         else:
-            self.state.set_status(cand.id, FETCHED, blob_sha=sha, reason=None, detail=None)
+            self.state.set_status(self.dataset, cand.id, FETCHED, blob_sha=sha, reason=None,
+                                  detail=None)
             self.report.add("downloaded")
 
     # -- processing ---------------------------------------------------------------------------
@@ -218,12 +235,13 @@ class Pipeline:
                 key = keys[cid]
                 if outcome.row is not None:
                     self.work.put(key, outcome.row)
-                    self.state.set_status(cid, PROCESSED, work_key=key, stats=outcome.stats,
-                                          reason=None, detail=None)
+                    self.state.set_status(self.dataset, cid, PROCESSED, work_key=key,
+                                          stats=outcome.stats, reason=None, detail=None)
                     self.report.add("processed")
                 else:
                     assert outcome.reason is not None
-                    self.state.reject(cid, outcome.reason, outcome.detail, work_key=key)
+                    self.state.reject(self.dataset, cid, outcome.reason, outcome.detail,
+                                      work_key=key)
                     self.report.add(f"rejected_{outcome.reason.value}")
         finally:
             executor.close()
@@ -268,67 +286,92 @@ class Pipeline:
             "min_abstract_percentile": self.settings.filters.min_abstract_percentile,
             "filters_enabled": self.settings.filters.enabled,
         }
-        fingerprint = hashlib.sha256(json.dumps(
-            [
-                sorted((r.candidate.id, r.work_key, splits[r.candidate.id]) for r in kept),
-                threshold_values,
-                str(EXAMPLE_SCHEMA),
-                self.settings.raw.get("output", {}),
-                loralay_build.__version__,
-            ],
-            sort_keys=True, default=str,
-        ).encode()).hexdigest()
+        data_fingerprint = _digest([
+            sorted((r.candidate.id, r.work_key, splits[r.candidate.id]) for r in kept),
+            threshold_values,
+            str(EXAMPLE_SCHEMA),
+            self.settings.raw.get("output", {}),
+            loralay_build.__version__,
+        ])
+        rejects = sorted(
+            [(r.candidate.id, r.reason or "", r.detail or "")
+             for r in self.state.rows(self.dataset, [REJECTED])]
+            + [(cid, reason.value, detail) for cid, (reason, detail) in dropped.items()]
+        )
+        # Reports change with every reject, shards only with the kept rows.
+        fingerprint = _digest([data_fingerprint, rejects])
+        previous = self._published(out_dir)
+        if previous.get("fingerprint") == fingerprint:
+            log.info("%s is up to date", out_dir)
+        else:
+            reuse = previous.get("data_fingerprint") == data_fingerprint
+            self._write(out_dir, kept, splits, rejects, threshold_values,
+                        (fingerprint, data_fingerprint), previous["files"] if reuse else None)
+            self.report.published = True
+        # Statuses follow the files: "published" is recorded once the shards are in place.
         with self.state.transaction():
             for row in kept:
-                self.state.set_status(row.candidate.id, PUBLISHED, split=splits[row.candidate.id],
-                                      reason=None, detail=None)
+                self.state.set_status(self.dataset, row.candidate.id, PUBLISHED,
+                                      split=splits[row.candidate.id], reason=None, detail=None)
             for cid, (reason, detail) in dropped.items():
-                self.state.set_status(cid, FILTERED, reason=reason.value, detail=detail)
-        if self._up_to_date(out_dir, fingerprint):
-            log.info("%s is up to date", out_dir)
-            return
-        self._write(out_dir, kept, splits, threshold_values, fingerprint)
-        self.report.published = True
+                self.state.set_status(self.dataset, cid, FILTERED, reason=reason.value,
+                                      detail=detail)
+        self.report.add("published_rows", len(kept))
 
-    def _up_to_date(self, out_dir: Path, fingerprint: str) -> bool:
+    @staticmethod
+    def _published(out_dir: Path) -> dict[str, Any]:
+        """The build record of the shard set in place, or {} when it is missing or damaged."""
         try:
-            build = json.loads((out_dir / BUILD_FILE).read_text())
+            build: dict[str, Any] = json.loads((out_dir / BUILD_FILE).read_text())
         except (OSError, ValueError):
-            return False
-        if build.get("fingerprint") != fingerprint:
-            return False
-        return all(
+            return {}
+        intact = all(
             (out_dir / f["name"]).is_file() and (out_dir / f["name"]).stat().st_size == f["bytes"]
             for f in build.get("files", [])
         )
+        return build if intact else {}
 
     def _write(self, out_dir: Path, kept: list[Row], splits: dict[str, str],
-               thresholds: dict[str, Any], fingerprint: str) -> None:
+               rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],
+               fingerprints: tuple[str, str], reuse: list[dict[str, Any]] | None) -> None:
+        """Publish beside the old set, then switch: new shards under new names, the card (what
+        `datasets` reads) then build.json (what `verify` reads) replaced atomically, and only
+        then the old shards removed. A crash at any point leaves a complete set in use."""
         out_dir.mkdir(parents=True, exist_ok=True)
-        files = []
-        for split in SPLITS:
-            keys = [r.work_key or "" for r in kept if splits[r.candidate.id] == split]
-            files += write_split(out_dir, split, keys, self.work, self.settings.output)
-        names = {f.name for f in files}
-        for stale in out_dir.glob("*-of-*.parquet"):
-            if stale.name not in names:
-                stale.unlink()
-        final = self.state.rows(self.dataset, [REJECTED, FILTERED])
-        rejects = "".join(
-            json.dumps({"id": r.candidate.id, "reason": r.reason, "detail": r.detail or ""},
-                       ensure_ascii=False) + "\n"
-            for r in final
+        if reuse is not None:
+            files = reuse
+        else:
+            generation = fingerprints[1][:8]
+            written = []
+            for split in SPLITS:
+                keys = [r.work_key or "" for r in kept if splits[r.candidate.id] == split]
+                written += write_split(out_dir, split, generation, keys, self.work,
+                                       self.settings.output)
+            files = [f.__dict__ for f in written]
+        for split in ("validation", "test"):
+            if kept and not any(f["split"] == split for f in files):
+                log.warning("%s: the %s split is empty (too few documents); it is left out",
+                            self.dataset, split)
+        lines = "".join(
+            json.dumps({"id": cid, "reason": reason, "detail": detail}, ensure_ascii=False)
+            + "\n"
+            for cid, reason, detail in rejects
         )
-        atomic_write_bytes(out_dir / "rejects.jsonl", rejects.encode())
-        build = self._build_record(kept, splits, final, thresholds, fingerprint, files)
+        atomic_write_bytes(out_dir / "rejects.jsonl", lines.encode())
+        build = self._build_record(kept, splits, rejects, thresholds, fingerprints, files)
         atomic_write_bytes(out_dir / "README.md", render_card(self.dataset, build).encode())
         atomic_write_bytes(out_dir / BUILD_FILE,
                            (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
+        names = {f["name"] for f in files}
+        for stale in [*out_dir.glob("*-of-*.parquet"), *out_dir.glob(".*.tmp")]:
+            if stale.name not in names:
+                stale.unlink()
         log.info("published %d documents to %s", len(kept), out_dir)
 
-    def _build_record(self, kept: list[Row], splits: dict[str, str], final: list[Row],
-                      thresholds: dict[str, Any], fingerprint: str,
-                      files: list[Any]) -> dict[str, Any]:
+    def _build_record(self, kept: list[Row], splits: dict[str, str],
+                      rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],
+                      fingerprints: tuple[str, str],
+                      files: list[dict[str, Any]]) -> dict[str, Any]:
         leakage: list[float] = []
         removed: Counter[str] = Counter()
         methods: Counter[str] = Counter()
@@ -340,7 +383,8 @@ class Pipeline:
         return {
             "dataset": self.dataset,
             "source": self.req.source,
-            "fingerprint": fingerprint,
+            "fingerprint": fingerprints[0],
+            "data_fingerprint": fingerprints[1],
             "config_hash": self.settings.config_hash(),
             "processing_hash": self.processing_hash,
             "versions": _versions(),
@@ -353,13 +397,17 @@ class Pipeline:
             "languages": sorted(languages),
             "counts": {
                 "splits": {s: sum(1 for v in splits.values() if v == s) for s in SPLITS},
-                "rejects": dict(sorted(Counter(r.reason or "" for r in final).items())),
+                "rejects": dict(sorted(Counter(reason for _, reason, _ in rejects).items())),
                 "match_methods": dict(sorted(methods.items())),
                 "cleaner_removed_words": dict(sorted(removed.items())),
             },
             "leakage": leakage_summary(leakage),
-            "files": [f.__dict__ for f in files],
+            "files": files,
         }
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def _versions() -> dict[str, str]:
