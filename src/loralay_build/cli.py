@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import sys
@@ -172,6 +173,19 @@ def _source_keys(**values: Any) -> dict[str, Any]:
     return {"source": table} if table else {}
 
 
+def _iso_date(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A real calendar date, refused before any request is made."""
+    if value is None:
+        return None
+    try:
+        valid = len(value) == 10 and dt.date.fromisoformat(value).isoformat() == value
+    except ValueError:
+        valid = False
+    if not valid:
+        raise click.BadParameter(f"{value!r} is not a date of the form YYYY-MM-DD")
+    return value
+
+
 def _id_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """--ids / --split-ids / --from / --until, shared by arxiv and pubmed."""
     options = [
@@ -180,9 +194,10 @@ def _id_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--split-ids", type=click.Path(exists=True, file_okay=False, path_type=Path),
                      help="Folder of the original dataset's train/val/test id files: each "
                      "document keeps its original split."),
-        click.option("--from", "from_", help="Start date (YYYY-MM-DD): OAI-PMH `from`, or the "
-                     "earliest v1 date kept from a snapshot."),
-        click.option("--until", help="End date (YYYY-MM-DD)."),
+        click.option("--from", "from_", callback=_iso_date,
+                     help="Start date (YYYY-MM-DD): OAI-PMH `from`, or the earliest v1 date "
+                     "kept from a snapshot."),
+        click.option("--until", callback=_iso_date, help="End date (YYYY-MM-DD)."),
     ]
     for option in reversed(options):
         func = option(func)

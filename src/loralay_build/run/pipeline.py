@@ -303,6 +303,7 @@ class Pipeline:
         previous = self._published(out_dir)
         if previous.get("fingerprint") == fingerprint:
             log.info("%s is up to date", out_dir)
+            _remove_stale(out_dir, previous["files"])  # left by a run stopped after the switch
         else:
             reuse = previous.get("data_fingerprint") == data_fingerprint
             self._write(out_dir, kept, splits, rejects, threshold_values,
@@ -362,10 +363,7 @@ class Pipeline:
         atomic_write_bytes(out_dir / "README.md", render_card(self.dataset, build).encode())
         atomic_write_bytes(out_dir / BUILD_FILE,
                            (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
-        names = {f["name"] for f in files}
-        for stale in [*out_dir.glob("*-of-*.parquet"), *out_dir.glob(".*.tmp")]:
-            if stale.name not in names:
-                stale.unlink()
+        _remove_stale(out_dir, files)
         log.info("published %d documents to %s", len(kept), out_dir)
 
     def _build_record(self, kept: list[Row], splits: dict[str, str],
@@ -404,6 +402,14 @@ class Pipeline:
             "leakage": leakage_summary(leakage),
             "files": files,
         }
+
+
+def _remove_stale(out_dir: Path, files: list[dict[str, Any]]) -> None:
+    """Delete shards of earlier builds and temporary files of interrupted writes."""
+    names = {f["name"] for f in files}
+    for stale in [*out_dir.glob("*-of-*.parquet"), *out_dir.glob(".*.tmp")]:
+        if stale.name not in names:
+            stale.unlink()
 
 
 def _digest(value: Any) -> str:
