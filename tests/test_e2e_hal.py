@@ -154,8 +154,9 @@ def test_kill_9_then_resume_gives_identical_shards(tmp_path: Path) -> None:
             while file_requests(box) < threshold and proc.poll() is None:
                 assert time.monotonic() < deadline
                 time.sleep(0.05)
+            assert proc.poll() is None, "the build ended before the kill"
             proc.send_signal(signal.SIGKILL)
-            proc.wait()
+            assert proc.wait() == -signal.SIGKILL
         final = run_cli("hal", "--out", str(out), "--config", str(cfg))
         assert final.returncode == 0, final.stderr
     assert shard_bytes(out / "hal") == shard_bytes(tmp_path / "ref" / "hal")
