@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import stat
@@ -382,3 +383,14 @@ def test_interrupted_republish_leaves_one_complete_set(
     build = json.loads((out / "local" / "build.json").read_text())
     assert sorted(p.name for p in (out / "local").glob("*.parquet")) == sorted(
         f["name"] for f in build["files"])
+
+
+def test_every_demo_dataset_loads_with_datasets(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    result = run_cli("demo", "--out", str(out), "--docs", "8")
+    assert result.returncode == 0, result.stderr
+    printed = re.findall(r"load_dataset\('([^']+)'\)", result.stdout)
+    assert len(printed) == 6
+    for folder in printed:
+        build = json.loads((Path(folder) / "build.json").read_text())
+        assert len(load_ids(Path(folder))) == sum(build["counts"]["splits"].values()) > 0
