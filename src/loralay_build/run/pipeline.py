@@ -148,6 +148,8 @@ class Pipeline:
         batches = limited(self.source.discover(ctx), self.req.limit)
         with ctx.isolated(self.req.source):
             for batch in progress(batches, None, "discover"):
+                for other in {c.dataset for c in batch} - {self.dataset}:  # SciELO feeds two
+                    self.state.claim(other, self.req.source)
                 new, changed = self.state.upsert(batch)
                 self.report.add("discovered", len(batch))
                 self.report.add("new", new)
