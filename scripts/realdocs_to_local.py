@@ -1,6 +1,7 @@
 """Convert a realdocs-style manifest (gold abstracts per PDF) into `build-corpus local` input.
 
 Usage: python scripts/realdocs_to_local.py DIR OUT.jsonl
+       build-corpus local --input OUT.jsonl --allow-outside   (the PDFs stay in DIR)
 DIR holds `manifest.jsonl` with `id`, `file`, `language`, `abstracts`, `date`, `title`.
 """
 

@@ -64,19 +64,38 @@ def test_get_follows_a_relative_redirect(server: SandboxServer) -> None:
     assert [e.path for e in server.requests()] == ["/hop", "/pdf"]
 
 
+class Sleeps:
+    """Injected sleep and clock: sleeps are recorded and advance the clock, never waited."""
+
+    def __init__(self) -> None:
+        self.calls: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.calls.append(seconds)
+
+    def clock(self) -> float:
+        return time.monotonic() + sum(self.calls)
+
+
+def recorded_client(srv: SandboxServer, sleeps: Sleeps, **overrides: object) -> HttpClient:
+    settings = HttpSettings(min_interval=0.0, backoff_base=0.05, max_retries=2, **overrides)  # type: ignore[arg-type]
+    return HttpClient(settings, trusted_urls=[srv.base_url], sleep=sleeps.sleep,
+                      clock=sleeps.clock)
+
+
 def test_retry_after_is_honoured_then_succeeds(server: SandboxServer) -> None:
-    start = time.monotonic()
-    resp = client(server).get(f"{server.base_url}/flaky")
+    sleeps = Sleeps()
+    resp = recorded_client(server, sleeps).get(f"{server.base_url}/flaky")
     assert resp.body == PDF
-    assert time.monotonic() - start >= 0.9
+    assert max(sleeps.calls) >= 1.0  # the server's Retry-After: 1
     assert [e.status for e in server.requests("/flaky")] == [429, 200]
 
 
 def test_absurd_retry_after_defers_instead_of_sleeping(server: SandboxServer) -> None:
-    start = time.monotonic()
+    sleeps = Sleeps()
     with pytest.raises(TransientHttpError, match="deferred"):
-        client(server, retry_after_max=5.0).get(f"{server.base_url}/greedy")
-    assert time.monotonic() - start < 3
+        recorded_client(server, sleeps, retry_after_max=5.0).get(f"{server.base_url}/greedy")
+    assert sum(sleeps.calls) < 1.0
     assert len(server.requests("/greedy")) == 1
 
 

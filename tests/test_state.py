@@ -17,7 +17,7 @@ def cand(i: int, title: str = "t") -> Candidate:
 def test_upsert_counts_new_changed_and_leaves_unchanged(tmp_path: Path) -> None:
     state = State(tmp_path)
     assert state.upsert([cand(1), cand(2)]) == (2, 0)
-    state.set_status("x:1", FETCHED, blob_sha="ab", split="test")
+    state.set_status("x", "x:1", FETCHED, blob_sha="ab", split="test")
     assert state.upsert([cand(1), cand(2)]) == (0, 0)
     assert state.rows("x", [FETCHED])[0].blob_sha == "ab"
     assert state.upsert([cand(1, title="new")]) == (0, 1)
@@ -29,8 +29,8 @@ def test_upsert_counts_new_changed_and_leaves_unchanged(tmp_path: Path) -> None:
 def test_rejects_are_counted_by_reason(tmp_path: Path) -> None:
     state = State(tmp_path)
     state.upsert([cand(1), cand(2), cand(3)])
-    state.reject("x:1", Reason.NOT_PDF, "html")
-    state.reject("x:2", Reason.NOT_PDF, "html")
+    state.reject("x", "x:1", Reason.NOT_PDF, "html")
+    state.reject("x", "x:2", Reason.NOT_PDF, "html")
     assert state.reason_counts("x") == {"not_pdf": 2}
     assert state.status_counts("x") == {DISCOVERED: 1, REJECTED: 2}
 

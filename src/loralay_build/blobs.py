@@ -26,6 +26,13 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def _umask() -> int:
+    """The process umask (only readable by setting it, so it is set back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
     """A temporary path beside `path`; renamed onto it (after fsync) if the block succeeds.
@@ -40,6 +47,7 @@ def atomic_path(path: Path) -> Iterator[Path]:
         yield tmp
         with tmp.open("rb") as handle:
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; published files follow the umask
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

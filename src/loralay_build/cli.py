@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import sys
@@ -13,17 +14,10 @@ from typing import Any, NoReturn
 import click
 
 from loralay_build.config import load_settings, merge
-from loralay_build.errors import ConfigError, LockHeld, LoralayError
-from loralay_build.progress import hide_progress, interactive
-from loralay_build.run.pipeline import (
-    EXIT_FAILURE,
-    EXIT_INTERRUPTED,
-    EXIT_LOCKED,
-    EXIT_USAGE,
-    BuildRequest,
-    Pipeline,
-    check_dataset_name,
-)
+from loralay_build.errors import ConfigError
+from loralay_build.progress import hide_progress
+from loralay_build.run import lifecycle
+from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_USAGE
 from loralay_build.state import FILTERED, STATE_DIR, State
 
 log = logging.getLogger("loralay_build")
@@ -48,52 +42,17 @@ def build(
     since: str | None = None,
     limit: int | None = None,
 ) -> int:
-    """Load settings, take the dataset lock and run the pipeline; returns the exit code."""
-    try:
-        settings = load_settings(source, config, overrides=overrides)
-    except ConfigError as exc:
-        click.echo(f"configuration error: {exc}", err=True)
-        return EXIT_USAGE
-    try:
-        dataset = check_dataset_name(source if name is None else name)
-    except ConfigError as exc:
-        click.echo(f"usage error: --name: {exc}", err=True)
-        return EXIT_USAGE
-    state = State(out)
-    request = BuildRequest(source, dataset, out, settings, since, limit, " ".join(sys.argv[1:]))
-    try:
-        with state.lock(dataset):
-            run_id = state.start_run(dataset, request.command or source)
-            code = EXIT_FAILURE
-            pipeline = Pipeline(request, state)
-            try:
-                code = pipeline.run()
-            except ConfigError as exc:
-                click.echo(f"configuration error: {exc}", err=True)
-                code = EXIT_USAGE
-            except LoralayError as exc:
-                log.error("build failed: %s", exc)
-            except KeyboardInterrupt:
-                click.echo("interrupted; run the same command again to resume", err=True)
-                code = EXIT_INTERRUPTED
-            finally:
-                state.finish_run(run_id, code, dict(pipeline.report.counts))
-            _summary(state, dataset, out, pipeline.report.counts)
-            return code
-    except LockHeld as exc:
-        click.echo(f"{exc}: exiting", err=True)
-        return EXIT_LOCKED
-    finally:
-        state.close()
+    """Run one build (see run.lifecycle); `--allow-empty` is read from the click context."""
+    ctx = click.get_current_context(silent=True)
+    allow_empty = bool(ctx is not None and ctx.meta.get(ALLOW_EMPTY))
+    return lifecycle.build(source, out, name, config, overrides, since, limit, allow_empty)
 
 
-def _summary(state: State, dataset: str, out: Path, counts: dict[str, int]) -> None:
-    statuses = state.status_counts(dataset)
-    line = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
-    log.info("%s: %s (this run: %s)", dataset, line,
-             ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "nothing new")
-    if interactive():
-        click.echo(f"{out / dataset}: {line}", err=True)
+ALLOW_EMPTY = "loralay.allow_empty"
+
+
+def _remember_allow_empty(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    ctx.meta[ALLOW_EMPTY] = value
 
 
 def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -118,6 +77,9 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      "filters would drop."),
         click.option("-v", "--verbose", count=True, help="More log output."),
         click.option("-q", "--quiet", is_flag=True, help="Errors only."),
+        click.option("--allow-empty", is_flag=True, expose_value=False,
+                     callback=_remember_allow_empty,
+                     help="Exit 0 even when no document is published (default: exit 1)."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -209,15 +171,18 @@ def koreascience(out: Path, name: str | None, config: Path | None, limit: int | 
 
 @main.command()
 @common_options
-@click.option("--input", "input_", required=True, type=click.Path(exists=True, path_type=Path),
+@click.option("--input", "input_", required=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="JSON-lines manifest: id, pdf, abstracts, language, published, ...")
+@click.option("--allow-outside", is_flag=True,
+              help="Accept `pdf` paths outside the manifest's folder.")
 def local(out: Path, name: str | None, config: Path | None, limit: int | None,
           workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
-          verbose: int, quiet: bool, input_: Path) -> None:
+          verbose: int, quiet: bool, input_: Path, allow_outside: bool) -> None:
     """Build from your own PDFs listed in a manifest."""
     _setup_logging(verbose, quiet)
     overrides = merge(flag_overrides(workers, executor, parser, no_filter),
-                      {"source": {"input": str(input_.resolve())}})
+                      _source_keys(input=input_, allow_outside=allow_outside))
     sys.exit(build("local", out, name, config, overrides, None, limit))
 
 
@@ -226,6 +191,19 @@ def _source_keys(**values: Any) -> dict[str, Any]:
     table = {key: str(v.resolve()) if isinstance(v, Path) else v
              for key, v in values.items() if v not in (None, (), False)}
     return {"source": table} if table else {}
+
+
+def _iso_date(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A real calendar date, refused before any request is made."""
+    if value is None:
+        return None
+    try:
+        valid = len(value) == 10 and dt.date.fromisoformat(value).isoformat() == value
+    except ValueError:
+        valid = False
+    if not valid:
+        raise click.BadParameter(f"{value!r} is not a date of the form YYYY-MM-DD")
+    return value
 
 
 def _id_options(from_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -240,8 +218,8 @@ def _add_id_options(func: Callable[..., Any], from_help: str) -> Callable[..., A
         click.option("--split-ids", type=click.Path(exists=True, file_okay=False, path_type=Path),
                      help="Folder of the original dataset's train/val/test id files: each "
                      "document keeps its original split."),
-        click.option("--from", "from_", help=from_help),
-        click.option("--until", help="End date (YYYY-MM-DD)."),
+        click.option("--from", "from_", callback=_iso_date, help=from_help),
+        click.option("--until", callback=_iso_date, help="End date (YYYY-MM-DD)."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -456,6 +434,32 @@ def verify(path: Path) -> None:
         click.echo(f"{path}: {len(problems)} problem(s)", err=True)
         sys.exit(EXIT_FAILURE)
     click.echo(f"{path}: ok")
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--dataset", required=True, help="Dataset whose rejects are queued again.")
+@click.option("--reason", "reasons", required=True,
+              help="Comma-separated reject reasons, e.g. corrupted,timeout.")
+def retry(path: Path, dataset: str, reasons: str) -> None:
+    """Queue rejects of the given reasons again; the next build of the dataset retries them
+    (after fixing what caused them, e.g. a missing program)."""
+    from loralay_build.errors import Reason
+
+    wanted = [r.strip() for r in reasons.split(",") if r.strip()]
+    valid = {r.value for r in Reason}
+    if not wanted or set(wanted) - valid:
+        raise click.BadParameter(f"unknown reason(s) {sorted(set(wanted) - valid)}; valid: "
+                                 f"{', '.join(sorted(valid))}", param_hint="--reason")
+    root, _ = _locate_root(path)
+    state = State(root)
+    try:
+        if dataset not in state.datasets():
+            raise click.BadParameter(f"no dataset {dataset!r} in {root}", param_hint="--dataset")
+        count = state.requeue(dataset, wanted)
+    finally:
+        state.close()
+    click.echo(f"{dataset}: {count} document(s) queued again; run its build command to retry")
 
 
 @main.command()

@@ -67,6 +67,10 @@ class RunSettings:
     shared_blobs: bool = False  # Ray tasks read PDFs from --out (every node mounts it) or get bytes
     in_flight: int = 0  # Ray tasks submitted and not yet committed; 0 = 2 per cluster CPU
 
+    def __post_init__(self) -> None:
+        if self.workers < 1:
+            raise ConfigError(f"[run] workers must be at least 1, got {self.workers}")
+
 
 @dataclass(frozen=True)
 class FilterSettings:
@@ -147,6 +151,29 @@ def builtin_config(name: str) -> dict[str, Any]:
     return tomllib.loads(resource.read_text(encoding="utf-8"))
 
 
+# `[source]` keys every source accepts (read by the pipeline, not by the source module).
+COMMON_SOURCE_KEYS = frozenset({"cleaners", "abstract_format", "language_check", "language"})
+
+
+def source_keys(name: str) -> frozenset[str] | None:
+    """Keys `[source]` accepts for `name`: those of `configs/<name>.toml`'s `[source]` table
+    (each default lives there), its `source_keys` list (keys without a default), and the
+    common ones; None for a source without a shipped config (nothing to check against)."""
+    builtin = builtin_config(name)
+    if not builtin:
+        return None
+    declared = set(builtin.get("source", {})) | set(builtin.get("source_keys", []))
+    return frozenset(declared | COMMON_SOURCE_KEYS)
+
+
+def _check_source_keys(name: str, table: Mapping[str, Any]) -> None:
+    valid = source_keys(name)
+    unknown = sorted(set(table) - valid) if valid is not None else []
+    if unknown:
+        raise ConfigError(f"unknown [source] key(s) for {name}: {', '.join(unknown)}; "
+                          f"valid keys: {', '.join(sorted(valid or ()))}")
+
+
 def read_config_file(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
@@ -191,6 +218,7 @@ def load_settings(
 ) -> Settings:
     """Merge every layer for `source` and validate it into a `Settings`."""
     raw = builtin_config(source)
+    raw.pop("source_keys", None)
     if config_file is not None:
         raw = merge(raw, read_config_file(config_file))
     raw = merge(raw, env_overrides(os.environ if environ is None else environ))
@@ -199,6 +227,7 @@ def load_settings(
     unknown = set(raw) - set(SECTIONS)
     if unknown:
         raise ConfigError(f"unknown section(s): {', '.join(sorted(unknown))}")
+    _check_source_keys(source, raw.get("source", {}))
     split = from_table(SplitSettings, raw.get("split", {}), "split")
     if abs(split.train + split.validation + split.test - 1.0) > 1e-6:
         raise ConfigError("[split] train + validation + test must sum to 1")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loralay_build.errors import LockHeld, Reason
+from loralay_build.errors import ConfigError, LockHeld, Reason
 from loralay_build.records import Candidate
 
 STATE_DIR = ".loralay"
@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS candidates (
-    id TEXT PRIMARY KEY,
+    id TEXT NOT NULL,
     dataset TEXT NOT NULL,
     source TEXT NOT NULL,
     payload TEXT NOT NULL,
@@ -41,7 +41,8 @@ CREATE TABLE IF NOT EXISTS candidates (
     work_key TEXT,
     stats TEXT,
     split TEXT,
-    updated REAL NOT NULL
+    updated REAL NOT NULL,
+    PRIMARY KEY (dataset, id)
 );
 CREATE INDEX IF NOT EXISTS candidates_dataset_status ON candidates(dataset, status);
 CREATE TABLE IF NOT EXISTS runs (
@@ -59,6 +60,20 @@ CREATE TABLE IF NOT EXISTS marks (
     value TEXT NOT NULL,
     PRIMARY KEY (dataset, key)
 );
+CREATE TABLE IF NOT EXISTS datasets (
+    dataset TEXT PRIMARY KEY,
+    source TEXT NOT NULL
+);
+"""
+
+# Before datasets shared an output root safely, `candidates.id` alone was the key.
+_MIGRATE_V1 = """
+ALTER TABLE candidates RENAME TO candidates_v1;
+DROP INDEX IF EXISTS candidates_dataset_status;
+{schema}
+INSERT INTO candidates SELECT id, dataset, source, payload, content_hash, status, reason, detail,
+    attempts, blob_sha, work_key, stats, split, updated FROM candidates_v1;
+DROP TABLE candidates_v1;
 """
 
 # Candidate statuses, in pipeline order.
@@ -144,7 +159,34 @@ class State:
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
+        self._migrate()
         self.db.executescript(SCHEMA)
+
+    def _migrate(self) -> None:
+        """Re-key a candidates table of the first schema (id alone) by (dataset, id), in place."""
+        keys = [r["name"] for r in self.db.execute("PRAGMA table_info(candidates)") if r["pk"]]
+        if keys != ["id"]:
+            return
+        self.db.executescript("BEGIN IMMEDIATE;" + _MIGRATE_V1.format(schema=SCHEMA) + "COMMIT;")
+
+    def claim(self, dataset: str, source: str) -> None:
+        """Record that `dataset` is built from `source`; refuse a dataset of another source.
+
+        Two sources in one dataset folder would merge their shards and re-process each
+        other's documents under the wrong settings.
+        """
+        row = self.db.execute("SELECT source FROM datasets WHERE dataset = ?",
+                              (dataset,)).fetchone()
+        owner = None if row is None else str(row["source"])
+        if owner is None:  # a root of the first schema: the candidates tell
+            found = self.db.execute("SELECT DISTINCT source FROM candidates WHERE dataset = ?"
+                                    " LIMIT 1", (dataset,)).fetchone()
+            owner = None if found is None else str(found["source"])
+        if owner is not None and owner != source:
+            raise ConfigError(f"dataset {dataset!r} in {self.root} is built from {owner!r}, "
+                              f"not {source!r}: choose another --name or --out")
+        self.db.execute("INSERT OR IGNORE INTO datasets (dataset, source) VALUES (?, ?)",
+                        (dataset, source))
 
     def close(self) -> None:
         self.db.close()
@@ -166,7 +208,8 @@ class State:
                 digest = candidate_hash(cand)
                 payload = json.dumps(dataclasses.asdict(cand), sort_keys=True)
                 old = self.db.execute(
-                    "SELECT content_hash FROM candidates WHERE id = ?", (cand.id,)
+                    "SELECT content_hash FROM candidates WHERE dataset = ? AND id = ?",
+                    (cand.dataset, cand.id),
                 ).fetchone()
                 if old is None:
                     new += 1
@@ -180,8 +223,8 @@ class State:
                     self.db.execute(
                         "UPDATE candidates SET payload = ?, content_hash = ?, status = ?,"
                         " reason = NULL, detail = NULL, attempts = 0, blob_sha = NULL,"
-                        " work_key = NULL, updated = ? WHERE id = ?",
-                        (payload, digest, DISCOVERED, now, cand.id),
+                        " work_key = NULL, updated = ? WHERE dataset = ? AND id = ?",
+                        (payload, digest, DISCOVERED, now, cand.dataset, cand.id),
                     )
         return new, changed
 
@@ -194,7 +237,7 @@ class State:
             args.extend(wanted)
         return [_row(r) for r in self.db.execute(query + " ORDER BY id", args)]
 
-    def set_status(self, cand_id: str, status: str, **fields: Any) -> None:
+    def set_status(self, dataset: str, cand_id: str, status: str, **fields: Any) -> None:
         allowed = {"reason", "detail", "attempts", "blob_sha", "work_key", "stats", "split"}
         if set(fields) - allowed:
             raise ValueError(f"unknown fields {set(fields) - allowed}")
@@ -202,11 +245,25 @@ class State:
             fields["stats"] = json.dumps(fields["stats"], sort_keys=True)
         assignments = ", ".join(f"{k} = ?" for k in fields)
         sql = f"UPDATE candidates SET status = ?, updated = ?{', ' if fields else ''}{assignments}"
-        self.db.execute(sql + " WHERE id = ?", (status, time.time(), *fields.values(), cand_id))
+        self.db.execute(sql + " WHERE dataset = ? AND id = ?",
+                        (status, time.time(), *fields.values(), dataset, cand_id))
 
-    def reject(self, cand_id: str, reason: Reason, detail: str = "", **fields: Any) -> None:
-        log.info("rejected %s: %s (%s)", cand_id, reason.value, detail[:200])
-        self.set_status(cand_id, REJECTED, reason=reason.value, detail=detail[:500], **fields)
+    def reject(self, dataset: str, cand_id: str, reason: Reason, detail: str = "",
+               **fields: Any) -> None:
+        self.set_status(dataset, cand_id, REJECTED, reason=reason.value, detail=detail[:500],
+                        **fields)
+
+    def requeue(self, dataset: str, reasons: Iterable[str]) -> int:
+        """Queue rejects of the given reasons again (downloaded files are reprocessed, the
+        others downloaded again); returns how many."""
+        wanted = list(reasons)
+        cur = self.db.execute(
+            "UPDATE candidates SET status = CASE WHEN blob_sha IS NULL THEN ? ELSE ? END,"
+            " reason = NULL, detail = NULL, attempts = 0, work_key = NULL, updated = ?"
+            f" WHERE dataset = ? AND status = ? AND reason IN ({','.join('?' * len(wanted))})",
+            (DISCOVERED, FETCHED, time.time(), dataset, REJECTED, *wanted),
+        )
+        return int(cur.rowcount)
 
     @property
     def in_transaction(self) -> bool:

@@ -32,6 +32,8 @@ HANGS = {"B03", "B04", "C06", "F02"}  # loop forever in pdfminer at constant mem
 BOMBS = {"C01", "C02"}  # 1 GiB and 4 GiB once inflated
 SLOW_PLUMBER = {"C04", "C05"}  # several seconds of pure-Python parsing
 SILENT_EMPTIES = {"A07", "B10", "E01", "E02", "E03"}  # no error, but nothing usable
+EMPTY_REASONS = {Reason.CORRUPTED, Reason.NO_TEXT_LAYER}
+RECOVERABLE = {"B10"}  # an engine may recover its page (pdfium finds 24 characters)
 
 
 @dataclass
@@ -122,16 +124,17 @@ def test_sweep_fast(backend: str, figure: Figure) -> None:
     files = _files(exclude)
     result = sweep(files, backend)
     _check(result, files)
-    empties = SILENT_EMPTIES & set(result.outcomes)
-    published_empty = [k for k in empties if result.outcomes[k].row is not None
-                       and not result.outcomes[k].row["article_words"]]  # type: ignore[index]
     _report(figure, result, files, f"{backend} (default suite)", "T1")
-    figure("T4", f"{backend}: silent empties reaching a row", "0",
-           f"{len(published_empty)} of {sorted(empties)} "
-           f"({', '.join(f'{k}={result.outcomes[k].reason}' for k in sorted(empties))})")
-    assert not published_empty
-    for key in ("A07", "E01"):
-        assert result.outcomes[key].row is None
+    # T4: the sweep's abstract is in no file, so no file can become a row; what must hold is
+    # that an empty document is caught by the parse checks, never handed on to matching.
+    empties = SILENT_EMPTIES & set(result.outcomes)
+    reasons = {k: result.outcomes[k].reason for k in sorted(empties)}
+    missed = [k for k, reason in reasons.items()
+              if reason not in EMPTY_REASONS and not (k in RECOVERABLE and reason)]
+    figure("T4", f"{backend}: silent empties not caught as empty", "0",
+           f"{len(missed)} of {sorted(empties)} "
+           f"({', '.join(f'{k}={r}' for k, r in reasons.items())})")
+    assert not missed, reasons
 
 
 def test_hang_is_killed_and_pool_recovers(figure: Figure) -> None:

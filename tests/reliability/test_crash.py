@@ -111,6 +111,9 @@ def _kill_test(reference: Reference, fresh: tuple[Sandbox, Path, Path], kills: i
            f"{lost} / {duplicated} / {'yes' if identical else 'NO'} / {orphans} "
            f"(kills by phase: {dict(sorted(phases.items()))})")
     assert (lost, duplicated, identical, orphans) == (0, 0, True, 0)
+    # Every kill must land on a running build, or the test proves nothing about resuming.
+    assert phases["finished before the kill"] == 0, phases
+    assert sum(phases.values()) - phases["startup"] >= 1, phases
 
 
 def test_kill_resume_short(reference: Reference, fresh: tuple[Sandbox, Path, Path],

@@ -190,3 +190,13 @@ def test_incremental_run_reads_the_change_history(box: Sandbox, tmp_path: Path) 
         state.close()
     assert rows[gone].status == "rejected"
     assert all(rows[pid].status == "published" for pid in added)
+
+
+def test_a_crawl_never_feeds_another_source_s_dataset(box: Sandbox, tmp_path: Path) -> None:
+    """The crawl for scielo-es also yields scielo-pt candidates: a scielo-pt built from
+    another source is refused, not merged into."""
+    state = State(tmp_path)
+    state.claim("scielo-pt", "local")
+    state.close()
+    assert build("scielo", tmp_path, "scielo-es", None, _overrides(box)) == 2
+    assert State(tmp_path).rows("scielo-pt") == []

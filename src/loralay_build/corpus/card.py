@@ -40,13 +40,25 @@ COLUMN_DOCS = {
 }
 
 
+def _data_files(files: list[dict[str, Any]]) -> list[str]:
+    """YAML `configs` naming each shard of this build, not a pattern: while a new build is
+    published beside this one, `datasets.load_dataset` still reads exactly this set. Empty
+    splits are left out, since `datasets` cannot load a split without rows."""
+    shards = {s: [f["name"] for f in files if f["split"] == s] for s in SPLITS}
+    if not any(shards.values()):
+        return []
+    lines = ["configs:", "- config_name: default", "  data_files:"]
+    for split, names in shards.items():
+        if names:
+            lines += [f"  - split: {split}", "    path:"] + [f"    - {n}" for n in names]
+    return lines
+
+
 def render_card(dataset: str, build: dict[str, Any]) -> str:
     """Card text generated from the schema and the build record."""
     splits = build["counts"]["splits"]
     languages = sorted(build.get("languages", [])) or ["multilingual"]
-    lines = ["---", "configs:", "- config_name: default", "  data_files:"]
-    for split in SPLITS:
-        lines += [f"  - split: {split}", f"    path: {split}-*.parquet"]
+    lines = ["---", *_data_files(build["files"])]
     lines += ["language:"] + [f"- {lang}" for lang in languages]
     lines += [
         "task_categories:", "- summarization", "license: other", "pretty_name: " + dataset,
@@ -58,6 +70,9 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
         "## Splits", "", "| split | documents |", "|---|---|",
     ]
     lines += [f"| {s} | {splits.get(s, 0)} |" for s in SPLITS]
+    empty = [s for s in SPLITS if not splits.get(s, 0)]
+    if empty:
+        lines += ["", f"Empty, so not published: {', '.join(empty)} (too few documents)."]
     ratios = build["split_ratios"]
     lines += [
         "",
@@ -97,9 +112,7 @@ def render_view_card(dataset: str, summary: str, columns: list[tuple[str, str, s
                      build: dict[str, Any]) -> str:
     """Card of a derived view: the same YAML configs, the view's own columns and counts."""
     splits = build["counts"]["splits"]
-    lines = ["---", "configs:", "- config_name: default", "  data_files:"]
-    for split in (s for s in SPLITS if splits.get(s)):
-        lines += [f"  - split: {split}", f"    path: {split}-*.parquet"]
+    lines = ["---", *_data_files(build["files"])]
     lines += ["language:", "- en", "task_categories:", "- summarization", "license: other",
               "pretty_name: " + dataset, "---", "", f"# {dataset}", "", summary, "",
               "## Splits", "", "| split | rows |", "|---|---|"]

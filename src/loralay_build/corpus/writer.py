@@ -8,7 +8,8 @@ into place only once complete.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,40 +68,55 @@ class ShardFile:
     sha256: str
 
 
-def shard_name(split: str, index: int, count: int) -> str:
-    return f"{split}-{index:05d}-of-{count:05d}.parquet"
+def shard_name(split: str, generation: str, index: int, count: int) -> str:
+    """Shard file name; the generation keeps a new shard set from overwriting the old one."""
+    return f"{split}-{generation}-{index:05d}-of-{count:05d}.parquet"
 
 
-def write_split(
-    out_dir: Path, split: str, keys: Sequence[str], work: WorkStore, settings: OutputSettings
-) -> list[ShardFile]:
-    """Write one split's rows (in the given order) as numbered shards; at least one file."""
+def _write_shards(out_dir: Path, split: str, generation: str, n_rows: int,
+                  table: Callable[[int, int], pa.Table], settings: OutputSettings,
+                  ) -> list[ShardFile]:
+    """Write rows [0, n_rows) of one split as numbered shards; `table(a, b)` gives rows a..b.
+
+    An empty split gets no file: `datasets` cannot read a shard without rows.
+    """
     per_shard = max(1, settings.shard_rows)
-    count = max(1, -(-len(keys) // per_shard))
+    count = -(-n_rows // per_shard)
     files = []
     for index in range(count):
-        chunk = keys[index * per_shard : (index + 1) * per_shard]
-        path = out_dir / shard_name(split, index, count)
-        _write_table(work.read(chunk), path, settings)
+        start, stop = index * per_shard, min(n_rows, (index + 1) * per_shard)
+        path = out_dir / shard_name(split, generation, index, count)
+        _write_table(table(start, stop), path, settings)
         data = path.read_bytes()
         files.append(
-            ShardFile(path.name, split, len(chunk), len(data), hashlib.sha256(data).hexdigest())
+            ShardFile(path.name, split, stop - start, len(data), hashlib.sha256(data).hexdigest())
         )
     return files
 
 
-def write_rows(out_dir: Path, split: str, rows: Sequence[dict[str, Any]], schema: pa.Schema,
-               settings: OutputSettings) -> list[ShardFile]:
-    """Write one split of in-memory rows (derived views) as numbered shards; at least one."""
-    per_shard = max(1, settings.shard_rows)
-    count = max(1, -(-len(rows) // per_shard))
-    files = []
-    for index in range(count):
-        chunk = rows[index * per_shard : (index + 1) * per_shard]
-        path = out_dir / shard_name(split, index, count)
-        _write_table(pa.Table.from_pylist(list(chunk), schema=schema), path, settings)
-        data = path.read_bytes()
-        files.append(
-            ShardFile(path.name, split, len(chunk), len(data), hashlib.sha256(data).hexdigest())
-        )
-    return files
+def write_split(out_dir: Path, split: str, generation: str, keys: Sequence[str],
+                work: WorkStore, settings: OutputSettings) -> list[ShardFile]:
+    """One split of processed documents (work-store keys, in the given order)."""
+    return _write_shards(out_dir, split, generation, len(keys),
+                         lambda a, b: work.read(keys[a:b]), settings)
+
+
+def write_rows(out_dir: Path, split: str, generation: str, rows: Sequence[dict[str, Any]],
+               schema: pa.Schema, settings: OutputSettings) -> list[ShardFile]:
+    """One split of in-memory rows (derived views)."""
+    return _write_shards(out_dir, split, generation, len(rows),
+                         lambda a, b: pa.Table.from_pylist(list(rows[a:b]), schema=schema),
+                         settings)
+
+
+def remove_stale(out_dir: Path, files: list[dict[str, Any]]) -> None:
+    """Delete shards of earlier builds and temporary files of interrupted writes."""
+    names = {f["name"] for f in files}
+    for stale in [*out_dir.glob("*-of-*.parquet"), *out_dir.glob(".*.tmp")]:
+        if stale.name not in names:
+            stale.unlink()
+
+
+def digest(value: Any) -> str:
+    """A fingerprint of published content (JSON-serialisable, key order ignored)."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()

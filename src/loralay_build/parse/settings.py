@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from loralay_build.errors import ConfigError
 from loralay_build.tables import from_table
 
+BACKENDS = ("pdfium", "pdfplumber", "poppler")
+
 
 @dataclass(frozen=True)
 class ParseSettings:
@@ -37,6 +39,9 @@ class ParseSettings:
     reading_order: bool = True
 
     def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise ConfigError(f"[parse] backend must be one of {', '.join(BACKENDS)}, "
+                              f"got {self.backend!r}")
         if self.max_pages < 1 or self.max_chars_per_page < 1 or self.min_chars_per_page < 0:
             raise ConfigError("parse limits must be positive")
         if not 0.0 <= self.max_garbage_ratio <= 1.0:

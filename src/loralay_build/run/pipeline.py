@@ -30,8 +30,8 @@ from loralay_build.corpus.dedup import (
 from loralay_build.corpus.filters import compute_thresholds
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS, SplitItem
-from loralay_build.corpus.writer import WorkStore, write_split
-from loralay_build.errors import ConfigError, Deferred, Reason, Reject, TransientError
+from loralay_build.corpus.writer import WorkStore, digest, remove_stale, write_split
+from loralay_build.errors import ConfigError, Deferred, LoralayError, Reason, Reject, TransientError
 from loralay_build.http import BodyTooLarge, HttpClient, HttpError, HttpStatusError
 from loralay_build.progress import progress
 from loralay_build.run.executors import check_executor, make_executor
@@ -61,6 +61,10 @@ BUILD_FILE = "build.json"
 DATASET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
+class NothingPublished(LoralayError):
+    """The build ended with a dataset without rows (exit 1, so cron and CI notice)."""
+
+
 def check_dataset_name(name: str) -> str:
     """Return `name` if it is a safe single folder name under the output root.
 
@@ -84,6 +88,7 @@ class BuildRequest:
     since: str | None = None
     limit: int | None = None
     command: str = ""
+    allow_empty: bool = False  # a dataset without rows is a success, not exit 1
 
 
 @dataclass
@@ -130,6 +135,13 @@ class Pipeline:
         waiting = self.state.status_counts(self.dataset).get(RETRY, 0)
         self.report.add("waiting_retry", waiting)
         self.report.add("discovery_failed", len(self.discovery_failures))
+        if not self.report.counts["published_rows"] and not self.req.allow_empty:
+            rejected = self.state.status_counts(self.dataset).get(REJECTED, 0)
+            raise NothingPublished(
+                f"{self.dataset}: no document published ({rejected} rejected, see "
+                f"{self.req.out_root / self.dataset / 'rejects.jsonl'}); --allow-empty "
+                "accepts an empty dataset"
+            )
         return EXIT_PARTIAL if waiting or self.discovery_failures else EXIT_OK
 
     # -- discovery ----------------------------------------------------------------------------
@@ -146,6 +158,8 @@ class Pipeline:
         batches = limited(self.source.discover(ctx), self.req.limit)
         with ctx.isolated(self.req.source):
             for batch in progress(batches, None, "discover"):
+                for other in {c.dataset for c in batch} - {self.dataset}:  # SciELO feeds two
+                    self.state.claim(other, self.req.source)
                 new, changed = self.state.upsert(batch)
                 self.report.add("discovered", len(batch))
                 self.report.add("new", new)
@@ -163,36 +177,42 @@ class Pipeline:
     def _fetch_one(self, row: Row) -> None:
         cand = row.candidate
         if not cand.abstracts.get(cand.language, "").strip():
-            self.state.reject(cand.id, Reason.ABSTRACT_MISSING_IN_METADATA,
-                              f"no {cand.language or 'main-language'} abstract in the record")
+            others = ", ".join(sorted(cand.abstracts))
+            detail = (f"abstracts only in {others}, none in the declared language "
+                      f"{cand.language or '(none declared)'}" if others else
+                      f"no {cand.language or 'main-language'} abstract in the record")
+            self.state.reject(self.dataset, cand.id, Reason.ABSTRACT_MISSING_IN_METADATA, detail)
             return
         if not cand.file_url:
-            self.state.reject(cand.id, Reason.UNAVAILABLE, "the record has no file")
+            self.state.reject(self.dataset, cand.id, Reason.UNAVAILABLE,
+                              "the record has no file")
             return
         try:
             sha = self.source.fetch(cand, self.client, self.blobs)
         except Reject as exc:
-            self.state.reject(cand.id, exc.reason, exc.detail)
+            self.state.reject(self.dataset, cand.id, exc.reason, exc.detail)
         except Deferred as exc:  # the server's own schedule: waits without using an attempt
-            self.state.set_status(cand.id, RETRY, reason=None, detail=str(exc)[:500])
+            self.state.set_status(self.dataset, cand.id, RETRY, reason=None,
+                                  detail=str(exc)[:500])
             self.report.add("download_deferred")
         except TransientError as exc:
             attempts = row.attempts + 1
             if attempts >= self.settings.run.max_attempts:
-                self.state.reject(cand.id, Reason.UNAVAILABLE, f"{exc} (after {attempts} runs)",
-                                  attempts=attempts)
+                self.state.reject(self.dataset, cand.id, Reason.UNAVAILABLE,
+                                  f"{exc} (after {attempts} runs)", attempts=attempts)
             else:
-                self.state.set_status(cand.id, RETRY, reason=None, detail=str(exc)[:500],
-                                      attempts=attempts)
+                self.state.set_status(self.dataset, cand.id, RETRY, reason=None,
+                                      detail=str(exc)[:500], attempts=attempts)
             self.report.add("download_failed")
         except BodyTooLarge as exc:
-            self.state.reject(cand.id, Reason.TOO_LARGE, str(exc))
+            self.state.reject(self.dataset, cand.id, Reason.TOO_LARGE, str(exc))
         except HttpStatusError as exc:
-            self.state.reject(cand.id, Reason.UNAVAILABLE, str(exc))
+            self.state.reject(self.dataset, cand.id, Reason.UNAVAILABLE, str(exc))
         except HttpError as exc:  # refused redirect, scheme or host
-            self.state.reject(cand.id, Reason.UNAVAILABLE, f"refused: {exc}")
+            self.state.reject(self.dataset, cand.id, Reason.UNAVAILABLE, f"refused: {exc}")
         else:
-            self.state.set_status(cand.id, FETCHED, blob_sha=sha, reason=None, detail=None)
+            self.state.set_status(self.dataset, cand.id, FETCHED, blob_sha=sha, reason=None,
+                                  detail=None)
             self.report.add("downloaded")
 
     # -- processing ---------------------------------------------------------------------------
@@ -231,12 +251,13 @@ class Pipeline:
                 key = keys[cid]
                 if outcome.row is not None:
                     self.work.put(key, outcome.row)
-                    self.state.set_status(cid, PROCESSED, work_key=key, stats=outcome.stats,
-                                          reason=None, detail=None)
+                    self.state.set_status(self.dataset, cid, PROCESSED, work_key=key,
+                                          stats=outcome.stats, reason=None, detail=None)
                     self.report.add("processed")
                 else:
                     assert outcome.reason is not None
-                    self.state.reject(cid, outcome.reason, outcome.detail, work_key=key)
+                    self.state.reject(self.dataset, cid, outcome.reason, outcome.detail,
+                                      work_key=key)
                     self.report.add(f"rejected_{outcome.reason.value}")
         finally:
             executor.close()
@@ -288,28 +309,40 @@ class Pipeline:
             "min_abstract_percentile": self.settings.filters.min_abstract_percentile,
             "filters_enabled": self.settings.filters.enabled,
         }
-        fingerprint = hashlib.sha256(json.dumps(
-            [
-                sorted((r.candidate.id, r.work_key, splits[r.candidate.id]) for r in kept),
-                threshold_values,
-                str(EXAMPLE_SCHEMA),
-                self.settings.raw.get("output", {}),
-                loralay_build.__version__,
-            ],
-            sort_keys=True, default=str,
-        ).encode()).hexdigest()
+        data_fingerprint = digest([
+            sorted((r.candidate.id, r.work_key, splits[r.candidate.id]) for r in kept),
+            threshold_values,
+            str(EXAMPLE_SCHEMA),
+            self.settings.raw.get("output", {}),
+            loralay_build.__version__,
+        ])
+        rejects = sorted(
+            [(r.candidate.id, r.reason or "", r.detail or "")
+             for r in self.state.rows(self.dataset, [REJECTED])]
+            + [(cid, reason.value, detail) for cid, (reason, detail) in dropped.items()]
+        )
+        # Reports change with every reject, shards only with the kept rows.
+        fingerprint = digest([data_fingerprint, rejects])
+        previous = self._published(out_dir)
+        if previous.get("fingerprint") == fingerprint:
+            log.info("%s is up to date", out_dir)
+            remove_stale(out_dir, previous["files"])  # left by a run stopped after the switch
+        else:
+            reuse = previous.get("data_fingerprint") == data_fingerprint
+            self._write(out_dir, kept, splits, rejects, threshold_values,
+                        (fingerprint, data_fingerprint), previous["files"] if reuse else None,
+                        clusters)
+            self.report.published = True
+        # Statuses follow the files: "published" is recorded once the shards are in place.
         with self.state.transaction():
             for row in kept:
-                self.state.set_status(row.candidate.id, PUBLISHED, split=splits[row.candidate.id],
-                                      reason=None, detail=None)
+                self.state.set_status(self.dataset, row.candidate.id, PUBLISHED,
+                                      split=splits[row.candidate.id], reason=None, detail=None)
             for cid, (reason, detail) in dropped.items():
                 log.info("filtered %s: %s (%s)", cid, reason.value, detail)
-                self.state.set_status(cid, FILTERED, reason=reason.value, detail=detail)
-        if self._up_to_date(out_dir, fingerprint):
-            log.info("%s is up to date", out_dir)
-            return
-        self._write(out_dir, kept, splits, threshold_values, fingerprint, clusters)
-        self.report.published = True
+                self.state.set_status(self.dataset, cid, FILTERED, reason=reason.value,
+                                      detail=detail)
+        self.report.add("published_rows", len(kept))
 
     def _clusters(self, rows: list[Row]) -> list[Cluster] | None:
         """Near-duplicate clusters among the processed documents (corpus.dedup), for sources
@@ -324,38 +357,48 @@ class Pipeline:
             for r in rows
         ], float(threshold))
 
-    def _up_to_date(self, out_dir: Path, fingerprint: str) -> bool:
+    @staticmethod
+    def _published(out_dir: Path) -> dict[str, Any]:
+        """The build record of the shard set in place, or {} when it is missing or damaged."""
         try:
-            build = json.loads((out_dir / BUILD_FILE).read_text())
+            build: dict[str, Any] = json.loads((out_dir / BUILD_FILE).read_text())
         except (OSError, ValueError):
-            return False
-        if build.get("fingerprint") != fingerprint:
-            return False
-        return all(
+            return {}
+        intact = all(
             (out_dir / f["name"]).is_file() and (out_dir / f["name"]).stat().st_size == f["bytes"]
             for f in build.get("files", [])
         )
+        return build if intact else {}
 
     def _write(self, out_dir: Path, kept: list[Row], splits: dict[str, str],
-               thresholds: dict[str, Any], fingerprint: str,
+               rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],
+               fingerprints: tuple[str, str], reuse: list[dict[str, Any]] | None,
                clusters: list[Cluster] | None = None) -> None:
+        """Publish beside the old set, then switch: new shards under new names, the card (what
+        `datasets` reads) then build.json (what `verify` reads) replaced atomically, and only
+        then the old shards removed. A crash at any point leaves a complete set in use."""
         out_dir.mkdir(parents=True, exist_ok=True)
-        files = []
-        for split in SPLITS:
-            keys = [r.work_key or "" for r in kept if splits[r.candidate.id] == split]
-            files += write_split(out_dir, split, keys, self.work, self.settings.output)
-        names = {f.name for f in files}
-        for stale in out_dir.glob("*-of-*.parquet"):
-            if stale.name not in names:
-                stale.unlink()
-        final = self.state.rows(self.dataset, [REJECTED, FILTERED])
-        rejects = "".join(
-            json.dumps({"id": r.candidate.id, "reason": r.reason, "detail": r.detail or ""},
-                       ensure_ascii=False) + "\n"
-            for r in final
+        if reuse is not None:
+            files = reuse
+        else:
+            generation = fingerprints[1][:8]
+            written = []
+            for split in SPLITS:
+                keys = [r.work_key or "" for r in kept if splits[r.candidate.id] == split]
+                written += write_split(out_dir, split, generation, keys, self.work,
+                                       self.settings.output)
+            files = [f.__dict__ for f in written]
+        for split in ("validation", "test"):
+            if kept and not any(f["split"] == split for f in files):
+                log.warning("%s: the %s split is empty (too few documents); it is left out",
+                            self.dataset, split)
+        lines = "".join(
+            json.dumps({"id": cid, "reason": reason, "detail": detail}, ensure_ascii=False)
+            + "\n"
+            for cid, reason, detail in rejects
         )
-        atomic_write_bytes(out_dir / "rejects.jsonl", rejects.encode())
-        build = self._build_record(kept, splits, final, thresholds, fingerprint, files)
+        atomic_write_bytes(out_dir / "rejects.jsonl", lines.encode())
+        build = self._build_record(kept, splits, rejects, thresholds, fingerprints, files)
         if clusters is not None:
             build["duplicate_clusters"] = [
                 {"representative": c.representative, "members": list(c.members),
@@ -365,11 +408,13 @@ class Pipeline:
         atomic_write_bytes(out_dir / "README.md", render_card(self.dataset, build).encode())
         atomic_write_bytes(out_dir / BUILD_FILE,
                            (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
+        remove_stale(out_dir, files)
         log.info("published %d documents to %s", len(kept), out_dir)
 
-    def _build_record(self, kept: list[Row], splits: dict[str, str], final: list[Row],
-                      thresholds: dict[str, Any], fingerprint: str,
-                      files: list[Any]) -> dict[str, Any]:
+    def _build_record(self, kept: list[Row], splits: dict[str, str],
+                      rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],
+                      fingerprints: tuple[str, str],
+                      files: list[dict[str, Any]]) -> dict[str, Any]:
         leakage: list[float] = []
         removed: Counter[str] = Counter()
         methods: Counter[str] = Counter()
@@ -381,7 +426,8 @@ class Pipeline:
         return {
             "dataset": self.dataset,
             "source": self.req.source,
-            "fingerprint": fingerprint,
+            "fingerprint": fingerprints[0],
+            "data_fingerprint": fingerprints[1],
             "config_hash": self.settings.config_hash(),
             "processing_hash": self.processing_hash,
             "versions": _versions(),
@@ -394,12 +440,12 @@ class Pipeline:
             "languages": sorted(languages),
             "counts": {
                 "splits": {s: sum(1 for v in splits.values() if v == s) for s in SPLITS},
-                "rejects": dict(sorted(Counter(r.reason or "" for r in final).items())),
+                "rejects": dict(sorted(Counter(reason for _, reason, _ in rejects).items())),
                 "match_methods": dict(sorted(methods.items())),
                 "cleaner_removed_words": dict(sorted(removed.items())),
             },
             "leakage": leakage_summary(leakage),
-            "files": [f.__dict__ for f in files],
+            "files": files,
         }
 
 

@@ -22,7 +22,7 @@ from lxml import etree
 from loralay_build.blobs import atomic_write_bytes
 from loralay_build.corpus.card import render_view_card
 from loralay_build.corpus.split import SPLITS
-from loralay_build.corpus.writer import write_rows
+from loralay_build.corpus.writer import digest, remove_stale, write_rows
 from loralay_build.errors import ConfigError, LoralayError
 from loralay_build.progress import progress
 from loralay_build.safexml import child, parse_xml, text_of
@@ -204,13 +204,11 @@ def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[st
         return
     out_dir.mkdir(parents=True, exist_ok=True)
     schema = arrow_schema(columns)
+    generation = digest([by_split, str(schema), pipe.settings.raw.get("output", {})])[:8]
     files = []
     for split in present:  # `datasets` refuses an empty shard: empty splits are left out
-        files += write_rows(out_dir, split, by_split[split], schema, pipe.settings.output)
-    names = {f.name for f in files}
-    for stale in out_dir.glob("*-of-*.parquet"):
-        if stale.name not in names:
-            stale.unlink()
+        files += write_rows(out_dir, split, generation, by_split[split], schema,
+                            pipe.settings.output)
     build = {
         "dataset": name, "view": view, "layout_dataset": pipe.dataset,
         "source": pipe.req.source, "config_hash": pipe.settings.config_hash(),
@@ -222,4 +220,5 @@ def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[st
     atomic_write_bytes(out_dir / "README.md", card.encode())
     atomic_write_bytes(out_dir / BUILD_FILE,
                        (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
+    remove_stale(out_dir, [f.__dict__ for f in files])  # only once the card names the new set
     log.info("published view %s: %d rows to %s", view, counts["rows"], out_dir)

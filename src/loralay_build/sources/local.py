@@ -15,13 +15,19 @@ from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
 from loralay_build.sources.base import DiscoveryContext, batched
 from loralay_build.sources.hal import PARTIAL_DATE
+from loralay_build.text.iso639 import is_language_code
 
 SAFE_ID = re.compile(r"^[^\x00-\x1f]{1,500}$")
 BATCH = 500
 
 
-def parse_line(line: str, lineno: int, base: Path, dataset: str) -> Candidate:
-    """One manifest line -> Candidate; raises ConfigError naming the line when it is invalid."""
+def parse_line(line: str, lineno: int, base: Path, dataset: str,
+               allow_outside: bool = False) -> Candidate:
+    """One manifest line -> Candidate; raises ConfigError naming the line when it is invalid.
+
+    A `pdf` path must stay inside the manifest's folder unless `allow_outside`: a manifest
+    from elsewhere must not make the tool read and publish arbitrary files.
+    """
     try:
         record: dict[str, Any] = json.loads(line)
     except ValueError as exc:
@@ -45,7 +51,14 @@ def parse_line(line: str, lineno: int, base: Path, dataset: str) -> Candidate:
     split = record.get("split")
     if split not in (None, "train", "validation", "test"):
         raise ConfigError(f"line {lineno}: 'split' must be train, validation or test")
+    language = str(record.get("language") or "")
+    if language and not is_language_code(language):
+        raise ConfigError(f"line {lineno}: 'language' must be an ISO 639-1 code (fr, en, ...), "
+                          f"got {language!r}")
     path = (base / pdf).resolve()
+    if not allow_outside and not path.is_relative_to(base.resolve()):
+        raise ConfigError(f"line {lineno}: 'pdf' {pdf!r} is outside the manifest's folder "
+                          f"{base}; set [source] allow_outside = true to allow it")
     stat = path.stat() if path.is_file() else None
     extra: dict[str, Any] = {"size": stat.st_size if stat else None,
                              "mtime": stat.st_mtime_ns if stat else None}
@@ -57,7 +70,7 @@ def parse_line(line: str, lineno: int, base: Path, dataset: str) -> Candidate:
         source_id=doc_id,
         dataset=dataset,
         title=str(record.get("title") or ""),
-        language=str(record.get("language") or ""),
+        language=language,
         abstracts={k: v for k, v in abstracts.items() if v.strip()},
         published=published,
         file_url=str(path),
@@ -67,12 +80,13 @@ def parse_line(line: str, lineno: int, base: Path, dataset: str) -> Candidate:
     )
 
 
-def _read_manifest(lines: Iterable[str], base: Path, dataset: str) -> Iterator[Candidate]:
+def _read_manifest(lines: Iterable[str], base: Path, dataset: str,
+                   allow_outside: bool = False) -> Iterator[Candidate]:
     seen: set[str] = set()
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        cand = parse_line(line, lineno, base, dataset)
+        cand = parse_line(line, lineno, base, dataset, allow_outside)
         if cand.id in seen:
             raise ConfigError(f"line {lineno}: duplicate id {cand.source_id!r}")
         seen.add(cand.id)
@@ -85,10 +99,14 @@ class LocalSource:
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         manifest = Path(str(ctx.config.get("input", "")))
+        if manifest.is_dir():
+            raise ConfigError(f"input manifest {manifest} is a folder: give the JSON-lines file")
         if not manifest.is_file():
             raise ConfigError(f"input manifest not found: {manifest}")
-        with manifest.open(encoding="utf-8") as handle:
-            yield from batched(_read_manifest(handle, manifest.parent, ctx.dataset), BATCH)
+        outside = bool(ctx.config.get("allow_outside", False))
+        with manifest.open(encoding="utf-8-sig") as handle:  # tolerate a UTF-8 BOM
+            yield from batched(_read_manifest(handle, manifest.parent, ctx.dataset, outside),
+                               BATCH)
 
     def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
         path = Path(candidate.file_url)

@@ -147,7 +147,9 @@ class SciELOSource:
                 newest = max(newest, stamp)
             if event == "delete":
                 cid = f"scielo:{collection}:{pid}"
-                ctx.state.reject(cid, Reason.UNAVAILABLE, "deleted from SciELO (change history)")
+                for dataset in datasets.values():  # the crawl feeds each language's dataset
+                    ctx.state.reject(dataset, cid, Reason.UNAVAILABLE,
+                                     "deleted from SciELO (change history)")
                 continue
             record = ctx.client.get_json(f"{api}article/",
                                          {"code": pid, "collection": collection})

@@ -1,0 +1,159 @@
+"""One build from the command line's point of view: checks before any work, the dataset lock,
+the run record, signals, and the exit code.
+
+Why: a problem of the environment or the configuration must stop the build before the first
+document (exit 2 with the fix), not turn into a reject recorded against every document.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import click
+
+from loralay_build.config import Settings, load_settings
+from loralay_build.errors import ConfigError, LockHeld, LoralayError
+from loralay_build.progress import interactive
+from loralay_build.run.pipeline import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_LOCKED,
+    EXIT_USAGE,
+    BuildRequest,
+    NothingPublished,
+    Pipeline,
+    check_dataset_name,
+)
+from loralay_build.state import STATE_DIR, State
+
+log = logging.getLogger("loralay_build")
+
+# Programs a parser backend runs, and how to get them.
+BACKEND_PROGRAMS = {"poppler": ("pdftotext", "install poppler-utils (apt install poppler-utils)")}
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (sent by `timeout`, systemd, docker stop), stopped like Ctrl-C."""
+
+
+def check_environment(settings: Settings) -> None:
+    """Programs the configuration needs are on PATH."""
+    program = BACKEND_PROGRAMS.get(settings.parse.backend)
+    if program is not None and shutil.which(program[0]) is None:
+        raise ConfigError(f"the {settings.parse.backend} parser needs `{program[0]}` on PATH: "
+                          f"{program[1]}, or choose another --parser")
+
+
+def check_output_root(out: Path) -> None:
+    """`out` is (or can be made) a folder this process can write in."""
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is not a folder")
+    try:
+        (out / STATE_DIR).mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        raise ConfigError(f"--out {out} is not writable ({exc.strerror or exc})") from exc
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Raise `Terminated` on SIGTERM for the duration of the block (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def build(
+    source: str,
+    out: Path,
+    name: str | None,
+    config: Path | None,
+    overrides: dict[str, Any],
+    since: str | None = None,
+    limit: int | None = None,
+    allow_empty: bool = False,
+) -> int:
+    """Check, lock, run the pipeline and record the run; returns the exit code."""
+    try:
+        dataset = check_dataset_name(source if name is None else name)
+    except ConfigError as exc:
+        click.echo(f"usage error: --name: {exc}", err=True)
+        return EXIT_USAGE
+    try:
+        settings = load_settings(source, config, overrides=overrides)
+        check_environment(settings)
+        check_output_root(out)
+    except ConfigError as exc:
+        click.echo(f"configuration error: {exc}", err=True)
+        return EXIT_USAGE
+    state = State(out)
+    request = BuildRequest(source, dataset, out, settings, since, limit, " ".join(sys.argv[1:]),
+                           allow_empty)
+    try:
+        with state.lock(dataset):
+            try:
+                state.claim(dataset, source)
+            except ConfigError as exc:
+                click.echo(f"usage error: --name: {exc}", err=True)
+                return EXIT_USAGE
+            return _run(request, state)
+    except LockHeld as exc:
+        click.echo(f"{exc}: exiting", err=True)
+        return EXIT_LOCKED
+    finally:
+        state.close()
+
+
+def _run(request: BuildRequest, state: State) -> int:
+    run_id = state.start_run(request.dataset, request.command or request.source)
+    code = EXIT_FAILURE
+    pipeline = Pipeline(request, state)
+    try:
+        with sigterm_as_interrupt():
+            code = pipeline.run()
+    except ConfigError as exc:
+        click.echo(f"configuration error: {exc}", err=True)
+        code = EXIT_USAGE
+    except NothingPublished as exc:
+        click.echo(str(exc), err=True)
+    except LoralayError as exc:
+        log.error("build failed: %s", exc)
+    except Terminated:
+        click.echo("terminated (SIGTERM); run the same command again to resume", err=True)
+        code = EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        click.echo("interrupted; run the same command again to resume", err=True)
+        code = EXIT_INTERRUPTED
+    finally:
+        state.finish_run(run_id, code, dict(pipeline.report.counts))
+    _summary(state, request, pipeline.report.counts)
+    return code
+
+
+def _summary(state: State, request: BuildRequest, counts: dict[str, int]) -> None:
+    statuses = state.status_counts(request.dataset)
+    line = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
+    log.info("%s: %s (this run: %s)", request.dataset, line,
+             ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "nothing new")
+    if interactive():
+        click.echo(f"{request.out_root / request.dataset}: {line}", err=True)

@@ -1,0 +1,396 @@
+"""Across runs, datasets and failures: nothing lost, nothing stale, nothing that looks complete
+when it is not (state per dataset, loadable small datasets, honest exit codes, checked input)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loralay_build.blobs import atomic_write_bytes
+from loralay_build.config import load_settings
+from loralay_build.corpus.writer import write_split
+from loralay_build.run.pipeline import BuildRequest, Pipeline
+from loralay_build.sandbox import Sandbox
+from loralay_build.state import STATE_DIR, State
+
+from .conftest import run_cli, write_toml
+from .test_local import make_corpus, write_manifest
+
+
+def load_ids(folder: Path) -> list[str]:
+    """Every article id `datasets.load_dataset(folder)` returns, over all splits."""
+    import datasets
+
+    loaded = datasets.load_dataset(str(folder), download_mode="force_redownload")
+    return [i for split in loaded.values() for i in split["article_id"]]
+
+
+def build_local(manifest: Path, out: Path, *extra: str,
+                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return run_cli("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
+                   "--no-filter", *extra, env=env)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, object]]]:
+    """Six real PDFs with their manifest entries (rendered once for the module)."""
+    folder = tmp_path_factory.mktemp("docs")
+    return folder, make_corpus(folder, 6)
+
+
+def test_three_document_build_loads_with_datasets(
+    corpus: tuple[Path, list[dict[str, object]]], tmp_path: Path
+) -> None:
+    folder, entries = corpus
+    manifest = write_manifest(folder / "three.jsonl", entries[:3])
+    out = tmp_path / "out"
+    result = build_local(manifest, out)
+    assert result.returncode == 0, result.stderr
+    assert "split is empty" in result.stderr
+    build = json.loads((out / "local" / "build.json").read_text())
+    figures = build["counts"]["splits"]
+    assert sum(figures.values()) == 3
+    card = (out / "local" / "README.md").read_text()
+    for split, count in figures.items():
+        assert (f"- split: {split}" in card) == (count > 0)
+        assert f"| {split} | {count} |" in card
+    assert sorted(load_ids(out / "local")) == [f"local:doc{i}" for i in range(3)]
+    assert run_cli("verify", str(out / "local")).returncode == 0
+
+
+def test_two_datasets_share_an_output_root(
+    corpus: tuple[Path, list[dict[str, object]]], tmp_path: Path
+) -> None:
+    folder, entries = corpus
+    out = tmp_path / "out"
+    first = write_manifest(folder / "a.jsonl", entries[:2])
+    second = write_manifest(folder / "b.jsonl", entries[1:4])  # doc1 is in both
+    assert build_local(first, out, "--name", "a").returncode == 0
+    assert build_local(second, out, "--name", "b").returncode == 0
+    state = State(out)
+    assert [r.candidate.id for r in state.rows("a", ["published"])] == ["local:doc0",
+                                                                        "local:doc1"]
+    assert len(state.rows("b", ["published"])) == 3
+    assert sorted(load_ids(out / "a")) == ["local:doc0", "local:doc1"]
+    assert sorted(load_ids(out / "b")) == ["local:doc1", "local:doc2", "local:doc3"]
+    # A dataset of another source is refused before any work.
+    other = run_cli("hal", "--out", str(out), "--name", "a")
+    assert other.returncode == 2
+    assert "built from 'local'" in other.stderr and "Traceback" not in other.stderr
+
+
+OLD_SCHEMA = """
+CREATE TABLE candidates (id TEXT PRIMARY KEY, dataset TEXT NOT NULL, source TEXT NOT NULL,
+    payload TEXT NOT NULL, content_hash TEXT NOT NULL, status TEXT NOT NULL, reason TEXT,
+    detail TEXT, attempts INTEGER NOT NULL DEFAULT 0, blob_sha TEXT, work_key TEXT, stats TEXT,
+    split TEXT, updated REAL NOT NULL);
+CREATE INDEX candidates_dataset_status ON candidates(dataset, status);
+"""
+
+
+def test_state_of_the_first_schema_is_migrated_in_place(tmp_path: Path) -> None:
+    (tmp_path / STATE_DIR).mkdir()
+    db = sqlite3.connect(tmp_path / STATE_DIR / "state.sqlite")
+    db.executescript(OLD_SCHEMA)
+    payload = {"id": "hal:1", "source": "hal", "source_id": "1", "dataset": "hal"}
+    db.execute("INSERT INTO candidates (id, dataset, source, payload, content_hash, status,"
+               " split, updated) VALUES ('hal:1', 'hal', 'hal', ?, 'h', 'published', 'test', 0)",
+               (json.dumps(payload),))
+    db.commit()
+    db.close()
+    state = State(tmp_path)
+    assert [(r.candidate.id, r.status, r.split) for r in state.rows("hal")] == [
+        ("hal:1", "published", "test")]
+    keys = [r["name"] for r in state.db.execute("PRAGMA table_info(candidates)") if r["pk"]]
+    assert sorted(keys) == ["dataset", "id"]
+    with pytest.raises(Exception, match="built from 'hal'"):
+        state.claim("hal", "local")
+    state.claim("hal", "hal")
+    state.close()
+
+
+def test_reports_follow_a_changed_reject(
+    corpus: tuple[Path, list[dict[str, object]]], tmp_path: Path
+) -> None:
+    folder, entries = corpus
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for entry in entries[:2]:
+        (docs / str(entry["pdf"])).write_bytes((folder / str(entry["pdf"])).read_bytes())
+    late = {"id": "late", "pdf": "late.pdf", "language": "fr",
+            "abstracts": {"fr": "une phrase qui ne figure nulle part dans ce document publié"}}
+    manifest = write_manifest(docs / "m.jsonl", [*entries[:2], late])
+    out = tmp_path / "out"
+    assert build_local(manifest, out).returncode == 0
+    dataset = out / "local"
+    rejects = (dataset / "rejects.jsonl").read_text()
+    assert '"unavailable"' in rejects
+    shards = {p.name: p.stat().st_mtime_ns for p in dataset.glob("*.parquet")}
+    # The missing file appears (another document's PDF: its abstract is not in it).
+    (docs / "late.pdf").write_bytes((folder / str(entries[3]["pdf"])).read_bytes())
+    assert build_local(manifest, out).returncode == 0
+    assert State(out).reason_counts("local") == {"abstract_not_found": 1}
+    assert json.loads((dataset / "rejects.jsonl").read_text())["reason"] == "abstract_not_found"
+    build = json.loads((dataset / "build.json").read_text())
+    assert build["counts"]["rejects"] == {"abstract_not_found": 1}
+    assert "`abstract_not_found`: 1" in (dataset / "README.md").read_text()
+    # Only the reports changed: the shards were not rewritten.
+    assert {p.name: p.stat().st_mtime_ns for p in dataset.glob("*.parquet")} == shards
+
+
+def test_published_files_follow_the_umask(
+    corpus: tuple[Path, list[dict[str, object]]], tmp_path: Path
+) -> None:
+    folder, entries = corpus
+    manifest = write_manifest(folder / "umask.jsonl", entries[:1])
+    previous = os.umask(0o022)
+    try:
+        assert build_local(manifest, tmp_path / "out").returncode == 0
+    finally:
+        os.umask(previous)
+    published = [p for p in (tmp_path / "out" / "local").iterdir()]
+    assert published
+    assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in published} == {
+        p.name: 0o644 for p in published}
+
+
+def test_nothing_published_exits_1_unless_allowed(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    result = build_local(empty, tmp_path / "out")
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no document published" in lines[0]
+    assert build_local(empty, tmp_path / "out", "--allow-empty").returncode == 0
+    run = State(tmp_path / "out").last_run("local")
+    assert run is not None and run["exit_code"] == 0
+
+
+def test_every_document_rejected_exits_1(tmp_path: Path) -> None:
+    (tmp_path / "page.pdf").write_text("<html>not a pdf</html>")
+    manifest = write_manifest(tmp_path / "m.jsonl", [
+        {"id": "html", "pdf": "page.pdf", "language": "fr", "abstracts": {"fr": "x y"}}])
+    result = build_local(manifest, tmp_path / "out")
+    assert result.returncode == 1
+    assert "no document published (1 rejected" in result.stderr
+
+
+def one_line_usage_error(result: subprocess.CompletedProcess[str], *words: str) -> None:
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert all(w in result.stderr for w in words), result.stderr
+
+
+def test_bad_out_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    manifest = write_manifest(tmp_path / "m.jsonl", [])
+    regular = tmp_path / "file"
+    regular.write_text("x")
+    one_line_usage_error(build_local(manifest, regular), "not a folder")
+    # /sys refuses new folders even to root; a read-only folder refuses other users.
+    one_line_usage_error(build_local(manifest, Path("/sys/loralay-out")), "not writable")
+    if os.geteuid() != 0:
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o555)
+        one_line_usage_error(build_local(manifest, locked), "not writable")
+
+
+def test_local_manifest_validation(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    entry = {"id": "a", "pdf": "a.pdf", "language": "fr", "abstracts": {"fr": "x"}}
+    out = tmp_path / "out"
+    outside = write_manifest(docs / "outside.jsonl", [{**entry, "pdf": "../secret.pdf"}])
+    one_line_usage_error(build_local(outside, out), "outside the manifest's folder")
+    absolute = write_manifest(docs / "abs.jsonl", [{**entry, "pdf": "/etc/passwd"}])
+    one_line_usage_error(build_local(absolute, out), "outside the manifest's folder")
+    # Allowed on request: the file is then read (and rejected, not a PDF).
+    allowed = build_local(absolute, out, "--allow-outside")
+    assert allowed.returncode == 1 and "no document published" in allowed.stderr
+    bad_language = write_manifest(docs / "lang.jsonl", [{**entry, "language": "french"}])
+    one_line_usage_error(build_local(bad_language, out), "ISO 639-1", "french")
+    one_line_usage_error(build_local(docs, out), "--input", "directory")
+
+
+def test_bom_manifest_and_abstract_in_another_language(
+    corpus: tuple[Path, list[dict[str, object]]], tmp_path: Path
+) -> None:
+    folder, entries = corpus
+    english_only = {**entries[1], "id": "en-only", "abstracts": {"en": "only English"}}
+    manifest = folder / "bom.jsonl"
+    manifest.write_text("".join(json.dumps(e) + "\n" for e in [entries[0], english_only]),
+                        encoding="utf-8-sig")
+    out = tmp_path / "out"
+    assert build_local(manifest, out).returncode == 0
+    [reject] = [json.loads(x) for x in (out / "local" / "rejects.jsonl").read_text().splitlines()]
+    assert reject["id"] == "local:en-only"
+    assert reject["detail"] == "abstracts only in en, none in the declared language fr"
+
+
+def test_configuration_is_checked_before_work(tmp_path: Path) -> None:
+    manifest = write_manifest(tmp_path / "m.jsonl", [])
+    out = tmp_path / "out"
+    workers = run_cli("local", "--input", str(manifest), "--out", str(out),
+                      env={"LORALAY_RUN__WORKERS": "0"})
+    one_line_usage_error(workers, "workers must be at least 1")
+    typo = write_toml(tmp_path / "typo.toml", {"source": {"serch_url": "http://x"}})
+    result = run_cli("hal", "--out", str(out), "--config", str(typo))
+    one_line_usage_error(result, "unknown [source] key(s) for hal: serch_url", "search_url")
+    parser = write_toml(tmp_path / "parser.toml", {"parse": {"backend": "pdfminer"}})
+    one_line_usage_error(build_local(manifest, out, "--config", str(parser)),
+                         "backend must be one of")
+    one_line_usage_error(run_cli("pubmed", "--out", str(out), "--from", "2024-13-01"),
+                         "--from", "2024-13-01")
+    assert not (out / "local").exists() and not (out / "pubmed").exists()
+
+
+def test_every_shipped_source_config_passes_its_own_key_check() -> None:
+    from loralay_build.config import load_settings
+
+    for name in ("arxiv", "hal", "koreascience", "local", "pubmed", "scielo"):
+        assert load_settings(name, environ={}).source  # raises on an undeclared key
+
+
+@pytest.fixture
+def fake_pdftotext(tmp_path: Path) -> Iterator[Path]:
+    """A `pdftotext` that fails on every file, first on PATH."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    tool = bin_dir / "pdftotext"
+    tool.write_text("#!/bin/sh\nexit 1\n")
+    tool.chmod(0o755)
+    yield bin_dir
+
+
+def test_missing_program_is_exit_2_and_retry_requeues(
+    corpus: tuple[Path, list[dict[str, object]]], tmp_path: Path, fake_pdftotext: Path
+) -> None:
+    folder, entries = corpus
+    manifest = write_manifest(folder / "poppler.jsonl", entries[:2])
+    out = tmp_path / "out"
+    no_path = build_local(manifest, out, "--parser", "poppler", env={"PATH": str(tmp_path)})
+    one_line_usage_error(no_path, "pdftotext", "poppler-utils")
+    assert not (out / "local").exists()
+    # A broken program rejects every document; once fixed, `retry` queues them again.
+    broken = {"PATH": f"{fake_pdftotext}:{os.environ['PATH']}"}
+    failed = build_local(manifest, out, "--parser", "poppler", env=broken)
+    assert failed.returncode == 1
+    assert State(out).reason_counts("local") == {"corrupted": 2}
+    retry = run_cli("retry", str(out), "--dataset", "local", "--reason", "corrupted,timeout")
+    assert retry.returncode == 0 and "2 document(s) queued again" in retry.stdout
+    fixed = build_local(manifest, out, "--parser", "poppler")
+    assert fixed.returncode == 0, fixed.stderr
+    assert State(out).status_counts("local") == {"published": 2}
+    unknown = run_cli("retry", str(out), "--dataset", "local", "--reason", "corupted")
+    assert unknown.returncode == 2 and "corupted" in unknown.stderr
+
+
+def test_sigterm_stops_like_ctrl_c(tmp_path: Path) -> None:
+    with Sandbox(docs=12, seed=11) as box:
+        overlay = box.hal.client_config()
+        overlay["run"] = {"workers": 1}
+        overlay["http"]["min_interval"] = 0.3  # slow enough to be caught mid-download
+        config = write_toml(tmp_path / "hal.toml", overlay)
+        out = tmp_path / "out"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "loralay_build.cli", "hal", "--out", str(out),
+             "--config", str(config)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while len(box.server.requests("/_host/")) < 2 and proc.poll() is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert proc.poll() is None, "the build ended before the signal"
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "terminated (SIGTERM)" in err and "Traceback" not in err
+    run = State(out).last_run("hal")
+    assert run is not None and run["exit_code"] == 130 and run["finished"]
+
+
+def _pipeline(manifest: Path, out: Path) -> tuple[Pipeline, State]:
+    """An in-process local build: serial, one document per shard, every split populated."""
+    settings = load_settings("local", environ={}, overrides={
+        "source": {"input": str(manifest)}, "run": {"executor": "serial"},
+        "output": {"shard_rows": 1}, "filters": {"enabled": False},
+        "split": {"train": 0.5, "validation": 0.25, "test": 0.25}})
+    state = State(out)
+    return Pipeline(BuildRequest("local", "local", out, settings), state), state
+
+
+@pytest.mark.parametrize("crash_at", ["shards", "rejects.jsonl", "README.md", "build.json",
+                                      "cleanup"])
+def test_interrupted_republish_leaves_one_complete_set(
+    corpus: tuple[Path, list[dict[str, object]]], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, crash_at: str
+) -> None:
+    folder, entries = corpus
+    manifest = folder / f"crash-{crash_at}.jsonl"
+    out = tmp_path / "out"
+    write_manifest(manifest, entries[:4])
+    pipeline, state = _pipeline(manifest, out)
+    assert pipeline.run() == 0
+    old = sorted(load_ids(out / "local"))
+    write_manifest(manifest, entries)
+    pipeline, state = _pipeline(manifest, out)
+
+    def crash(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    real_write_split, real_atomic, real_unlink = write_split, atomic_write_bytes, Path.unlink
+    if crash_at == "shards":  # the first split is written, the second is not
+        calls: list[str] = []
+
+        def split_then_crash(*args: Any) -> Any:
+            calls.append(args[1])
+            return real_write_split(*args) if len(calls) == 1 else crash()
+
+        monkeypatch.setattr("loralay_build.run.pipeline.write_split", split_then_crash)
+    elif crash_at == "cleanup":
+        monkeypatch.setattr(Path, "unlink", lambda p, missing_ok=False: crash()
+                            if p.suffix == ".parquet" else real_unlink(p, missing_ok))
+    else:
+        monkeypatch.setattr("loralay_build.run.pipeline.atomic_write_bytes",
+                            lambda p, data: crash() if p.name == crash_at
+                            else real_atomic(p, data))
+    with pytest.raises(KeyboardInterrupt):
+        pipeline.run()
+    monkeypatch.undo()
+    loaded = load_ids(out / "local")
+    assert len(loaded) == len(set(loaded))
+    new = sorted(f"local:{e['id']}" for e in entries)
+    switched = crash_at in ("build.json", "cleanup")  # the card is written before build.json
+    assert sorted(loaded) == (new if switched else old)
+    # The state never calls published what the files do not hold.
+    assert {r.candidate.id for r in state.rows("local", ["published"])} <= set(loaded)
+    state.close()
+    pipeline, state = _pipeline(manifest, out)
+    assert pipeline.run() == 0
+    assert sorted(load_ids(out / "local")) == new
+    assert run_cli("verify", str(out / "local")).returncode == 0
+    build = json.loads((out / "local" / "build.json").read_text())
+    assert sorted(p.name for p in (out / "local").glob("*.parquet")) == sorted(
+        f["name"] for f in build["files"])
+
+
+def test_every_demo_dataset_loads_with_datasets(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    result = run_cli("demo", "--out", str(out), "--docs", "8")
+    assert result.returncode == 0, result.stderr
+    printed = re.findall(r"load_dataset\('([^']+)'\)", result.stdout)
+    assert len(printed) == 6
+    for folder in printed:
+        build = json.loads((Path(folder) / "build.json").read_text())
+        assert len(load_ids(Path(folder))) == sum(build["counts"]["splits"].values()) > 0
