@@ -68,7 +68,7 @@ class SciELOSite:
 
     def _on(self, host: str) -> list[SciELOArticle]:
         return sorted((a for a in self.articles.values() if self.hosts[a.collection] == host
-                       and a.events[-1][1] != "delete"), key=lambda a: a.pid)
+                       and a.events[-1][2] != "delete"), key=lambda a: a.pid)
 
     def listing(self, host: str, req: Request) -> Reply:
         script, pid = req.arg("script"), req.arg("pid")
