@@ -12,12 +12,15 @@ from typing import Any
 import click
 
 from loralay_build.config import load_settings, merge
+from loralay_build.dates import normalise_since
 from loralay_build.errors import ConfigError, LockHeld, LoralayError
 from loralay_build.progress import interactive
 from loralay_build.run.pipeline import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
     EXIT_LOCKED,
+    EXIT_OK,
+    EXIT_PARTIAL,
     EXIT_USAGE,
     BuildRequest,
     Pipeline,
@@ -76,7 +79,7 @@ def build(
                 code = EXIT_INTERRUPTED
             finally:
                 state.finish_run(run_id, code, dict(pipeline.report.counts))
-            _summary(state, dataset, out, pipeline.report.counts)
+            _summary(state, dataset, out, pipeline.report.counts, code)
             return code
     except LockHeld as exc:
         click.echo(f"{exc}: exiting", err=True)
@@ -85,13 +88,26 @@ def build(
         state.close()
 
 
-def _summary(state: State, dataset: str, out: Path, counts: dict[str, int]) -> None:
+def _summary(state: State, dataset: str, out: Path, counts: dict[str, int], code: int) -> None:
+    """The dataset's state, and what this run did: a failed run does not read as 'nothing new'."""
     statuses = state.status_counts(dataset)
     line = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
-    log.info("%s: %s (this run: %s)", dataset, line,
-             ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "nothing new")
+    done = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if v)
+    outcome = {EXIT_OK: "", EXIT_PARTIAL: "partial, exit 3"}.get(code, f"failed, exit {code}")
+    run = "; ".join(filter(None, (outcome, done))) or "nothing new"
+    log.info("%s: %s (this run: %s)", dataset, line or "nothing stored", run)
     if interactive():
-        click.echo(f"{out / dataset}: {line}", err=True)
+        click.echo(f"{out / dataset}: {line or 'nothing stored'} (this run: {run})", err=True)
+
+
+def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--since normalised once, for every dataset the command builds; else exit 2."""
+    if value is None:
+        return None
+    try:
+        return normalise_since(value)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc).removeprefix("--since ")) from None
 
 
 def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -140,7 +156,8 @@ def main() -> None:
 
 @main.command()
 @common_options
-@click.option("--since", help="Only records modified since this date (YYYY[-MM[-DD]]).")
+@click.option("--since", callback=_since,
+              help="Only records modified since this date (YYYY[-MM[-DD]]).")
 def hal(out: Path, name: str | None, config: Path | None, limit: int | None,
         workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
         verbose: int, quiet: bool, since: str | None) -> None:
@@ -152,7 +169,8 @@ def hal(out: Path, name: str | None, config: Path | None, limit: int | None,
 
 @main.command()
 @common_options
-@click.option("--since", help="Re-list articles processed since this date (YYYY[-MM[-DD]]).")
+@click.option("--since", callback=_since,
+              help="Re-list articles processed since this date (YYYY[-MM[-DD]]).")
 @click.option("--via", type=click.Choice(["api", "site"]),
               help="Discovery route: the ArticleMeta API or a crawl of the collection "
                    "websites (default: [source] via).")
@@ -172,8 +190,8 @@ def scielo(out: Path, name: str | None, config: Path | None, limit: int | None,
         datasets = {lang: f"{name}-{lang}" for lang in datasets}
         overrides = merge(overrides, {"source": {"datasets": datasets}})
     # The first build crawls for every dataset; the next ones find nothing new to list.
-    codes = [build("scielo", out, dataset, config, overrides, since if i == 0 else None, limit)
-             for i, dataset in enumerate(datasets.values())]
+    codes = [build("scielo", out, dataset, config, overrides, since, limit)
+             for dataset in datasets.values()]
     sys.exit(max(codes, default=EXIT_USAGE))
 
 

@@ -188,6 +188,13 @@ def test_one_crawl_builds_both_datasets(box: Sandbox, tmp_path: Path) -> None:
     for variant in ("interstitial", "heading", "entities", "no_fulltexts", "v720"):
         assert by_variant[variant] in published, variant
     assert by_variant["english"] not in published | set(rejects)
+    # v40 = en with a translation PDF and abstract: in the translation language's dataset
+    translation = box.scielo.articles[by_variant["translation"]]
+    lang = next(iter(translation.translations.values()))
+    (row,) = [r for r in _rows(tmp_path / DATASETS[lang])
+              if r["article_id"].endswith(f"{translation.pid}:{lang}")]
+    assert row["language"] == lang
+    assert row["abstract"] == next(a["text"] for a in row["abstracts"] if a["lang"] == lang)
 
 
 def test_ids_are_stable_when_the_listing_is_reordered(box: Sandbox, tmp_path: Path) -> None:
