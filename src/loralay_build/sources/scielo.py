@@ -27,7 +27,7 @@ from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
 from loralay_build.sources.base import DiscoveryContext
 from loralay_build.sources.scielo_site import discover_site
-from loralay_build.sources.scielo_text import clean_abstract, partial_date
+from loralay_build.sources.scielo_text import candidate_id, clean_abstract, partial_date
 
 log = logging.getLogger(__name__)
 
@@ -73,13 +73,6 @@ def published(record: dict[str, Any]) -> str:
         if (found := partial_date(value)):
             return found
     return ""
-
-
-def candidate_id(collection: str, pid: str, lang: str, original: str) -> str:
-    """The article's id in the dataset of its original language; a translation's id names its
-    language, so a record feeding both datasets has one id in each."""
-    base = f"scielo:{collection}:{pid}"
-    return base if lang == original else f"{base}:{lang}"
 
 
 def pdf_languages(record: dict[str, Any]) -> set[str]:
