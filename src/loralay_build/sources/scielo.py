@@ -6,8 +6,8 @@ The first pass lists identifiers by processing date; later passes read the chang
 dataset: one pass yields the Spanish and the Portuguese candidates together (each with its
 own `dataset`), so building the second dataset right after the first re-crawls nothing.
 ArticleMeta parses `from`/`until` with `strptime("%Y-%m-%d")` and answers 500 to anything
-else, so marks are calendar days; a day's history is read again on the next pass (harmless:
-an unchanged record is left alone).
+else, so a mark is a calendar day, with the number of that day's events already taken (the
+next pass reads that day again and skips them).
 """
 
 from __future__ import annotations
