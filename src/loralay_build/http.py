@@ -60,16 +60,17 @@ class HttpError(LoralayError):
 class HttpStatusError(HttpError):
     """The server answered with a non-retryable status (404, 403, 400...).
 
-    The message names the URL actually requested (after `url_rewrite`) and quotes the start
-    of the reply, so one log line says what was asked and what the server objected to.
+    The message quotes the start of the reply; `requested` is the URL actually asked (after
+    `url_rewrite`), kept out of the message because reject details must not depend on where
+    a run's servers listen (see `describe`).
     """
 
     def __init__(self, url: str, status: int, body: bytes = b"", requested: str = "") -> None:
         reply = excerpt(body)
-        super().__init__(requested or url, f"HTTP {status}{': ' + reply if reply else ''}")
-        self.url = url
+        super().__init__(url, f"HTTP {status}{': ' + reply if reply else ''}")
         self.status = status
         self.body = body
+        self.requested = requested or url
 
 
 class PolicyRefused(HttpError):
@@ -84,21 +85,26 @@ class TransientHttpError(TransientError):
     """Worth retrying later: 429/5xx, timeouts, resets, truncated bodies."""
 
     def __init__(self, url: str, message: str, retry_after: float | None = None,
-                 status: int = 0, body: bytes = b"") -> None:
-        # A status answer names the whole URL requested and quotes the reply: the query is
-        # often what the server objects to.
+                 status: int = 0, body: bytes = b"", requested: str = "") -> None:
         reply = excerpt(body) if status else ""
-        shown = url if status else url.split("?", 1)[0]
-        super().__init__(f"{message} ({shown}){': ' + reply if reply else ''}")
+        super().__init__(f"{message} ({url.split('?', 1)[0]}){': ' + reply if reply else ''}")
         self.url = url
         self.retry_after = retry_after
         self.status = status
         self.body = body
+        self.requested = requested or url
 
 
 class RepeatedFailure(TransientHttpError):
     """The same request failed the same way several times in a row: retried no further in
     this run (a later run tries again)."""
+
+
+def describe(exc: BaseException) -> str:
+    """An error on one line for a log: its message and, for an HTTP error, the whole URL
+    actually requested (after `url_rewrite`, query included: often what a server objects to)."""
+    requested = getattr(exc, "requested", "")
+    return f"{exc} [requested {requested}]" if requested else str(exc)
 
 
 @dataclass(frozen=True)
@@ -325,7 +331,7 @@ class HttpClient:
         if len(same) >= IDENTICAL_FAILURES:
             raise RepeatedFailure(
                 exc.url, f"HTTP 500 {len(same)} times with the same answer, not retried further",
-                status=500, body=exc.body,
+                status=500, body=exc.body, requested=exc.requested,
             ) from exc
         return same
 
@@ -373,8 +379,8 @@ class HttpClient:
             if status in RETRY_STATUSES:
                 sink.seek(0)
                 raise TransientHttpError(
-                    physical, f"HTTP {status}", parse_retry_after(resp_headers.get("retry-after")),
-                    status=status, body=sink.read(2048),
+                    url, f"HTTP {status}", parse_retry_after(resp_headers.get("retry-after")),
+                    status=status, body=sink.read(2048), requested=physical,
                 )
             if not 200 <= status < 300:
                 sink.seek(0)
