@@ -16,7 +16,9 @@ from loralay_build.http import (
     HttpClient,
     HttpStatusError,
     PolicyRefused,
+    RepeatedFailure,
     TransientHttpError,
+    describe,
     parse_retry_after,
 )
 from loralay_build.sandbox.server import Reply, Request, SandboxServer
@@ -50,11 +52,15 @@ def server() -> Iterator[SandboxServer]:
         srv.route("/escape", lambda req: Reply(302, b"", {"Location": "http://evil.example/x"}))
         srv.route("/file", lambda req: Reply(302, b"", {"Location": "file:///etc/passwd"}))
         srv.route("/loop", lambda req: Reply(302, b"", {"Location": "/loop"}))
+        srv.route("/crash", lambda req: Reply(500, b"Traceback: ValueError: time data '2020' "
+                                              b"does not match format '%Y-%m-%d'"))
+        srv.route("/wobbly", lambda req: Reply(500, f"error {counted(req)}".encode()))
         yield srv
 
 
 def client(srv: SandboxServer, **overrides: object) -> HttpClient:
-    settings = HttpSettings(min_interval=0.0, backoff_base=0.05, max_retries=2, **overrides)  # type: ignore[arg-type]
+    settings = HttpSettings(**{"min_interval": 0.0, "backoff_base": 0.05, "max_retries": 2,  # type: ignore[arg-type]
+                               **overrides})
     return HttpClient(settings, trusted_urls=[srv.base_url])
 
 
@@ -161,3 +167,34 @@ def test_check_pdf_distinguishes_html_from_truncation() -> None:
     with pytest.raises(TransientHttpError, match="truncated"):
         check_pdf(io.BytesIO(PDF[:20]), "u")
     check_pdf(io.BytesIO(PDF), "u")
+
+
+def test_an_identical_500_stops_being_retried_and_says_so(server: SandboxServer) -> None:
+    with pytest.raises(RepeatedFailure) as info:
+        client(server, max_retries=5).get(f"{server.base_url}/crash", {"from": "2020"})
+    assert len(server.requests("/crash")) == 3
+    message = describe(info.value)
+    assert "3 times with the same answer" in message
+    assert f"[requested {server.base_url}/crash?from=2020]" in message  # query included
+    assert "does not match format" in message  # the start of the server's reply
+
+
+def test_500s_that_differ_keep_their_retries(server: SandboxServer) -> None:
+    with pytest.raises(TransientHttpError) as info:
+        client(server, max_retries=4).get(f"{server.base_url}/wobbly")
+    assert not isinstance(info.value, RepeatedFailure)
+    assert len(server.requests("/wobbly")) == 5
+
+
+def test_a_status_error_names_the_rewritten_url_and_the_reply(server: SandboxServer) -> None:
+    settings = HttpSettings(
+        min_interval=0.0, allowed_hosts=("hal.science",),
+        url_rewrite={"https://hal.science/": f"{server.base_url}/"},
+    )
+    with pytest.raises(HttpStatusError) as info:
+        HttpClient(settings).get("https://hal.science/gone", {"q": "x"})
+    # the message (a reject's detail) does not depend on where the server listens...
+    assert str(info.value) == "HTTP 404: gone (https://hal.science/gone?q=x)"
+    # ...and the log line names the URL actually requested
+    assert describe(info.value) == (f"HTTP 404: gone (https://hal.science/gone?q=x) "
+                                    f"[requested {server.base_url}/gone?q=x]")

@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 import click
 
 from loralay_build.config import load_settings, merge
+from loralay_build.dates import normalise_since
 from loralay_build.errors import ConfigError
 from loralay_build.progress import hide_progress
 from loralay_build.run import lifecycle
@@ -53,6 +54,16 @@ ALLOW_EMPTY = "loralay.allow_empty"
 
 def _remember_allow_empty(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     ctx.meta[ALLOW_EMPTY] = value
+
+
+def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--since normalised once, for every dataset the command builds; else exit 2."""
+    if value is None:
+        return None
+    try:
+        return normalise_since(value)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc).removeprefix("--since ")) from None
 
 
 def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -121,7 +132,8 @@ def main() -> None:
 
 @main.command()
 @common_options
-@click.option("--since", help="Only records modified since this date (YYYY[-MM[-DD]]).")
+@click.option("--since", callback=_since,
+              help="Only records modified since this date (YYYY[-MM[-DD]]).")
 def hal(out: Path, name: str | None, config: Path | None, limit: int | None,
         workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
         verbose: int, quiet: bool, since: str | None) -> None:
@@ -133,7 +145,8 @@ def hal(out: Path, name: str | None, config: Path | None, limit: int | None,
 
 @main.command()
 @common_options
-@click.option("--since", help="Re-list articles processed since this date (YYYY[-MM[-DD]]).")
+@click.option("--since", callback=_since,
+              help="Re-list articles processed since this date (YYYY[-MM[-DD]]).")
 @click.option("--via", type=click.Choice(["api", "site"]),
               help="Discovery route: the ArticleMeta API or a crawl of the collection "
                    "websites (default: [source] via).")
@@ -153,8 +166,8 @@ def scielo(out: Path, name: str | None, config: Path | None, limit: int | None,
         datasets = {lang: f"{name}-{lang}" for lang in datasets}
         overrides = merge(overrides, {"source": {"datasets": datasets}})
     # The first build crawls for every dataset; the next ones find nothing new to list.
-    codes = [build("scielo", out, dataset, config, overrides, since if i == 0 else None, limit)
-             for i, dataset in enumerate(datasets.values())]
+    codes = [build("scielo", out, dataset, config, overrides, since, limit)
+             for dataset in datasets.values()]
     sys.exit(max(codes, default=EXIT_USAGE))
 
 

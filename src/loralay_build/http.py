@@ -38,6 +38,16 @@ log = logging.getLogger(__name__)
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 CHUNK = 64 * 1024
+# A 500 with the same body this many times in a row is a fault of the request (a parameter the
+# server cannot parse), not of the moment: retrying it again would only wait out the backoff.
+IDENTICAL_FAILURES = 3
+EXCERPT = 160  # characters of a server's reply quoted in an error
+
+
+def excerpt(body: bytes, limit: int = EXCERPT) -> str:
+    """The start of a reply on one line, for error messages."""
+    text = " ".join(body[: limit * 4].decode("utf-8", "replace").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class HttpError(LoralayError):
@@ -49,12 +59,19 @@ class HttpError(LoralayError):
 
 
 class HttpStatusError(HttpError):
-    """The server answered with a non-retryable status (404, 403, 400...)."""
+    """The server answered with a non-retryable status (404, 403, 400...).
 
-    def __init__(self, url: str, status: int, body: bytes = b"") -> None:
-        super().__init__(url, f"HTTP {status}")
+    The message quotes the start of the reply; `requested` is the URL actually asked (after
+    `url_rewrite`), kept out of the message because reject details must not depend on where
+    a run's servers listen (see `describe`).
+    """
+
+    def __init__(self, url: str, status: int, body: bytes = b"", requested: str = "") -> None:
+        reply = excerpt(body)
+        super().__init__(url, f"HTTP {status}{': ' + reply if reply else ''}")
         self.status = status
         self.body = body
+        self.requested = requested or url
 
 
 class PolicyRefused(HttpError):
@@ -68,10 +85,27 @@ class BodyTooLarge(HttpError):
 class TransientHttpError(TransientError):
     """Worth retrying later: 429/5xx, timeouts, resets, truncated bodies."""
 
-    def __init__(self, url: str, message: str, retry_after: float | None = None) -> None:
-        super().__init__(f"{message} ({url.split('?', 1)[0]})")
+    def __init__(self, url: str, message: str, retry_after: float | None = None,
+                 status: int = 0, body: bytes = b"", requested: str = "") -> None:
+        reply = excerpt(body) if status else ""
+        super().__init__(f"{message} ({url.split('?', 1)[0]}){': ' + reply if reply else ''}")
         self.url = url
         self.retry_after = retry_after
+        self.status = status
+        self.body = body
+        self.requested = requested or url
+
+
+class RepeatedFailure(TransientHttpError):
+    """The same request failed the same way several times in a row: retried no further in
+    this run (a later run tries again)."""
+
+
+def describe(exc: BaseException) -> str:
+    """An error on one line for a log: its message and, for an HTTP error, the whole URL
+    actually requested (after `url_rewrite`, query included: often what a server objects to)."""
+    requested = getattr(exc, "requested", "")
+    return f"{exc} [requested {requested}]" if requested else str(exc)
 
 
 class DeferredHttpError(TransientHttpError, Deferred):
@@ -287,6 +321,7 @@ class HttpClient:
             url = f"{url}{'&' if '?' in url else '?'}{urlencode(params, doseq=True)}"
         cap = self.settings.max_bytes if max_bytes is None else max_bytes
         attempt = 0
+        same: list[tuple[int, bytes]] = []  # the last identical 500s
         while True:
             sink.seek(0)
             sink.truncate()
@@ -303,12 +338,28 @@ class HttpClient:
                     ) from exc
                 if attempt >= self.settings.max_retries:
                     raise
+                same = self._repeated(same, exc)
                 delay = wait if wait is not None else self._backoff(attempt)
                 log.info("retrying %s in %.1fs: %s", url.split("?", 1)[0], delay, exc)
                 self.sleep(delay)
                 attempt += 1
 
     # -- internals ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _repeated(same: list[tuple[int, bytes]],
+                  exc: TransientHttpError) -> list[tuple[int, bytes]]:
+        """The run of identical 500 answers so far; raises once it reaches the cap."""
+        answer = (exc.status, exc.body)
+        if exc.status != 500 or (same and same[-1] != answer):
+            return [answer] if exc.status == 500 else []
+        same = [*same, answer]
+        if len(same) >= IDENTICAL_FAILURES:
+            raise RepeatedFailure(
+                exc.url, f"HTTP 500 {len(same)} times with the same answer, not retried further",
+                status=500, body=exc.body, requested=exc.requested,
+            ) from exc
+        return same
 
     def _backoff(self, attempt: int) -> float:
         base = min(self.settings.backoff_max, self.settings.backoff_base * 2.0**attempt)
@@ -355,14 +406,16 @@ class HttpClient:
                 continue
             if status in RETRY_STATUSES:
                 sink.seek(0)
-                wait = parse_reset_time(sink.read(4096))
+                body = sink.read(4096)
+                wait = parse_reset_time(body)
                 if wait is None:
                     wait = parse_retry_after(resp_headers.get("retry-after"))
-                raise TransientHttpError(url, f"HTTP {status}", wait)
+                raise TransientHttpError(url, f"HTTP {status}", wait, status=status,
+                                         body=body[:2048], requested=physical)
             if not 200 <= status < 300:
                 sink.seek(0)
                 body = sink.read(2048)
-                raise HttpStatusError(url, status, body)
+                raise HttpStatusError(url, status, body, requested=physical)
             return Response(url, status, resp_headers, size)
         raise PolicyRefused(url, f"more than {self.settings.max_redirects} redirects")
 

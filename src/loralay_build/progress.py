@@ -30,3 +30,14 @@ def progress(items: Iterable[T], total: int | None, desc: str) -> Iterator[T]:
         yield from items
         return
     yield from tqdm(items, total=total, desc=desc, unit="doc", leave=False, dynamic_ncols=True)
+
+
+def batch_progress(batches: Iterable[list[T]], desc: str) -> Iterator[list[T]]:
+    """Like `progress` for a stream of batches: the bar counts documents, not batches."""
+    if not interactive():
+        yield from batches
+        return
+    with tqdm(desc=desc, unit="doc", leave=False, dynamic_ncols=True) as bar:
+        for batch in batches:
+            yield batch
+            bar.update(len(batch))

@@ -52,6 +52,30 @@ def test_front_matter_and_every_abstract() -> None:
     }
 
 
+@pytest.mark.parametrize(("dates", "expected"), [
+    # JATS 1.1+ (current PMC): date-type="pub" with a publication format
+    ('<pub-date date-type="collection"><year>2021</year></pub-date>'
+     '<pub-date publication-format="electronic" date-type="pub">'
+     "<day>9</day><month>6</month><year>2021</year></pub-date>", "2021-06-09"),
+    ('<pub-date pub-type="collection"><year>2021</year></pub-date>'
+     '<pub-date publication-format="print" date-type="pub">'
+     "<month>6</month><year>2021</year></pub-date>", "2021-06"),
+    ('<pub-date publication-format="print" date-type="pub"><day>1</day><month>7</month>'
+     "<year>2021</year></pub-date>"
+     '<pub-date publication-format="electronic" date-type="pub"><day>9</day><month>6</month>'
+     "<year>2021</year></pub-date>", "2021-06-09"),  # electronic before print
+    # a full day beats a year-only collection date whatever its spelling
+    ('<pub-date pub-type="collection"><year>2011</year></pub-date>'
+     '<pub-date pub-type="pmc-release"><day>2</day><month>8</month><year>2011</year>'
+     "</pub-date>", "2011-08-02"),
+    ('<pub-date pub-type="collection"><year>2011</year></pub-date>', "2011"),
+])
+def test_publication_dates_in_every_jats_spelling(dates: str, expected: str) -> None:
+    xml = (f"<article><front><article-meta>{dates}<abstract><p>x</p></abstract>"
+           "</article-meta></front></article>").encode()
+    assert read_front(parse_xml(xml), "en").published == expected
+
+
 def test_namespaced_jats_reads_the_same() -> None:
     namespaced = JATS.replace(b"<article xmlns:mml",
                               b'<article xmlns="https://jats.nlm.nih.gov/ns/archiving/1.3/" '

@@ -12,8 +12,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from loralay_build.cli import build
+from loralay_build.records import Candidate
 from loralay_build.sandbox import Sandbox
-from loralay_build.sources.scielo import citation_pdf_url, to_candidate
+from loralay_build.sources.scielo import citation_pdf_url, to_candidates
 from loralay_build.sources.scielo_text import clean_abstract, partial_date
 from loralay_build.state import State
 from loralay_build.text import prepare_abstract
@@ -41,6 +42,13 @@ def record(**changes: Any) -> dict[str, Any]:
     }
     base.update(changes)
     return base
+
+
+def to_candidate(rec: dict[str, Any], datasets: dict[str, str]) -> Candidate | None:
+    """The record's one candidate (these records feed a single dataset)."""
+    found = to_candidates(rec, datasets)
+    assert len(found) <= 1
+    return found[0] if found else None
 
 
 def test_record_maps_to_a_pid_keyed_candidate_with_every_abstract() -> None:
@@ -71,9 +79,32 @@ def test_pdf_url_falls_back_to_v720_then_to_the_markup_path() -> None:
 
 
 def test_other_languages_feed_no_dataset() -> None:
+    english = record(fulltexts={"pdf": {"en": "http://www.scielo.br/pdf/rsp/v44n4/en_07.pdf"}})
+    english["article"]["v40"] = [{"_": "en"}]
+    assert to_candidates(english, DATASETS) == []
+
+
+def test_a_translation_pdf_feeds_the_dataset_of_its_language() -> None:
     english = record()
     english["article"]["v40"] = [{"_": "en"}]
-    assert to_candidate(english, DATASETS) is None
+    (cand,) = to_candidates(english, DATASETS)
+    assert (cand.dataset, cand.language) == ("scielo-pt", "pt")
+    assert cand.id == "scielo:scl:S0034-89102010000400007:pt"
+    assert cand.file_url == "http://www.scielo.br/pdf/rsp/v44n4/07.pdf"
+    assert cand.abstracts["pt"] == "OBJETIVO Descrever os solos."
+    # a Spanish abstract without a Spanish PDF is no Spanish document
+    assert "es" in cand.abstracts and not [c for c in to_candidates(english, DATASETS)
+                                           if c.language == "es"]
+
+
+def test_one_record_can_feed_both_datasets_with_one_id_in_each() -> None:
+    both = record()
+    both["fulltexts"]["pdf"]["es"] = "http://www.scielo.br/pdf/rsp/v44n4/es_07.pdf"
+    found = {c.dataset: c for c in to_candidates(both, DATASETS)}
+    assert set(found) == {"scielo-pt", "scielo-es"}
+    assert found["scielo-es"].file_url.endswith("/es_07.pdf")
+    assert found["scielo-es"].language == "es"
+    assert len({c.id for c in found.values()}) == 2
 
 
 def test_abstract_repairs() -> None:
@@ -157,6 +188,13 @@ def test_one_crawl_builds_both_datasets(box: Sandbox, tmp_path: Path) -> None:
     for variant in ("interstitial", "heading", "entities", "no_fulltexts", "v720"):
         assert by_variant[variant] in published, variant
     assert by_variant["english"] not in published | set(rejects)
+    # v40 = en with a translation PDF and abstract: in the translation language's dataset
+    translation = box.scielo.articles[by_variant["translation"]]
+    lang = next(iter(translation.translations.values()))
+    (row,) = [r for r in _rows(tmp_path / DATASETS[lang])
+              if r["article_id"].endswith(f"{translation.pid}:{lang}")]
+    assert row["language"] == lang
+    assert row["abstract"] == next(a["text"] for a in row["abstracts"] if a["lang"] == lang)
 
 
 def test_ids_are_stable_when_the_listing_is_reordered(box: Sandbox, tmp_path: Path) -> None:

@@ -150,4 +150,6 @@ def test_killed_site_crawl_resumes_without_refetching(box: Sandbox, tmp_path: Pa
     assert all(pages[pid] == 1 for pid in committed), pages
     expected = {f"scielo:{a.collection}:{a.pid}" for a in box.scielo.articles.values()
                 if a.lang in DATASETS}
-    assert set(_candidates(tmp_path)) == expected
+    translations = {f"scielo:{a.collection}:{a.pid}:{lang}" for a in box.scielo.articles.values()
+                    for lang in a.translations.values()}
+    assert translations and set(_candidates(tmp_path)) == expected | translations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,6 +13,11 @@ from loralay_build.parse.backend import Line, PageText, get_backend
 from loralay_build.parse.order import order_page
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Document
+
+_ALNUM = re.compile(r"[^\W_]")
+# A page needs this many characters before its own garbage share is judged: a caption-only
+# or near-empty page is too small to say anything.
+GARBAGE_PAGE_CHARS = 200
 
 # Counters stored in `Document.removed` by the parser itself (not by a cleaner).
 BAD_BOXES = "bad_boxes"
@@ -73,7 +79,12 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _check_text_layer(pages: list[PageText], settings: ParseSettings) -> None:
-    """Reject scans (no or too little text) and garbage text layers."""
+    """Reject scans (no or too little text) and garbage text layers.
+
+    Garbage is counted per page as well as over the document: one page of unmapped glyphs
+    (a font without a usable encoding) hides that page's text, often the abstract's, and
+    would otherwise be reported as an abstract not found.
+    """
     if not pages:
         raise Reject(Reason.CORRUPTED, "no pages")
     words = sum(len(line.words) for page in pages for line in page.lines)
@@ -85,12 +96,28 @@ def _check_text_layer(pages: list[PageText], settings: ParseSettings) -> None:
             Reason.NO_TEXT_LAYER,
             f"{chars / len(pages):.1f} chars per page < min_chars_per_page",
         )
-    garbage = sum(page.garbage for page in pages)
-    if garbage > settings.max_garbage_ratio * chars:
+    junk = [_junk(page) for page in pages]
+    for number, (page, bad) in enumerate(zip(pages, junk, strict=True), start=1):
+        if page.chars >= GARBAGE_PAGE_CHARS and bad > settings.max_garbage_page_ratio * page.chars:
+            raise Reject(
+                Reason.NO_TEXT_LAYER,
+                f"garbage text layer on page {number}: {bad}/{page.chars} chars unmapped "
+                "(U+FFFD, (cid:N), controls, or words without a letter or digit)",
+            )
+    if sum(junk) > settings.max_garbage_ratio * chars:
         raise Reject(
             Reason.NO_TEXT_LAYER,
-            f"garbage text layer: {garbage}/{chars} chars unmapped ((cid:N), U+FFFD, controls)",
+            f"garbage text layer: {sum(junk)}/{chars} chars unmapped ((cid:N), U+FFFD, controls)",
         )
+
+
+def _junk(page: PageText) -> int:
+    """Characters of a page that carry no text: the engine's garbage count, or the words
+    mixing symbols without any letter or digit (what an engine keeps of unmapped glyphs:
+    `!#$%(`); a run of one mark (a dot leader, a rule of dashes) is layout, not garbage."""
+    letterless = sum(len(word) for line in page.lines for word in line.words
+                     if len(set(word)) > 1 and not _ALNUM.search(word))
+    return max(page.garbage, letterless)
 
 
 def _page_blocks(page: PageText, reading_order: bool) -> Iterable[list[Line]]:

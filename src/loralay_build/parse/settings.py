@@ -25,6 +25,9 @@ class ParseSettings:
       page, a title page) must pass, while article pages hold 2,000–5,000 characters.
     - ``max_garbage_ratio`` 0.3: share of characters that are U+FFFD, ``(cid:N)`` or control
       characters above which the text layer is garbage (missing ToUnicode maps).
+    - ``max_garbage_page_ratio`` 0.6: the same share on one page of at least 200 characters
+      (a font without a usable encoding, often on the abstract's page); higher than the
+      document's because a page of formulas or a table of symbols is legitimately dense.
     - ``x_tolerance_ratio`` 0.15: pdfplumber's word gap relative to the font size; its fixed
       default (3 pt) glues words in LaTeX papers.
     - ``reading_order`` True: column-aware order; False keeps the engine's order per page.
@@ -35,6 +38,7 @@ class ParseSettings:
     max_chars_per_page: int = 200_000
     min_chars_per_page: int = 20
     max_garbage_ratio: float = 0.3
+    max_garbage_page_ratio: float = 0.6
     x_tolerance_ratio: float = 0.15
     reading_order: bool = True
 
@@ -46,6 +50,8 @@ class ParseSettings:
             raise ConfigError("parse limits must be positive")
         if not 0.0 <= self.max_garbage_ratio <= 1.0:
             raise ConfigError("max_garbage_ratio must lie in [0, 1]")
+        if not 0.0 <= self.max_garbage_page_ratio <= 1.0:
+            raise ConfigError("max_garbage_page_ratio must lie in [0, 1]")
         if self.x_tolerance_ratio <= 0.0:
             raise ConfigError("x_tolerance_ratio must be positive")
 

@@ -28,6 +28,8 @@ from loralay_build.run.pipeline import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
     EXIT_LOCKED,
+    EXIT_OK,
+    EXIT_PARTIAL,
     EXIT_USAGE,
     BuildRequest,
     NothingPublished,
@@ -146,14 +148,17 @@ def _run(request: BuildRequest, state: State) -> int:
         code = EXIT_INTERRUPTED
     finally:
         state.finish_run(run_id, code, dict(pipeline.report.counts))
-    _summary(state, request, pipeline.report.counts)
+    _summary(state, request, pipeline.report.counts, code)
     return code
 
 
-def _summary(state: State, request: BuildRequest, counts: dict[str, int]) -> None:
+def _summary(state: State, request: BuildRequest, counts: dict[str, int], code: int) -> None:
+    """The dataset's state, and what this run did: a failed run does not read as 'nothing new'."""
     statuses = state.status_counts(request.dataset)
-    line = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
-    log.info("%s: %s (this run: %s)", request.dataset, line,
-             ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "nothing new")
+    line = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) or "nothing stored"
+    done = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if v)
+    outcome = {EXIT_OK: "", EXIT_PARTIAL: "partial, exit 3"}.get(code, f"failed, exit {code}")
+    run = "; ".join(filter(None, (outcome, done))) or "nothing new"
+    log.info("%s: %s (this run: %s)", request.dataset, line, run)
     if interactive():
-        click.echo(f"{request.out_root / request.dataset}: {line}", err=True)
+        click.echo(f"{request.out_root / request.dataset}: {line} (this run: {run})", err=True)

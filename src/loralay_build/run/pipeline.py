@@ -33,7 +33,7 @@ from loralay_build.corpus.split import SPLITS, SplitItem
 from loralay_build.corpus.writer import WorkStore, digest, remove_stale, write_split
 from loralay_build.errors import ConfigError, Deferred, LoralayError, Reason, Reject, TransientError
 from loralay_build.http import BodyTooLarge, HttpClient, HttpError, HttpStatusError
-from loralay_build.progress import progress
+from loralay_build.progress import batch_progress, progress
 from loralay_build.run.executors import check_executor, make_executor
 from loralay_build.run.process import Task
 from loralay_build.run.views import publish_views
@@ -157,15 +157,24 @@ class Pipeline:
         )
         batches = limited(self.source.discover(ctx), self.req.limit)
         with ctx.isolated(self.req.source):
-            for batch in progress(batches, None, "discover"):
-                for other in {c.dataset for c in batch} - {self.dataset}:  # SciELO feeds two
+            for batch in batch_progress(batches, "discover"):
+                # A crawl feeding several datasets (SciELO) yields the others' candidates too:
+                # they are stored for those datasets' builds, and counted apart.
+                own = [c for c in batch if c.dataset == self.dataset]
+                others = [c for c in batch if c.dataset != self.dataset]
+                for other in {c.dataset for c in others}:
                     self.state.claim(other, self.req.source)
-                new, changed = self.state.upsert(batch)
-                self.report.add("discovered", len(batch))
+                new, changed = self.state.upsert(own)
+                self.report.add("discovered", len(own))
                 self.report.add("new", new)
                 self.report.add("changed", changed)
-        log.info("discovery: %(discovered)d seen, %(new)d new, %(changed)d changed",
-                 {k: self.report.counts[k] for k in ("discovered", "new", "changed")})
+                if others:
+                    self.state.upsert(others)
+                    self.report.add("discovered_other_datasets", len(others))
+        log.info("discovery: %(discovered)d seen, %(new)d new, %(changed)d changed "
+                 "(%(discovered_other_datasets)d more for other datasets)",
+                 {k: self.report.counts[k] for k in ("discovered", "new", "changed",
+                                                      "discovered_other_datasets")})
 
     # -- download -----------------------------------------------------------------------------
 

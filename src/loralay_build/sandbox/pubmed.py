@@ -91,7 +91,6 @@ class Article:
                    f"<p>{escape(self.summary)}</p></abstract>") if self.summary else ""
         french = (f'<trans-abstract xml:lang="fr"><title>Résumé</title><p>{escape(self.french)}'
                   "</p></trans-abstract>") if self.french else ""
-        d = self.published
         journal, publisher = (("BMC Biology", "BioMed Central") if self.bmc
                               else ("PLoS ONE", "Public Library of Science"))
         rest = body_xml(self.body) + back_xml(self.refs) if full else ""
@@ -104,9 +103,7 @@ class Article:
             f'<article-id pub-id-type="pmc">{self.pmcid}</article-id>'
             f'<article-id pub-id-type="doi">10.1371/journal.pone.{self.pmcid:07d}</article-id>'
             f"<title-group><article-title>{escape(self.title)}</article-title></title-group>"
-            f'<pub-date pub-type="epub"><day>{d.day}</day><month>{d.month}</month>'
-            f"<year>{d.year}</year></pub-date>"
-            f'<pub-date pub-type="collection"><year>{d.year}</year></pub-date>'
+            f"{self._dates()}"
             f"<abstract>{main}</abstract>{summary}{french}"
             f"</article-meta></front>{rest}</article>"
         )
@@ -114,6 +111,18 @@ class Article:
     def xml(self) -> bytes:
         """The bucket's full-text XML (un-namespaced, as PMC's .xml files are)."""
         return self.jats(full=True).replace(f' xmlns="{JATS_NS}"', "").encode()
+
+    def _dates(self) -> str:
+        """JATS 1.0 `pub-type` dates, or (even PMCIDs, as current PMC) the JATS 1.1 spelling
+        with the year-only collection date first."""
+        d = self.published
+        full = f"<day>{d.day}</day><month>{d.month}</month><year>{d.year}</year>"
+        collection = f'<pub-date pub-type="collection"><year>{d.year}</year></pub-date>'
+        if self.pmcid % 2:
+            return f'<pub-date pub-type="epub">{full}</pub-date>{collection}'
+        collection = collection.replace('pub-type="collection"', 'date-type="collection"')
+        return (f'{collection}<pub-date publication-format="electronic" date-type="pub">'
+                f"{full}</pub-date>")
 
     def cloud_metadata(self, version: int) -> dict[str, Any]:
         key = f"{self.name}.{version}/{self.name}.{version}"

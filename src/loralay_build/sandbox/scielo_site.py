@@ -68,7 +68,7 @@ class SciELOSite:
 
     def _on(self, host: str) -> list[SciELOArticle]:
         return sorted((a for a in self.articles.values() if self.hosts[a.collection] == host
-                       and a.events[-1][1] != "delete"), key=lambda a: a.pid)
+                       and a.events[-1][2] != "delete"), key=lambda a: a.pid)
 
     def listing(self, host: str, req: Request) -> Reply:
         script, pid = req.arg("script"), req.arg("pid")
@@ -116,7 +116,9 @@ class SciELOSite:
             f' content="{pdf}">'
             f'<meta name="citation_pdf_url" language="en" '
             f'content="{translation[0]}/en_{translation[1]}">'
-        )
+        ) + "".join(f'<meta name="citation_pdf_url" language="{code}" '
+                    f'content="{translation[0]}/{name}.pdf">'
+                    for name, code in article.translations.items())
         lang = req.arg("tlng")
         if req.arg("script") == "sci_abstract":
             if lang not in article.abstracts:
@@ -137,7 +139,7 @@ class SciELOSite:
             return Reply(404, "Artigo não encontrado".encode(), {"Content-Type": "text/html"})
         lang = req.arg("lang", article.lang)
         if req.arg("format") == "pdf":
-            if pdf is None or lang != article.lang:
+            if pdf is None or lang not in (article.lang, *article.translations.values()):
                 return Reply(404, "PDF do Artigo não encontrado".encode(),
                              {"Content-Type": "text/html"})
             return Reply(200, pdf, {"Content-Type": "application/pdf"})
@@ -159,6 +161,8 @@ class SciELOSite:
             for code in article.abstracts
         )
         menu = "".join(f'<li><a href="{path}?lang={code}&amp;format=pdf">Download PDF '
-                       f"({code})</a></li>" for code in (article.lang, "en"))
+                       f"({code})</a></li>"
+                       for code in dict.fromkeys((article.lang, "en",
+                                                  *article.translations.values())))
         return _page(head, f'<ul class="pdf-menu">{menu}</ul><article id="articleText">'
                            f"{sections}</article>", False)

@@ -10,7 +10,7 @@ from typing import Any, Protocol, TypeVar
 
 from loralay_build.blobs import BlobStore
 from loralay_build.errors import ConfigError, LoralayError
-from loralay_build.http import HttpClient
+from loralay_build.http import HttpClient, describe
 from loralay_build.records import Candidate
 from loralay_build.state import State
 
@@ -48,8 +48,8 @@ class DiscoveryContext:
         except ConfigError:
             raise
         except LoralayError as exc:
-            self.failures.append(DiscoveryFailure(scope, str(exc)))
-            log.error("%s: discovery of %s failed: %s", self.dataset, scope, exc)
+            self.failures.append(DiscoveryFailure(scope, describe(exc)))
+            log.error("%s: discovery of %s failed: %s", self.dataset, scope, describe(exc))
 
     def get_mark(self, key: str) -> str | None:
         return self.state.get_mark(self.dataset, key)

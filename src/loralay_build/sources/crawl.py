@@ -14,12 +14,27 @@ import tempfile
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from loralay_build.errors import LoralayError
+from loralay_build.http import HttpClient
 
 log = logging.getLogger(__name__)
 
 STOP_WAIT = 10.0
+
+
+def crawl_policy(client: HttpClient) -> dict[str, Any]:
+    """The run's HTTP policy for a spider (`policy` in its config): one policy for both HTTP
+    stacks. Hosts `url_rewrite` maps to are trusted, as HttpClient trusts rewritten URLs."""
+    settings = client.settings
+    rewritten = {urlsplit(url).hostname or "" for url in settings.url_rewrite.values()}
+    return {
+        "allowed_hosts": list(settings.allowed_hosts),
+        "trusted_hosts": sorted((client.trusted_hosts | rewritten) - {""}),
+        "allow_private": settings.allow_private,
+        "deadline": settings.deadline,
+    }
 
 
 def spider_items(spider: str, config: dict[str, Any],

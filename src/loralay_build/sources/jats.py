@@ -20,7 +20,9 @@ from loralay_build.safexml import child, children, local
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 # Alternative renderings of content already present (TeX next to MathML, MathML annotations).
 SKIP = frozenset({"annotation", "annotation-xml", "tex-math", "object-id"})
-DATE_PREFERENCE = ("epub", "ppub", "collection", "pmc-release")
+DATE_PREFERENCE = ("epub", "ppub", "pub", "collection", "pmc-release")
+# JATS 1.1+ spells the publication date `date-type="pub"` with a `publication-format`.
+PUB_FORMATS = {"electronic": "epub", "print": "ppub"}
 MAIN_TYPES = frozenset({"", "abstract"})
 _PMCID = re.compile(r"^(?:PMC)?(\d+)(?:\.\d+)?$", re.I)
 
@@ -74,9 +76,13 @@ def abstract_text(element: etree._Element) -> str:
 
 
 def _date(meta: etree._Element) -> str:
+    """The publication date: a full day first (a year-only `collection` date moves an article
+    in the chronological split), then by DATE_PREFERENCE."""
     found: dict[str, str] = {}
     for node in children(meta, "pub-date"):
         kind = node.get("pub-type") or node.get("date-type") or ""
+        if kind == "pub":
+            kind = PUB_FORMATS.get(node.get("publication-format") or "", kind)
         year, month, day = (flatten(c) if (c := child(node, n)) is not None else ""
                             for n in ("year", "month", "day"))
         if not year.isdigit() or len(year) != 4:
@@ -87,10 +93,11 @@ def _date(meta: etree._Element) -> str:
             if day.isdigit() and 1 <= int(day) <= 31:
                 value += f"-{int(day):02d}"
         found.setdefault(kind, value)
-    for kind in DATE_PREFERENCE:
-        if kind in found:
-            return found[kind]
-    return next(iter(found.values()), "")
+    if not found:
+        return ""
+    rank = {kind: i for i, kind in enumerate(DATE_PREFERENCE)}
+    best = min(found, key=lambda k: (found[k].count("-") < 2, rank.get(k, len(rank))))
+    return found[best]
 
 
 def _abstracts(meta: etree._Element, main_lang: str) -> dict[str, str]:

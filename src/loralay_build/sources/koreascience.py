@@ -14,7 +14,7 @@ from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
 from loralay_build.sources.base import DiscoveryContext, batched
-from loralay_build.sources.crawl import spider_items
+from loralay_build.sources.crawl import crawl_policy, spider_items
 
 SPIDER_KEYS = ("search_url", "publisher", "first_year", "last_year", "page_size",
                "download_delay", "timeout", "retries", "retry_after_max", "log_level")
@@ -57,6 +57,7 @@ class KoreaScienceSource:
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         config = {k: ctx.config[k] for k in SPIDER_KEYS if k in ctx.config}
         config["user_agent"] = ctx.client.settings.user_agent
+        config["policy"] = crawl_policy(ctx.client)
         config["skip"] = sorted(r.candidate.source_id for r in ctx.state.rows(ctx.dataset))
         batch_size = int(ctx.config.get("batch_size", 10))
         items = spider_items("koreascience", config, "KoreaScience")

@@ -5,6 +5,9 @@ The first pass lists identifiers by processing date; later passes read the chang
 (`add`/`update`/`delete`) from a high-water mark. The mark belongs to the crawl, not to one
 dataset: one pass yields the Spanish and the Portuguese candidates together (each with its
 own `dataset`), so building the second dataset right after the first re-crawls nothing.
+ArticleMeta parses `from`/`until` with `strptime("%Y-%m-%d")` and answers 500 to anything
+else, so a mark is a calendar day, with the number of that day's events already taken (the
+next pass reads that day again and skips them).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
 from loralay_build.sources.base import DiscoveryContext
 from loralay_build.sources.scielo_site import discover_site
-from loralay_build.sources.scielo_text import clean_abstract, partial_date
+from loralay_build.sources.scielo_text import candidate_id, clean_abstract, partial_date
 
 log = logging.getLogger(__name__)
 
@@ -72,29 +75,50 @@ def published(record: dict[str, Any]) -> str:
     return ""
 
 
-def to_candidate(record: dict[str, Any], datasets: dict[str, str]) -> Candidate | None:
-    """Map an ArticleMeta record; None when its language feeds none of the datasets."""
+def pdf_languages(record: dict[str, Any]) -> set[str]:
+    """Languages with a listed PDF (`fulltexts.pdf`, or the old `v720` links)."""
+    listed = ((record.get("fulltexts") or {}).get("pdf") or {}).keys()
+    old = (link.get("l") for link in (record.get("article") or {}).get("v720") or []
+           if link.get("f") == "pdf" and link.get("u"))
+    return {str(lang).lower() for lang in (*listed, *old) if lang}
+
+
+def to_candidates(record: dict[str, Any], datasets: dict[str, str]) -> list[Candidate]:
+    """Map an ArticleMeta record to one candidate per dataset it feeds.
+
+    The target is the abstract in the PDF's language (spec (f)9): the original language
+    (`v40`) always makes a candidate (a missing abstract or PDF is then a recorded reject);
+    another dataset language makes one when the record lists a PDF and an abstract in it,
+    as for the Portuguese translation of an English article.
+    """
     article = record.get("article") or {}
-    lang = _first(article.get("v40")).lower()
-    if lang not in datasets:
-        return None
-    pid = str(record.get("code") or _first(article.get("v880")))
-    collection = str(record.get("collection") or _first(article.get("v992")))
-    host = HOSTS.get(collection, "")
+    original = _first(article.get("v40")).lower()
     abstracts: dict[str, str] = {}
     for entry in article.get("v83") or []:
         text = clean_abstract(str(entry.get("a") or ""))
         code = str(entry.get("l") or "").lower()
         if code and len(text) > len(abstracts.get(code, "")):
             abstracts[code] = text
+    listed = pdf_languages(record)
+    return [_candidate(record, lang, original, abstracts, dataset)
+            for lang, dataset in datasets.items()
+            if lang == original or (lang in listed and abstracts.get(lang))]
+
+
+def _candidate(record: dict[str, Any], lang: str, original: str, abstracts: dict[str, str],
+               dataset: str) -> Candidate:
+    article = record.get("article") or {}
+    pid = str(record.get("code") or _first(article.get("v880")))
+    collection = str(record.get("collection") or _first(article.get("v992")))
+    host = HOSTS.get(collection, "")
     titles = {str(t.get("l", "")): str(t.get("_") or t.get("t") or "")
               for t in article.get("v12") or []}
     pdfs = sorted(((record.get("fulltexts") or {}).get("pdf") or {}).keys())
     return Candidate(
-        id=f"scielo:{collection}:{pid}",
+        id=candidate_id(collection, pid, lang, original),
         source="scielo",
         source_id=pid,
-        dataset=datasets[lang],
+        dataset=dataset,
         title=titles.get(lang) or next(iter(titles.values()), ""),
         language=lang,
         abstracts=abstracts,
@@ -105,7 +129,7 @@ def to_candidate(record: dict[str, Any], datasets: dict[str, str]) -> Candidate 
         licence=str(record.get("license") or _first(article.get("v541"))),
         doi=str(record.get("doi") or _first(article.get("v237"))),
         extra={"collection": collection, "pdf_language": lang, "pdf_languages": pdfs,
-               "doc_type": _first(article.get("v71"))},
+               "original_language": original, "doc_type": _first(article.get("v71"))},
     )
 
 
@@ -127,28 +151,41 @@ class SciELOSource:
             raise ConfigError(f"[source] via must be \"api\" or \"site\", not {via!r}")
         api = str(cfg.get("articlemeta_url", "http://articlemeta.scielo.org/api/v1/"))
         page = int(cfg.get("page_size", 1000))
-        for collection in cfg.get("collections", list(HOSTS)[:9]):
+        collections = cfg.get("collections", list(HOSTS)[:9])
+        for collection in collections:
             if collection not in HOSTS:
                 raise ConfigError(f"unknown SciELO collection {collection!r}")
-            yield from self._collection(ctx, api, collection, page, datasets)
+        for collection in collections:
+            with ctx.isolated(f"collection {collection}"):
+                yield from self._collection(ctx, api, collection, page, datasets)
 
     def _collection(self, ctx: DiscoveryContext, api: str, collection: str, page: int,
                     datasets: dict[str, str]) -> Iterator[list[Candidate]]:
-        """One collection's pass; its mark moves only once every batch has been taken."""
-        key = f"changes:{collection}"
-        mark = None if ctx.since else ctx.state.get_mark(MARK_SCOPE, key)
-        # A first pass lists by processing date; changes made while it runs are in the
-        # history after the time it started, which becomes the mark.
-        newest = mark or dt.datetime.now(dt.UTC).replace(tzinfo=None).isoformat()
-        events = self._events(ctx, api, collection, page, mark)
+        """One collection's pass; its marks move only once every batch has been taken.
+
+        Marks: `changes` = the day the history is read from; `seen` = how many of that
+        day's events an earlier pass took (the history is a log: they come first again);
+        `since` = the --since date of the last listing.
+        """
+        key, seen_key, since_key = (f"{k}:{collection}" for k in ("changes", "seen", "since"))
+        mark = _day(ctx.state.get_mark(MARK_SCOPE, key))
+        listed_since = _day(ctx.state.get_mark(MARK_SCOPE, since_key))
+        if ctx.since and not (mark and listed_since and listed_since <= ctx.since):
+            mark = None  # re-list from --since, unless a pass already listed from there
+        if mark is None:
+            # Changes made while the listing runs are in the history from the day it started.
+            newest, on_newest = dt.datetime.now(dt.UTC).date().isoformat(), 0
+            events = self._listing(ctx, api, collection, page)
+        else:
+            seen = int(ctx.state.get_mark(MARK_SCOPE, seen_key) or 0)
+            events, newest, on_newest = self._history(ctx, api, collection, page, mark, seen)
         batch: list[Candidate] = []
-        for pid, (stamp, event) in events.items():
-            if mark is not None:
-                newest = max(newest, stamp)
-            if event == "delete":
-                cid = f"scielo:{collection}:{pid}"
-                for dataset in datasets.values():  # the crawl feeds each language's dataset
-                    ctx.state.reject(dataset, cid, Reason.UNAVAILABLE,
+        for pid, event in events.items():
+            if event == "delete":  # the article and any translation of it, in every dataset
+                base = f"scielo:{collection}:{pid}"
+                for dataset in datasets.values():
+                    for cid in (base, *(f"{base}:{lang}" for lang in datasets)):
+                        ctx.state.reject(dataset, cid, Reason.UNAVAILABLE,
                                      "deleted from SciELO (change history)")
                 continue
             record = ctx.client.get_json(f"{api}article/",
@@ -156,32 +193,42 @@ class SciELOSource:
             if not isinstance(record, dict):
                 log.warning("ArticleMeta has no record for %s in %s", pid, collection)
                 continue
-            cand = to_candidate(record, datasets)
-            if cand is not None:
-                batch.append(cand)
+            batch += to_candidates(record, datasets)
             if len(batch) >= page:
                 yield batch
                 batch = []
         if batch:
             yield batch
         ctx.state.set_mark(MARK_SCOPE, key, newest)
+        ctx.state.set_mark(MARK_SCOPE, seen_key, str(on_newest))
+        if ctx.since and mark is None:
+            ctx.state.set_mark(MARK_SCOPE, since_key, ctx.since)
 
-    def _events(self, ctx: DiscoveryContext, api: str, collection: str, page: int,
-                mark: str | None) -> dict[str, tuple[str, str]]:
-        """PID -> (time, last event): the identifier listing on a first pass, else history."""
-        if mark is None:
-            start = ctx.since or str(ctx.config.get("from", "1997-01-01"))
-            params = {"collection": collection, "from": start,
-                      "until": str(ctx.config.get("until", dt.date.today().isoformat()))}
-            rows = self._paged(ctx, f"{api}article/identifiers/", params, page)
-            return {str(r["code"]): (str(r.get("processing_date", "")), "add")
-                    for r in sorted(rows, key=lambda r: str(r["code"]))}
+    def _listing(self, ctx: DiscoveryContext, api: str, collection: str,
+                 page: int) -> dict[str, str]:
+        """Every PID processed since --since (or `from`), as an `add`."""
+        start = ctx.since or str(ctx.config.get("from", "1997-01-01"))
+        params = {"collection": collection, "from": start,
+                  "until": str(ctx.config.get("until", dt.date.today().isoformat()))}
+        rows = self._paged(ctx, f"{api}article/identifiers/", params, page)
+        return {str(r["code"]): "add" for r in sorted(rows, key=lambda r: str(r["code"]))}
+
+    def _history(self, ctx: DiscoveryContext, api: str, collection: str, page: int,
+                 mark: str, seen: int) -> tuple[dict[str, str], str, int]:
+        """PID -> last event from the day `mark` on, without the first `seen` events of that
+        day; with the newest day and how many events it has."""
         rows = self._paged(ctx, f"{api}article/history/",
                            {"collection": collection, "from": mark}, page)
-        out: dict[str, tuple[str, str]] = {}
-        for row in sorted(rows, key=lambda r: (str(r.get("date", "")), str(r["code"]))):
-            out[str(row["code"])] = (str(row.get("date", "")), str(row.get("event", "")))
-        return out
+        days = [str(r.get("date", ""))[:10] for r in rows]
+        order = sorted(range(len(rows)), key=lambda i: days[i])  # stable: log order in a day
+        events: dict[str, str] = {}
+        for i in order:
+            if days[i] == mark and seen > 0:
+                seen -= 1
+                continue
+            events[str(rows[i]["code"])] = str(rows[i].get("event", ""))
+        newest = max([mark, *days])
+        return events, newest, days.count(newest)
 
     @staticmethod
     def _paged(ctx: DiscoveryContext, url: str, params: dict[str, str],
@@ -209,6 +256,11 @@ class SciELOSource:
             if not url or url == candidate.file_url:
                 raise
             return fetch_pdf(url, client, blobs)
+
+
+def _day(mark: str | None) -> str | None:
+    """A stored mark as YYYY-MM-DD (marks written before were ISO timestamps)."""
+    return mark[:10] if mark else None
 
 
 def citation_pdf_url(page: bytes, lang: str) -> str:

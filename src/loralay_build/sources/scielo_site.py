@@ -13,18 +13,18 @@ from typing import Any
 from loralay_build.errors import ConfigError
 from loralay_build.records import Candidate
 from loralay_build.sources.base import DiscoveryContext, batched
-from loralay_build.sources.crawl import spider_items
-from loralay_build.sources.scielo_text import clean_abstract, partial_date
+from loralay_build.sources.crawl import crawl_policy, spider_items
+from loralay_build.sources.scielo_text import candidate_id, clean_abstract, partial_date
 
 SPIDER_KEYS = ("download_delay", "timeout", "retries", "retry_after_max", "log_level")
 
 
-def to_candidate(item: dict[str, Any], datasets: dict[str, str]) -> Candidate | None:
-    """Map a crawled article; None when its language feeds none of the datasets. Abstracts
-    are re-escaped: SciELO abstracts are HTML fragments on both routes."""
-    lang = str(item.get("language", ""))
-    if lang not in datasets:
-        return None
+def to_candidates(item: dict[str, Any], datasets: dict[str, str]) -> list[Candidate]:
+    """Map a crawled article to one candidate per dataset it feeds, as the API route does
+    (`scielo.to_candidates`): its own language, and any dataset language with a PDF and an
+    abstract (a translation). Abstracts are re-escaped: SciELO abstracts are HTML fragments
+    on both routes."""
+    original = str(item.get("language", ""))
     abstracts: dict[str, str] = {}
     for code, raw in item.get("abstracts", []):
         text = html.escape(clean_abstract(str(raw)), quote=False)
@@ -32,21 +32,26 @@ def to_candidate(item: dict[str, Any], datasets: dict[str, str]) -> Candidate | 
             abstracts[code] = text
     pdfs: dict[str, str] = dict(item.get("pdf_urls", {}))
     pid, collection = str(item["pid"]), str(item["collection"])
-    return Candidate(
-        id=f"scielo:{collection}:{pid}",
-        source="scielo",
-        source_id=pid,
-        dataset=datasets[lang],
-        title=str(item.get("title", "")),
-        language=lang,
-        abstracts=abstracts,
-        published=partial_date(str(item.get("published", ""))),
-        file_url=pdfs.get(lang, ""),
-        landing_url=str(item.get("url", "")),
-        doi=str(item.get("doi", "")),
-        extra={"collection": collection, "pdf_language": lang, "pdf_languages": sorted(pdfs),
-               "route": "site", "new_site": bool(item.get("new_site"))},
-    )
+    return [
+        Candidate(
+            id=candidate_id(collection, pid, lang, original),
+            source="scielo",
+            source_id=pid,
+            dataset=dataset,
+            title=str(item.get("title", "")),
+            language=lang,
+            abstracts=abstracts,
+            published=partial_date(str(item.get("published", ""))),
+            file_url=pdfs.get(lang, ""),
+            landing_url=str(item.get("url", "")),
+            doi=str(item.get("doi", "")),
+            extra={"collection": collection, "pdf_language": lang, "pdf_languages": sorted(pdfs),
+                   "original_language": original, "route": "site",
+                   "new_site": bool(item.get("new_site"))},
+        )
+        for lang, dataset in datasets.items()
+        if lang == original or (lang in pdfs and abstracts.get(lang))
+    ]
 
 
 def discover_site(ctx: DiscoveryContext, datasets: dict[str, str],
@@ -62,13 +67,14 @@ def discover_site(ctx: DiscoveryContext, datasets: dict[str, str],
         listings=listings, hosts={c: hosts[c] for c in listings},
         url_rewrite=dict(ctx.client.settings.url_rewrite),
         user_agent=ctx.client.settings.user_agent,
+        policy=crawl_policy(ctx.client),
         skip=sorted(r.candidate.id for name in datasets.values()
                     for r in ctx.state.rows(name)),
     )
     batch_size = int(ctx.config.get("batch_size", 10))
     items = spider_items("scielo_site", config, "SciELO site")
     try:
-        candidates = (c for item in items if (c := to_candidate(item, datasets)) is not None)
+        candidates = (c for item in items for c in to_candidates(item, datasets))
         yield from batched(candidates, batch_size)
     finally:
         items.close()

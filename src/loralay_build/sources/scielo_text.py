@@ -1,5 +1,6 @@
-"""Repairs for SciELO metadata text: abstracts that start with their heading, carry
-double-encoded entities or mojibake, and ISIS dates with `00` for an unknown month or day."""
+"""What both SciELO routes share: repairs for metadata text (abstracts that start with their
+heading, carry double-encoded entities or mojibake, ISIS dates with `00` for an unknown month
+or day) and the candidate ids."""
 
 from __future__ import annotations
 
@@ -44,3 +45,10 @@ def partial_date(value: str) -> str:
     if not day or not 1 <= int(day) <= 31:
         return f"{year}-{month}"
     return f"{year}-{month}-{day}"
+
+
+def candidate_id(collection: str, pid: str, lang: str, original: str) -> str:
+    """The article's id in the dataset of its original language; a translation's id names its
+    language, so a record feeding both datasets has one id in each."""
+    base = f"scielo:{collection}:{pid}"
+    return base if lang == original else f"{base}:{lang}"

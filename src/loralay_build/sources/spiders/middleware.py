@@ -1,18 +1,70 @@
-"""Retry 429/503 after the server's Retry-After (capped), without blocking other requests."""
+"""Downloader middlewares: HttpClient's request policy (schemes, hosts, public addresses, a
+total deadline) for Scrapy crawls, and Retry-After retries that do not block other requests."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from urllib.parse import urlsplit
 
 from scrapy import Request
+from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 
-from loralay_build.http import parse_retry_after
+from loralay_build.http import _is_public, host_allowed, parse_retry_after
 
 log = logging.getLogger(__name__)
 
 STATUSES = (429, 503)
+DEADLINE_KEY = "loralay_deadline"
+
+
+class PolicyMiddleware:
+    """The HttpClient's policy on every request a spider makes, redirects included (Scrapy
+    sends a redirect's new request through the downloader middlewares again).
+
+    Hosts the configuration named (the crawl's endpoints) are trusted, as in HttpClient; any
+    other host must match the allow-list and resolve to public addresses only. The deadline
+    covers every try and hop of one request: Scrapy's own timeout restarts on each.
+    """
+
+    def __init__(self, allowed: tuple[str, ...], trusted: frozenset[str], allow_private: bool,
+                 deadline: float) -> None:
+        self.allowed = allowed
+        self.trusted = trusted
+        self.allow_private = allow_private
+        self.deadline = deadline
+
+    @classmethod
+    def from_crawler(cls, crawler: object) -> PolicyMiddleware:
+        settings = crawler.settings  # type: ignore[attr-defined]
+        return cls(tuple(settings.getlist("POLICY_ALLOWED_HOSTS")),
+                   frozenset(settings.getlist("POLICY_TRUSTED_HOSTS")),
+                   settings.getbool("POLICY_ALLOW_PRIVATE"),
+                   settings.getfloat("POLICY_DEADLINE", 300.0))
+
+    def process_request(self, request: Request) -> None:
+        parts = urlsplit(request.url)
+        host = parts.hostname or ""
+        if parts.scheme not in ("http", "https"):
+            self._refuse(request, f"scheme {parts.scheme or '(none)'!r} not allowed")
+        if host not in self.trusted:
+            if not host_allowed(host, self.allowed):
+                self._refuse(request, f"host {host!r} not in the allow-list")
+            if not self.allow_private and not _is_public(host):
+                self._refuse(request, f"host {host!r} resolves to a non-public address")
+        now = time.monotonic()
+        end = float(request.meta.setdefault(DEADLINE_KEY, now + self.deadline))
+        if now >= end:
+            self._refuse(request, f"deadline of {self.deadline:.0f}s")
+        timeout = float(request.meta.get("download_timeout", self.deadline))
+        request.meta["download_timeout"] = min(timeout, end - now)
+
+    @staticmethod
+    def _refuse(request: Request, why: str) -> None:
+        log.warning("refused %s: %s", request.url, why)
+        raise IgnoreRequest(f"refused: {why} ({request.url})")
 
 
 class RetryAfterMiddleware:

@@ -50,11 +50,24 @@ def crawl_settings(config: dict[str, Any]) -> dict[str, Any]:
         "RETRY_AFTER_MAX": float(config.get("retry_after_max", 60.0)),
         "DOWNLOADER_MIDDLEWARES": {
             "loralay_build.sources.spiders.middleware.RetryAfterMiddleware": 560,
+            # after every middleware that makes requests (redirects, retries): it sees all
+            "loralay_build.sources.spiders.middleware.PolicyMiddleware": 950,
         },
+        **policy_settings(config.get("policy", {})),
         "ITEM_PIPELINES": {"loralay_build.sources.spiders.run.StdoutPipeline": 100},
         "LOG_LEVEL": str(config.get("log_level", "WARNING")),
         "COOKIES_ENABLED": False,
         "LOG_INSTALL_ROOT_HANDLER": True,
+    }
+
+
+def policy_settings(policy: dict[str, Any]) -> dict[str, Any]:
+    """The `policy` the source passed (`crawl.crawl_policy`) as PolicyMiddleware settings."""
+    return {
+        "POLICY_ALLOWED_HOSTS": list(policy.get("allowed_hosts", [])),
+        "POLICY_TRUSTED_HOSTS": list(policy.get("trusted_hosts", [])),
+        "POLICY_ALLOW_PRIVATE": bool(policy.get("allow_private", False)),
+        "POLICY_DEADLINE": float(policy.get("deadline", 300.0)),
     }
 
 
