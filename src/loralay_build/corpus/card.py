@@ -27,6 +27,7 @@ COLUMN_DOCS = {
     "article_pdf_url": "where the PDF was downloaded from",
     "pdf_sha256": "sha256 of the PDF bytes",
     "matches": "where each abstract was found before removal, and leakage left after",
+    "reference_text": "the document's text from its HTML (EUR-Lex acts); null for other sources",
 }
 
 

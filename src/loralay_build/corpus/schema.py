@@ -47,5 +47,7 @@ EXAMPLE_SCHEMA = pa.schema(
         pa.field("article_pdf_url", pa.string()),
         pa.field("pdf_sha256", pa.string()),
         pa.field("matches", pa.list_(MATCH_TYPE)),
+        # The act's text from its HTML (EUR-Lex); null for sources without a reference text.
+        pa.field("reference_text", pa.string()),
     ]
 )

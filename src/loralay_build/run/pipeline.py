@@ -201,6 +201,8 @@ class Pipeline:
             cleaners=tuple(src.get("cleaners", ())),
             abstract_format=str(src.get("abstract_format", self.source.abstract_format)),
             language_check=str(src.get("language_check", "none")),
+            summary_separate=str(src.get("summary", "in_document")) == "separate",
+            min_reference_ratio=float(src.get("min_reference_ratio", 0.0)),
         )
 
     def process(self) -> None:

@@ -182,7 +182,7 @@ def _act_root(tree: _Element) -> _Element:
                  "//div[contains(@class,'eli-container')]", "//body"):
         found = tree.xpath(path)
         if found:
-            return found[0]  # type: ignore[no-any-return]
+            return found[0]
     return tree
 
 

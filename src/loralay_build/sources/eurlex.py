@@ -1,0 +1,439 @@
+"""EUR-Lex-Sum through Cellar: LEGISSUM summaries and the acts they summarise, per language.
+
+Discovery starts from the summary side (a SPARQL listing of every summary -> act link, paged),
+so repealed acts are found too. One pass feeds every language dataset (`eurlex-en`, ...): the
+marks belong to the crawl, as for SciELO. The summary (the target) is fetched during discovery;
+the act (the document) is fetched as its Official Journal PDF plus its XHTML, both by Cellar
+content negotiation, and stored as a bundle (`loralay_build.bundle`).
+
+Pairing rule: one row per (act, language). Of the act's summaries available in that language,
+the current (non-obsolete) one covering the fewest acts wins, ties by LEGISSUM id; every link
+is kept in `extra`. Acts linked through shared summaries form a group that always lands in one
+split.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from loralay_build.blobs import BlobStore
+from loralay_build.bundle import Bundle, store_bundle, store_text
+from loralay_build.errors import ConfigError, Reason, Reject
+from loralay_build.http import HttpClient
+from loralay_build.records import Candidate
+from loralay_build.sources.base import DiscoveryContext, batched
+from loralay_build.sources.eurlex_cellar import (
+    LANGUAGES,
+    PDF_TYPE,
+    SUMMARY_TYPE,
+    XHTML_TYPE,
+    negotiate,
+    negotiate_parts,
+    store_pdf,
+)
+from loralay_build.sources.eurlex_text import act_text, is_missing_page, parse_summary
+
+log = logging.getLogger(__name__)
+
+BY_CODE = {v: k for k, v in LANGUAGES.items()}
+MARK_SCOPE = "eurlex"  # marks are shared by every language dataset the crawl feeds
+CELEX = re.compile(r"^[0-9CE][0-9]{4}[A-Z]{1,2}[0-9]{4}(\([0-9]+\))?(-[0-9]{8})?$")
+SPLIT_PRESETS = ("chronological", "eurlex-sum")
+
+QUERY = """PREFIX cdm: <http://publications.europa.eu/ontology/cdm#>
+PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+SELECT ?summary ?legissum ?celex ?date ?type ?obsolete ?modified
+  (GROUP_CONCAT(DISTINCT ?alang; separator=",") AS ?act_languages)
+  (GROUP_CONCAT(DISTINCT ?slang; separator=",") AS ?summary_languages)
+WHERE {
+  ?summary cdm:summary_legislation_eu_summarizes_resource_legal ?act ;
+           cdm:summary_legislation_eu_id_legissum ?legissum .
+  OPTIONAL { ?summary cdm:summary_legislation_eu_obsolete ?obsolete }
+  OPTIONAL { ?summary cdm:work_date_lastmodification ?modified }
+  ?act cdm:resource_legal_id_celex ?celex .
+  OPTIONAL { ?act cdm:work_date_document ?date }
+  OPTIONAL { ?act cdm:work_has_resource-type ?type }
+  ?aexpr cdm:expression_belongs_to_work ?act ; cdm:expression_uses_language ?alang .
+  ?sexpr cdm:expression_belongs_to_work ?summary ; cdm:expression_uses_language ?slang .
+  %(filter)s
+}
+GROUP BY ?summary ?legissum ?celex ?date ?type ?obsolete ?modified
+ORDER BY ?date ?celex ?legissum
+LIMIT %(limit)d OFFSET %(offset)d"""
+
+
+def normalise_celex(value: str) -> str:
+    """`CELEX:32021R0847`, `CELEX%3A32021R0847` and the HF card's `3A32021R0847` -> `32021R0847`."""
+    text = value.strip().rsplit("/", 1)[-1]
+    for prefix in ("CELEX%3A", "celex%3a", "CELEX:", "celex:"):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    if text.startswith("3A") and CELEX.match(text[2:]):
+        text = text[2:]
+    return text.upper()
+
+
+def language_codes(value: Any) -> list[str]:
+    """`all`, `en,fr` or a list -> ISO 639-1 codes in the configured order; unknown ones refused."""
+    if value in (None, "", "all"):
+        return list(LANGUAGES)
+    items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
+    codes = [item.strip().lower() for item in items if item.strip()]
+    unknown = [c for c in codes if c not in LANGUAGES]
+    if unknown or not codes:
+        raise ConfigError(f"unknown EUR-Lex language(s) {unknown or value!r}; use ISO 639-1 "
+                          f"codes among {','.join(LANGUAGES)} or 'all'")
+    return list(dict.fromkeys(codes))
+
+
+def datasets_for(cfg: dict[str, Any]) -> dict[str, str]:
+    """Language -> dataset folder (`eurlex-en`...)."""
+    prefix = str(cfg.get("dataset_prefix", "eurlex"))
+    return {lang: f"{prefix}-{lang}" for lang in language_codes(cfg.get("languages"))}
+
+
+@dataclass
+class Link:
+    """One SPARQL row: a summary summarising an act."""
+
+    legissum: str
+    summary_uri: str
+    celex: str
+    date: str
+    act_type: str
+    obsolete: bool
+    modified: str
+    act_languages: set[str]
+    summary_languages: set[str]
+
+
+@dataclass
+class Act:
+    celex: str
+    date: str = ""
+    act_type: str = ""
+    languages: set[str] = field(default_factory=set)
+    links: list[Link] = field(default_factory=list)
+
+
+def _value(binding: dict[str, Any], name: str) -> str:
+    return str((binding.get(name) or {}).get("value", "")).strip()
+
+
+def _langs(text: str) -> set[str]:
+    out = set()
+    for item in text.split(","):
+        code = item.strip().rsplit("/", 1)[-1].lower()
+        if code in BY_CODE:
+            out.add(BY_CODE[code])
+    return out
+
+
+def to_link(binding: dict[str, Any]) -> Link | None:
+    celex = normalise_celex(_value(binding, "celex"))
+    legissum = _value(binding, "legissum")
+    if not celex or not legissum:
+        return None
+    return Link(
+        legissum=legissum,
+        summary_uri=_value(binding, "summary"),
+        celex=celex,
+        date=_value(binding, "date")[:10],
+        act_type=_value(binding, "type").rsplit("/", 1)[-1],
+        obsolete=_value(binding, "obsolete").lower() in ("true", "1"),
+        modified=_value(binding, "modified")[:10],
+        act_languages=_langs(_value(binding, "act_languages")),
+        summary_languages=_langs(_value(binding, "summary_languages")),
+    )
+
+
+def sparql_filter(act_date: str | None, modified: str | None) -> str:
+    """Acts dated after the watermark, or whose summary changed after it."""
+    clauses = []
+    if act_date:
+        clauses.append(f'?date > "{act_date}"^^xsd:date')
+    if modified:
+        clauses.append(f'?modified > "{modified}"^^xsd:date')
+    return f"FILTER({' || '.join(clauses)})" if clauses else ""
+
+
+class _Groups:
+    """Union-find over acts linked by a shared summary: one group, one split."""
+
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, key: str) -> str:
+        self.parent.setdefault(key, key)
+        while self.parent[key] != key:
+            self.parent[key] = self.parent[self.parent[key]]
+            key = self.parent[key]
+        return key
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)  # the smallest id names the group
+
+
+def preset_split(group: str, eligible: bool) -> str:
+    """eurlex-sum: groups present in every requested language go to validation or test by a
+    hash of their smallest CELEX (the same answer in every language and every run)."""
+    if not eligible:
+        return "train"
+    return "validation" if hashlib.sha256(group.encode()).digest()[0] % 2 == 0 else "test"
+
+
+def choose_summary(links: list[Link], lang: str, covered: dict[str, list[str]]) -> Link | None:
+    """The pairing rule: current before obsolete, fewest acts covered, then LEGISSUM id."""
+    usable = [link for link in links if lang in link.summary_languages]
+    if not usable:
+        return None
+    return min(usable, key=lambda link: (link.obsolete, len(covered.get(link.legissum, [])),
+                                          link.legissum))
+
+
+class EurlexSource:
+    name = "eurlex"
+    abstract_format = "plain"
+
+    def __init__(self) -> None:
+        # Discovery always runs before downloads in a build; it hands the `[source]` table
+        # (formats, WAF back-off) to `fetch`, whose signature carries no configuration.
+        self.config: dict[str, Any] = {}
+
+    def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
+        cfg = ctx.config
+        self.config = dict(cfg)
+        datasets = datasets_for(cfg)
+        if ctx.dataset not in datasets.values():
+            raise ConfigError(f"dataset {ctx.dataset!r} is none of the EUR-Lex datasets "
+                              f"{sorted(datasets.values())}")
+        preset = str(cfg.get("split_preset", "chronological"))
+        if preset not in SPLIT_PRESETS:
+            raise ConfigError(f"[source] split_preset must be one of {SPLIT_PRESETS}, "
+                              f"not {preset!r}")
+        marks = (None, None) if ctx.since else (
+            ctx.state.get_mark(MARK_SCOPE, "act_date"),
+            ctx.state.get_mark(MARK_SCOPE, "summary_modified"))
+        if ctx.since:
+            day = _day_before(ctx.since)
+            marks = (day, day)
+        failures = len(ctx.failures)
+        links: list[Link] = []
+        with ctx.isolated("eurlex sparql listing"):
+            links = list(self._list(ctx, sparql_filter(*marks)))
+        acts, covered = self._acts(links, bool(cfg.get("include_obsolete", False)), ctx)
+        groups = _Groups()
+        for members in covered.values():
+            for celex in members:
+                groups.union(members[0], celex)
+        splits = self._preset_splits(ctx, acts, covered, groups, list(datasets)) \
+            if preset == "eurlex-sum" else {}
+        summaries: dict[tuple[str, str], Any] = {}
+        page = int(cfg.get("page_size", 100))
+        todo = [(act, lang) for act in sorted(acts.values(), key=lambda a: (a.date, a.celex))
+                for lang in datasets]
+        for chunk in batched(todo, page):
+            batch = []
+            for act, lang in chunk:
+                cand = self._candidate(ctx, act, lang, datasets[lang], covered, groups,
+                                       splits, summaries)
+                if cand is not None:
+                    batch.append(cand)
+            if batch:
+                yield batch
+        if len(ctx.failures) == failures and links:
+            ctx.state.set_mark(MARK_SCOPE, "act_date", max(link.date for link in links))
+            newest = max(link.modified for link in links)
+            if newest:
+                ctx.state.set_mark(MARK_SCOPE, "summary_modified", newest)
+        log.info("EUR-Lex discovery: %d links, %d acts", len(links), len(acts))
+
+    # -- listing ------------------------------------------------------------------------------
+
+    def _list(self, ctx: DiscoveryContext, where: str) -> Iterator[Link]:
+        url = str(ctx.config.get("sparql_url",
+                                 "http://publications.europa.eu/webapi/rdf/sparql"))
+        limit = int(ctx.config.get("sparql_page", 100))
+        offset = 0
+        while True:
+            query = QUERY % {"filter": where, "limit": limit, "offset": offset}
+            answer = ctx.client.get_json(
+                url, {"query": query, "format": "application/sparql-results+json"})
+            bindings = ((answer or {}).get("results") or {}).get("bindings") or []
+            for binding in bindings:
+                if (link := to_link(binding)) is not None:
+                    yield link
+            if len(bindings) < limit:
+                return
+            offset += limit
+
+    @staticmethod
+    def _acts(links: list[Link], include_obsolete: bool,
+              ctx: DiscoveryContext) -> tuple[dict[str, Act], dict[str, list[str]]]:
+        """Acts with their links, and every act a summary covers (obsolete ones skipped)."""
+        acts: dict[str, Act] = {}
+        covered: dict[str, list[str]] = {}
+        obsolete = sorted({link.legissum for link in links if link.obsolete})
+        if obsolete and not include_obsolete:
+            log.info("EUR-Lex: %d obsolete summaries skipped", len(obsolete))
+            ctx.state.set_mark(MARK_SCOPE, "obsolete_skipped", ",".join(obsolete))
+        for link in links:
+            if link.obsolete and not include_obsolete:
+                continue
+            act = acts.setdefault(link.celex, Act(link.celex))
+            act.date = act.date or link.date
+            act.act_type = act.act_type or link.act_type
+            act.languages |= link.act_languages
+            act.links.append(link)
+            members = covered.setdefault(link.legissum, [])
+            if link.celex not in members:
+                members.append(link.celex)
+        for members in covered.values():
+            members.sort()
+        return acts, covered
+
+    @staticmethod
+    def _preset_splits(ctx: DiscoveryContext, acts: dict[str, Act],
+                       covered: dict[str, list[str]], groups: _Groups,
+                       languages: list[str]) -> dict[str, str]:
+        """CELEX -> split under eurlex-sum. A group keeps a split stored by an earlier pass."""
+        members: dict[str, list[str]] = {}
+        for celex in acts:
+            members.setdefault(groups.find(celex), []).append(celex)
+        out: dict[str, str] = {}
+        for root, group in sorted(members.items()):
+            stored = [s for c in group if (s := ctx.state.get_mark(MARK_SCOPE, f"split:{c}"))]
+            eligible = all(
+                set(languages) <= acts[c].languages
+                and any(set(languages) <= link.summary_languages for link in acts[c].links)
+                for c in group
+            )
+            split = min(stored) if stored else preset_split(root, eligible)
+            for celex in group:
+                out[celex] = split
+                ctx.state.set_mark(MARK_SCOPE, f"split:{celex}", split)
+        return out
+
+    # -- candidates ---------------------------------------------------------------------------
+
+    def _candidate(self, ctx: DiscoveryContext, act: Act, lang: str, dataset: str,
+                   covered: dict[str, list[str]], groups: _Groups, splits: dict[str, str],
+                   cache: dict[tuple[str, str], Any]) -> Candidate | None:
+        if lang not in act.languages:
+            return None
+        link = choose_summary(act.links, lang, covered)
+        if link is None:
+            return None
+        key = (link.legissum, lang)
+        if key not in cache:
+            cache[key] = None
+            with ctx.isolated(f"summary {link.legissum} ({lang})"):
+                cache[key] = self._summary(ctx, link, lang)
+        found = cache[key]
+        if found is None:
+            return None
+        summary, summary_url = found
+        cellar = str(ctx.config.get("cellar_url", "http://publications.europa.eu/resource/"))
+        extra: dict[str, Any] = {
+            "celex": act.celex,
+            "legissum": link.legissum,
+            "summary_url": summary_url,
+            "summary_format": summary.format,
+            "summary_last_modified": summary.last_modified or link.modified,
+            "summary_meta": summary.meta,
+            "summary_acts": covered.get(link.legissum, [act.celex]),
+            "summaries": [
+                {"legissum": s.legissum, "uri": s.summary_uri, "obsolete": s.obsolete,
+                 "modified": s.modified, "acts": covered.get(s.legissum, [])}
+                for s in sorted(act.links, key=lambda s: s.legissum)
+            ],
+            "act_type": act.act_type,
+            "act_languages": sorted(act.languages),
+            "group": groups.find(act.celex),
+        }
+        if act.celex in splits:
+            extra["split"] = splits[act.celex]
+        title = (summary.meta.get("summary_of") or [""])[0] or summary.title
+        return Candidate(
+            id=f"eurlex:{lang}:{act.celex}",
+            source="eurlex",
+            source_id=act.celex,
+            dataset=dataset,
+            title=title,
+            language=lang,
+            abstracts={lang: summary.text},
+            published=act.date or _celex_year(act.celex),
+            file_url=f"{cellar}celex/{act.celex}",
+            landing_url=(f"https://eur-lex.europa.eu/legal-content/{lang.upper()}/TXT/"
+                         f"?uri=CELEX:{act.celex}"),
+            licence="CC-BY-4.0",
+            extra=extra,
+        )
+
+    def _summary(self, ctx: DiscoveryContext, link: Link, lang: str) -> Any:
+        """(Summary, url) in `lang`, or None when Cellar has no such expression (404)."""
+        cellar = str(ctx.config.get("cellar_url", "http://publications.europa.eu/resource/"))
+        url = f"{cellar}legissum/{link.legissum}"
+        body = negotiate(ctx.client, url, SUMMARY_TYPE, lang, ctx.config)
+        if body is None or is_missing_page(body):
+            log.info("EUR-Lex: no %s summary %s", lang, link.legissum)
+            return None
+        summary = parse_summary(body)
+        if not summary.text.strip():
+            return None
+        return summary, url
+
+    # -- documents ----------------------------------------------------------------------------
+
+    def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
+        """The OJ PDF and the act's XHTML, stored as one bundle; either may be missing."""
+        cfg = self.config
+        lang = candidate.language
+        pdf_sha: str | None = None
+        info: dict[str, str] = {}
+        if "pdf" in cfg.get("formats", ["pdf", "xhtml"]):
+            parts = negotiate_parts(client, candidate.file_url, PDF_TYPE, lang, cfg)
+            if parts:
+                pdf_sha = store_pdf(parts, blobs, candidate.file_url)
+                info["pdf_parts"] = str(len(parts))
+        reference: str | None = None
+        raw: list[str] = []
+        if "xhtml" in cfg.get("formats", ["pdf", "xhtml"]):
+            parts = negotiate_parts(client, candidate.file_url, XHTML_TYPE, lang, cfg)
+            texts = []
+            for part in parts:
+                raw.append(store_text(blobs, part.decode("utf-8", "replace")))
+                parsed = act_text(part)
+                info["html_family"] = parsed.family
+                texts.append(parsed.text)
+            if (text := "\n".join(t for t in texts if t).strip()):
+                reference = store_text(blobs, text)
+        if pdf_sha is None and reference is None:
+            raise Reject(Reason.UNAVAILABLE, f"Cellar has neither PDF nor XHTML text in {lang}")
+        info["formats"] = "+".join(n for n, v in (("pdf", pdf_sha), ("html", reference)) if v)
+        return store_bundle(blobs, Bundle(pdf_sha, reference, raw, info))
+
+
+def _day_before(since: str) -> str:
+    """`--since` (YYYY, YYYY-MM or YYYY-MM-DD) as the day before it: the filters are strict."""
+    parts = since.strip().split("-")
+    try:
+        day = dt.date(int(parts[0]), int(parts[1]) if len(parts) > 1 else 1,
+                      int(parts[2]) if len(parts) > 2 else 1)
+    except (ValueError, IndexError):
+        raise ConfigError(f"--since expects YYYY, YYYY-MM or YYYY-MM-DD, got {since!r}") from None
+    if len(parts) > 3:
+        raise ConfigError(f"--since expects YYYY, YYYY-MM or YYYY-MM-DD, got {since!r}")
+    return (day - dt.timedelta(days=1)).isoformat()
+
+
+def _celex_year(celex: str) -> str:
+    return celex[1:5] if len(celex) > 5 and celex[1:5].isdigit() else ""
