@@ -31,13 +31,33 @@ COLUMN_DOCS = {
 }
 
 
+SOURCE_NOTES = {
+    "eurlex": (
+        "EUR-Lex-Sum rebuilt through Cellar. A row is one (act, language): the act is the "
+        "document (words and boxes from its Official Journal PDF, its XHTML text in "
+        "`reference_text`; either may be missing) and its LEGISSUM summary is the target "
+        "(`abstract`), a separate document, so nothing is removed from the act (match method "
+        "`separate`, with the summary's leakage into the act). Pairing rule: of the act's "
+        "summaries in that language, the current (non-obsolete) one covering the fewest acts, "
+        "ties by LEGISSUM id; every summary-act link is kept in the state database. Obsolete "
+        "summaries are skipped. Acts linked by a shared summary form a group that always "
+        "shares a split. With `--split-preset eurlex-sum`, groups present (act and summary) in "
+        "every requested language go to validation or test by a hash of their smallest CELEX "
+        "id, the rest to train; the same act lands in the same split in every language. "
+        "Acts not longer than their summary (in words) are dropped as `reference_too_short`. "
+        "Licence: EUR-Lex content, CC BY 4.0 (Commission Decision 2011/833/EU)."
+    ),
+}
+
+
 def render_card(dataset: str, build: dict[str, Any]) -> str:
     """Card text generated from the schema and the build record."""
     splits = build["counts"]["splits"]
     languages = sorted(build.get("languages", [])) or ["multilingual"]
     lines = ["---", "configs:", "- config_name: default", "  data_files:"]
     for split in SPLITS:
-        lines += [f"  - split: {split}", f"    path: {split}-*.parquet"]
+        if splits.get(split, 0) or split == "train":  # an empty split has no file to list
+            lines += [f"  - split: {split}", f"    path: {split}-*.parquet"]
     lines += ["language:"] + [f"- {lang}" for lang in languages]
     lines += [
         "task_categories:", "- summarization", "license: other", "pretty_name: " + dataset,
@@ -60,6 +80,8 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
         "validation or test into train. Documents without a date count as oldest.",
         "", "## Filters", "",
     ]
+    if build.get("source") in SOURCE_NOTES:
+        lines[-3:-3] = ["", "## Source notes", "", SOURCE_NOTES[build["source"]]]
     thresholds = build["thresholds"]
     lines += [f"- `{k}`: {v}" for k, v in sorted(thresholds.items())]
     lines += ["", "Dropped documents, by reason (see `rejects.jsonl`):", ""]

@@ -24,6 +24,11 @@ from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 def _write_table(table: pa.Table, path: Path, settings: OutputSettings) -> None:
     """Write a table atomically with the pinned writer options."""
     with atomic_path(path) as tmp:
+        if table.num_rows == 0:
+            # No row group at all: `datasets` refuses a row group of 0 rows (batch size 0),
+            # and an empty split must still load.
+            pq.ParquetWriter(tmp, table.schema, compression="zstd").close()
+            return
         pq.write_table(
             table.combine_chunks(),
             tmp,
@@ -74,7 +79,13 @@ def shard_name(split: str, index: int, count: int) -> str:
 def write_split(
     out_dir: Path, split: str, keys: Sequence[str], work: WorkStore, settings: OutputSettings
 ) -> list[ShardFile]:
-    """Write one split's rows (in the given order) as numbered shards; at least one file."""
+    """Write one split's rows (in the given order) as numbered shards.
+
+    An empty validation or test split gets no file: `datasets.load_dataset` fails on a split
+    whose files hold no rows, and a small corpus may have none. Train always gets a file.
+    """
+    if not keys and split != "train":
+        return []
     per_shard = max(1, settings.shard_rows)
     count = max(1, -(-len(keys) // per_shard))
     files = []

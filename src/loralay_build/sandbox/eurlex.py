@@ -28,8 +28,12 @@ from loralay_build.sandbox.eurlex_docs import (
     summary_lines,
 )
 from loralay_build.sandbox.server import FakeService, Reply, Request, SandboxServer
-from loralay_build.sources.eurlex_cellar import LANGUAGES
 
+# Cellar's own table (ISO 639-2/T), independent of the client's: `ger`/`fre` get a 400.
+LANGUAGES = {"bg": "bul", "cs": "ces", "da": "dan", "de": "deu", "el": "ell", "en": "eng",
+             "es": "spa", "et": "est", "fi": "fin", "fr": "fra", "ga": "gle", "hr": "hrv",
+             "hu": "hun", "it": "ita", "lt": "lit", "lv": "lav", "mt": "mlt", "nl": "nld",
+             "pl": "pol", "pt": "por", "ro": "ron", "sk": "slk", "sl": "slv", "sv": "swe"}
 CDM_LANG = "http://publications.europa.eu/resource/authority/language/"
 FAMILIES = ("oj", "oj-legacy", "legacy", "consolidated")
 LIMIT_CAP = 1000

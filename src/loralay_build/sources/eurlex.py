@@ -190,9 +190,48 @@ def preset_split(group: str, eligible: bool) -> str:
     return "validation" if hashlib.sha256(group.encode()).digest()[0] % 2 == 0 else "test"
 
 
-def choose_summary(links: list[Link], lang: str, covered: dict[str, list[str]]) -> Link | None:
+def link_groups(acts: dict[str, Act], covered: dict[str, list[str]]) -> _Groups:
+    """Acts joined through every summary they share."""
+    groups = _Groups()
+    for celex in acts:
+        groups.find(celex)
+    for members in covered.values():
+        for celex in members:
+            groups.union(members[0], celex)
+    return groups
+
+
+def preset_splits(acts: dict[str, Act], groups: _Groups, languages: list[str],
+                  stored: dict[str, str]) -> dict[str, str]:
+    """CELEX -> split under eurlex-sum; a group keeps a split an earlier pass stored.
+
+    A group is eligible for validation/test when every act in it exists, with a summary, in
+    every requested language. The answer depends on neither the language being built nor the
+    order of the listing.
+    """
+    members: dict[str, list[str]] = {}
+    for celex in acts:
+        members.setdefault(groups.find(celex), []).append(celex)
+    wanted = set(languages)
+    out: dict[str, str] = {}
+    for root, group in sorted(members.items()):
+        kept = sorted({stored[c] for c in group if c in stored})
+        eligible = all(
+            wanted <= acts[c].languages
+            and any(wanted <= link.summary_languages for link in acts[c].links)
+            for c in group
+        )
+        split = kept[0] if kept else preset_split(root, eligible)
+        for celex in group:
+            out[celex] = split
+    return out
+
+
+def choose_summary(links: list[Link], lang: str, covered: dict[str, list[str]],
+                   include_obsolete: bool = False) -> Link | None:
     """The pairing rule: current before obsolete, fewest acts covered, then LEGISSUM id."""
-    usable = [link for link in links if lang in link.summary_languages]
+    usable = [link for link in links if lang in link.summary_languages
+              and (include_obsolete or not link.obsolete)]
     if not usable:
         return None
     return min(usable, key=lambda link: (link.obsolete, len(covered.get(link.legissum, [])),
@@ -230,12 +269,14 @@ class EurlexSource:
         with ctx.isolated("eurlex sparql listing"):
             links = list(self._list(ctx, sparql_filter(*marks)))
         acts, covered = self._acts(links, bool(cfg.get("include_obsolete", False)), ctx)
-        groups = _Groups()
-        for members in covered.values():
-            for celex in members:
-                groups.union(members[0], celex)
-        splits = self._preset_splits(ctx, acts, covered, groups, list(datasets)) \
-            if preset == "eurlex-sum" else {}
+        groups = link_groups(acts, covered)
+        splits: dict[str, str] = {}
+        if preset == "eurlex-sum":
+            stored = {c: s for c in acts if (s := ctx.state.get_mark(MARK_SCOPE, f"split:{c}"))}
+            splits = preset_splits(acts, groups, list(datasets), stored)
+            for celex, split in splits.items():
+                if stored.get(celex) != split:
+                    ctx.state.set_mark(MARK_SCOPE, f"split:{celex}", split)
         summaries: dict[tuple[str, str], Any] = {}
         page = int(cfg.get("page_size", 100))
         todo = [(act, lang) for act in sorted(acts.values(), key=lambda a: (a.date, a.celex))
@@ -285,6 +326,7 @@ class EurlexSource:
         if obsolete and not include_obsolete:
             log.info("EUR-Lex: %d obsolete summaries skipped", len(obsolete))
             ctx.state.set_mark(MARK_SCOPE, "obsolete_skipped", ",".join(obsolete))
+        skipped = [link for link in links if link.obsolete and not include_obsolete]
         for link in links:
             if link.obsolete and not include_obsolete:
                 continue
@@ -296,31 +338,12 @@ class EurlexSource:
             members = covered.setdefault(link.legissum, [])
             if link.celex not in members:
                 members.append(link.celex)
+        for link in skipped:  # kept in the act's links, never paired
+            if link.celex in acts:
+                acts[link.celex].links.append(link)
         for members in covered.values():
             members.sort()
         return acts, covered
-
-    @staticmethod
-    def _preset_splits(ctx: DiscoveryContext, acts: dict[str, Act],
-                       covered: dict[str, list[str]], groups: _Groups,
-                       languages: list[str]) -> dict[str, str]:
-        """CELEX -> split under eurlex-sum. A group keeps a split stored by an earlier pass."""
-        members: dict[str, list[str]] = {}
-        for celex in acts:
-            members.setdefault(groups.find(celex), []).append(celex)
-        out: dict[str, str] = {}
-        for root, group in sorted(members.items()):
-            stored = [s for c in group if (s := ctx.state.get_mark(MARK_SCOPE, f"split:{c}"))]
-            eligible = all(
-                set(languages) <= acts[c].languages
-                and any(set(languages) <= link.summary_languages for link in acts[c].links)
-                for c in group
-            )
-            split = min(stored) if stored else preset_split(root, eligible)
-            for celex in group:
-                out[celex] = split
-                ctx.state.set_mark(MARK_SCOPE, f"split:{celex}", split)
-        return out
 
     # -- candidates ---------------------------------------------------------------------------
 
@@ -329,7 +352,8 @@ class EurlexSource:
                    cache: dict[tuple[str, str], Any]) -> Candidate | None:
         if lang not in act.languages:
             return None
-        link = choose_summary(act.links, lang, covered)
+        link = choose_summary(act.links, lang, covered,
+                              bool(ctx.config.get("include_obsolete", False)))
         if link is None:
             return None
         key = (link.legissum, lang)
