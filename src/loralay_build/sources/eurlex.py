@@ -190,6 +190,35 @@ def preset_split(group: str, eligible: bool) -> str:
     return "validation" if hashlib.sha256(group.encode()).digest()[0] % 2 == 0 else "test"
 
 
+def collect_acts(links: list[Link], include_obsolete: bool,
+                 ) -> tuple[dict[str, Act], dict[str, list[str]]]:
+    """Acts with all their links, and the acts each pairable summary covers (sorted).
+
+    Obsolete links stay in the act's links (metadata) but are neither paired nor grouped
+    unless `include_obsolete`.
+    """
+    acts: dict[str, Act] = {}
+    covered: dict[str, list[str]] = {}
+    skipped = [link for link in links if link.obsolete and not include_obsolete]
+    for link in links:
+        if link.obsolete and not include_obsolete:
+            continue
+        act = acts.setdefault(link.celex, Act(link.celex))
+        act.date = act.date or link.date
+        act.act_type = act.act_type or link.act_type
+        act.languages |= link.act_languages
+        act.links.append(link)
+        members = covered.setdefault(link.legissum, [])
+        if link.celex not in members:
+            members.append(link.celex)
+    for link in skipped:
+        if link.celex in acts:
+            acts[link.celex].links.append(link)
+    for members in covered.values():
+        members.sort()
+    return acts, covered
+
+
 def link_groups(acts: dict[str, Act], covered: dict[str, list[str]]) -> _Groups:
     """Acts joined through every summary they share."""
     groups = _Groups()
@@ -268,7 +297,12 @@ class EurlexSource:
         links: list[Link] = []
         with ctx.isolated("eurlex sparql listing"):
             links = list(self._list(ctx, sparql_filter(*marks)))
-        acts, covered = self._acts(links, bool(cfg.get("include_obsolete", False)), ctx)
+        include_obsolete = bool(cfg.get("include_obsolete", False))
+        acts, covered = collect_acts(links, include_obsolete)
+        obsolete = sorted({link.legissum for link in links if link.obsolete})
+        if obsolete and not include_obsolete:
+            log.info("EUR-Lex: %d obsolete summaries skipped", len(obsolete))
+            ctx.state.set_mark(MARK_SCOPE, "obsolete_skipped", ",".join(obsolete))
         groups = link_groups(acts, covered)
         splits: dict[str, str] = {}
         if preset == "eurlex-sum":
@@ -315,35 +349,6 @@ class EurlexSource:
             if len(bindings) < limit:
                 return
             offset += limit
-
-    @staticmethod
-    def _acts(links: list[Link], include_obsolete: bool,
-              ctx: DiscoveryContext) -> tuple[dict[str, Act], dict[str, list[str]]]:
-        """Acts with their links, and every act a summary covers (obsolete ones skipped)."""
-        acts: dict[str, Act] = {}
-        covered: dict[str, list[str]] = {}
-        obsolete = sorted({link.legissum for link in links if link.obsolete})
-        if obsolete and not include_obsolete:
-            log.info("EUR-Lex: %d obsolete summaries skipped", len(obsolete))
-            ctx.state.set_mark(MARK_SCOPE, "obsolete_skipped", ",".join(obsolete))
-        skipped = [link for link in links if link.obsolete and not include_obsolete]
-        for link in links:
-            if link.obsolete and not include_obsolete:
-                continue
-            act = acts.setdefault(link.celex, Act(link.celex))
-            act.date = act.date or link.date
-            act.act_type = act.act_type or link.act_type
-            act.languages |= link.act_languages
-            act.links.append(link)
-            members = covered.setdefault(link.legissum, [])
-            if link.celex not in members:
-                members.append(link.celex)
-        for link in skipped:  # kept in the act's links, never paired
-            if link.celex in acts:
-                acts[link.celex].links.append(link)
-        for members in covered.values():
-            members.sort()
-        return acts, covered
 
     # -- candidates ---------------------------------------------------------------------------
 
