@@ -16,7 +16,9 @@ import pytest
 from loralay_build.config import HttpSettings, merge
 from loralay_build.errors import ConfigError
 from loralay_build.http import HttpClient
-from loralay_build.sandbox.eurlex import EurlexSandbox
+from loralay_build.parse import parse_pdf
+from loralay_build.sandbox.eurlex import FAMILIES, EurlexSandbox
+from loralay_build.sandbox.eurlex_docs import act_body
 from loralay_build.sandbox.server import SandboxServer
 from loralay_build.sources import eurlex_cellar
 from loralay_build.state import State
@@ -194,3 +196,31 @@ def test_usage_errors_are_one_line_and_exit_2(built: Built, tmp_path: Path) -> N
     result = run_cli("eurlex", "--out", str(tmp_path), "--config", str(built.config),
                      "--since", "2020-13", "--languages", "en")
     assert result.exit_code == 2 and "--since expects" in result.output
+
+
+def test_reference_text_is_exactly_the_act_for_every_html_family(built: Built) -> None:
+    published = rows(built.out / "eurlex-en")
+    families = set()
+    for act in built.sandbox.cat.acts.values():
+        row = published.get(f"eurlex:en:{act.celex}")
+        if row is None or row["reference_text"] is None or act.behaviour == "multipart":
+            continue
+        expected = act_body(built.sandbox.seed * 1000 + act.index, "en", act.number,
+                            act.articles).lines()
+        assert row["reference_text"].split("\n") == expected, act.family
+        families.add(act.family)
+    assert families == set(FAMILIES)
+
+
+@pytest.mark.parametrize(("lang", "article", "journal"), [
+    ("bg", "Член", "Официален"), ("ga", "Airteagal", "Oifigiúil"), ("el", "Άρθρο", "Επίσημη"),
+])
+def test_oj_pdfs_in_cyrillic_greek_and_irish_have_a_real_text_layer(
+        built: Built, tmp_path: Path, lang: str, article: str, journal: str) -> None:
+    client = HttpClient(HttpSettings(min_interval=0.0), trusted_urls=[built.server.base_url])
+    url = f"{built.server.base_url}/cellar/resource/celex/{built.act(6)}"
+    pdf = eurlex_cellar.negotiate(client, url, eurlex_cellar.PDF_TYPE, lang, {})
+    assert pdf is not None
+    (tmp_path / "act.pdf").write_bytes(pdf)
+    words = parse_pdf(tmp_path / "act.pdf").words
+    assert article in words and journal in words
