@@ -4,6 +4,7 @@ the protocol's error answers."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,6 +68,8 @@ def test_every_language_dataset_loads_with_words_boxes_pages_and_reference_text(
         table = loaded["train"]
         assert "reference_text" in table.column_names
         assert all(r["language"] == lang and r["source"] == "eurlex" for r in table)
+        verified = run_cli("verify", str(folder))
+        assert verified.exit_code == 0, verified.output
     published = rows(built.out / "eurlex-en")
     regular = published[f"eurlex:en:{built.act(6)}"]
     assert regular["article_words"] and len(regular["article_bboxes"]) == len(
@@ -224,3 +227,10 @@ def test_oj_pdfs_in_cyrillic_greek_and_irish_have_a_real_text_layer(
     (tmp_path / "act.pdf").write_bytes(pdf)
     words = parse_pdf(tmp_path / "act.pdf").words
     assert article in words and journal in words
+
+
+def test_build_record_counts_which_formats_each_row_has(built: Built) -> None:
+    record = json.loads((built.out / "eurlex-en" / "build.json").read_text())
+    formats = record["counts"]["formats"]
+    assert formats["html"] == 1 and formats["pdf"] == 1 and formats["pdf+html"] >= 5
+    assert sum(formats.values()) == sum(record["counts"]["splits"].values())

@@ -334,10 +334,12 @@ class Pipeline:
         leakage: list[float] = []
         removed: Counter[str] = Counter()
         methods: Counter[str] = Counter()
+        formats: Counter[str] = Counter()  # pdf, html or pdf+html (a bundle's parts)
         for row in kept:
             leakage += row.stats.get("leakage", [])
             methods.update(row.stats.get("methods", []))
             removed.update(row.stats.get("removed", {}))
+            formats[row.stats.get("formats") or "pdf"] += 1
         languages = {r.candidate.language for r in kept if r.candidate.language}
         return {
             "dataset": self.dataset,
@@ -358,6 +360,7 @@ class Pipeline:
                 "rejects": dict(sorted(Counter(r.reason or "" for r in final).items())),
                 "match_methods": dict(sorted(methods.items())),
                 "cleaner_removed_words": dict(sorted(removed.items())),
+                "formats": dict(sorted(formats.items())),
             },
             "leakage": leakage_summary(leakage),
             "files": [f.__dict__ for f in files],
