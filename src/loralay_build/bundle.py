@@ -37,10 +37,14 @@ def store_bundle(blobs: BlobStore, bundle: Bundle) -> str:
         return blobs.commit(handle)
 
 
-def store_text(blobs: BlobStore, text: str) -> str:
+def store_bytes(blobs: BlobStore, data: bytes) -> str:
     with blobs.staging() as handle:
-        handle.write(text.encode("utf-8"))
+        handle.write(data)
         return blobs.commit(handle)
+
+
+def store_text(blobs: BlobStore, text: str) -> str:
+    return store_bytes(blobs, text.encode("utf-8"))
 
 
 def read_bundle(path: str | Path) -> Bundle | None:

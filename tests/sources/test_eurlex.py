@@ -14,14 +14,18 @@ from urllib.parse import parse_qs
 import datasets
 import pytest
 
+from loralay_build.blobs import BlobStore
+from loralay_build.bundle import read_bundle
 from loralay_build.config import HttpSettings, merge
 from loralay_build.errors import ConfigError
 from loralay_build.http import HttpClient
 from loralay_build.parse import parse_pdf
+from loralay_build.records import Candidate
 from loralay_build.sandbox.eurlex import FAMILIES, EurlexSandbox
 from loralay_build.sandbox.eurlex_docs import act_body
 from loralay_build.sandbox.server import SandboxServer
 from loralay_build.sources import eurlex_cellar
+from loralay_build.sources.eurlex import EurlexSource
 from loralay_build.state import State
 from tests.sources.cli_helpers import FAST, rejects, rows, run_cli, write_config
 
@@ -234,3 +238,35 @@ def test_build_record_counts_which_formats_each_row_has(built: Built) -> None:
     formats = record["counts"]["formats"]
     assert formats["html"] == 1 and formats["pdf"] == 1 and formats["pdf+html"] >= 5
     assert sum(formats.values()) == sum(record["counts"]["splits"].values())
+
+
+def candidate_for(sandbox: EurlexSandbox, index: int, lang: str) -> Candidate:
+    act = next(a for a in sandbox.cat.acts.values() if a.index == index)
+    cellar = sandbox.client_config()["source"]["cellar_url"]
+    return Candidate(id=f"eurlex:{lang}:{act.celex}", source="eurlex", source_id=act.celex,
+                     dataset=f"eurlex-{lang}", language=lang,
+                     file_url=f"{cellar}celex/{act.celex}")
+
+
+@pytest.mark.parametrize("faults", [False, True])
+def test_eurlex_website_is_only_a_configured_fallback(tmp_path: Path, faults: bool) -> None:
+    with SandboxServer() as server:
+        sandbox = EurlexSandbox(server, n_docs=12, seed=3, faults=faults)
+        cfg = {**sandbox.client_config()["source"], "eurlex_fallback": True}
+        client = HttpClient(HttpSettings(min_interval=0.0), trusted_urls=[server.base_url])
+        source = EurlexSource()
+        source.config = cfg
+        blobs = BlobStore(tmp_path / "blobs")
+        no_html = candidate_for(sandbox, 4, "en")  # Cellar has its PDF, not its XHTML
+        bundle = read_bundle(blobs.path(source.fetch(no_html, client, blobs)))
+        assert bundle is not None and bundle.pdf is not None
+        if faults:  # the website challenged us: the row keeps its PDF, the text is missing
+            assert bundle.reference is None and bundle.info["html_fallback"] == "blocked"
+        else:
+            assert bundle.reference is not None and bundle.info["html_fallback"] == "eur-lex"
+            text = blobs.path(bundle.reference).read_text(encoding="utf-8")
+            assert "Article 1" in text
+        assert len(server.requests("/eurlex/")) == (3 if faults else 1)
+        source.config = {**cfg, "eurlex_fallback": False}
+        source.fetch(candidate_for(sandbox, 4, "el"), client, blobs)
+        assert len(server.requests("/eurlex/")) == (3 if faults else 1)

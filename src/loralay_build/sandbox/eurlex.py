@@ -86,6 +86,7 @@ class EurlexSandbox(FakeService):
         server.route("/cellar/resource/celex/", self._celex)
         server.route("/cellar/resource/parts/", self._part)
         server.route("/cellar/resource/legissum/", self._legissum)
+        server.route("/eurlex/legal-content/", self._eurlex_page)
 
     # -- configuration for clients -----------------------------------------------------------
 
@@ -94,6 +95,7 @@ class EurlexSandbox(FakeService):
         return {
             "source": {"sparql_url": f"{base}/cellar/sparql",
                        "cellar_url": f"{base}/cellar/resource/", "sparql_page": 10,
+                       "eurlex_url": f"{base}/eurlex/",
                        "page_size": 10, "languages": list(languages), "waf_backoff": 0.01,
                        "waf_retries": 2},
             "http": {"min_interval": 0.0, "backoff_base": 0.01},
@@ -104,7 +106,9 @@ class EurlexSandbox(FakeService):
     def _add_catalogue(self, n: int) -> None:
         special = {0: "multipart", 1: "waf", 2: "throttled", 3: "no_pdf", 4: "no_html"}
         for i in range(n):
-            behaviour = special.get(i, "ok") if self.faults else "ok"
+            behaviour = special.get(i, "ok")
+            if behaviour in ("waf", "throttled") and not self.faults:
+                behaviour = "ok"  # protocol faults; gaps in the content stay
             langs = tuple(lang for lang in self.languages
                           if not (i == 5 and lang == "fr") and not (i % 5 == 4 and lang == "ga"))
             self._add_act(i, langs, behaviour)
@@ -264,6 +268,21 @@ class EurlexSandbox(FakeService):
         body = _body(self.seed, act, lang, part)
         xhtml = render_xhtml(body, act.family, lang, act.celex, act.date)
         return Reply(200, xhtml, {"Content-Type": "application/xhtml+xml;charset=UTF-8"})
+
+    def _eurlex_page(self, req: Request) -> Reply:
+        """The EUR-Lex website: behind a WAF challenge when faults are on (as it is for most
+        scripts), else the bare text page, or its "does not exist" page."""
+        if self.faults:
+            return Reply(202, WAF_BODY, {"Content-Type": "text/html; charset=utf-8",
+                                         "x-amzn-waf-action": "challenge"})
+        lang = req.path.split("/")[3].lower()
+        act = self.cat.acts.get(req.arg("uri").removeprefix("CELEX:"))
+        if act is None or lang not in act.languages:
+            return Reply(200, b"<html><body><p>The requested document does not exist.</p>"
+                              b"</body></html>", {"Content-Type": "text/html"})
+        page = render_xhtml(_body(self.seed, act, lang, None), "oj-legacy", lang, act.celex,
+                            act.date)
+        return Reply(200, page, {"Content-Type": "text/html; charset=UTF-8"})
 
     def _legissum(self, req: Request) -> Reply:
         legissum = req.path.rsplit("/", 1)[-1]

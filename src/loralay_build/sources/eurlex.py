@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loralay_build.blobs import BlobStore
-from loralay_build.bundle import Bundle, store_bundle, store_text
+from loralay_build.bundle import Bundle, store_bundle, store_bytes, store_text
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
@@ -33,6 +33,7 @@ from loralay_build.sources.eurlex_cellar import (
     PDF_TYPE,
     SUMMARY_TYPE,
     XHTML_TYPE,
+    eurlex_page,
     negotiate,
     negotiate_parts,
     store_pdf,
@@ -437,18 +438,35 @@ class EurlexSource:
         raw: list[str] = []
         if "xhtml" in cfg.get("formats", ["pdf", "xhtml"]):
             parts = negotiate_parts(client, candidate.file_url, XHTML_TYPE, lang, cfg)
+            if not parts and cfg.get("eurlex_fallback", False):
+                parts = self._fallback(client, candidate, info)
             texts = []
             for part in parts:
-                raw.append(store_text(blobs, part.decode("utf-8", "replace")))
+                raw.append(store_bytes(blobs, part))
                 parsed = act_text(part)
                 info["html_family"] = parsed.family
                 texts.append(parsed.text)
             if (text := "\n".join(t for t in texts if t).strip()):
                 reference = store_text(blobs, text)
         if pdf_sha is None and reference is None:
+            if info.get("html_fallback") == "blocked":
+                raise Reject(Reason.BLOCKED, f"no PDF in {lang}; EUR-Lex page behind a challenge")
             raise Reject(Reason.UNAVAILABLE, f"Cellar has neither PDF nor XHTML text in {lang}")
         info["formats"] = "+".join(n for n, v in (("pdf", pdf_sha), ("html", reference)) if v)
         return store_bundle(blobs, Bundle(pdf_sha, reference, raw, info))
+
+    def _fallback(self, client: HttpClient, candidate: Candidate,
+                  info: dict[str, str]) -> list[bytes]:
+        """The EUR-Lex page when Cellar has no XHTML; a challenge there costs only the text."""
+        try:
+            page = eurlex_page(client, candidate.source_id, candidate.language, self.config)
+        except Reject as exc:
+            if exc.reason != Reason.BLOCKED:
+                raise
+            info["html_fallback"] = "blocked"
+            return []
+        info["html_fallback"] = "eur-lex" if page else "missing"
+        return [page] if page else []
 
 
 def _day_before(since: str) -> str:

@@ -16,7 +16,7 @@ from loralay_build.blobs import BlobStore
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.fetch import check_pdf
 from loralay_build.http import HttpClient, HttpStatusError
-from loralay_build.sources.eurlex_text import is_waf_challenge
+from loralay_build.sources.eurlex_text import is_missing_page, is_waf_challenge
 
 log = logging.getLogger(__name__)
 
@@ -33,37 +33,58 @@ XHTML_TYPE = "application/xhtml+xml"
 SUMMARY_TYPE = "application/xhtml+xml;type=xhtml5"
 
 
-def negotiate(client: HttpClient, url: str, accept: str, lang: str,
-               cfg: dict[str, Any]) -> bytes | None:
-    """One content-negotiated GET: the body; None on 404 (that language or format is missing).
-
-    A WAF challenge (202, `x-amzn-waf-action`, script markers) is never content: it is retried
-    after a growing pause and ends as a `blocked` reject. A 400 means we asked wrongly: the run
-    stops. A 300 (multi-part act) is raised as `_MultiPart` with its list of parts.
-    """
-    headers = {"Accept": accept, "Accept-Language": LANGUAGES[lang]}
+def guarded_get(client: HttpClient, url: str, headers: dict[str, str],
+                cfg: dict[str, Any]) -> bytes:
+    """GET a body that is never a WAF challenge (202, `x-amzn-waf-action`, script markers):
+    a challenge is retried after a growing pause and ends as a `blocked` reject."""
     pause = float(cfg.get("waf_backoff", 2.0))
     retries = int(cfg.get("waf_retries", 3))
     for attempt in range(retries + 1):
-        try:
-            response = client.get(url, headers=headers)
-        except HttpStatusError as exc:
-            if exc.status == 404:
-                return None
-            if exc.status == 400:
-                raise ConfigError(f"Cellar refused {url} with Accept {accept!r}, "
-                                  f"Accept-Language {LANGUAGES[lang]!r} (HTTP 400): a request "
-                                  "this tool should never make") from exc
-            if exc.status == 300:
-                raise _MultiPart(exc.body) from exc
-            raise
+        response = client.get(url, headers=headers)
         if not is_waf_challenge(response.status, response.headers, response.body):
             return response.body
-        log.warning("bot challenge at %s; pausing %.1fs", url, pause)
         if attempt < retries:
-            client.sleep(min(pause, float(cfg.get("waf_backoff_max", 30.0))))
+            wait = min(pause, float(cfg.get("waf_backoff_max", 30.0)))
+            log.warning("bot challenge at %s; trying again in %.1fs", url, wait)
+            client.sleep(wait)
             pause *= 2
-    raise Reject(Reason.BLOCKED, f"bot challenge at {url} (Accept-Language {LANGUAGES[lang]})")
+    raise Reject(Reason.BLOCKED, f"bot challenge at {url} ({headers.get('Accept-Language')})")
+
+
+def negotiate(client: HttpClient, url: str, accept: str, lang: str,
+              cfg: dict[str, Any]) -> bytes | None:
+    """One content-negotiated GET: the body; None on 404 (that language or format is missing).
+
+    A 400 means we asked wrongly: the run stops. A 300 (multi-part act) is raised as
+    `_MultiPart` with its list of parts. A WAF challenge ends as a `blocked` reject.
+    """
+    headers = {"Accept": accept, "Accept-Language": LANGUAGES[lang]}
+    try:
+        return guarded_get(client, url, headers, cfg)
+    except HttpStatusError as exc:
+        if exc.status == 404:
+            return None
+        if exc.status == 400:
+            raise ConfigError(f"Cellar refused {url} with Accept {accept!r}, "
+                              f"Accept-Language {LANGUAGES[lang]!r} (HTTP 400): a request "
+                              "this tool should never make") from exc
+        if exc.status == 300:
+            raise _MultiPart(exc.body) from exc
+        raise
+
+
+def eurlex_page(client: HttpClient, celex: str, lang: str, cfg: dict[str, Any]) -> bytes | None:
+    """The act's bare text page on the EUR-Lex website: the configured fallback when Cellar
+    has no XHTML. None when missing (404 or a "does not exist" page)."""
+    base = str(cfg.get("eurlex_url", "https://eur-lex.europa.eu/"))
+    url = f"{base}legal-content/{lang.upper()}/TXT/HTML/?uri=CELEX:{celex}"
+    try:
+        body = guarded_get(client, url, {"Accept": "text/html"}, cfg)
+    except HttpStatusError as exc:
+        if exc.status in (404, 410):
+            return None
+        raise
+    return None if is_missing_page(body) else body
 
 
 class _MultiPart(Exception):
