@@ -80,6 +80,7 @@ class EurlexSandbox(FakeService):
                  faults: bool = True) -> None:
         super().__init__(server, seed, faults)
         self.cat = _Catalogue()
+        self.failing_offset: int | None = None  # a SPARQL page that always times out
         self.languages = tuple(lang for lang in SANDBOX_LANGUAGES if can_render(lang))
         self._add_catalogue(max(12, n_docs))
         server.route("/cellar/sparql", self._sparql)
@@ -200,7 +201,7 @@ class EurlexSandbox(FakeService):
         start = int(offset.group(1)) if offset else 0
         if size > LIMIT_CAP:
             return _text(500, "Virtuoso S1T00 Error SR171: Transaction timed out")
-        if start > 0 and self._once(f"sparql-timeout:{start}"):
+        if start == self.failing_offset or (start > 0 and self._once(f"sparql-timeout:{start}")):
             return _text(500, "Virtuoso S1T00 Error SR171: Transaction timed out")
         rows = self.bindings()
         after = dict(re.findall(r'\?(date|modified)\s*>\s*"(\d{4}-\d{2}-\d{2})"', query))

@@ -296,8 +296,9 @@ class EurlexSource:
             marks = (day, day)
         failures = len(ctx.failures)
         links: list[Link] = []
-        with ctx.isolated("eurlex sparql listing"):
-            links = list(self._list(ctx, sparql_filter(*marks)))
+        with ctx.isolated("eurlex sparql listing"):  # a failed page keeps the pages before it
+            for link in self._list(ctx, sparql_filter(*marks)):
+                links.append(link)
         include_obsolete = bool(cfg.get("include_obsolete", False))
         acts, covered = collect_acts(links, include_obsolete)
         obsolete = sorted({link.legissum for link in links if link.obsolete})
@@ -387,6 +388,7 @@ class EurlexSource:
             ],
             "act_type": act.act_type,
             "act_languages": sorted(act.languages),
+            "summary_languages": sorted(link.summary_languages),
             "group": groups.find(act.celex),
         }
         if act.celex in splits:
