@@ -16,7 +16,7 @@ import pytest
 
 from loralay_build.blobs import BlobStore
 from loralay_build.bundle import read_bundle
-from loralay_build.config import HttpSettings, merge
+from loralay_build.config import HttpSettings, load_settings, merge
 from loralay_build.errors import ConfigError
 from loralay_build.http import HttpClient
 from loralay_build.parse import parse_pdf
@@ -25,7 +25,7 @@ from loralay_build.sandbox.eurlex import FAMILIES, EurlexSandbox
 from loralay_build.sandbox.eurlex_docs import act_body
 from loralay_build.sandbox.server import SandboxServer
 from loralay_build.sources import eurlex_cellar
-from loralay_build.sources.eurlex import EurlexSource
+from loralay_build.sources.eurlex import EurlexSource, datasets_for
 from loralay_build.state import State
 from tests.sources.cli_helpers import FAST, rejects, rows, run_cli, write_config
 
@@ -290,3 +290,14 @@ def test_a_sparql_page_that_keeps_failing_publishes_the_pages_before_it(tmp_path
         sandbox.failing_offset = None
         assert run.build() == 0
         assert set(first) < set(rows(run.out / "eurlex-en"))
+
+
+def test_defaults_talk_to_the_real_cellar_endpoints_for_24_languages() -> None:
+    source = load_settings("eurlex", environ={}).source
+    assert source["sparql_url"] == "http://publications.europa.eu/webapi/rdf/sparql"
+    assert source["cellar_url"] == "http://publications.europa.eu/resource/"
+    assert not source["eurlex_fallback"]
+    found = datasets_for(source)
+    assert len(found) == 24 and found["ga"] == "eurlex-ga"
+    assert [eurlex_cellar.LANGUAGES[k] for k in ("en", "fr", "de", "ga", "el", "bg")] == [
+        "eng", "fra", "deu", "gle", "ell", "bul"]

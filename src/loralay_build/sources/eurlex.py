@@ -38,7 +38,12 @@ from loralay_build.sources.eurlex_cellar import (
     negotiate_parts,
     store_pdf,
 )
-from loralay_build.sources.eurlex_text import act_text, is_missing_page, parse_summary
+from loralay_build.sources.eurlex_text import (
+    Summary,
+    act_text,
+    is_missing_page,
+    parse_summary,
+)
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +55,8 @@ SPLIT_PRESETS = ("chronological", "eurlex-sum")
 QUERY = """PREFIX cdm: <http://publications.europa.eu/ontology/cdm#>
 PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
 SELECT ?summary ?legissum ?celex ?date ?type ?obsolete ?modified
-  (GROUP_CONCAT(DISTINCT ?alang; separator=",") AS ?act_languages)
-  (GROUP_CONCAT(DISTINCT ?slang; separator=",") AS ?summary_languages)
+  (GROUP_CONCAT(DISTINCT STR(?alang); separator=",") AS ?act_languages)
+  (GROUP_CONCAT(DISTINCT STR(?slang); separator=",") AS ?summary_languages)
 WHERE {
   ?summary cdm:summary_legislation_eu_summarizes_resource_legal ?act ;
            cdm:summary_legislation_eu_id_legissum ?legissum .
@@ -313,7 +318,7 @@ class EurlexSource:
             for celex, split in splits.items():
                 if stored.get(celex) != split:
                     ctx.state.set_mark(MARK_SCOPE, f"split:{celex}", split)
-        summaries: dict[tuple[str, str], Any] = {}
+        summaries: dict[tuple[str, str], tuple[Summary, str] | None] = {}
         page = int(cfg.get("page_size", 100))
         todo = [(act, lang) for act in sorted(acts.values(), key=lambda a: (a.date, a.celex))
                 for lang in datasets]
@@ -356,7 +361,8 @@ class EurlexSource:
 
     def _candidate(self, ctx: DiscoveryContext, act: Act, lang: str, dataset: str,
                    covered: dict[str, list[str]], groups: _Groups, splits: dict[str, str],
-                   cache: dict[tuple[str, str], Any]) -> Candidate | None:
+                   cache: dict[tuple[str, str], tuple[Summary, str] | None],
+                   ) -> Candidate | None:
         if lang not in act.languages:
             return None
         link = choose_summary(act.links, lang, covered,
@@ -410,7 +416,8 @@ class EurlexSource:
             extra=extra,
         )
 
-    def _summary(self, ctx: DiscoveryContext, link: Link, lang: str) -> Any:
+    def _summary(self, ctx: DiscoveryContext, link: Link,
+                 lang: str) -> tuple[Summary, str] | None:
         """(Summary, url) in `lang`, or None when Cellar has no such expression (404)."""
         cellar = str(ctx.config.get("cellar_url", "http://publications.europa.eu/resource/"))
         url = f"{cellar}legissum/{link.legissum}"
