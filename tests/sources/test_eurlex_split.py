@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 from loralay_build.config import merge
 from loralay_build.sandbox.eurlex import EurlexSandbox
 from loralay_build.sandbox.server import SandboxServer
-from loralay_build.sources.eurlex import Link, collect_acts, link_groups, preset_splits
+from loralay_build.sources.eurlex_links import (
+    Link,
+    collect_acts,
+    link_groups,
+    normalise_celex,
+    preset_splits,
+    to_link,
+)
 from tests.sources.cli_helpers import FAST, published_splits, run_cli, write_config
 
 ALL = ("en", "fr", "el")
@@ -112,3 +119,25 @@ def test_preset_build_puts_each_act_in_one_split_in_every_language(tmp_path: Pat
     assert all(set(ALL) <= set(acts[c].languages) for c in held_out)
     shared = next(s.acts for s in sandbox.cat.summaries.values() if len(s.acts) == 2)
     assert by_act[shared[0]] == by_act[shared[1]]
+
+
+def test_celex_ids_and_sparql_rows_are_normalised() -> None:
+    for raw in ("32021R0847", "CELEX:32021R0847", "CELEX%3A32021R0847", "3A32021R0847",
+                "http://publications.europa.eu/resource/celex/32021R0847"):
+        assert normalise_celex(raw) == "32021R0847"
+    assert normalise_celex("02016R0679-20160504") == "02016R0679-20160504"
+    link = to_link({
+        "summary": {"type": "uri", "value": "http://publications.europa.eu/resource/legissum/x"},
+        "legissum": {"type": "literal", "value": "l24173"},
+        "celex": {"type": "literal", "value": "CELEX:32004R0261"},
+        "date": {"type": "typed-literal", "value": "2004-02-11"},
+        "obsolete": {"type": "typed-literal", "value": "true"},
+        "act_languages": {"type": "literal", "value": "http://publications.europa.eu/resource/"
+                          "authority/language/ENG,http://publications.europa.eu/resource/"
+                          "authority/language/GLE,http://x/language/XYZ"},
+    })
+    assert link is not None
+    assert (link.celex, link.legissum, link.date, link.obsolete) == (
+        "32004R0261", "l24173", "2004-02-11", True)
+    assert link.act_languages == {"en", "ga"} and link.summary_languages == set()
+    assert to_link({"celex": {"value": "32004R0261"}}) is None  # no summary id
