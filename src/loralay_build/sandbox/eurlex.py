@@ -244,7 +244,10 @@ class EurlexSandbox(FakeService):
             links = "".join(f'<li><a href="{self.server.base_url}/cellar/resource/parts/'
                             f'{celex}.{LANGUAGES[lang]}/DOC_{n}">DOC_{n}</a></li>'
                             for n in (2, 1))  # listed out of order on purpose
-            return Reply(300, f"<html><body><ul>{links}</ul></body></html>".encode(),
+            head = "".join(f'<meta name="part-{n}" content="{act.celex} part {n}: '
+                           f'{"annex " * 200}"/>' for n in (1, 2))  # a list longer than 2 KB
+            return Reply(300, f"<html><head>{head}</head><body><ul>{links}</ul></body></html>"
+                         .encode(),
                          {"Content-Type": "application/xhtml+xml"})
         return self._content(act, lang, kind, None)
 

@@ -40,9 +40,16 @@ def guarded_get(client: HttpClient, url: str, headers: dict[str, str],
     pause = float(cfg.get("waf_backoff", 2.0))
     retries = int(cfg.get("waf_retries", 3))
     for attempt in range(retries + 1):
-        response = client.get(url, headers=headers)
-        if not is_waf_challenge(response.status, response.headers, response.body):
-            return response.body
+        sink = io.BytesIO()
+        try:
+            response = client.download(url, sink, headers=headers)
+        except HttpStatusError as exc:
+            if exc.status == 300:  # the whole list of parts (the error keeps only 2 KB)
+                raise _MultiPart(sink.getvalue()) from exc
+            raise
+        body = sink.getvalue()
+        if not is_waf_challenge(response.status, response.headers, body):
+            return body
         if attempt < retries:
             wait = min(pause, float(cfg.get("waf_backoff_max", 30.0)))
             log.warning("bot challenge at %s; trying again in %.1fs", url, wait)
@@ -68,8 +75,6 @@ def negotiate(client: HttpClient, url: str, accept: str, lang: str,
             raise ConfigError(f"Cellar refused {url} with Accept {accept!r}, "
                               f"Accept-Language {LANGUAGES[lang]!r} (HTTP 400): a request "
                               "this tool should never make") from exc
-        if exc.status == 300:
-            raise _MultiPart(exc.body) from exc
         raise
 
 
