@@ -301,3 +301,14 @@ def test_defaults_talk_to_the_real_cellar_endpoints_for_24_languages() -> None:
     assert len(found) == 24 and found["ga"] == "eurlex-ga"
     assert [eurlex_cellar.LANGUAGES[k] for k in ("en", "fr", "de", "ga", "el", "bg")] == [
         "eng", "fra", "deu", "gle", "ell", "bul"]
+
+
+def test_name_languages_and_limit_flags(built: Built, tmp_path: Path) -> None:
+    result = run_cli("eurlex", "--out", str(tmp_path), "--config", str(built.config),
+                     "--name", "lex", "--languages", "fr", "--limit", "2", "-q")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == [
+        "lex-fr"]
+    published = rows(tmp_path / "lex-fr")
+    assert len(published) + len(rejects(tmp_path / "lex-fr")) == 2
+    assert all(k.startswith("eurlex:fr:") for k in published)
