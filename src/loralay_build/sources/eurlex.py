@@ -8,8 +8,8 @@ content negotiation, and stored as a bundle (`loralay_build.bundle`).
 
 Pairing rule: one row per (act, language). Of the act's summaries available in that language,
 the current (non-obsolete) one covering the fewest acts wins, ties by LEGISSUM id; every link
-is kept in `extra`. Acts linked through shared summaries form a group that always lands in one
-split.
+is kept in `extra`. Under the eurlex-sum split preset, acts linked through shared summaries
+form a group that always lands in one split (`eurlex_links`).
 """
 
 from __future__ import annotations
