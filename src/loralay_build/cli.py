@@ -173,6 +173,37 @@ def scielo(out: Path, name: str | None, config: Path | None, limit: int | None,
 
 @main.command()
 @common_options
+@click.option("--since", help="Only acts dated, or summaries updated, since this date "
+              "(YYYY[-MM[-DD]]).")
+@click.option("--languages", help="Comma-separated ISO 639-1 codes (en,fr,de) or 'all' "
+              "(default: [source] languages, all 24).")
+@click.option("--split-preset", type=click.Choice(["chronological", "eurlex-sum"]),
+              help="chronological (default) or eurlex-sum: acts in every requested language "
+                   "go to validation/test by a hash of their CELEX id.")
+def eurlex(out: Path, name: str | None, config: Path | None, limit: int | None,
+           workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
+           verbose: int, quiet: bool, since: str | None, languages: str | None,
+           split_preset: str | None) -> None:
+    """Build EUR-Lex-Sum through Cellar: one crawl, one dataset per language (eurlex-en,
+    eurlex-fr, ...; --name NAME gives NAME-en, ...), the act's OJ PDF with its XHTML text."""
+    from loralay_build.sources.eurlex import datasets_for
+
+    _setup_logging(verbose, quiet)
+    keys = _source_keys(languages=languages, split_preset=split_preset, dataset_prefix=name)
+    overrides = merge(flag_overrides(workers, executor, parser, no_filter), keys)
+    try:
+        datasets = datasets_for(load_settings("eurlex", config, overrides=overrides).source)
+    except ConfigError as exc:
+        click.echo(f"configuration error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    # The first build crawls for every language; the next ones find nothing new to list.
+    codes = [build("eurlex", out, dataset, config, overrides, since if i == 0 else None, limit)
+             for i, dataset in enumerate(datasets.values())]
+    sys.exit(max(codes, default=EXIT_USAGE))
+
+
+@main.command()
+@common_options
 def koreascience(out: Path, name: str | None, config: Path | None, limit: int | None,
                  workers: int | None, executor: str | None, parser: str | None,
                  no_filter: bool, verbose: int, quiet: bool) -> None:
@@ -309,6 +340,7 @@ def pubmed(out: Path, name: str | None, config: Path | None, limit: int | None,
 # without starting the sandbox.
 DEMO_DATASETS = (
     "hal", "scielo-es", "scielo-pt", "koreascience", "arxiv", "pubmed", "openreview",
+    "eurlex-en", "eurlex-fr", "eurlex-el",
 )
 
 

@@ -120,7 +120,8 @@ class Settings:
         relevant["source"] = {
             k: v
             for k, v in self.raw.get("source", {}).items()
-            if k in ("cleaners", "abstract_format", "language_check", "language")
+            if k in ("cleaners", "abstract_format", "language_check", "language", "summary",
+                     "min_reference_ratio")
         }
         return _hash(relevant)
 

@@ -22,6 +22,7 @@ class Reason(StrEnum):
     SUMMARY_TOO_SHORT = "summary_too_short"
     DUPLICATE = "duplicate"
     BLOCKED = "blocked"  # bot challenge or robots.txt refusal
+    REFERENCE_TOO_SHORT = "reference_too_short"  # act not longer than its summary (EUR-Lex)
 
 
 class LoralayError(Exception):

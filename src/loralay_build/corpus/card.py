@@ -37,6 +37,27 @@ COLUMN_DOCS = {
     "decision": "decision text, or the selection status (accepted, under_review, ...)",
     "keywords": "author keywords",
     "reviews": "with --with-reviews: review, meta-review and decision summaries",
+    "reference_text": "the document's text from its HTML (EUR-Lex acts); null for other sources",
+}
+
+
+SOURCE_NOTES = {
+    "eurlex": (
+        "EUR-Lex-Sum rebuilt through Cellar. A row is one (act, language): the act is the "
+        "document (words and boxes from its Official Journal PDF, its XHTML text in "
+        "`reference_text`; either may be missing) and its LEGISSUM summary is the target "
+        "(`abstract`), a separate document, so nothing is removed from the act (match method "
+        "`separate`, with the summary's leakage into the act). Pairing rule: of the act's "
+        "summaries in that language, the current (non-obsolete) one covering the fewest acts, "
+        "ties by LEGISSUM id; every summary-act link is kept in the state database. Obsolete "
+        "summaries are skipped. With `--split-preset eurlex-sum`, acts linked by a shared "
+        "summary form one group, and groups present (act and summary) in every requested "
+        "language go to validation or test by a hash of their smallest CELEX id, the rest to "
+        "train: a summary never spans two splits and an act has the same split in every "
+        "language. The default chronological split orders acts by their own date. "
+        "Acts not longer than their summary (in words) are dropped as `reference_too_short`. "
+        "Licence: EUR-Lex content, CC BY 4.0 (Commission Decision 2011/833/EU)."
+    ),
 }
 
 
@@ -84,6 +105,8 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
         "validation or test into train. Documents without a date count as oldest.",
         "", "## Filters", "",
     ]
+    if build.get("source") in SOURCE_NOTES:
+        lines[-3:-3] = ["", "## Source notes", "", SOURCE_NOTES[build["source"]]]
     thresholds = build["thresholds"]
     lines += [f"- `{k}`: {v}" for k, v in sorted(thresholds.items())]
     lines += ["", "Dropped documents, by reason (see `rejects.jsonl`):", ""]

@@ -25,6 +25,11 @@ from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 def _write_table(table: pa.Table, path: Path, settings: OutputSettings) -> None:
     """Write a table atomically with the pinned writer options."""
     with atomic_path(path) as tmp:
+        if table.num_rows == 0:
+            # No row group at all: `datasets` refuses a row group of 0 rows (batch size 0),
+            # and an empty split must still load.
+            pq.ParquetWriter(tmp, table.schema, compression="zstd").close()
+            return
         pq.write_table(
             table.combine_chunks(),
             tmp,

@@ -243,6 +243,8 @@ class Pipeline:
             cleaners=tuple(src.get("cleaners", ())),
             abstract_format=str(src.get("abstract_format", self.source.abstract_format)),
             language_check=str(src.get("language_check", "none")),
+            summary_separate=str(src.get("summary", "in_document")) == "separate",
+            min_reference_ratio=float(src.get("min_reference_ratio", 0.0)),
         )
 
     def process(self) -> None:
@@ -427,10 +429,12 @@ class Pipeline:
         leakage: list[float] = []
         removed: Counter[str] = Counter()
         methods: Counter[str] = Counter()
+        formats: Counter[str] = Counter()  # pdf, html or pdf+html (a bundle's parts)
         for row in kept:
             leakage += row.stats.get("leakage", [])
             methods.update(row.stats.get("methods", []))
             removed.update(row.stats.get("removed", {}))
+            formats[row.stats.get("formats") or "pdf"] += 1
         languages = {r.candidate.language for r in kept if r.candidate.language}
         return {
             "dataset": self.dataset,
@@ -452,6 +456,7 @@ class Pipeline:
                 "rejects": dict(sorted(Counter(reason for _, reason, _ in rejects).items())),
                 "match_methods": dict(sorted(methods.items())),
                 "cleaner_removed_words": dict(sorted(removed.items())),
+                "formats": dict(sorted(formats.items())),
             },
             "leakage": leakage_summary(leakage),
             "files": files,

@@ -9,11 +9,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from loralay_build.bundle import part_path, read_bundle
 from loralay_build.errors import Reason, Reject
 from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, MatchRecord
 from loralay_build.text import MatchSettings, detect_language, prepare_abstract, strip_abstracts
+from loralay_build.text.separate import separate_summaries
 
 LANGID_CHARS = 100_000
 MIN_LANG_CONFIDENCE = 0.5  # below this a language check cannot call it a mismatch
@@ -31,6 +33,8 @@ class Task:
     cleaners: tuple[str, ...] = ()
     abstract_format: str = "plain"
     language_check: str = "none"  # none | abstract | body
+    summary_separate: bool = False  # the target is its own document: audit, remove nothing
+    min_reference_ratio: float = 0.0  # keep only acts longer than this times the summary
 
 
 @dataclass
@@ -63,6 +67,8 @@ def build_row(
     abstracts: dict[str, str],
     matches: list[MatchRecord],
     lang: tuple[str, float],
+    reference_text: str | None = None,
+    pdf_sha256: str | None = None,
 ) -> dict[str, Any]:
     """Assemble the published columns from a cleaned, stripped document."""
     cand = task.candidate
@@ -96,7 +102,7 @@ def build_row(
         "doi": cand.doi,
         "licence": cand.licence,
         "article_pdf_url": cand.file_url if cand.source != "local" else cand.landing_url,
-        "pdf_sha256": task.pdf_sha256,
+        "pdf_sha256": task.pdf_sha256 if pdf_sha256 is None else pdf_sha256,
         "matches": [
             {
                 "lang": m.lang, "method": m.method, "distance": m.distance, "page": m.page,
@@ -105,6 +111,7 @@ def build_row(
             }
             for m in matches
         ],
+        "reference_text": reference_text,
         **cand.extra.get("columns", {}),  # source-specific typed columns (corpus.schema)
     }
 
@@ -127,6 +134,39 @@ def process_document(task: Task) -> Outcome:
         return Outcome(reason=Reason.CORRUPTED, detail="recursion limit reached")
 
 
+@dataclass(frozen=True)
+class _Files:
+    """What a task's blob holds: a PDF, or a bundle of a PDF and/or a reference text."""
+
+    pdf_path: str
+    pdf_sha256: str
+    reference: str | None = None
+    formats: str = "pdf"
+
+
+def _files(task: Task) -> _Files:
+    bundle = read_bundle(task.pdf_path)
+    if bundle is None:
+        return _Files(task.pdf_path, task.pdf_sha256)
+    pdf = str(part_path(task.pdf_path, bundle.pdf)) if bundle.pdf else ""
+    reference = None
+    if bundle.reference:
+        reference = part_path(task.pdf_path, bundle.reference).read_text(encoding="utf-8")
+    return _Files(pdf, bundle.pdf or "", reference, bundle.info.get("formats", ""))
+
+
+def _check_reference_ratio(task: Task, words: list[str], reference: str | None,
+                           summary: str) -> None:
+    """EUR-Lex-Sum's filter: the act must be longer (in words) than its summary."""
+    if task.min_reference_ratio <= 0:
+        return
+    act = len(reference.split()) if reference else len(words)
+    needed = task.min_reference_ratio * len(summary.split())
+    if act <= needed:
+        raise Reject(Reason.REFERENCE_TOO_SHORT,
+                     f"act has {act} words, summary {len(summary.split())}")
+
+
 def _process(task: Task) -> Outcome:
     cand = task.candidate
     abstracts = {
@@ -143,24 +183,33 @@ def _process(task: Task) -> Outcome:
             raise Reject(
                 Reason.LANGUAGE_MISMATCH, f"{main} abstract reads as {detected} ({confidence:.2f})"
             )
-    doc = parse_pdf(task.pdf_path, backend=task.parse.backend, settings=task.parse)
-    doc = clean_document(doc, task.cleaners)
-    _check_finite(doc)
-    stripped = strip_abstracts(doc.words, doc.word_pages, abstracts, main, task.match)
-    body = doc.select(stripped.keep)
-    if not body.words:
+    files = _files(task)
+    doc = Document(pages=[])
+    if files.pdf_path:
+        doc = parse_pdf(files.pdf_path, backend=task.parse.backend, settings=task.parse)
+        doc = clean_document(doc, task.cleaners)
+        _check_finite(doc)
+    if task.summary_separate:
+        body = doc
+        matches = separate_summaries(doc.words, files.reference, abstracts, main, task.match)
+    else:
+        stripped = strip_abstracts(doc.words, doc.word_pages, abstracts, main, task.match)
+        body, matches = doc.select(stripped.keep), stripped.matches
+    if not body.words and not files.reference:
         raise Reject(Reason.NO_TEXT_LAYER, "no body words left after removing the abstracts")
-    sample = " ".join(body.words)[:LANGID_CHARS]
+    _check_reference_ratio(task, body.words, files.reference, abstracts[main])
+    sample = (" ".join(body.words) or files.reference or "")[:LANGID_CHARS]
     lang = detect_language(sample)
     mismatch = lang[0] not in (main, "un") and lang[1] >= MIN_LANG_CONFIDENCE
     if task.language_check == "body" and mismatch:
         raise Reject(Reason.LANGUAGE_MISMATCH, f"body reads as {lang[0]} ({lang[1]:.2f})")
-    row = build_row(task, body, abstracts, stripped.matches, lang)
+    row = build_row(task, body, abstracts, matches, lang, files.reference, files.pdf_sha256)
     stats = {
         "n_pages": len(doc.pages),
         "summary_words": len(abstracts[main].split()),
         "removed": dict(doc.removed),
-        "leakage": [m.leakage for m in stripped.matches if m.found],
-        "methods": [m.method for m in stripped.matches],
+        "leakage": [m.leakage for m in matches if m.found or m.method == "separate"],
+        "methods": [m.method for m in matches],
+        "formats": files.formats,
     }
     return Outcome(row=row, stats=stats)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loralay_build.sandbox.arxiv import ArxivSandbox
+from loralay_build.sandbox.eurlex import EurlexSandbox
 from loralay_build.sandbox.hal import HalSandbox
 from loralay_build.sandbox.koreascience import KoreaScienceSandbox
 from loralay_build.sandbox.openreview import OpenReviewSandbox
@@ -36,6 +37,7 @@ class Sandbox:
         self.arxiv = ArxivSandbox(self.server, n_docs=docs, seed=seed, faults=faults)
         self.pubmed = PubmedSandbox(self.server, n_docs=docs, seed=seed, faults=faults)
         self.openreview = OpenReviewSandbox(self.server, n_docs=docs, seed=seed, faults=faults)
+        self.eurlex = EurlexSandbox(self.server, n_docs=docs, seed=seed, faults=faults)
 
     def demo_builds(self) -> list[DemoBuild]:
         """Every dataset the demo builds, pointed at this sandbox."""
@@ -48,6 +50,8 @@ class Sandbox:
             DemoBuild("pubmed", "pubmed",
                       self.pubmed.client_config(views=["sumpubmed", "citations"])),
             DemoBuild("openreview", "openreview", self.openreview.client_config(STATUSES)),
+            *(DemoBuild("eurlex", f"eurlex-{lang}", self.eurlex.client_config())
+              for lang in ("en", "fr", "el")),
         ]
 
     def __enter__(self) -> Sandbox:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from loralay_build.errors import ConfigError
 from loralay_build.sources.arxiv import ArxivSource
 from loralay_build.sources.base import Source
+from loralay_build.sources.eurlex import EurlexSource
 from loralay_build.sources.hal import HalSource
 from loralay_build.sources.koreascience import KoreaScienceSource
 from loralay_build.sources.local import LocalSource
@@ -18,6 +19,7 @@ SOURCES["koreascience"] = KoreaScienceSource
 SOURCES["arxiv"] = ArxivSource
 SOURCES["pubmed"] = PubmedSource
 SOURCES["openreview"] = OpenReviewSource
+SOURCES["eurlex"] = EurlexSource
 
 
 def get_source(name: str) -> Source:

@@ -1,0 +1,321 @@
+"""EUR-Lex-Sum through Cellar: LEGISSUM summaries and the acts they summarise, per language.
+
+Discovery starts from the summary side (a SPARQL listing of every summary -> act link, paged),
+so repealed acts are found too. One pass feeds every language dataset (`eurlex-en`, ...): the
+marks belong to the crawl, as for SciELO. The summary (the target) is fetched during discovery;
+the act (the document) is fetched as its Official Journal PDF plus its XHTML, both by Cellar
+content negotiation, and stored as a bundle (`loralay_build.bundle`).
+
+Pairing rule: one row per (act, language). Of the act's summaries available in that language,
+the current (non-obsolete) one covering the fewest acts wins, ties by LEGISSUM id; every link
+is kept in `extra`. Under the eurlex-sum split preset, acts linked through shared summaries
+form a group that always lands in one split (`eurlex_links`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+from loralay_build.blobs import BlobStore
+from loralay_build.bundle import Bundle, store_bundle, store_bytes, store_text
+from loralay_build.errors import ConfigError, Reason, Reject
+from loralay_build.http import HttpClient
+from loralay_build.records import Candidate
+from loralay_build.sources.base import DiscoveryContext, batched
+from loralay_build.sources.eurlex_cellar import (
+    LANGUAGES,
+    PDF_TYPE,
+    SUMMARY_TYPE,
+    XHTML_TYPE,
+    eurlex_page,
+    negotiate,
+    negotiate_parts,
+    store_pdf,
+)
+from loralay_build.sources.eurlex_links import (
+    Act,
+    Groups,
+    Link,
+    choose_summary,
+    collect_acts,
+    link_groups,
+    preset_splits,
+    sparql_filter,
+    to_link,
+)
+from loralay_build.sources.eurlex_text import (
+    Summary,
+    act_text,
+    is_missing_page,
+    parse_summary,
+)
+
+log = logging.getLogger(__name__)
+
+MARK_SCOPE = "eurlex"  # marks are shared by every language dataset the crawl feeds
+SPLIT_PRESETS = ("chronological", "eurlex-sum")
+
+QUERY = """PREFIX cdm: <http://publications.europa.eu/ontology/cdm#>
+PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+SELECT ?summary ?legissum ?celex ?date ?type ?obsolete ?modified
+  (GROUP_CONCAT(DISTINCT STR(?alang); separator=",") AS ?act_languages)
+  (GROUP_CONCAT(DISTINCT STR(?slang); separator=",") AS ?summary_languages)
+WHERE {
+  ?summary cdm:summary_legislation_eu_summarizes_resource_legal ?act ;
+           cdm:summary_legislation_eu_id_legissum ?legissum .
+  OPTIONAL { ?summary cdm:summary_legislation_eu_obsolete ?obsolete }
+  OPTIONAL { ?summary cdm:work_date_lastmodification ?modified }
+  ?act cdm:resource_legal_id_celex ?celex .
+  OPTIONAL { ?act cdm:work_date_document ?date }
+  OPTIONAL { ?act cdm:work_has_resource-type ?type }
+  ?aexpr cdm:expression_belongs_to_work ?act ; cdm:expression_uses_language ?alang .
+  ?sexpr cdm:expression_belongs_to_work ?summary ; cdm:expression_uses_language ?slang .
+  %(filter)s
+}
+GROUP BY ?summary ?legissum ?celex ?date ?type ?obsolete ?modified
+ORDER BY ?date ?celex ?legissum
+LIMIT %(limit)d OFFSET %(offset)d"""
+
+
+def language_codes(value: Any) -> list[str]:
+    """`all`, `en,fr` or a list -> ISO 639-1 codes in the configured order; unknown ones refused."""
+    if value in (None, "", "all"):
+        return list(LANGUAGES)
+    items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
+    codes = [item.strip().lower() for item in items if item.strip()]
+    unknown = [c for c in codes if c not in LANGUAGES]
+    if unknown or not codes:
+        raise ConfigError(f"unknown EUR-Lex language(s) {unknown or value!r}; use ISO 639-1 "
+                          f"codes among {','.join(LANGUAGES)} or 'all'")
+    return list(dict.fromkeys(codes))
+
+
+def datasets_for(cfg: dict[str, Any]) -> dict[str, str]:
+    """Language -> dataset folder (`eurlex-en`...)."""
+    prefix = str(cfg.get("dataset_prefix", "eurlex"))
+    return {lang: f"{prefix}-{lang}" for lang in language_codes(cfg.get("languages"))}
+
+
+class EurlexSource:
+    name = "eurlex"
+    abstract_format = "plain"
+
+    def __init__(self) -> None:
+        # Discovery always runs before downloads in a build; it hands the `[source]` table
+        # (formats, WAF back-off) to `fetch`, whose signature carries no configuration.
+        self.config: dict[str, Any] = {}
+
+    def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
+        cfg = ctx.config
+        self.config = dict(cfg)
+        datasets = datasets_for(cfg)
+        if ctx.dataset not in datasets.values():
+            raise ConfigError(f"dataset {ctx.dataset!r} is none of the EUR-Lex datasets "
+                              f"{sorted(datasets.values())}")
+        preset = str(cfg.get("split_preset", "chronological"))
+        if preset not in SPLIT_PRESETS:
+            raise ConfigError(f"[source] split_preset must be one of {SPLIT_PRESETS}, "
+                              f"not {preset!r}")
+        marks = (None, None) if ctx.since else (
+            ctx.state.get_mark(MARK_SCOPE, "act_date"),
+            ctx.state.get_mark(MARK_SCOPE, "summary_modified"))
+        if ctx.since:
+            day = _day_before(ctx.since)
+            marks = (day, day)
+        failures = len(ctx.failures)
+        links: list[Link] = []
+        with ctx.isolated("eurlex sparql listing"):  # a failed page keeps the pages before it
+            for link in self._list(ctx, sparql_filter(*marks)):
+                links.append(link)
+        include_obsolete = bool(cfg.get("include_obsolete", False))
+        acts, covered = collect_acts(links, include_obsolete)
+        obsolete = sorted({link.legissum for link in links if link.obsolete})
+        if obsolete and not include_obsolete:
+            log.info("EUR-Lex: %d obsolete summaries skipped", len(obsolete))
+            ctx.state.set_mark(MARK_SCOPE, "obsolete_skipped", ",".join(obsolete))
+        groups = link_groups(acts, covered)
+        splits: dict[str, str] = {}
+        if preset == "eurlex-sum":
+            stored = {c: s for c in acts if (s := ctx.state.get_mark(MARK_SCOPE, f"split:{c}"))}
+            splits = preset_splits(acts, groups, list(datasets), stored)
+            for celex, split in splits.items():
+                if stored.get(celex) != split:
+                    ctx.state.set_mark(MARK_SCOPE, f"split:{celex}", split)
+        summaries: dict[tuple[str, str], tuple[Summary, str] | None] = {}
+        page = int(cfg.get("page_size", 100))
+        todo = [(act, lang) for act in sorted(acts.values(), key=lambda a: (a.date, a.celex))
+                for lang in datasets]
+        for chunk in batched(todo, page):
+            batch = []
+            for act, lang in chunk:
+                cand = self._candidate(ctx, act, lang, datasets[lang], covered, groups,
+                                       splits, summaries)
+                if cand is not None:
+                    batch.append(cand)
+            if batch:
+                yield batch
+        if len(ctx.failures) == failures and links:
+            ctx.state.set_mark(MARK_SCOPE, "act_date", max(link.date for link in links))
+            newest = max(link.modified for link in links)
+            if newest:
+                ctx.state.set_mark(MARK_SCOPE, "summary_modified", newest)
+        log.info("EUR-Lex discovery: %d links, %d acts", len(links), len(acts))
+
+    # -- listing ------------------------------------------------------------------------------
+
+    def _list(self, ctx: DiscoveryContext, where: str) -> Iterator[Link]:
+        url = str(ctx.config.get("sparql_url",
+                                 "http://publications.europa.eu/webapi/rdf/sparql"))
+        limit = int(ctx.config.get("sparql_page", 100))
+        offset = 0
+        while True:
+            query = QUERY % {"filter": where, "limit": limit, "offset": offset}
+            answer = ctx.client.get_json(
+                url, {"query": query, "format": "application/sparql-results+json"})
+            bindings = ((answer or {}).get("results") or {}).get("bindings") or []
+            for binding in bindings:
+                if (link := to_link(binding)) is not None:
+                    yield link
+            if len(bindings) < limit:
+                return
+            offset += limit
+
+    # -- candidates ---------------------------------------------------------------------------
+
+    def _candidate(self, ctx: DiscoveryContext, act: Act, lang: str, dataset: str,
+                   covered: dict[str, list[str]], groups: Groups, splits: dict[str, str],
+                   cache: dict[tuple[str, str], tuple[Summary, str] | None],
+                   ) -> Candidate | None:
+        if lang not in act.languages:
+            return None
+        link = choose_summary(act.links, lang, covered,
+                              bool(ctx.config.get("include_obsolete", False)))
+        if link is None:
+            return None
+        key = (link.legissum, lang)
+        if key not in cache:
+            cache[key] = None
+            with ctx.isolated(f"summary {link.legissum} ({lang})"):
+                cache[key] = self._summary(ctx, link, lang)
+        found = cache[key]
+        if found is None:
+            return None
+        summary, summary_url = found
+        cellar = str(ctx.config.get("cellar_url", "http://publications.europa.eu/resource/"))
+        extra: dict[str, Any] = {
+            "celex": act.celex,
+            "legissum": link.legissum,
+            "summary_url": summary_url,
+            "summary_format": summary.format,
+            "summary_last_modified": summary.last_modified or link.modified,
+            "summary_meta": summary.meta,
+            "summary_acts": covered.get(link.legissum, [act.celex]),
+            "summaries": [
+                {"legissum": s.legissum, "uri": s.summary_uri, "obsolete": s.obsolete,
+                 "modified": s.modified, "acts": covered.get(s.legissum, [])}
+                for s in sorted(act.links, key=lambda s: s.legissum)
+            ],
+            "act_type": act.act_type,
+            "act_languages": sorted(act.languages),
+            "summary_languages": sorted(link.summary_languages),
+            "group": groups.find(act.celex),
+        }
+        if act.celex in splits:
+            extra["split"] = splits[act.celex]
+        title = (summary.meta.get("summary_of") or [""])[0] or summary.title
+        return Candidate(
+            id=f"eurlex:{lang}:{act.celex}",
+            source="eurlex",
+            source_id=act.celex,
+            dataset=dataset,
+            title=title,
+            language=lang,
+            abstracts={lang: summary.text},
+            published=act.date or _celex_year(act.celex),
+            file_url=f"{cellar}celex/{act.celex}",
+            landing_url=(f"https://eur-lex.europa.eu/legal-content/{lang.upper()}/TXT/"
+                         f"?uri=CELEX:{act.celex}"),
+            licence="CC-BY-4.0",
+            extra=extra,
+        )
+
+    def _summary(self, ctx: DiscoveryContext, link: Link,
+                 lang: str) -> tuple[Summary, str] | None:
+        """(Summary, url) in `lang`, or None when Cellar has no such expression (404)."""
+        cellar = str(ctx.config.get("cellar_url", "http://publications.europa.eu/resource/"))
+        url = f"{cellar}legissum/{link.legissum}"
+        body = negotiate(ctx.client, url, SUMMARY_TYPE, lang, ctx.config)
+        if body is None or is_missing_page(body):
+            log.info("EUR-Lex: no %s summary %s", lang, link.legissum)
+            return None
+        summary = parse_summary(body)
+        if not summary.text.strip():
+            return None
+        return summary, url
+
+    # -- documents ----------------------------------------------------------------------------
+
+    def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
+        """The OJ PDF and the act's XHTML, stored as one bundle; either may be missing."""
+        cfg = self.config
+        lang = candidate.language
+        pdf_sha: str | None = None
+        info: dict[str, str] = {}
+        if "pdf" in cfg.get("formats", ["pdf", "xhtml"]):
+            parts = negotiate_parts(client, candidate.file_url, PDF_TYPE, lang, cfg)
+            if parts:
+                pdf_sha = store_pdf(parts, blobs, candidate.file_url)
+                info["pdf_parts"] = str(len(parts))
+        reference: str | None = None
+        raw: list[str] = []
+        if "xhtml" in cfg.get("formats", ["pdf", "xhtml"]):
+            parts = negotiate_parts(client, candidate.file_url, XHTML_TYPE, lang, cfg)
+            if not parts and cfg.get("eurlex_fallback", False):
+                parts = self._fallback(client, candidate, info)
+            texts = []
+            for part in parts:
+                raw.append(store_bytes(blobs, part))
+                parsed = act_text(part)
+                info["html_family"] = parsed.family
+                texts.append(parsed.text)
+            if (text := "\n".join(t for t in texts if t).strip()):
+                reference = store_text(blobs, text)
+        if pdf_sha is None and reference is None:
+            if info.get("html_fallback") == "blocked":
+                raise Reject(Reason.BLOCKED, f"no PDF in {lang}; EUR-Lex page behind a challenge")
+            raise Reject(Reason.UNAVAILABLE, f"Cellar has neither PDF nor XHTML text in {lang}")
+        info["formats"] = "+".join(n for n, v in (("pdf", pdf_sha), ("html", reference)) if v)
+        return store_bundle(blobs, Bundle(pdf_sha, reference, raw, info))
+
+    def _fallback(self, client: HttpClient, candidate: Candidate,
+                  info: dict[str, str]) -> list[bytes]:
+        """The EUR-Lex page when Cellar has no XHTML; a challenge there costs only the text."""
+        try:
+            page = eurlex_page(client, candidate.source_id, candidate.language, self.config)
+        except Reject as exc:
+            if exc.reason != Reason.BLOCKED:
+                raise
+            info["html_fallback"] = "blocked"
+            return []
+        info["html_fallback"] = "eur-lex" if page else "missing"
+        return [page] if page else []
+
+
+def _day_before(since: str) -> str:
+    """`--since` (YYYY, YYYY-MM or YYYY-MM-DD) as the day before it: the filters are strict."""
+    parts = since.strip().split("-")
+    try:
+        day = dt.date(int(parts[0]), int(parts[1]) if len(parts) > 1 else 1,
+                      int(parts[2]) if len(parts) > 2 else 1)
+    except (ValueError, IndexError):
+        raise ConfigError(f"--since expects YYYY, YYYY-MM or YYYY-MM-DD, got {since!r}") from None
+    if len(parts) > 3:
+        raise ConfigError(f"--since expects YYYY, YYYY-MM or YYYY-MM-DD, got {since!r}")
+    return (day - dt.timedelta(days=1)).isoformat()
+
+
+def _celex_year(celex: str) -> str:
+    return celex[1:5] if len(celex) > 5 and celex[1:5].isdigit() else ""

@@ -1,0 +1,152 @@
+"""Cellar content negotiation: one act or summary in one language and format.
+
+Answers: 200 body; 300 Multiple Choices for a multi-part act (each `DOC_n` fetched in order);
+404 when that language or format does not exist (not an error); 400 when we asked wrongly
+(the run stops). A WAF challenge from any host is never content.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from typing import Any
+
+from loralay_build.blobs import BlobStore
+from loralay_build.errors import ConfigError, Reason, Reject
+from loralay_build.fetch import check_pdf
+from loralay_build.http import HttpClient, HttpStatusError
+from loralay_build.sources.eurlex_text import is_missing_page, is_waf_challenge
+
+log = logging.getLogger(__name__)
+
+# ISO 639-1 (dataset suffix) -> ISO 639-2/T (Cellar's Accept-Language, authority table codes).
+LANGUAGES = {
+    "bg": "bul", "es": "spa", "cs": "ces", "da": "dan", "de": "deu", "et": "est", "el": "ell",
+    "en": "eng", "fr": "fra", "ga": "gle", "hr": "hrv", "it": "ita", "lv": "lav", "lt": "lit",
+    "hu": "hun", "mt": "mlt", "nl": "nld", "pl": "pol", "pt": "por", "ro": "ron", "sk": "slk",
+    "sl": "slv", "fi": "fin", "sv": "swe",
+}
+DOC_PART = re.compile(r"""href=["']([^"']*/DOC_(\d+))["']""")
+PDF_TYPE = "application/pdf"
+XHTML_TYPE = "application/xhtml+xml"
+SUMMARY_TYPE = "application/xhtml+xml;type=xhtml5"
+
+
+def guarded_get(client: HttpClient, url: str, headers: dict[str, str],
+                cfg: dict[str, Any]) -> bytes:
+    """GET a body that is never a WAF challenge (202, `x-amzn-waf-action`, script markers):
+    a challenge is retried after a growing pause and ends as a `blocked` reject."""
+    pause = float(cfg.get("waf_backoff", 2.0))
+    retries = int(cfg.get("waf_retries", 3))
+    for attempt in range(retries + 1):
+        sink = io.BytesIO()
+        try:
+            response = client.download(url, sink, headers=headers)
+        except HttpStatusError as exc:
+            if exc.status == 300:  # the whole list of parts (the error keeps only 2 KB)
+                raise _MultiPart(sink.getvalue()) from exc
+            raise
+        body = sink.getvalue()
+        if not is_waf_challenge(response.status, response.headers, body):
+            return body
+        if attempt < retries:
+            wait = min(pause, float(cfg.get("waf_backoff_max", 30.0)))
+            log.warning("bot challenge at %s; trying again in %.1fs", url, wait)
+            client.sleep(wait)
+            pause *= 2
+    raise Reject(Reason.BLOCKED, f"bot challenge at {url} ({headers.get('Accept-Language')})")
+
+
+def negotiate(client: HttpClient, url: str, accept: str, lang: str,
+              cfg: dict[str, Any]) -> bytes | None:
+    """One content-negotiated GET: the body; None on 404 (that language or format is missing).
+
+    A 400 means we asked wrongly: the run stops. A 300 (multi-part act) is raised as
+    `_MultiPart` with its list of parts. A WAF challenge ends as a `blocked` reject.
+    """
+    headers = {"Accept": accept, "Accept-Language": LANGUAGES[lang]}
+    try:
+        return guarded_get(client, url, headers, cfg)
+    except HttpStatusError as exc:
+        if exc.status == 404:
+            return None
+        if exc.status == 400:
+            raise ConfigError(f"Cellar refused {url} with Accept {accept!r}, "
+                              f"Accept-Language {LANGUAGES[lang]!r} (HTTP 400): a request "
+                              "this tool should never make") from exc
+        raise
+
+
+def eurlex_page(client: HttpClient, celex: str, lang: str, cfg: dict[str, Any]) -> bytes | None:
+    """The act's bare text page on the EUR-Lex website: the configured fallback when Cellar
+    has no XHTML. None when missing (404 or a "does not exist" page)."""
+    base = str(cfg.get("eurlex_url", "https://eur-lex.europa.eu/"))
+    url = f"{base}legal-content/{lang.upper()}/TXT/HTML/?uri=CELEX:{celex}"
+    try:
+        body = guarded_get(client, url, {"Accept": "text/html"}, cfg)
+    except HttpStatusError as exc:
+        if exc.status in (404, 410):
+            return None
+        raise
+    return None if is_missing_page(body) else body
+
+
+class _MultiPart(Exception):
+    """Cellar answered 300 Multiple Choices: the act is published in several parts."""
+
+    def __init__(self, body: bytes) -> None:
+        super().__init__("300 Multiple Choices")
+        self.body = body
+
+
+def negotiate_parts(client: HttpClient, url: str, accept: str, lang: str,
+                     cfg: dict[str, Any]) -> list[bytes]:
+    """Every part of the act in `lang` and format `accept`, in DOC_n order ([] when missing)."""
+    try:
+        body = negotiate(client, url, accept, lang, cfg)
+    except _MultiPart as multi:
+        listing = multi.body
+    else:
+        return [] if body is None else [body]
+    links = sorted({(int(n), href) for href, n in DOC_PART.findall(
+        listing.decode("utf-8", "replace"))})
+    if not links:
+        raise Reject(Reason.UNAVAILABLE, f"300 from {url} without DOC_n links")
+    parts = []
+    for _n, href in links:
+        part = negotiate(client, href, accept, lang, cfg)
+        if part is None:
+            raise Reject(Reason.UNAVAILABLE, f"part {href} of a multi-part act is missing")
+        parts.append(part)
+    return parts
+
+
+def store_pdf(parts: list[bytes], blobs: BlobStore, url: str) -> str:
+    """One PDF, or the parts of a multi-part act joined in order (pages keep their order)."""
+    data = parts[0] if len(parts) == 1 else _join_pdfs(parts)
+    with blobs.staging() as handle:
+        handle.write(data)
+        check_pdf(handle, url)
+        return blobs.commit(handle)
+
+
+def _join_pdfs(parts: list[bytes]) -> bytes:
+    import pypdfium2 as pdfium
+
+    joined = pdfium.PdfDocument.new()
+    try:
+        for part in parts:
+            source = pdfium.PdfDocument(part)
+            try:
+                joined.import_pages(source)
+            finally:
+                source.close()
+        out = io.BytesIO()
+        joined.save(out)
+        return out.getvalue()
+    except pdfium.PdfiumError as exc:
+        raise Reject(Reason.CORRUPTED, f"cannot join the parts of a multi-part act: {exc}") \
+            from exc
+    finally:
+        joined.close()

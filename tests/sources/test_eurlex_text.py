@@ -1,0 +1,131 @@
+"""EUR-Lex pages as text, on the real recorded pages: the four act HTML families, a LEGISSUM
+summary, the AWS WAF interstitial. Counts were checked by hand against the pages."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from loralay_build.sources.eurlex_text import (
+    act_text,
+    decode,
+    is_missing_page,
+    is_waf_challenge,
+    parse_summary,
+)
+
+LOCAL = Path(__file__).parent.parent / "fixtures" / "eurlex"
+SHARED = Path("/work/shared/fixtures/eurlex")
+ARTICLE = re.compile(r"(Article|Artículo) (\d+[a-z]?|premier|primero)")
+
+
+def page(name: str) -> bytes:
+    for folder in (LOCAL, SHARED):
+        if (folder / name).is_file():
+            return (folder / name).read_bytes()
+    pytest.skip(f"fixture {name} absent")
+
+
+def articles(text: str) -> list[str]:
+    return [line for line in text.split("\n") if ARTICLE.fullmatch(line)]
+
+
+def test_convex_oj_xhtml_keeps_every_article_and_joins_numbered_recitals() -> None:
+    act = act_text(page("visualiser-dga-32022R0868-OJ-EN.html"))
+    assert act.family == "oj"
+    lines = act.text.split("\n")
+    # Regulation (EU) 2022/868 (Data Governance Act): 38 articles, 56 recitals.
+    assert articles(act.text) == [f"Article {k}" for k in range(1, 39)]
+    assert lines[0] == "REGULATION (EU) 2022/868 OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL"
+    assert sum(1 for line in lines if re.match(r"\(56\) ", line)) == 1
+    assert any(line.startswith("(1) The Treaty on the Functioning of the European Union")
+               for line in lines)
+    assert "\xa0" not in act.text and not any(line == "(1)" for line in lines)
+
+
+@pytest.mark.parametrize(("lang", "first", "count"), [
+    ("EN", "Article 1", 48), ("ES", "Artículo 1", 48), ("FR", "Article premier", 48),
+    ("PT", "Artigo 1.o", 48),
+])
+def test_older_oj_xhtml_inside_the_portal_page(lang: str, first: str, count: int) -> None:
+    act = act_text(page(f"CELEX-32017R2403-{lang}-TXT.html"))
+    assert act.family == "oj-legacy"
+    lines = act.text.split("\n")
+    heads = [line for line in lines if re.fullmatch(r"(Article|Artículo|Artigo) \S+", line)]
+    # Regulation (EU) 2017/2403: 48 articles (p.ti-art); the portal's menus are not text.
+    assert len(heads) == count and heads[0] == first
+    assert lines[0].startswith("28.12.2017 | ") and "L 347/81" in lines[0]
+    assert not any("Cookie" in line or "EUR-Lex home" in line for line in lines)
+
+
+def test_legacy_plain_html_with_the_unregistered_charset() -> None:
+    raw = page("reg_32004R0261-cellar-EN.html")
+    assert b"charset=UNICODE-1-1-UTF-8" in raw
+    act = act_text(raw)
+    assert act.family == "legacy"
+    # Regulation (EC) No 261/2004: Articles 1 to 19, then the Commission Statement.
+    assert articles(act.text) == [f"Article {k}" for k in range(1, 20)]
+    lines = act.text.split("\n")
+    assert lines[0] == "Regulation (EC) No 261/2004 of the European Parliament and of the Council"
+    assert lines[-2] == "Commission Statement"
+    assert "&quot;" not in act.text and "Avis juridique" not in act.text
+
+
+def test_legacy_stub_without_a_body_gives_no_text() -> None:
+    act = act_text(page("lexparency-stub_2-32000L0012-EN.html"))
+    assert (act.family, act.text) == ("legacy", "")
+
+
+def test_consolidated_text_drops_markers_reference_and_disclaimer() -> None:
+    act = act_text(page("visualiser-eprivacy_consolidated-02002L0058-20091219-EN.html"))
+    assert act.family == "consolidated"
+    heads = articles(act.text)
+    # Directive 2002/58/EC as consolidated on 19.12.2009: Articles 1-21 plus 14a and 15a.
+    assert len(heads) == 23 and {"Article 14a", "Article 15a"} <= set(heads)
+    assert not re.search("[►▼◄]", act.text)
+    assert "02002L0058" not in act.text and "documentation tool" not in act.text
+    at = act.text.index("Security of processing")
+    assert act.text[at:].split("\n")[1].startswith("1. The provider of a publicly available")
+
+
+def test_lseu_summary_keeps_boilerplate_as_metadata() -> None:
+    summary = parse_summary(page("legissum_l24173-summary-of-32004R0261-EN.html"))
+    assert summary.format == "lseu"
+    assert summary.title.startswith("EU air passenger rights in case of denied boarding")
+    assert summary.last_modified == "2018-10-15"
+    assert summary.acts == ["32004R0261"]
+    assert set(summary.meta) == {"summary_of", "main_document", "related_documents"}
+    assert summary.meta["main_document"][0].startswith("Regulation (EC) No 261/2004 of the")
+    lines = summary.text.split("\n")
+    assert lines[0] == summary.title
+    assert len(lines) == 47  # h1 + every p, li and h3 of the five content sections
+    assert "SUMMARY OF" not in summary.text and "last update" not in summary.text
+    assert "MAIN DOCUMENT" not in summary.text and "Sturgeon" not in summary.text
+
+
+def test_flat_summary_falls_back_to_every_block() -> None:
+    raw = (b"<html><body><h1>Air safety</h1><p>The rules apply to all carriers.</p>"
+           b"<ul><li>Checks</li></ul><p>Last update: 03.02.2015</p></body></html>")
+    summary = parse_summary(raw)
+    assert summary.format == "flat"
+    assert summary.text.split("\n") == ["Air safety", "The rules apply to all carriers.",
+                                        "Checks"]
+    assert summary.last_modified == "2015-02-03"
+
+
+def test_waf_challenge_is_recognised_by_status_header_or_body() -> None:
+    body = page("aws-waf-challenge.html")
+    assert is_waf_challenge(200, {}, body)  # markers alone
+    assert is_waf_challenge(202, {"X-Amzn-Waf-Action": "challenge"}, b"")  # header alone
+    assert not is_waf_challenge(200, {}, page("reg_32004R0261-cellar-EN.html"))
+    assert not is_waf_challenge(202, {}, b"accepted")
+
+
+def test_missing_pages_and_charsets() -> None:
+    assert is_missing_page(b"<p>The requested document does not exist.</p>")
+    assert is_missing_page(b'<div class="alert alert-warning">Nothing here</div>')
+    assert not is_missing_page(page("legissum_l24173-summary-of-32004R0261-EN.html"))
+    assert decode("café".encode("cp1252")) == "café"
+    assert decode(b'<meta content="text/html; charset=UNICODE-1-1-UTF-8">\xc3\xa9').endswith("é")
