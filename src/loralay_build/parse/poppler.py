@@ -23,6 +23,7 @@ import pypdfium2.raw as raw
 from lxml import etree
 
 from loralay_build.errors import Reason, Reject
+from loralay_build.parse.accents import compose_accents
 from loralay_build.parse.backend import Line, PageText, check_page_count
 from loralay_build.parse.geometry import clean_box, usable_size
 from loralay_build.parse.settings import ParseSettings
@@ -91,7 +92,7 @@ def _parse(stream: IO[bytes], settings: ParseSettings) -> Iterator[PageText]:
     lines: list[Line] = []
     block = 0
     index = 0
-    chars = garbage = bad = 0
+    chars = garbage = bad = composed = 0
     for _, element in parser:
         tag = element.tag
         if tag == _WORD:
@@ -109,6 +110,14 @@ def _parse(stream: IO[bytes], settings: ParseSettings) -> Iterator[PageText]:
             chars += len(text)
             garbage += len(GARBAGE.findall(text))
         elif tag == _LINE:
+            if words and settings.compose_accents:
+                # poppler composes most accents itself; without character boxes only
+                # stand-alone accent words are left to compose.
+                done = compose_accents(words, boxes, [(0, len(words))])
+                if done is not None:
+                    words, boxes = done.words, done.boxes
+                    sizes = [sizes[k] for k in done.origin]
+                    composed += done.count
             if words:
                 lines.append(Line(words, boxes, sizes, direction_of(boxes), block))
             words, boxes, sizes = [], [], []
@@ -123,8 +132,10 @@ def _parse(stream: IO[bytes], settings: ParseSettings) -> Iterator[PageText]:
             index += 1
             if index > settings.max_pages:
                 raise Reject(Reason.TOO_LARGE, f"more than max_pages={settings.max_pages} pages")
-            yield _page(index - 1, width, height, lines, chars, garbage, bad)
-            lines, chars, garbage, bad = [], 0, 0, 0
+            page = _page(index - 1, width, height, lines, chars, garbage, bad)
+            page.composed = composed
+            yield page
+            lines, chars, garbage, bad, composed = [], 0, 0, 0, 0
 
 
 def _page(
