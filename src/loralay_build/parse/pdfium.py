@@ -226,7 +226,8 @@ def _read_text(textpage: Any, frame: Frame, result: PageText, settings: ParseSet
         corners = struct.iter_unpack("8f", ctypes.string_at(store, 32 * len(words)))
         boxes = _display_boxes(corners, frame)
         if settings.compose_accents:
-            composed = compose_accents(words, boxes, lines, _CharBoxes(handle, words, starts, frame))
+            chars = _CharBoxes(handle, words, starts, frame)
+            composed = compose_accents(words, boxes, lines, chars)
             if composed is not None:
                 words, boxes, lines = composed.words, composed.boxes, composed.runs
                 starts = [starts[k] for k in composed.origin]

@@ -92,7 +92,7 @@ def _parse(stream: IO[bytes], settings: ParseSettings) -> Iterator[PageText]:
     lines: list[Line] = []
     block = 0
     index = 0
-    chars = garbage = bad = composed = 0
+    chars = garbage = bad = 0
     for _, element in parser:
         tag = element.tag
         if tag == _WORD:
@@ -110,14 +110,6 @@ def _parse(stream: IO[bytes], settings: ParseSettings) -> Iterator[PageText]:
             chars += len(text)
             garbage += len(GARBAGE.findall(text))
         elif tag == _LINE:
-            if words and settings.compose_accents:
-                # poppler composes most accents itself; without character boxes only
-                # stand-alone accent words are left to compose.
-                done = compose_accents(words, boxes, [(0, len(words))])
-                if done is not None:
-                    words, boxes = done.words, done.boxes
-                    sizes = [sizes[k] for k in done.origin]
-                    composed += done.count
             if words:
                 lines.append(Line(words, boxes, sizes, direction_of(boxes), block))
             words, boxes, sizes = [], [], []
@@ -133,9 +125,37 @@ def _parse(stream: IO[bytes], settings: ParseSettings) -> Iterator[PageText]:
             if index > settings.max_pages:
                 raise Reject(Reason.TOO_LARGE, f"more than max_pages={settings.max_pages} pages")
             page = _page(index - 1, width, height, lines, chars, garbage, bad)
-            page.composed = composed
+            if settings.compose_accents:
+                page.lines, page.composed = _composed(lines)
             yield page
-            lines, chars, garbage, bad, composed = [], 0, 0, 0, 0
+            lines, chars, garbage, bad = [], 0, 0, 0
+
+
+def _composed(lines: list[Line]) -> tuple[list[Line], int]:
+    """The page's lines after accent composition, and the number of accents composed.
+
+    poppler composes most accents itself and puts an accent it leaves alone on a line of its
+    own, so the page is composed as one run (without character boxes, only stand-alone accent
+    words compose); each new word keeps the line of its first piece.
+    """
+    words = [w for line in lines for w in line.words]
+    boxes = [b for line in lines for b in line.boxes]
+    done = compose_accents(words, boxes, [(0, len(words))])
+    if done is None:
+        return lines, 0
+    sizes = [s for line in lines for s in line.sizes]
+    owner = [k for k, line in enumerate(lines) for _ in line.words]
+    out: list[Line] = []
+    last = -1
+    for word, box, first in zip(done.words, done.boxes, done.origin, strict=True):
+        line = lines[owner[first]]
+        if owner[first] != last:
+            out.append(Line([], [], [], line.direction, line.group))
+            last = owner[first]
+        out[-1].words.append(word)
+        out[-1].boxes.append(box)
+        out[-1].sizes.append(sizes[first])
+    return out, done.count
 
 
 def _page(
