@@ -5,10 +5,12 @@ A pure function of its task, so any executor (in-process or an isolated worker) 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from loralay_build.columns import Strings
 from loralay_build.errors import Reason, Reject
 from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.parse.settings import ParseSettings
@@ -43,18 +45,25 @@ class Outcome:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-def _int_box(box: tuple[float, float, float, float]) -> list[int]:
-    return [round(v) for v in box]
+def _box_columns(body: Document) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Integer boxes, boxes normalised to 0-1000 per page, and page indices, as arrays.
 
-
-def _norm_box(box: tuple[float, float, float, float], width: float, height: float) -> list[int]:
-    x0, y0, x1, y1 = box
-    out = [
-        int(1000 * x0 / width), int(1000 * y0 / height),
-        int(1000 * x1 / width), int(1000 * y1 / height),
-    ]
-    out = [min(1000, max(0, v)) for v in out]
-    return [min(out[0], out[2]), min(out[1], out[3]), max(out[0], out[2]), max(out[1], out[3])]
+    The same arithmetic as per-word Python (round half to even, then 1000 * x / width
+    truncated toward zero, clamped, corners ordered) in whole-column numpy operations.
+    """
+    boxes = np.asarray(body.boxes, dtype=np.float64).reshape(-1, 4)
+    pages = np.asarray(body.word_pages, dtype=np.int64)
+    count = max((page.index for page in body.pages), default=-1) + 1
+    width = np.ones(count)
+    height = np.ones(count)
+    for page in body.pages:
+        width[page.index], height[page.index] = page.width, page.height
+    scale = np.stack([width[pages], height[pages], width[pages], height[pages]], axis=1)
+    norm = np.clip(np.trunc(1000.0 * boxes / scale), 0, 1000)
+    norm = np.concatenate(
+        [np.minimum(norm[:, :2], norm[:, 2:]), np.maximum(norm[:, :2], norm[:, 2:])], axis=1
+    )
+    return np.rint(boxes).astype(np.int32), norm.astype(np.int16), pages.astype(np.int16)
 
 
 def build_row(
@@ -64,7 +73,11 @@ def build_row(
     matches: list[MatchRecord],
     lang: tuple[str, float],
 ) -> dict[str, Any]:
-    """Assemble the published columns from a cleaned, stripped document."""
+    """Assemble the published columns from a cleaned, stripped document.
+
+    Words, boxes and pages are compact columns (`Strings`, numpy arrays) for the trip to the
+    parent; the work store turns them into Arrow arrays.
+    """
     cand = task.candidate
     sizes = {page.index: page for page in body.pages}
     n_pages = max(sizes) + 1 if sizes else 0
@@ -73,19 +86,16 @@ def build_row(
         else {"width": 0.0, "height": 0.0}
         for i in range(n_pages)
     ]
-    norm = []
-    for box, page in zip(body.boxes, body.word_pages, strict=True):
-        size = sizes[page]
-        norm.append(_norm_box(box, size.width, size.height))
+    boxes, norm, pages = _box_columns(body)
     main = cand.language
     return {
         "article_id": cand.id,
-        "article_words": list(body.words),
-        "article_bboxes": [_int_box(b) for b in body.boxes],
+        "article_words": Strings.pack(body.words),
+        "article_bboxes": boxes,
         "article_norm_bboxes": norm,
         "abstract": abstracts[main],
         "abstracts": [{"lang": k, "text": abstracts[k]} for k in sorted(abstracts)],
-        "word_pages": list(body.word_pages),
+        "word_pages": pages,
         "page_sizes": page_sizes,
         "source": cand.source,
         "language": main,
@@ -109,9 +119,8 @@ def build_row(
 
 
 def _check_finite(doc: Document) -> None:
-    for box in doc.boxes:
-        if not all(math.isfinite(v) for v in box):
-            raise Reject(Reason.CORRUPTED, "non-finite word box")
+    if not np.isfinite(np.asarray(doc.boxes, dtype=np.float64)).all():
+        raise Reject(Reason.CORRUPTED, "non-finite word box")
 
 
 def process_document(task: Task) -> Outcome:
