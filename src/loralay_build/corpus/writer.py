@@ -56,7 +56,11 @@ def _column(value: Any, field: pa.Field) -> pa.Array:
     elif isinstance(value, np.ndarray):
         count = len(value)
         item = field.type.value_type
-        flat = pa.array(value.reshape(-1), type=getattr(item, "value_type", item))
+        # From the raw buffer: pa.array on numpy input would import pandas in the parent.
+        values = np.ascontiguousarray(value).reshape(-1)
+        flat = pa.Array.from_buffers(
+            getattr(item, "value_type", item), len(values), [None, pa.py_buffer(values)]
+        )
         inner = pa.FixedSizeListArray.from_arrays(flat, item.list_size) if value.ndim == 2 else flat
     else:
         return pa.array([value], type=field.type)
