@@ -26,13 +26,18 @@ class Strings:
     def pack(cls, values: Sequence[str]) -> Strings:
         joined = "".join(values)
         data = joined.encode("utf-8")
-        lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
-        if len(data) != len(joined):  # non-ASCII: byte lengths differ from character lengths
-            lengths = np.fromiter((len(v.encode("utf-8")) for v in values), dtype=np.int64,
-                                  count=len(values))
-        offsets = np.zeros(len(values) + 1, dtype="<i4")
-        np.cumsum(lengths, out=offsets[1:])
-        return cls(data, offsets.tobytes())
+        offsets = np.zeros(len(values) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, values), dtype=np.int64, count=len(values)),
+                  out=offsets[1:])
+        if len(data) != len(joined):
+            # Non-ASCII: map character offsets to byte offsets through each code point's
+            # UTF-8 length, for the whole text at once.
+            points = np.frombuffer(joined.encode("utf-32-le"), dtype="<u4")
+            widths = 1 + (points >= 0x80) + (points >= 0x800) + (points >= 0x10000)
+            ends = np.zeros(len(points) + 1, dtype=np.int64)
+            np.cumsum(widths, out=ends[1:])
+            offsets = ends[offsets]
+        return cls(data, offsets.astype("<i4").tobytes())
 
     def __len__(self) -> int:
         return len(self.offsets) // 4 - 1
