@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from loralay_build.columns import Strings
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.writer import row_batch
+from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, Page
 from loralay_build.run.process import Task, build_row
-from loralay_build.parse.settings import ParseSettings
 from loralay_build.text import MatchSettings
 
 WORDS = st.lists(st.text(st.characters(exclude_categories=["Cs"]), max_size=8), max_size=40)
