@@ -25,18 +25,22 @@ from loralay_build.config import OutputSettings
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 
 
+def _options(settings: OutputSettings) -> dict[str, Any]:
+    """The pinned Parquet writer options: the same inputs always give the same bytes."""
+    return {
+        "compression": "zstd",
+        "compression_level": settings.zstd_level,
+        "write_page_checksum": True,
+        "data_page_version": "2.0",
+        "use_dictionary": False,
+        "write_statistics": False,
+    }
+
+
 def _write_parquet(table: pa.Table, path: Path, settings: OutputSettings) -> None:
     """Write a table with the pinned writer options."""
     pq.write_table(
-        table.combine_chunks(),
-        path,
-        compression="zstd",
-        compression_level=settings.zstd_level,
-        row_group_size=settings.row_group_rows,
-        write_page_checksum=True,
-        data_page_version="2.0",
-        use_dictionary=False,
-        write_statistics=False,
+        table.combine_chunks(), path, row_group_size=settings.row_group_rows, **_options(settings)
     )
 
 
@@ -141,6 +145,23 @@ class WorkStore:
         return pa.concat_tables(tables)
 
 
+def _write_shard(keys: Sequence[str], work: WorkStore, path: Path,
+                 settings: OutputSettings) -> None:
+    """Write one shard atomically, one row group at a time.
+
+    Only one row group of rows is in memory at once; the row groups are those `write_table`
+    makes of the whole shard, so the bytes are the same.
+    """
+    group = max(1, settings.row_group_rows)
+    if len(keys) <= group:
+        _write_table(work.read(keys), path, settings)
+        return
+    options = _options(settings)
+    with atomic_path(path) as tmp, pq.ParquetWriter(tmp, EXAMPLE_SCHEMA, **options) as out:
+        for start in range(0, len(keys), group):
+            out.write_table(work.read(keys[start : start + group]).combine_chunks(), group)
+
+
 @dataclass(frozen=True)
 class ShardFile:
     name: str
@@ -164,7 +185,7 @@ def write_split(
     for index in range(count):
         chunk = keys[index * per_shard : (index + 1) * per_shard]
         path = out_dir / shard_name(split, index, count)
-        _write_table(work.read(chunk), path, settings)
+        _write_shard(chunk, work, path, settings)
         data = path.read_bytes()
         files.append(
             ShardFile(path.name, split, len(chunk), len(data), hashlib.sha256(data).hexdigest())
