@@ -182,6 +182,7 @@ def main() -> None:
             add("peak RSS MiB worker", two["worker_rss"])
             again = build(manifest, work / f"out2-{round_}", 2, args.executor)
             add("re-run wall s (nothing new)", again["wall"])
+            add("re-run CPU s (nothing new)", again["cpu"])
             one = build(manifest, work / f"out1-{round_}", 1, args.executor)
             add("wall s --workers 1", one["wall"])
             add("e2e CPU pages/s (--workers 1)", pages / one["cpu"])

@@ -5,6 +5,8 @@ A pure function of its task, so any executor (in-process or an isolated worker) 
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,13 +47,21 @@ class Outcome:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-def _box_columns(body: Document) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def box_array(boxes: Sequence[tuple[float, float, float, float]]) -> np.ndarray:
+    """Boxes as an (n, 4) float64 array, read straight from the tuples' floats."""
+    flat = np.fromiter(itertools.chain.from_iterable(boxes), dtype=np.float64, count=4 * len(boxes))
+    return flat.reshape(-1, 4)
+
+
+def _box_columns(
+    body: Document, boxes: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Integer boxes, boxes normalised to 0-1000 per page, and page indices, as arrays.
 
     The same arithmetic as per-word Python (round half to even, then 1000 * x / width
     truncated toward zero, clamped, corners ordered) in whole-column numpy operations.
     """
-    boxes = np.asarray(body.boxes, dtype=np.float64).reshape(-1, 4)
+    boxes = box_array(body.boxes) if boxes is None else boxes
     pages = np.asarray(body.word_pages, dtype=np.int64)
     count = max((page.index for page in body.pages), default=-1) + 1
     width = np.ones(count)
@@ -72,11 +82,13 @@ def build_row(
     abstracts: dict[str, str],
     matches: list[MatchRecord],
     lang: tuple[str, float],
+    boxes: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Assemble the published columns from a cleaned, stripped document.
 
     Words, boxes and pages are compact columns (`Strings`, numpy arrays) for the trip to the
-    parent; the work store turns them into Arrow arrays.
+    parent; the work store turns them into Arrow arrays. `boxes` is `body.boxes` as an array
+    when the caller already has it.
     """
     cand = task.candidate
     sizes = {page.index: page for page in body.pages}
@@ -86,12 +98,12 @@ def build_row(
         else {"width": 0.0, "height": 0.0}
         for i in range(n_pages)
     ]
-    boxes, norm, pages = _box_columns(body)
+    int_boxes, norm, pages = _box_columns(body, boxes)
     main = cand.language
     return {
         "article_id": cand.id,
         "article_words": Strings.pack(body.words),
-        "article_bboxes": boxes,
+        "article_bboxes": int_boxes,
         "article_norm_bboxes": norm,
         "abstract": abstracts[main],
         "abstracts": [{"lang": k, "text": abstracts[k]} for k in sorted(abstracts)],
@@ -118,9 +130,12 @@ def build_row(
     }
 
 
-def _check_finite(doc: Document) -> None:
-    if not np.isfinite(np.asarray(doc.boxes, dtype=np.float64)).all():
+def _finite_boxes(doc: Document) -> np.ndarray:
+    """The document's boxes as an array; a non-finite one rejects the document."""
+    boxes = box_array(doc.boxes)
+    if not np.isfinite(boxes).all():
         raise Reject(Reason.CORRUPTED, "non-finite word box")
+    return boxes
 
 
 def process_document(task: Task) -> Outcome:
@@ -153,7 +168,7 @@ def _process(task: Task) -> Outcome:
             )
     doc = parse_pdf(task.pdf_path, backend=task.parse.backend, settings=task.parse)
     doc = clean_document(doc, task.cleaners)
-    _check_finite(doc)
+    boxes = _finite_boxes(doc)
     stripped = strip_abstracts(doc.words, doc.word_pages, abstracts, main, task.match)
     body = doc.select(stripped.keep)
     if not body.words:
@@ -163,11 +178,13 @@ def _process(task: Task) -> Outcome:
     mismatch = lang[0] not in (main, "un") and lang[1] >= MIN_LANG_CONFIDENCE
     if task.language_check == "body" and mismatch:
         raise Reject(Reason.LANGUAGE_MISMATCH, f"body reads as {lang[0]} ({lang[1]:.2f})")
-    row = build_row(task, body, abstracts, stripped.matches, lang)
+    keep = np.asarray(stripped.keep, dtype=np.int64)
+    row = build_row(task, body, abstracts, stripped.matches, lang, boxes[keep])
     stats = {
         "n_pages": len(doc.pages),
         "summary_words": len(abstracts[main].split()),
         "removed": dict(doc.removed),
+        "composed_accents": doc.composed,
         "leakage": [m.leakage for m in stripped.matches if m.found],
         "methods": [m.method for m in stripped.matches],
     }
