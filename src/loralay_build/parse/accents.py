@@ -12,6 +12,7 @@ maths prime drawn beside its symbol) is text and stays.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -113,7 +114,7 @@ class _Composer:
         char_boxes: CharBoxes | None,
     ) -> None:
         self.words, self.boxes, self.runs, self.char_boxes = words, boxes, runs, char_boxes
-        self.run_of: dict[int, tuple[int, int]] = {}
+        self.starts = [start for start, _ in runs]
         self.cache: dict[int, Sequence[Box]] = {}
         self.marks: dict[tuple[int, int], list[str]] = {}  # (word, char) -> combining marks
         self.dropped: set[tuple[int, int]] = set()  # accent characters composed away
@@ -131,9 +132,6 @@ class _Composer:
 
     def run(self) -> Composed:
         hits = [i for i, word in enumerate(self.words) if ACCENT.search(word)]
-        for start, end in self.runs:
-            for i in range(start, end):
-                self.run_of[i] = (start, end)
         for i in hits:
             self._compose_word(i)
         return self._rebuild()
@@ -143,7 +141,7 @@ class _Composer:
         alone = all(c in COMBINING for c in word)
         if not alone and self.char_boxes is None:
             return
-        start, end = self.run_of.get(i, (i, i + 1))
+        start, end = self._run_of(i)
         if alone:
             near = range(max(start, i - WINDOW), min(end, i + WINDOW + 1))
             targets = [j for j in near if j != i and not ACCENT.fullmatch(self.words[j][:1])]
@@ -161,6 +159,13 @@ class _Composer:
             if found[0] != i:
                 self.extra.setdefault(found[0], []).append(accent)
             self.count += 1
+
+    def _run_of(self, i: int) -> tuple[int, int]:
+        """The run holding word i (runs are sorted and disjoint), or the word alone."""
+        k = bisect.bisect_right(self.starts, i) - 1
+        if k >= 0 and self.runs[k][0] <= i < self.runs[k][1]:
+            return self.runs[k]
+        return (i, i + 1)
 
     def _letter_under(self, accent: Box, targets: list[int], source: int) -> tuple[int, int] | None:
         """The (word, char) of the letter the accent overlaps most, if it overlaps enough."""

@@ -24,7 +24,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 
 from loralay_build.errors import Reason, Reject
-from loralay_build.parse.accents import compose_accents
+from loralay_build.parse.accents import ACCENT, compose_accents
 from loralay_build.parse.backend import Line, PageText, check_page_count
 from loralay_build.parse.geometry import Frame, clean_box, display_size, to_display, usable_size
 from loralay_build.parse.settings import ParseSettings
@@ -225,7 +225,7 @@ def _read_text(textpage: Any, frame: Frame, result: PageText, settings: ParseSet
     if words:
         corners = struct.iter_unpack("8f", ctypes.string_at(store, 32 * len(words)))
         boxes = _display_boxes(corners, frame)
-        if settings.compose_accents:
+        if settings.compose_accents and ACCENT.search(text):
             chars = _CharBoxes(handle, words, starts, frame)
             composed = compose_accents(words, boxes, lines, chars)
             if composed is not None:
