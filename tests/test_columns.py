@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loralay_build.columns import Strings
+from loralay_build.config import OutputSettings
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
-from loralay_build.corpus.writer import row_batch
+from loralay_build.corpus.writer import WorkStore, row_batch, write_split
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, Page
 from loralay_build.run.process import Task, build_row
@@ -62,3 +65,35 @@ def test_row_batch_of_compact_columns_equals_the_python_row(
     expected = pa.Table.from_pylist([plain], schema=EXAMPLE_SCHEMA)
     assert pa.Table.from_batches([row_batch(row)]).equals(expected)
     assert isinstance(row["article_bboxes"], np.ndarray)
+
+
+def _plain_row(i: int) -> dict[str, object]:
+    row: dict[str, object] = {field.name: None for field in EXAMPLE_SCHEMA}
+    row.update(
+        article_id=f"local:{i}", article_words=[f"w{i}", "été", "x"] * (i + 1),
+        article_bboxes=[[i, 2, 3, 4]] * 3 * (i + 1),
+        article_norm_bboxes=[[1, i, 3, 4]] * 3 * (i + 1),
+        word_pages=[0, 1, 1] * (i + 1), page_sizes=[{"width": 612.0, "height": 792.0}] * 2,
+        abstracts=[{"lang": "fr", "text": f"résumé {i}"}], matches=[], lang_confidence=0.5,
+        abstract=f"résumé {i}", language="fr",
+    )
+    return row
+
+
+def test_shards_from_batched_work_files_match_a_direct_write(tmp_path: Path) -> None:
+    """Work files written in a batch and read back give the bytes of writing the rows at once,
+    over several row groups and shards (Parquet's list item names included)."""
+    settings = OutputSettings(shard_rows=5, row_group_rows=2)
+    work = WorkStore(tmp_path / "work", settings)
+    rows = [_plain_row(i) for i in range(7)]
+    work.put_many([(f"{i:064d}", row) for i, row in enumerate(rows)])
+    keys = [f"{i:064d}" for i in range(7)]
+    files = write_split(tmp_path, "train", keys, work, settings)
+    assert [f.rows for f in files] == [5, 2]
+    for index, start in enumerate((0, 5)):
+        direct = tmp_path / f"direct{index}.parquet"
+        table = pa.Table.from_pylist(rows[start : start + 5], schema=EXAMPLE_SCHEMA)
+        pq.write_table(table, direct, compression="zstd", compression_level=settings.zstd_level,
+                       row_group_size=2, write_page_checksum=True, data_page_version="2.0",
+                       use_dictionary=False, write_statistics=False)
+        assert (tmp_path / files[index].name).read_bytes() == direct.read_bytes()
