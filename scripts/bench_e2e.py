@@ -71,6 +71,51 @@ def parse_child(folder: str) -> None:
     print(json.dumps({"cpu": usage.ru_utime + usage.ru_stime, "pages": pages, "docs": docs}))
 
 
+def ipc_child(manifest: str, limit: int = 50) -> None:
+    """Time pickling the outcomes of real documents as the worker pipe does: compact columns
+    against the same rows as lists of Python values. Prints JSON."""
+    import copy
+    import pickle
+    from multiprocessing.reduction import ForkingPickler
+
+    from loralay_build.columns import Strings
+    from loralay_build.parse.settings import ParseSettings
+    from loralay_build.records import Candidate
+    from loralay_build.run.process import Task, process_document
+    from loralay_build.text import MatchSettings
+
+    outcomes = []
+    for raw in Path(manifest).read_text(encoding="utf-8").splitlines()[:limit]:
+        entry = json.loads(raw)
+        cand = Candidate(id=entry["id"], source="local", source_id=entry["id"], dataset="bench",
+                         language=entry["language"], abstracts=entry["abstracts"])
+        task = Task(cand, entry["pdf"], "0" * 64, ParseSettings(), MatchSettings())
+        outcome = process_document(task)
+        if outcome.row is not None:
+            outcomes.append(outcome)
+    plain = []
+    for outcome in outcomes:
+        row = dict(outcome.row or {})
+        words = row["article_words"]
+        row["article_words"] = words.unpack() if isinstance(words, Strings) else words
+        for key in ("article_bboxes", "article_norm_bboxes", "word_pages"):
+            row[key] = row[key].tolist()
+        copied = copy.copy(outcome)
+        copied.row = row
+        plain.append(copied)
+    words = sum(len(o.row["article_words"]) for o in outcomes if o.row is not None)
+    result: dict[str, float] = {"docs": len(outcomes), "words": words}
+    for name, items in (("lists", plain), ("compact", outcomes)):
+        start, size = time.process_time(), 0
+        for item in items:
+            data = bytes(ForkingPickler.dumps(item))
+            size += len(data)
+            pickle.loads(data)
+        result[f"{name}_ms"] = 1000 * (time.process_time() - start)
+        result[f"{name}_mb"] = size / 1e6
+    print(json.dumps(result))
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -156,9 +201,13 @@ def main() -> None:
     parser.add_argument("--executor", default="local")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--parse-child", help=argparse.SUPPRESS)
+    parser.add_argument("--ipc-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.parse_child:
         parse_child(args.parse_child)
+        return
+    if args.ipc_child:
+        ipc_child(args.ipc_child)
         return
     if args.folder is None:
         parser.error("DIR is required")
@@ -186,6 +235,12 @@ def main() -> None:
             one = build(manifest, work / f"out1-{round_}", 1, args.executor)
             add("wall s --workers 1", one["wall"])
             add("e2e CPU pages/s (--workers 1)", pages / one["cpu"])
+        done = subprocess.run([sys.executable, __file__, "--ipc-child", str(manifest)],
+                              capture_output=True, text=True, check=True)
+        ipc = json.loads(done.stdout.strip().splitlines()[-1])
+        for name in ("lists", "compact"):
+            add(f"IPC {name}: pickle ms / 1k words", 1000 * ipc[f"{name}_ms"] / ipc["words"])
+            add(f"IPC {name}: pickled bytes / word", 1e6 * ipc[f"{name}_mb"] / ipc["words"])
         docs = int(parsed["docs"])
         print(f"{docs} documents, {int(pages)} pages, executor {args.executor}, "
               f"{args.rounds} round(s), median [min-max]")
