@@ -244,11 +244,11 @@ def main() -> None:
         docs = int(parsed["docs"])
         print(f"{docs} documents, {int(pages)} pages, executor {args.executor}, "
               f"{args.rounds} round(s), median [min-max]")
-        print(f"| {'measure':<32} | {'value':>22} |")
-        print(f"|{'-' * 34}|{'-' * 24}|")
+        print(f"| {'measure':<34} | {'value':>22} |")
+        print(f"|{'-' * 36}|{'-' * 24}|")
         for key, values in rows.items():
             spread = f"[{min(values):.2f}-{max(values):.2f}]" if len(values) > 1 else ""
-            print(f"| {key:<32} | {statistics.median(values):>8.2f} {spread:>13} |")
+            print(f"| {key:<34} | {statistics.median(values):>8.2f} {spread:>13} |")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
