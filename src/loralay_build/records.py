@@ -54,6 +54,7 @@ class Document:
     block_ids: list[int] = field(default_factory=list)
     font_sizes: list[float] = field(default_factory=list)
     removed: dict[str, int] = field(default_factory=dict)  # words removed per cleaner
+    composed: int = 0  # spacing accent glyphs the parser composed with their letter
 
     def __len__(self) -> int:
         return len(self.words)
@@ -69,6 +70,7 @@ class Document:
             block_ids=[self.block_ids[i] for i in keep],
             font_sizes=[self.font_sizes[i] for i in keep],
             removed=dict(self.removed),
+            composed=self.composed,
         )
 
 

@@ -128,3 +128,35 @@ def pages_pdf(path: Path, pages: list[list[str]], font: str = FONT, size: float 
             c.drawString(72, PAGE_H - 100 - j * (size * 1.3), line)
         c.showPage()
     c.save()
+
+
+ACCENT_FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+
+
+def accent_pdf(path: Path, lines: list[list[tuple[str, str, str]]], size: float = 12.0) -> None:
+    """One page of lines typeset as old TeX fonts do accents: per (prefix, accent, rest)
+    piece, the prefix is drawn, then the accent glyph moved back over the prefix's last letter
+    (no accent when ""), then the rest continues after the prefix. Pieces are separated by a
+    space; DejaVu Sans carries every spacing accent.
+    """
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    pdfmetrics.registerFont(TTFont("AccentSans", str(ACCENT_FONT)))
+    c = canvas.Canvas(str(path), pagesize=(PAGE_W, PAGE_H))
+    c.setFont("AccentSans", size)
+    space = stringWidth(" ", "AccentSans", size)
+    for j, line in enumerate(lines):
+        y = PAGE_H - 100 - j * 2 * size
+        x = 72.0
+        for prefix, accent, rest in line:
+            c.drawString(x, y, prefix)
+            end = x + stringWidth(prefix, "AccentSans", size)
+            if accent:
+                base = stringWidth(prefix[-1], "AccentSans", size)
+                width = stringWidth(accent, "AccentSans", size)
+                c.drawString(end - base / 2 - width / 2, y, accent)
+            c.drawString(end, y, rest)
+            x = end + stringWidth(rest, "AccentSans", size) + space
+    c.showPage()
+    c.save()

@@ -136,7 +136,7 @@ def _page_blocks(page: PageText, reading_order: bool) -> Iterable[list[Line]]:
 
 
 def _assemble(pages: list[PageText], reading_order: bool) -> Document:
-    doc = Document(pages=[page.page for page in pages])
+    doc = Document(pages=[page.page for page in pages], composed=sum(p.composed for p in pages))
     bad = sum(page.bad_boxes for page in pages)
     if bad:
         doc.removed[BAD_BOXES] = bad

@@ -38,6 +38,7 @@ class PageText:
     chars: int = 0  # characters in words
     garbage: int = 0  # characters that carry no text: U+FFFD, (cid:N), controls
     bad_boxes: int = 0  # words dropped because their box was not finite
+    composed: int = 0  # spacing accent glyphs composed with their letter
 
 
 class Backend(Protocol):

@@ -24,6 +24,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 
 from loralay_build.errors import Reason, Reject
+from loralay_build.parse.accents import ACCENT, compose_accents
 from loralay_build.parse.backend import Line, PageText, check_page_count
 from loralay_build.parse.geometry import Frame, clean_box, display_size, to_display, usable_size
 from loralay_build.parse.settings import ParseSettings
@@ -224,7 +225,33 @@ def _read_text(textpage: Any, frame: Frame, result: PageText, settings: ParseSet
     if words:
         corners = struct.iter_unpack("8f", ctypes.string_at(store, 32 * len(words)))
         boxes = _display_boxes(corners, frame)
+        if settings.compose_accents and ACCENT.search(text):
+            chars = _CharBoxes(handle, words, starts, frame)
+            composed = compose_accents(words, boxes, lines, chars)
+            if composed is not None:
+                words, boxes, lines = composed.words, composed.boxes, composed.runs
+                starts = [starts[k] for k in composed.origin]
+                result.composed += composed.count
         _add_lines(handle, result, words, boxes, starts, lines, frame[4])
+
+
+class _CharBoxes:
+    """Display boxes of each character of a word, read only for words holding an accent."""
+
+    def __init__(self, handle: ctypes.c_void_p, words: list[str], starts: list[int],
+                 frame: Frame) -> None:
+        self.handle, self.words, self.starts, self.frame = handle, words, starts, frame
+
+    def __call__(self, i: int) -> list[Box]:
+        n, start = len(self.words[i]), self.starts[i]
+        store = (ctypes.c_float * (4 * n))()
+        for k in range(n):
+            _LOOSE_BOX(self.handle, start + k, ctypes.byref(store, 16 * k))
+        corners = list(store)
+        return [
+            to_display(self.frame, min(a, c), min(b, d), max(a, c), max(b, d))
+            for a, b, c, d in zip(*[iter(corners)] * 4, strict=True)
+        ]
 
 
 def _display_boxes(corners: Iterator[tuple[Any, ...]], frame: Frame) -> list[Box]:

@@ -16,6 +16,7 @@ from typing import Any
 import pdfplumber
 
 from loralay_build.errors import Reason, Reject
+from loralay_build.parse.accents import compose_accents
 from loralay_build.parse.backend import Line, PageText, check_page_count
 from loralay_build.parse.geometry import clean_box, usable_size
 from loralay_build.parse.settings import ParseSettings
@@ -81,8 +82,10 @@ def _read_page(page: Any, index: int, settings: ParseSettings) -> PageText:
         line_dir=line_dir,
         char_dir_rotated=char_dir,
         line_dir_rotated=line_dir,
+        return_chars=settings.compose_accents,
     )
     words: list[str] = []
+    chars: list[list[Box]] = []
     boxes: list[Box] = []
     sizes: list[float] = []
     dirs: list[int] = []
@@ -99,11 +102,19 @@ def _read_page(page: Any, index: int, settings: ParseSettings) -> PageText:
         direction = _DIRECTION.get(str(word.get("direction", "ltr")), 0)
         words.append(text)
         boxes.append(box)
+        chars.append([(c["x0"], c["top"], c["x1"], c["bottom"]) for c in word.get("chars", ())])
         # Glyph height across the text direction: pdfplumber sizes characters by it.
         sizes.append(box[3] - box[1] if direction % 2 == 0 else box[2] - box[0])
         dirs.append(direction)
         result.chars += len(text)
         result.garbage += len(GARBAGE.findall(text))
+    if settings.compose_accents:
+        composed = compose_accents(words, boxes, [(0, len(words))], chars.__getitem__)
+        if composed is not None:
+            words, boxes = composed.words, composed.boxes
+            sizes = [sizes[k] for k in composed.origin]
+            dirs = [dirs[k] for k in composed.origin]
+            result.composed += composed.count
     start = 0
     for i in range(1, len(words) + 1):
         if i == len(words) or dirs[i] != dirs[start]:

@@ -23,6 +23,7 @@ import pypdfium2.raw as raw
 from lxml import etree
 
 from loralay_build.errors import Reason, Reject
+from loralay_build.parse.accents import compose_accents
 from loralay_build.parse.backend import Line, PageText, check_page_count
 from loralay_build.parse.geometry import clean_box, usable_size
 from loralay_build.parse.settings import ParseSettings
@@ -123,8 +124,38 @@ def _parse(stream: IO[bytes], settings: ParseSettings) -> Iterator[PageText]:
             index += 1
             if index > settings.max_pages:
                 raise Reject(Reason.TOO_LARGE, f"more than max_pages={settings.max_pages} pages")
-            yield _page(index - 1, width, height, lines, chars, garbage, bad)
+            page = _page(index - 1, width, height, lines, chars, garbage, bad)
+            if settings.compose_accents:
+                page.lines, page.composed = _composed(lines)
+            yield page
             lines, chars, garbage, bad = [], 0, 0, 0
+
+
+def _composed(lines: list[Line]) -> tuple[list[Line], int]:
+    """The page's lines after accent composition, and the number of accents composed.
+
+    poppler composes most accents itself and puts an accent it leaves alone on a line of its
+    own, so the page is composed as one run (without character boxes, only stand-alone accent
+    words compose); each new word keeps the line of its first piece.
+    """
+    words = [w for line in lines for w in line.words]
+    boxes = [b for line in lines for b in line.boxes]
+    done = compose_accents(words, boxes, [(0, len(words))])
+    if done is None:
+        return lines, 0
+    sizes = [s for line in lines for s in line.sizes]
+    owner = [k for k, line in enumerate(lines) for _ in line.words]
+    out: list[Line] = []
+    last = -1
+    for word, box, first in zip(done.words, done.boxes, done.origin, strict=True):
+        line = lines[owner[first]]
+        if owner[first] != last:
+            out.append(Line([], [], [], line.direction, line.group))
+            last = owner[first]
+        out[-1].words.append(word)
+        out[-1].boxes.append(box)
+        out[-1].sizes.append(sizes[first])
+    return out, done.count
 
 
 def _page(

@@ -31,6 +31,9 @@ class ParseSettings:
     - ``x_tolerance_ratio`` 0.15: pdfplumber's word gap relative to the font size; its fixed
       default (3 pt) glues words in LaTeX papers.
     - ``reading_order`` True: column-aware order; False keeps the engine's order per page.
+    - ``compose_accents`` True: a spacing accent glyph over a letter becomes the accented
+      letter (old TeX fonts draw "é" as "e" and "´"); False keeps the glyphs as the engine
+      gives them.
     """
 
     backend: str = "pdfium"
@@ -41,6 +44,7 @@ class ParseSettings:
     max_garbage_page_ratio: float = 0.6
     x_tolerance_ratio: float = 0.15
     reading_order: bool = True
+    compose_accents: bool = True
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:

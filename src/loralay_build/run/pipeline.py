@@ -11,6 +11,7 @@ import json
 import logging
 import platform
 import re
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +36,7 @@ from loralay_build.errors import ConfigError, Deferred, LoralayError, Reason, Re
 from loralay_build.http import BodyTooLarge, HttpClient, HttpError, HttpStatusError
 from loralay_build.progress import batch_progress, progress
 from loralay_build.run.executors import check_executor, make_executor
-from loralay_build.run.process import Task
+from loralay_build.run.process import Outcome, Task
 from loralay_build.run.views import publish_views
 from loralay_build.sources import get_source
 from loralay_build.sources.base import DiscoveryContext, DiscoveryFailure, limited
@@ -59,6 +60,9 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_PARTIAL, EXIT_LOCKED = 0, 1, 2, 3, 75
 EXIT_INTERRUPTED = 130
 BUILD_FILE = "build.json"
 DATASET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+# Processed documents are recorded in batches, each made durable with one filesystem sync and
+# one state commit: at most this many documents or seconds of work are redone after a crash.
+WORK_BATCH, WORK_BATCH_SECONDS = 64, 5.0
 
 
 class NothingPublished(LoralayError):
@@ -255,13 +259,30 @@ class Pipeline:
         if not todo:
             return
         executor = make_executor(self.settings.run)
+        pending: list[tuple[str, Outcome]] = []
+        flushed = time.monotonic()
         try:
             outcomes = executor.run(self._task(row) for row in todo)
             for task, outcome in progress(outcomes, len(todo), "process"):
-                cid = task.candidate.id
+                pending.append((task.candidate.id, outcome))
+                if len(pending) >= WORK_BATCH or time.monotonic() - flushed >= WORK_BATCH_SECONDS:
+                    self._record(pending, keys)
+                    pending, flushed = [], time.monotonic()
+        finally:
+            try:
+                self._record(pending, keys)
+            finally:
+                executor.close()
+
+    def _record(self, outcomes: list[tuple[str, Outcome]], keys: dict[str, str]) -> None:
+        """Store a batch of outcomes: work files made durable first, then one state commit."""
+        if not outcomes:
+            return
+        self.work.put_many([(keys[cid], o.row) for cid, o in outcomes if o.row is not None])
+        with self.state.transaction():
+            for cid, outcome in outcomes:
                 key = keys[cid]
                 if outcome.row is not None:
-                    self.work.put(key, outcome.row)
                     self.state.set_status(self.dataset, cid, PROCESSED, work_key=key,
                                           stats=outcome.stats, reason=None, detail=None)
                     self.report.add("processed")
@@ -270,8 +291,6 @@ class Pipeline:
                     self.state.reject(self.dataset, cid, outcome.reason, outcome.detail,
                                       work_key=key)
                     self.report.add(f"rejected_{outcome.reason.value}")
-        finally:
-            executor.close()
 
     # -- publishing ---------------------------------------------------------------------------
 

@@ -5,11 +5,15 @@ A pure function of its task, so any executor (in-process or an isolated worker) 
 
 from __future__ import annotations
 
-import math
+import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from loralay_build.bundle import part_path, read_bundle
+from loralay_build.columns import Strings
 from loralay_build.errors import Reason, Reject
 from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.parse.settings import ParseSettings
@@ -47,18 +51,33 @@ class Outcome:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-def _int_box(box: tuple[float, float, float, float]) -> list[int]:
-    return [round(v) for v in box]
+def box_array(boxes: Sequence[tuple[float, float, float, float]]) -> np.ndarray:
+    """Boxes as an (n, 4) float64 array, read straight from the tuples' floats."""
+    flat = np.fromiter(itertools.chain.from_iterable(boxes), dtype=np.float64, count=4 * len(boxes))
+    return flat.reshape(-1, 4)
 
 
-def _norm_box(box: tuple[float, float, float, float], width: float, height: float) -> list[int]:
-    x0, y0, x1, y1 = box
-    out = [
-        int(1000 * x0 / width), int(1000 * y0 / height),
-        int(1000 * x1 / width), int(1000 * y1 / height),
-    ]
-    out = [min(1000, max(0, v)) for v in out]
-    return [min(out[0], out[2]), min(out[1], out[3]), max(out[0], out[2]), max(out[1], out[3])]
+def _box_columns(
+    body: Document, boxes: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Integer boxes, boxes normalised to 0-1000 per page, and page indices, as arrays.
+
+    The same arithmetic as per-word Python (round half to even, then 1000 * x / width
+    truncated toward zero, clamped, corners ordered) in whole-column numpy operations.
+    """
+    boxes = box_array(body.boxes) if boxes is None else boxes
+    pages = np.asarray(body.word_pages, dtype=np.int64)
+    count = max((page.index for page in body.pages), default=-1) + 1
+    width = np.ones(count)
+    height = np.ones(count)
+    for page in body.pages:
+        width[page.index], height[page.index] = page.width, page.height
+    scale = np.stack([width[pages], height[pages], width[pages], height[pages]], axis=1)
+    norm = np.clip(np.trunc(1000.0 * boxes / scale), 0, 1000)
+    norm = np.concatenate(
+        [np.minimum(norm[:, :2], norm[:, 2:]), np.maximum(norm[:, :2], norm[:, 2:])], axis=1
+    )
+    return np.rint(boxes).astype(np.int32), norm.astype(np.int16), pages.astype(np.int16)
 
 
 def build_row(
@@ -69,8 +88,14 @@ def build_row(
     lang: tuple[str, float],
     reference_text: str | None = None,
     pdf_sha256: str | None = None,
+    boxes: np.ndarray | None = None,
 ) -> dict[str, Any]:
-    """Assemble the published columns from a cleaned, stripped document."""
+    """Assemble the published columns from a cleaned, stripped document.
+
+    Words, boxes and pages are compact columns (`Strings`, numpy arrays) for the trip to the
+    parent; the work store turns them into Arrow arrays. `boxes` is `body.boxes` as an array
+    when the caller already has it.
+    """
     cand = task.candidate
     sizes = {page.index: page for page in body.pages}
     n_pages = max(sizes) + 1 if sizes else 0
@@ -79,19 +104,16 @@ def build_row(
         else {"width": 0.0, "height": 0.0}
         for i in range(n_pages)
     ]
-    norm = []
-    for box, page in zip(body.boxes, body.word_pages, strict=True):
-        size = sizes[page]
-        norm.append(_norm_box(box, size.width, size.height))
+    int_boxes, norm, pages = _box_columns(body, boxes)
     main = cand.language
     return {
         "article_id": cand.id,
-        "article_words": list(body.words),
-        "article_bboxes": [_int_box(b) for b in body.boxes],
+        "article_words": Strings.pack(body.words),
+        "article_bboxes": int_boxes,
         "article_norm_bboxes": norm,
         "abstract": abstracts[main],
         "abstracts": [{"lang": k, "text": abstracts[k]} for k in sorted(abstracts)],
-        "word_pages": list(body.word_pages),
+        "word_pages": pages,
         "page_sizes": page_sizes,
         "source": cand.source,
         "language": main,
@@ -116,10 +138,12 @@ def build_row(
     }
 
 
-def _check_finite(doc: Document) -> None:
-    for box in doc.boxes:
-        if not all(math.isfinite(v) for v in box):
-            raise Reject(Reason.CORRUPTED, "non-finite word box")
+def _finite_boxes(doc: Document) -> np.ndarray:
+    """The document's boxes as an array; a non-finite one rejects the document."""
+    boxes = box_array(doc.boxes)
+    if not np.isfinite(boxes).all():
+        raise Reject(Reason.CORRUPTED, "non-finite word box")
+    return boxes
 
 
 def process_document(task: Task) -> Outcome:
@@ -188,13 +212,14 @@ def _process(task: Task) -> Outcome:
     if files.pdf_path:
         doc = parse_pdf(files.pdf_path, backend=task.parse.backend, settings=task.parse)
         doc = clean_document(doc, task.cleaners)
-        _check_finite(doc)
+    boxes = _finite_boxes(doc)
     if task.summary_separate:
-        body = doc
+        body, keep = doc, np.arange(len(doc.words), dtype=np.int64)
         matches = separate_summaries(doc.words, files.reference, abstracts, main, task.match)
     else:
         stripped = strip_abstracts(doc.words, doc.word_pages, abstracts, main, task.match)
         body, matches = doc.select(stripped.keep), stripped.matches
+        keep = np.asarray(stripped.keep, dtype=np.int64)
     if not body.words and not files.reference:
         raise Reject(Reason.NO_TEXT_LAYER, "no body words left after removing the abstracts")
     _check_reference_ratio(task, body.words, files.reference, abstracts[main])
@@ -203,11 +228,13 @@ def _process(task: Task) -> Outcome:
     mismatch = lang[0] not in (main, "un") and lang[1] >= MIN_LANG_CONFIDENCE
     if task.language_check == "body" and mismatch:
         raise Reject(Reason.LANGUAGE_MISMATCH, f"body reads as {lang[0]} ({lang[1]:.2f})")
-    row = build_row(task, body, abstracts, matches, lang, files.reference, files.pdf_sha256)
+    row = build_row(task, body, abstracts, matches, lang, files.reference, files.pdf_sha256,
+                    boxes[keep])
     stats = {
         "n_pages": len(doc.pages),
         "summary_words": len(abstracts[main].split()),
         "removed": dict(doc.removed),
+        "composed_accents": doc.composed,
         "leakage": [m.leakage for m in matches if m.found or m.method == "separate"],
         "methods": [m.method for m in matches],
         "formats": files.formats,

@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Benchmark a whole build against parsing alone over the same PDFs.
+
+    python scripts/bench_e2e.py DIR [--copies 6] [--executor local] [--rounds 1]
+
+DIR is realdocs-style (`manifest.jsonl` + PDFs). Each digital-born document (an article with a
+text layer) is copied `--copies` times with bytes appended after %%EOF, so every copy hashes
+differently and is processed as a new document. Reported, in one run so they compare:
+- CPU pages/s (user+sys of every process, workers included, via RUSAGE_CHILDREN) of
+  `build-corpus local --no-filter --workers 2`, of `parse_pdf` alone in one process over the
+  same files, and their ratio;
+- wall time of the build with --workers 1 and 2;
+- peak RSS of the parent and of each worker (VmHWM sampled from /proc during the build);
+- wall time of an immediate re-run with nothing new.
+Rounds are interleaved; medians are reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+
+def make_corpus(folder: Path, work: Path, copies: int) -> tuple[Path, Path]:
+    """Copies of every digital-born PDF, and the `local` manifest listing them."""
+    pdfs = work / "pdf"
+    pdfs.mkdir(parents=True)
+    entries = []
+    for raw in (folder / "manifest.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(raw)
+        if record.get("doc_kind", "article") != "article" or not record.get("pdftotext_words", 1):
+            continue
+        data = (folder / record["file"]).read_bytes()
+        abstracts = dict(record.get("abstracts") or {})
+        for k in range(copies):
+            name = f"{record['id']}-copy{k}.pdf"
+            (pdfs / name).write_bytes(data + f"\n% bench copy {k}\n".encode())
+            entries.append({
+                "id": f"{record['id']}-copy{k}", "pdf": str(pdfs / name),
+                "language": record["language"], "abstracts": abstracts,
+                "published": record.get("date") or "", "title": record.get("title") or "",
+            })
+    manifest = work / "docs.jsonl"
+    manifest.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries))
+    return pdfs, manifest
+
+
+def parse_child(folder: str) -> None:
+    """Parse every PDF of the folder in this process; print pages and CPU as JSON."""
+    from loralay_build.errors import Reject
+    from loralay_build.parse import parse_pdf
+
+    pages = docs = 0
+    for path in sorted(Path(folder).glob("*.pdf")):
+        try:
+            pages += len(parse_pdf(path).pages)
+            docs += 1
+        except Reject:
+            continue
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({"cpu": usage.ru_utime + usage.ru_stime, "pages": pages, "docs": docs}))
+
+
+def ipc_child(manifest: str, limit: int = 50) -> None:
+    """Time pickling the outcomes of real documents as the worker pipe does: compact columns
+    against the same rows as lists of Python values. Prints JSON."""
+    import copy
+    import pickle
+    from multiprocessing.reduction import ForkingPickler
+
+    from loralay_build.columns import Strings
+    from loralay_build.parse.settings import ParseSettings
+    from loralay_build.records import Candidate
+    from loralay_build.run.process import Task, process_document
+    from loralay_build.text import MatchSettings
+
+    outcomes = []
+    for raw in Path(manifest).read_text(encoding="utf-8").splitlines()[:limit]:
+        entry = json.loads(raw)
+        cand = Candidate(id=entry["id"], source="local", source_id=entry["id"], dataset="bench",
+                         language=entry["language"], abstracts=entry["abstracts"])
+        task = Task(cand, entry["pdf"], "0" * 64, ParseSettings(), MatchSettings())
+        outcome = process_document(task)
+        if outcome.row is not None:
+            outcomes.append(outcome)
+    plain = []
+    for outcome in outcomes:
+        row = dict(outcome.row or {})
+        words = row["article_words"]
+        row["article_words"] = words.unpack() if isinstance(words, Strings) else words
+        for key in ("article_bboxes", "article_norm_bboxes", "word_pages"):
+            row[key] = row[key].tolist()
+        copied = copy.copy(outcome)
+        copied.row = row
+        plain.append(copied)
+    words = sum(len(o.row["article_words"]) for o in outcomes if o.row is not None)
+    result: dict[str, float] = {"docs": len(outcomes), "words": words}
+    for name, items in (("lists", plain), ("compact", outcomes)):
+        start, size = time.process_time(), 0
+        for item in items:
+            data = bytes(ForkingPickler.dumps(item))
+            size += len(data)
+            pickle.loads(data)
+        result[f"{name}_ms"] = 1000 * (time.process_time() - start)
+        result[f"{name}_mb"] = size / 1e6
+    print(json.dumps(result))
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def parse_only(pdfs: Path) -> dict[str, float]:
+    done = subprocess.run([sys.executable, __file__, "--parse-child", str(pdfs)],
+                          capture_output=True, text=True, check=True)
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+class RssSampler:
+    """Peak RSS (VmHWM) of a process and of each of its descendants, sampled from /proc."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.peaks: dict[int, float] = {}
+        self.names: dict[int, str] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def _tree(self) -> list[int]:
+        children: dict[int, list[int]] = {}
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+        tree, todo = [], [self.pid]
+        while todo:
+            pid = todo.pop()
+            tree.append(pid)
+            todo += children.get(pid, [])
+        return tree
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.1):
+            for pid in self._tree():
+                try:
+                    status = Path(f"/proc/{pid}/status").read_text()
+                except OSError:
+                    continue
+                for line in status.splitlines():
+                    if line.startswith("Name:"):
+                        self.names[pid] = line.split()[1]
+                    if line.startswith("VmHWM:"):
+                        peak = int(line.split()[1]) / 1024
+                        self.peaks[pid] = max(self.peaks.get(pid, 0.0), peak)
+
+    def stop(self) -> tuple[float, float]:
+        """Peak MiB of the parent and the largest peak of a Python worker."""
+        self._stop.set()
+        self._thread.join()
+        workers = [v for pid, v in self.peaks.items()
+                   if pid != self.pid and self.names.get(pid, "").startswith("python")]
+        return self.peaks.get(self.pid, 0.0), max(workers, default=0.0)
+
+
+def build(manifest: Path, out: Path, workers: int, executor: str) -> dict[str, float]:
+    argv = ["build-corpus", "local", "--input", str(manifest), "--out", str(out),
+            "--workers", str(workers), "--executor", executor, "--no-filter", "-q"]
+    before, start = _children_cpu(), time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    sampler = RssSampler(proc.pid)
+    _, errors = proc.communicate()
+    wall = time.perf_counter() - start
+    parent, worker = sampler.stop()
+    if proc.returncode not in (0, 3):
+        raise SystemExit(f"build-corpus exit {proc.returncode}: {errors[-2000:]}")
+    return {"cpu": _children_cpu() - before, "wall": wall, "parent_rss": parent,
+            "worker_rss": worker}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path, nargs="?")
+    parser.add_argument("--copies", type=int, default=6)
+    parser.add_argument("--executor", default="local")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--parse-child", help=argparse.SUPPRESS)
+    parser.add_argument("--ipc-child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.parse_child:
+        parse_child(args.parse_child)
+        return
+    if args.ipc_child:
+        ipc_child(args.ipc_child)
+        return
+    if args.folder is None:
+        parser.error("DIR is required")
+    work = Path(tempfile.mkdtemp(prefix="bench-e2e-"))
+    try:
+        pdfs, manifest = make_corpus(args.folder, work, args.copies)
+        rows: dict[str, list[float]] = {}
+
+        def add(key: str, value: float) -> None:
+            rows.setdefault(key, []).append(value)
+
+        for round_ in range(args.rounds):
+            parsed = parse_only(pdfs)
+            pages = parsed["pages"]
+            add("parse-only CPU pages/s", pages / parsed["cpu"])
+            two = build(manifest, work / f"out2-{round_}", 2, args.executor)
+            add("e2e CPU pages/s (--workers 2)", pages / two["cpu"])
+            add("ratio e2e / parse-only", (pages / two["cpu"]) / (pages / parsed["cpu"]))
+            add("wall s --workers 2", two["wall"])
+            add("peak RSS MiB parent", two["parent_rss"])
+            add("peak RSS MiB worker", two["worker_rss"])
+            again = build(manifest, work / f"out2-{round_}", 2, args.executor)
+            add("re-run wall s (nothing new)", again["wall"])
+            add("re-run CPU s (nothing new)", again["cpu"])
+            one = build(manifest, work / f"out1-{round_}", 1, args.executor)
+            add("wall s --workers 1", one["wall"])
+            add("e2e CPU pages/s (--workers 1)", pages / one["cpu"])
+        done = subprocess.run([sys.executable, __file__, "--ipc-child", str(manifest)],
+                              capture_output=True, text=True, check=True)
+        ipc = json.loads(done.stdout.strip().splitlines()[-1])
+        for name in ("lists", "compact"):
+            add(f"IPC {name}: pickle ms / 1k words", 1000 * ipc[f"{name}_ms"] / ipc["words"])
+            add(f"IPC {name}: pickled bytes / word", 1e6 * ipc[f"{name}_mb"] / ipc["words"])
+        docs = int(parsed["docs"])
+        print(f"{docs} documents, {int(pages)} pages, executor {args.executor}, "
+              f"{args.rounds} round(s), median [min-max]")
+        print(f"| {'measure':<34} | {'value':>22} |")
+        print(f"|{'-' * 36}|{'-' * 24}|")
+        for key, values in rows.items():
+            spread = f"[{min(values):.2f}-{max(values):.2f}]" if len(values) > 1 else ""
+            print(f"| {key:<34} | {statistics.median(values):>8.2f} {spread:>13} |")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    main()

@@ -1,0 +1,99 @@
+"""Compact columns: the worker's arrays give the same Arrow rows as lists of Python values."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loralay_build.columns import Strings
+from loralay_build.config import OutputSettings
+from loralay_build.corpus.schema import EXAMPLE_SCHEMA
+from loralay_build.corpus.writer import WorkStore, row_batch, write_split
+from loralay_build.parse.settings import ParseSettings
+from loralay_build.records import Candidate, Document, Page
+from loralay_build.run.process import Task, build_row
+from loralay_build.text import MatchSettings
+
+WORDS = st.lists(st.text(st.characters(exclude_categories=["Cs"]), max_size=8), max_size=40)
+COORD = st.floats(-50.0, 900.0, allow_nan=False)
+BOX = st.tuples(COORD, COORD, COORD, COORD)
+
+
+@given(WORDS)
+def test_strings_round_trip_through_pickle(words: list[str]) -> None:
+    packed = pickle.loads(pickle.dumps(Strings.pack(words)))
+    assert packed.unpack() == words
+    assert len(packed) == len(words)
+
+
+def _reference_norm(box: tuple[float, ...], width: float, height: float) -> list[int]:
+    """The per-word formula the arrays replace."""
+    x0, y0, x1, y1 = box
+    out = [int(1000 * x0 / width), int(1000 * y0 / height),
+           int(1000 * x1 / width), int(1000 * y1 / height)]
+    out = [min(1000, max(0, v)) for v in out]
+    return [min(out[0], out[2]), min(out[1], out[3]), max(out[0], out[2]), max(out[1], out[3])]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(BOX, st.integers(0, 2)), min_size=1, max_size=30), WORDS)
+def test_row_batch_of_compact_columns_equals_the_python_row(
+    items: list[tuple[tuple[float, float, float, float], int]], text: list[str]
+) -> None:
+    pages = [Page(0, 612.0, 792.0), Page(2, 595.5, 842.25)]
+    items = [(box, 0 if page == 1 else page) for box, page in items]
+    words = [(text[i] if i < len(text) else "w") for i in range(len(items))]
+    doc = Document(pages=pages, words=words, boxes=[b for b, _ in items],
+                   word_pages=[p for _, p in items])
+    cand = Candidate(id="local:x", source="local", source_id="x", dataset="d", language="en")
+    task = Task(cand, "x.pdf", "0" * 64, ParseSettings(), MatchSettings())
+    row = build_row(task, doc, {"en": "an abstract"}, [], ("en", 0.9))
+    sizes = {p.index: p for p in pages}
+    plain = dict(row)
+    plain["article_words"] = words
+    plain["article_bboxes"] = [[round(v) for v in b] for b, _ in items]
+    plain["article_norm_bboxes"] = [
+        _reference_norm(b, sizes[p].width, sizes[p].height) for b, p in items
+    ]
+    plain["word_pages"] = [p for _, p in items]
+    expected = pa.Table.from_pylist([plain], schema=EXAMPLE_SCHEMA)
+    assert pa.Table.from_batches([row_batch(row)]).equals(expected)
+    assert isinstance(row["article_bboxes"], np.ndarray)
+
+
+def _plain_row(i: int) -> dict[str, object]:
+    row: dict[str, object] = {field.name: None for field in EXAMPLE_SCHEMA}
+    row.update(
+        article_id=f"local:{i}", article_words=[f"w{i}", "été", "x"] * (i + 1),
+        article_bboxes=[[i, 2, 3, 4]] * 3 * (i + 1),
+        article_norm_bboxes=[[1, i, 3, 4]] * 3 * (i + 1),
+        word_pages=[0, 1, 1] * (i + 1), page_sizes=[{"width": 612.0, "height": 792.0}] * 2,
+        abstracts=[{"lang": "fr", "text": f"résumé {i}"}], matches=[], lang_confidence=0.5,
+        abstract=f"résumé {i}", language="fr",
+    )
+    return row
+
+
+def test_shards_from_batched_work_files_match_a_direct_write(tmp_path: Path) -> None:
+    """Work files written in a batch and read back give the bytes of writing the rows at once,
+    over several row groups and shards (Parquet's list item names included)."""
+    settings = OutputSettings(shard_rows=5, row_group_rows=2)
+    work = WorkStore(tmp_path / "work", settings)
+    rows = [_plain_row(i) for i in range(7)]
+    work.put_many([(f"{i:064d}", row) for i, row in enumerate(rows)])
+    keys = [f"{i:064d}" for i in range(7)]
+    files = write_split(tmp_path, "train", keys, work, settings)
+    assert [f.rows for f in files] == [5, 2]
+    for index, start in enumerate((0, 5)):
+        direct = tmp_path / f"direct{index}.parquet"
+        table = pa.Table.from_pylist(rows[start : start + 5], schema=EXAMPLE_SCHEMA)
+        pq.write_table(table, direct, compression="zstd", compression_level=settings.zstd_level,
+                       row_group_size=2, write_page_checksum=True, data_page_version="2.0",
+                       use_dictionary=False, write_statistics=False)
+        assert (tmp_path / files[index].name).read_bytes() == direct.read_bytes()
