@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from loralay_build.blobs import atomic_write_bytes
+from loralay_build.cli import DEMO_DATASETS
 from loralay_build.config import load_settings
 from loralay_build.corpus.writer import write_split
 from loralay_build.run.pipeline import BuildRequest, Pipeline
@@ -390,7 +391,9 @@ def test_every_demo_dataset_loads_with_datasets(tmp_path: Path) -> None:
     result = run_cli("demo", "--out", str(out), "--docs", "8")
     assert result.returncode == 0, result.stderr
     printed = re.findall(r"load_dataset\('([^']+)'\)", result.stdout)
-    assert len(printed) == 6
-    for folder in printed:
+    assert sorted(Path(p).name for p in printed) == sorted(DEMO_DATASETS)
+    views = sorted(out.glob("pubmed-*"))  # the PubMed views the demo builds alongside
+    assert [v.name for v in views] == ["pubmed-citations", "pubmed-sumpubmed"]
+    for folder in [*printed, *views]:
         build = json.loads((Path(folder) / "build.json").read_text())
         assert len(load_ids(Path(folder))) == sum(build["counts"]["splits"].values()) > 0

@@ -75,7 +75,7 @@ def _column(value: Any, field: pa.Field) -> pa.Array:
 def row_batch(row: dict[str, Any]) -> pa.RecordBatch:
     """One example row (plain values, `Strings` or numpy columns) as an Arrow record batch."""
     return pa.RecordBatch.from_arrays(
-        [_column(row[field.name], field) for field in EXAMPLE_SCHEMA], schema=EXAMPLE_SCHEMA
+        [_column(row.get(field.name), field) for field in EXAMPLE_SCHEMA], schema=EXAMPLE_SCHEMA
     )
 
 

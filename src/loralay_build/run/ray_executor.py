@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from loralay_build.bundle import part_path, read_bundle
 from loralay_build.config import RunSettings
 from loralay_build.errors import ConfigError, LoralayError, Reason
 from loralay_build.run.executors import limits_of, outcome_of
@@ -70,16 +71,36 @@ def _isolated(pool: IsolatedPool[Task, bytes], task: Task) -> bytes | Outcome:
 
 
 def process_remote(
-    func: ProcessFn, limits: Limits, task: Task, pdf: bytes | None
+    func: ProcessFn, limits: Limits, task: Task, files: dict[str, bytes] | None
 ) -> bytes | Outcome:
-    """One document in this worker's isolated child; `pdf` is the file when not on shared disk."""
+    """One document in this worker's isolated child; `files` are the blob (and, for a bundle,
+    its parts) by their place in the store, when the store is not on shared disk."""
     pool = _worker_pool(func, limits)
-    if pdf is None:
+    if files is None:
         return _isolated(pool, task)
     with tempfile.TemporaryDirectory(prefix="loralay-") as folder:
-        path = Path(folder) / Path(task.pdf_path).name
-        path.write_bytes(pdf)
+        for name, data in files.items():  # the store's layout, so bundle parts resolve
+            target = Path(folder) / name
+            target.parent.mkdir(exist_ok=True)
+            target.write_bytes(data)
+        path = Path(folder) / _store_name(Path(task.pdf_path))
         return _isolated(pool, dataclasses.replace(task, pdf_path=str(path)))
+
+
+def _store_name(path: Path) -> str:
+    """A blob's place in the store: `ab/abcd…`."""
+    return f"{path.parent.name}/{path.name}"
+
+
+def _blob_files(path: Path) -> dict[str, bytes]:
+    """The blob a task names and, when it is a bundle (corpus/bundle.py), its parts."""
+    files = {_store_name(path): path.read_bytes()}
+    bundle = read_bundle(path)
+    for sha in (bundle.pdf, bundle.reference) if bundle else ():
+        if sha:
+            part = part_path(path, sha)
+            files[_store_name(part)] = part.read_bytes()
+    return files
 
 
 # -- in the driver ---------------------------------------------------------------------------
@@ -126,7 +147,7 @@ class RayExecutor:
             path = str(Path(task.pdf_path).absolute())
             sent, pdf = dataclasses.replace(task, pdf_path=path), None
         else:
-            sent, pdf = task, Path(task.pdf_path).read_bytes()
+            sent, pdf = task, _blob_files(Path(task.pdf_path))
         self.pending[self.remote.remote(self.func, self.limits, sent, pdf)] = task
 
     def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
