@@ -127,7 +127,7 @@ def test_driver_killed_mid_processing_resumes(ray_address: str, hal_reference: P
                                               tmp_path: Path) -> None:
     """kill -9 while Ray tasks are in flight; the re-run redoes only those, output identical."""
     out = tmp_path / "out"
-    env = {**os.environ, "LORALAY_RUN__IN_FLIGHT": "2"}
+    env = {**os.environ, "LORALAY_RUN__IN_FLIGHT": "2", "LORALAY_RUN__COMMIT_BATCH": "1"}
     with Sandbox(docs=DOCS, seed=SEED) as sandbox:
         config = buildrun.write_config(sandbox, tmp_path / "config.toml")
         argv = buildrun.command(out, config, "--executor", "ray", "--ray-address", ray_address)
@@ -220,7 +220,9 @@ def test_missing_ray_extra_is_one_line_and_exit_2(tmp_path: Path) -> None:
 
 
 def test_ray_address_with_another_executor_is_a_usage_error(tmp_path: Path) -> None:
-    result = run_cli("local", "--input", str(tmp_path), "--out", str(tmp_path / "out"),
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text("")
+    result = run_cli("local", "--input", str(manifest), "--out", str(tmp_path / "out"),
                      "--executor", "local", "--ray-address", "auto")
     assert result.returncode == 2
     assert "--ray-address needs --executor ray" in result.stderr

@@ -66,6 +66,10 @@ class RunSettings:
     ray_address: str = ""
     shared_blobs: bool = False  # Ray tasks read PDFs from --out (every node mounts it) or get bytes
     in_flight: int = 0  # Ray tasks submitted and not yet committed; 0 = 2 per cluster CPU
+    # Processed documents are committed in batches (one filesystem sync, one state commit):
+    # a crash redoes at most this many documents or seconds of work.
+    commit_batch: int = 64
+    commit_seconds: float = 5.0
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -137,7 +141,8 @@ class Settings:
         return _hash({**raw, "run": run} if run else raw)
 
 
-PLACEMENT_KEYS = frozenset({"executor", "workers", "ray_address", "shared_blobs", "in_flight"})
+PLACEMENT_KEYS = frozenset({"executor", "workers", "ray_address", "shared_blobs", "in_flight",
+                            "commit_batch", "commit_seconds"})
 
 
 def _hash(obj: object) -> str:

@@ -250,6 +250,7 @@ class State:
 
     def reject(self, dataset: str, cand_id: str, reason: Reason, detail: str = "",
                **fields: Any) -> None:
+        log.info("rejected %s: %s (%s)", cand_id, reason.value, detail[:200])
         self.set_status(dataset, cand_id, REJECTED, reason=reason.value, detail=detail[:500],
                         **fields)
 

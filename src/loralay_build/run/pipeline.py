@@ -60,9 +60,6 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_PARTIAL, EXIT_LOCKED = 0, 1, 2, 3, 75
 EXIT_INTERRUPTED = 130
 BUILD_FILE = "build.json"
 DATASET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
-# Processed documents are recorded in batches, each made durable with one filesystem sync and
-# one state commit: at most this many documents or seconds of work are redone after a crash.
-WORK_BATCH, WORK_BATCH_SECONDS = 64, 5.0
 
 
 class NothingPublished(LoralayError):
@@ -127,7 +124,8 @@ class Pipeline:
         """Run every stage; returns the exit code.
 
         3 (partial) when documents wait for a retry or part of discovery failed: what was
-        discovered is still downloaded, processed and published.
+        discovered is still downloaded, processed and published. Nothing published is a
+        failure unless something is still pending (or --allow-empty).
         """
         check_executor(self.settings.run)  # a missing Ray extra fails before the crawl
         self.blobs.clean_staging()
@@ -139,14 +137,15 @@ class Pipeline:
         waiting = self.state.status_counts(self.dataset).get(RETRY, 0)
         self.report.add("waiting_retry", waiting)
         self.report.add("discovery_failed", len(self.discovery_failures))
-        if not self.report.counts["published_rows"] and not self.req.allow_empty:
+        partial = bool(waiting or self.discovery_failures)
+        if not self.report.counts["published_rows"] and not (partial or self.req.allow_empty):
             rejected = self.state.status_counts(self.dataset).get(REJECTED, 0)
             raise NothingPublished(
                 f"{self.dataset}: no document published ({rejected} rejected, see "
                 f"{self.req.out_root / self.dataset / 'rejects.jsonl'}); --allow-empty "
                 "accepts an empty dataset"
             )
-        return EXIT_PARTIAL if waiting or self.discovery_failures else EXIT_OK
+        return EXIT_PARTIAL if partial else EXIT_OK
 
     # -- discovery ----------------------------------------------------------------------------
 
@@ -258,14 +257,16 @@ class Pipeline:
                 and row.work_key != keys[row.candidate.id]]
         if not todo:
             return
-        executor = make_executor(self.settings.run)
+        run = self.settings.run
+        executor = make_executor(run)
         pending: list[tuple[str, Outcome]] = []
         flushed = time.monotonic()
         try:
             outcomes = executor.run(self._task(row) for row in todo)
             for task, outcome in progress(outcomes, len(todo), "process"):
                 pending.append((task.candidate.id, outcome))
-                if len(pending) >= WORK_BATCH or time.monotonic() - flushed >= WORK_BATCH_SECONDS:
+                if (len(pending) >= run.commit_batch
+                        or time.monotonic() - flushed >= run.commit_seconds):
                     self._record(pending, keys)
                     pending, flushed = [], time.monotonic()
         finally:

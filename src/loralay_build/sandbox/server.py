@@ -6,11 +6,13 @@ request is kept in an access log so tests can prove what was, and was not, reque
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 
@@ -83,6 +85,15 @@ class LogEntry:
     user_agent: str
 
 
+class _QuietHTTPServer(ThreadingHTTPServer):
+    """A client that drops its connection (a fault test, a killed build) is not an error of
+    the fake: no traceback on the demo's terminal."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class SandboxServer:
     """Threaded HTTP server with prefix routing; use as a context manager."""
 
@@ -91,7 +102,7 @@ class SandboxServer:
         self.disallowed: list[str] = []
         self.log: list[LogEntry] = []
         self._log_lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._httpd = _QuietHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
         self.route("/robots.txt", self._robots)
