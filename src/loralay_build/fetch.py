@@ -6,7 +6,7 @@ from typing import IO
 
 from loralay_build.blobs import BlobStore
 from loralay_build.errors import Reason, Reject
-from loralay_build.http import HttpClient, TransientHttpError
+from loralay_build.http import HttpClient, TransientHttpError, excerpt
 
 PDF_MAGIC = b"%PDF-"
 HEAD_BYTES = 1024  # "%PDF-" may follow a little junk, but not more than this
@@ -26,8 +26,7 @@ def check_pdf(handle: IO[bytes], url: str) -> None:
     handle.seek(0)
     head = handle.read(HEAD_BYTES)
     if PDF_MAGIC not in head:
-        snippet = head[:60].decode("latin-1").replace("\n", " ")
-        raise Reject(Reason.NOT_PDF, f"no %PDF- header; starts with {snippet!r}")
+        raise Reject(Reason.NOT_PDF, f"no %PDF- header; starts with {excerpt(head, 60)!r}")
     handle.seek(max(0, size - TAIL_BYTES))
     if b"%%EOF" not in handle.read():
         raise TransientHttpError(url, f"truncated: no %%EOF in the last {TAIL_BYTES} bytes")

@@ -14,7 +14,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -148,6 +148,23 @@ class RunLock:
             self._fd = None
 
 
+def _retry_locked(step: Callable[[], object], seconds: float = 60.0) -> None:
+    """Run a step of opening the database, waiting out another process opening it too.
+
+    Switching a new database to WAL, or creating its tables, can answer "database is locked"
+    at once, without the connection's busy timeout, when two runs start at the same moment.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            step()
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class State:
     """Access to the state database of one output root."""
 
@@ -157,10 +174,10 @@ class State:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(self.dir / "state.sqlite", timeout=60, isolation_level=None)
         self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA journal_mode=WAL")
+        _retry_locked(lambda: self.db.execute("PRAGMA journal_mode=WAL"))
         self.db.execute("PRAGMA synchronous=NORMAL")
-        self._migrate()
-        self.db.executescript(SCHEMA)
+        _retry_locked(self._migrate)
+        _retry_locked(lambda: self.db.executescript(SCHEMA))
 
     def _migrate(self) -> None:
         """Re-key a candidates table of the first schema (id alone) by (dataset, id), in place."""
