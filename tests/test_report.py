@@ -151,3 +151,30 @@ def test_stats_and_verify_refuse_a_folder_that_is_not_a_dataset(data: Path,
         result = run_cli(command, str(path))
         assert result.returncode == 2, (path, result.stdout, result.stderr)
         assert "not a dataset" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_derived_views_are_counted_not_measured(data: Path, tmp_path: Path) -> None:
+    """A view dataset (e.g. pubmed-citations) has no article words: the report lists its rows
+    per split instead of failing on it."""
+    import shutil
+
+    from loralay_build.config import OutputSettings
+    from loralay_build.corpus.writer import write_rows
+
+    root = tmp_path / "data"
+    shutil.copytree(data, root)
+    view = root / "alpha-citations"
+    view.mkdir()
+    schema = pa.schema([pa.field("citation_id", pa.string())])
+    files = write_rows(view, "train", "g", [{"citation_id": "a#1"}, {"citation_id": "a#2"}],
+                       schema, OutputSettings())
+    (view / "build.json").write_text(json.dumps({
+        "view": "citations", "counts": {"splits": {"train": 2, "validation": 0, "test": 0}},
+        "files": [f.__dict__ for f in files]}))
+    result = run_cli("report", str(root), "--out", str(tmp_path / "report"))
+    assert result.returncode == 0, result.stderr
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    assert report["views"] == {"alpha-citations": {
+        "view": "citations", "rows": {"train": 2, "validation": 0, "test": 0}}}
+    assert set(report["datasets"]) == {"alpha", "beta"}
+    assert "| alpha-citations | citations |" in (tmp_path / "report" / "report.md").read_text()

@@ -400,16 +400,19 @@ def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool)
             if only and job.dataset not in only:
                 continue
             overrides = merge(job.overrides, {"run": {"timeout": 30.0}})
-            before = _build_stamp(out / job.dataset)
+            views = job.overrides.get("source", {}).get("views", [])
+            names = [job.dataset, *(f"{job.dataset}-{view}" for view in views)]
+            before = {name: _build_stamp(out / name) for name in names}
             code = build(job.source, out, job.dataset, None, overrides)
             codes.append(code)
             if quiet or code not in (0, 3):
                 continue
-            if _build_stamp(out / job.dataset) != before:
-                click.echo(f"{job.dataset}: written to {out / job.dataset}; load it with "
-                           f"datasets.load_dataset({str(out / job.dataset)!r})")
-            else:
-                click.echo(f"{job.dataset}: nothing new to write in {out / job.dataset}")
+            for name in names:
+                if _build_stamp(out / name) != before[name]:
+                    click.echo(f"{name}: written to {out / name}; load it with "
+                               f"datasets.load_dataset({str(out / name)!r})")
+                else:
+                    click.echo(f"{name}: nothing new to write in {out / name}")
     sys.exit(max(codes, default=0))
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 BUILD_FILE = "build.json"
 SHARD_GLOB = "*-*-of-*.parquet"
@@ -18,3 +20,27 @@ def datasets_under(root: Path) -> list[Path]:
     if is_dataset(root):
         return [root]
     return sorted(p for p in root.iterdir() if is_dataset(p)) if root.is_dir() else []
+
+
+def view_of(path: Path) -> str | None:
+    """The view a derived dataset holds (`sumpubmed`, `citations`), or None for a layout
+    dataset: views have their own columns, not article words and boxes."""
+    try:
+        build = json.loads((path / BUILD_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    view = build.get("view") if isinstance(build, dict) else None
+    return str(view) if view else None
+
+
+def published_build(path: Path) -> dict[str, Any]:
+    """The build record of the shard set in place, or {} when it is missing or damaged."""
+    try:
+        build: dict[str, Any] = json.loads((path / BUILD_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    intact = all(
+        (path / f["name"]).is_file() and (path / f["name"]).stat().st_size == f["bytes"]
+        for f in build.get("files", [])
+    )
+    return build if intact else {}

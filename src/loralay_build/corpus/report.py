@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from loralay_build.blobs import atomic_path, atomic_write_bytes
-from loralay_build.corpus.folder import datasets_under
+from loralay_build.corpus.folder import BUILD_FILE, datasets_under, view_of
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.stats import corpus_stats, split_values
 from loralay_build.errors import LoralayError
@@ -77,6 +77,12 @@ def markdown(report: dict[str, Any]) -> str:
               "|---|---|---:|"]
     for name, info in report["datasets"].items():
         lines += [f"| {name} | {reason} | {n} |" for reason, n in info["rejects"].items()]
+    if report["views"]:
+        lines += ["", "## Derived views", "", "| dataset | view | rows per split |",
+                  "|---|---|---|"]
+        lines += [f"| {name} | {info['view']} | "
+                  + ", ".join(f"{k} {v}" for k, v in info["rows"].items()) + " |"
+                  for name, info in report["views"].items()]
     lines += ["", "## Plots", ""]
     lines += [f"![{p}]({p})" for p in report["plots"]]
     return "\n".join(lines) + "\n"
@@ -156,9 +162,13 @@ def write_report(data_dir: Path, out: Path) -> dict[str, Any]:
     if not folders:
         raise ValueError(f"no dataset under {data_dir}")
     out.mkdir(parents=True, exist_ok=True)
-    report: dict[str, Any] = {"datasets": {}, "plots": []}
+    report: dict[str, Any] = {"datasets": {}, "views": {}, "plots": []}
     rejects: dict[str, dict[str, int]] = {}
     for folder in folders:
+        if (view := view_of(folder)) is not None:  # rows of another kind: counted only
+            build = json.loads((folder / BUILD_FILE).read_text())
+            report["views"][folder.name] = {"view": view, "rows": build["counts"]["splits"]}
+            continue
         values = split_values(folder)
         stats = corpus_stats(folder, values)
         rejects[folder.name] = read_rejects(folder)

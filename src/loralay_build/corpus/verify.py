@@ -16,10 +16,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from loralay_build.blobs import sha256_file
+from loralay_build.corpus.folder import BUILD_FILE
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS
 
-BUILD_FILE = "build.json"
 MAX_PROBLEMS_PER_SHARD = 20  # a badly broken shard should not bury the rest of the report
 
 

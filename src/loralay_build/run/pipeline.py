@@ -29,6 +29,7 @@ from loralay_build.corpus.dedup import (
     split_key,
 )
 from loralay_build.corpus.filters import compute_thresholds
+from loralay_build.corpus.folder import BUILD_FILE, published_build
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS, SplitItem
 from loralay_build.corpus.writer import WorkStore, digest, remove_stale, write_split
@@ -58,7 +59,6 @@ log = logging.getLogger(__name__)
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_PARTIAL, EXIT_LOCKED = 0, 1, 2, 3, 75
 EXIT_INTERRUPTED = 130
-BUILD_FILE = "build.json"
 DATASET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
@@ -354,7 +354,7 @@ class Pipeline:
         )
         # Reports change with every reject, shards only with the kept rows.
         fingerprint = digest([data_fingerprint, rejects])
-        previous = self._published(out_dir)
+        previous = published_build(out_dir)
         if previous.get("fingerprint") == fingerprint:
             log.info("%s is up to date", out_dir)
             remove_stale(out_dir, previous["files"])  # left by a run stopped after the switch
@@ -387,19 +387,6 @@ class Pipeline:
                       split_key(r.candidate))
             for r in rows
         ], float(threshold))
-
-    @staticmethod
-    def _published(out_dir: Path) -> dict[str, Any]:
-        """The build record of the shard set in place, or {} when it is missing or damaged."""
-        try:
-            build: dict[str, Any] = json.loads((out_dir / BUILD_FILE).read_text())
-        except (OSError, ValueError):
-            return {}
-        intact = all(
-            (out_dir / f["name"]).is_file() and (out_dir / f["name"]).stat().st_size == f["bytes"]
-            for f in build.get("files", [])
-        )
-        return build if intact else {}
 
     def _write(self, out_dir: Path, kept: list[Row], splits: dict[str, str],
                rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],

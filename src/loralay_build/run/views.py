@@ -21,6 +21,7 @@ from lxml import etree
 
 from loralay_build.blobs import atomic_write_bytes
 from loralay_build.corpus.card import render_view_card
+from loralay_build.corpus.folder import BUILD_FILE, published_build
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.writer import digest, remove_stale, write_rows
 from loralay_build.errors import ConfigError, LoralayError
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 VIEWS = ("sumpubmed", "citations")
-BUILD_FILE = "build.json"
 SUMMARIES = {
     "sumpubmed": "SumPubMed-style clean text of PMC articles: the abstract (labelled parts "
     "kept) as the summary, the body by section with sentence boundaries, citations and "
@@ -202,15 +202,20 @@ def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[st
     if not present:  # `datasets` cannot load a folder without rows: write nothing
         log.warning("view %s has no rows; %s not written", view, out_dir)
         return
-    out_dir.mkdir(parents=True, exist_ok=True)
     schema = arrow_schema(columns)
-    generation = digest([by_split, str(schema), pipe.settings.raw.get("output", {})])[:8]
+    fingerprint = digest([by_split, str(schema), pipe.settings.raw.get("output", {}), options,
+                          sorted(counts.items())])
+    if published_build(out_dir).get("fingerprint") == fingerprint:  # a re-run writes nothing
+        log.info("view %s in %s is up to date", view, out_dir)
+        return
+    out_dir.mkdir(parents=True, exist_ok=True)
+    generation = fingerprint[:8]
     files = []
     for split in present:  # `datasets` refuses an empty shard: empty splits are left out
         files += write_rows(out_dir, split, generation, by_split[split], schema,
                             pipe.settings.output)
     build = {
-        "dataset": name, "view": view, "layout_dataset": pipe.dataset,
+        "dataset": name, "view": view, "layout_dataset": pipe.dataset, "fingerprint": fingerprint,
         "source": pipe.req.source, "config_hash": pipe.settings.config_hash(),
         "options": options,
         "counts": {"splits": {s: len(by_split[s]) for s in SPLITS}, **dict(sorted(counts.items()))},
