@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 Box = tuple[float, float, float, float]
+
+
+def box_array(boxes: Sequence[Box]) -> np.ndarray:
+    """Boxes as an (n, 4) float64 array, read straight from the tuples' floats."""
+    flat = np.fromiter(itertools.chain.from_iterable(boxes), dtype=np.float64, count=4 * len(boxes))
+    return flat.reshape(-1, 4)
 
 
 @dataclass
