@@ -88,7 +88,7 @@ def test_shards_from_batched_work_files_match_a_direct_write(tmp_path: Path) -> 
     rows = [_plain_row(i) for i in range(7)]
     work.put_many([(f"{i:064d}", row) for i, row in enumerate(rows)])
     keys = [f"{i:064d}" for i in range(7)]
-    files = write_split(tmp_path, "train", keys, work, settings)
+    files = write_split(tmp_path, "train", "gen", keys, work, settings)
     assert [f.rows for f in files] == [5, 2]
     for index, start in enumerate((0, 5)):
         direct = tmp_path / f"direct{index}.parquet"

@@ -45,6 +45,17 @@ def _write_parquet(table: pa.Table, path: Path, settings: OutputSettings) -> Non
     )
 
 
+# Work files are read back and re-encoded into shards, so their codec never reaches the output:
+# LZ4 writes and reads a one-row file in about half the CPU of zstd, at ~1.8x the size.
+_WORK_OPTIONS = {
+    "compression": "lz4",
+    "write_page_checksum": True,
+    "data_page_version": "2.0",
+    "use_dictionary": False,
+    "write_statistics": False,
+}
+
+
 def _write_table(table: pa.Table, path: Path, settings: OutputSettings) -> None:
     """Write a table atomically with the pinned writer options."""
     with atomic_path(path) as tmp:
@@ -139,7 +150,7 @@ class WorkStore:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
             try:
-                _write_parquet(pa.Table.from_batches([row_batch(row)]), tmp, self.settings)
+                pq.write_table(pa.Table.from_batches([row_batch(row)]), tmp, **_WORK_OPTIONS)
                 os.replace(tmp, path)
             finally:
                 tmp.unlink(missing_ok=True)
