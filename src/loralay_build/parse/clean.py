@@ -162,6 +162,6 @@ def clean_document(doc: Document, cleaners: Sequence[str]) -> Document:
         drop = CLEANERS[name](doc)
         if not drop:
             continue
-        doc = doc.select([i for i in range(len(doc)) if i not in drop])
+        doc = doc.select(np.delete(np.arange(len(doc)), sorted(drop)))
         doc.removed[name] = doc.removed.get(name, 0) + len(drop)
     return doc
