@@ -8,7 +8,9 @@ text layer) is copied `--copies` times with bytes appended after %%EOF, so every
 differently and is processed as a new document. Reported, in one run so they compare:
 - CPU pages/s (user+sys of every process, workers included, via RUSAGE_CHILDREN) of
   `build-corpus local --no-filter --workers 2`, of `parse_pdf` alone in one process over the
-  same files, and their ratio;
+  same files, and their ratio; and the same ratio against `parse_pdf` split over two
+  concurrent processes, as the two workers run (on two vCPUs sharing a core, each process
+  then spends more CPU-seconds per page);
 - wall time of the build with --workers 1 and 2;
 - peak RSS of the parent and of each worker (VmHWM sampled from /proc during the build);
 - wall time of an immediate re-run with nothing new.
@@ -55,13 +57,14 @@ def make_corpus(folder: Path, work: Path, copies: int) -> tuple[Path, Path]:
     return pdfs, manifest
 
 
-def parse_child(folder: str) -> None:
-    """Parse every PDF of the folder in this process; print pages and CPU as JSON."""
+def parse_child(folder: str, part: int = 0, parts: int = 1) -> None:
+    """Parse every `parts`-th PDF of the folder from `part` on in this process; print pages
+    and CPU as JSON."""
     from loralay_build.errors import Reject
     from loralay_build.parse import parse_pdf
 
     pages = docs = 0
-    for path in sorted(Path(folder).glob("*.pdf")):
+    for path in sorted(Path(folder).glob("*.pdf"))[part::parts]:
         try:
             pages += len(parse_pdf(path).pages)
             docs += 1
@@ -121,11 +124,23 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def parse_only(pdfs: Path) -> dict[str, float]:
-    done = subprocess.run([sys.executable, __file__, "--parse-child", str(pdfs)],
-                          capture_output=True, text=True, check=True)
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+def parse_only(pdfs: Path, parts: int = 1) -> dict[str, float]:
+    """Parse-only CPU and pages, the files shared among `parts` concurrent processes.
+
+    Two processes on this host's two vCPUs each use more CPU-seconds than one alone (they
+    share a core), so the build with --workers 2 compares like for like with `parts=2`.
+    """
+    procs = [subprocess.Popen([sys.executable, __file__, "--parse-child", str(pdfs),
+                               "--part", str(k), "--parts", str(parts)],
+                              stdout=subprocess.PIPE, text=True) for k in range(parts)]
+    total = {"cpu": 0.0, "pages": 0.0, "docs": 0.0}
+    for proc in procs:
+        out, _ = proc.communicate()
+        if proc.returncode:
+            raise SystemExit(f"parse child exit {proc.returncode}")
+        for key, value in json.loads(out.strip().splitlines()[-1]).items():
+            total[key] += value
+    return total
 
 
 class RssSampler:
@@ -201,10 +216,12 @@ def main() -> None:
     parser.add_argument("--executor", default="local")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--parse-child", help=argparse.SUPPRESS)
+    parser.add_argument("--part", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--parts", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--ipc-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.parse_child:
-        parse_child(args.parse_child)
+        parse_child(args.parse_child, args.part, args.parts)
         return
     if args.ipc_child:
         ipc_child(args.ipc_child)
@@ -226,6 +243,9 @@ def main() -> None:
             two = build(manifest, work / f"out2-{round_}", 2, args.executor)
             add("e2e CPU pages/s (--workers 2)", pages / two["cpu"])
             add("ratio e2e / parse-only", (pages / two["cpu"]) / (pages / parsed["cpu"]))
+            pair = parse_only(pdfs, parts=2)
+            add("parse-only CPU pages/s, 2 procs", pages / pair["cpu"])
+            add("ratio e2e / parse-only, 2 procs", pair["cpu"] / two["cpu"])
             add("wall s --workers 2", two["wall"])
             add("peak RSS MiB parent", two["parent_rss"])
             add("peak RSS MiB worker", two["worker_rss"])
@@ -235,6 +255,7 @@ def main() -> None:
             one = build(manifest, work / f"out1-{round_}", 1, args.executor)
             add("wall s --workers 1", one["wall"])
             add("e2e CPU pages/s (--workers 1)", pages / one["cpu"])
+            add("ratio e2e --workers 1 / parse-only", parsed["cpu"] / one["cpu"])
         done = subprocess.run([sys.executable, __file__, "--ipc-child", str(manifest)],
                               capture_output=True, text=True, check=True)
         ipc = json.loads(done.stdout.strip().splitlines()[-1])

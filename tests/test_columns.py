@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from loralay_build.columns import Strings
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
-from loralay_build.corpus.writer import WorkStore, row_batch, write_split
+from loralay_build.corpus.writer import WorkStore, row_batch, rows_table, write_split
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, Page
 from loralay_build.run.process import Task, build_row
@@ -97,3 +97,21 @@ def test_shards_from_batched_work_files_match_a_direct_write(tmp_path: Path) -> 
                        row_group_size=2, write_page_checksum=True, data_page_version="2.0",
                        use_dictionary=False, write_statistics=False)
         assert (tmp_path / files[index].name).read_bytes() == direct.read_bytes()
+
+
+def _compact_row(i: int) -> dict[str, object]:
+    row = _plain_row(i)
+    row["article_words"] = Strings.pack(row["article_words"])  # type: ignore[arg-type]
+    for key, dtype in (("article_bboxes", np.int32), ("article_norm_bboxes", np.int16),
+                       ("word_pages", np.int16)):
+        row[key] = np.asarray(row[key], dtype=dtype)
+    return row
+
+
+def test_rows_table_holds_each_row_as_its_own_batch() -> None:
+    """Compact and plain rows mixed in one batch: every row of the table is that row alone."""
+    rows = [_compact_row(0), _plain_row(1), _compact_row(2), {"article_id": "local:3"}]
+    table = rows_table(rows)
+    assert table.num_rows == len(rows)
+    for i, row in enumerate(rows):
+        assert table.slice(i, 1).equals(pa.Table.from_batches([row_batch(row)]))

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 Box = tuple[float, float, float, float]
+
+
+def box_array(boxes: Sequence[Box]) -> np.ndarray:
+    """Boxes as an (n, 4) float64 array, read straight from the tuples' floats."""
+    flat = np.fromiter(itertools.chain.from_iterable(boxes), dtype=np.float64, count=4 * len(boxes))
+    return flat.reshape(-1, 4)
 
 
 @dataclass
@@ -59,19 +68,44 @@ class Document:
     def __len__(self) -> int:
         return len(self.words)
 
-    def select(self, keep: Sequence[int]) -> Document:
-        """A new document holding only the words at the given indices (in that order)."""
+    def select(self, keep: Sequence[int] | np.ndarray) -> Document:
+        """A new document holding only the words at the given indices (in that order).
+
+        Cleaners and abstract removal keep long runs of consecutive words, so each column is
+        copied by slices of those runs rather than word by word.
+        """
+        runs = _runs(keep, len(self.words))
+
+        def pick(values: list[Any]) -> list[Any]:
+            out: list[Any] = []
+            for start, stop in runs:
+                out += values[start:stop]
+            return out
+
         return Document(
             pages=list(self.pages),
-            words=[self.words[i] for i in keep],
-            boxes=[self.boxes[i] for i in keep],
-            word_pages=[self.word_pages[i] for i in keep],
-            line_ids=[self.line_ids[i] for i in keep],
-            block_ids=[self.block_ids[i] for i in keep],
-            font_sizes=[self.font_sizes[i] for i in keep],
+            words=pick(self.words),
+            boxes=pick(self.boxes),
+            word_pages=pick(self.word_pages),
+            line_ids=pick(self.line_ids),
+            block_ids=pick(self.block_ids),
+            font_sizes=pick(self.font_sizes),
             removed=dict(self.removed),
             composed=self.composed,
         )
+
+
+def _runs(keep: Sequence[int] | np.ndarray, size: int) -> list[tuple[int, int]]:
+    """The indices as [start, stop) runs of consecutive ascending values, in order."""
+    index = np.asarray(keep, dtype=np.int64).reshape(-1)
+    if not len(index):
+        return []
+    if index.min() < 0 or index.max() >= size:
+        raise IndexError(f"word index out of range 0..{size - 1}")
+    breaks = np.flatnonzero(np.diff(index) != 1) + 1
+    starts = index[np.concatenate(([0], breaks))]
+    stops = index[np.concatenate((breaks - 1, [len(index) - 1]))] + 1
+    return list(zip(starts.tolist(), stops.tolist(), strict=True))
 
 
 @dataclass(frozen=True)

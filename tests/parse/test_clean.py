@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from reportlab.pdfgen import canvas
 
 from loralay_build.parse import clean_document, parse_pdf
+from loralay_build.parse.clean import MARGIN_BAND, running_headers
+from loralay_build.records import Document, Page
 
 from .pdfgen import PAGE_H, pages_pdf, words
 
@@ -100,3 +105,54 @@ def test_cleaners_switch_off_and_unknown_names(tmp_path: Path) -> None:
     assert clean_document(doc, []).words == doc.words
     with pytest.raises(ValueError):
         clean_document(doc, ["nope"])
+
+
+def _reference_running_headers(doc: Document) -> set[int]:
+    """The per-line formula the column version replaces: a line's union box in a band."""
+    heights = {page.index: page.height for page in doc.pages}
+    lines: dict[tuple[int, int], list[int]] = {}
+    for i, key in enumerate(zip(doc.word_pages, doc.line_ids, strict=True)):
+        lines.setdefault(key, []).append(i)
+    seen: dict[tuple[str, str], set[int]] = {}
+    found = []
+    for (page, _), line in lines.items():
+        height = heights[page]
+        if max(doc.boxes[i][3] for i in line) <= MARGIN_BAND * height:
+            zone = "top"
+        elif min(doc.boxes[i][1] for i in line) >= (1.0 - MARGIN_BAND) * height:
+            zone = "bottom"
+        else:
+            continue
+        text = " ".join(doc.words[i] for i in line)
+        key = (zone, "#" if re.match(r"^[ivxlc]{1,6}$", text, re.IGNORECASE)
+               else re.sub(r"\d+", "#", text.casefold()))
+        seen.setdefault(key, set()).add(page)
+        found.append((key, line))
+    repeats = 2 if len({p for p, _ in lines}) <= 4 else 3
+    return {i for key, line in found if len(seen[key]) >= repeats for i in line}
+
+
+HEIGHT = 700.0
+EDGES = [MARGIN_BAND * HEIGHT, (1.0 - MARGIN_BAND) * HEIGHT]  # exactly on a band's edge
+WORD = st.tuples(st.integers(0, 5), st.integers(0, 6),
+                 st.sampled_from(["Journal", "12", "iv", "x"]), st.floats(0.0, 100.0),
+                 st.sampled_from(EDGES) | st.floats(0.0, HEIGHT),
+                 st.just(0.0) | st.floats(0.0, 60.0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(WORD, max_size=60))
+def test_running_headers_equal_the_per_line_union(
+    items: list[tuple[int, int, str, float, float, float]],
+) -> None:
+    """Words at random heights on random lines of six pages: same removals as line unions."""
+    items.sort(key=lambda w: (w[0], w[1]))
+    pages = [Page(i, 600.0, HEIGHT) for i in range(6)]
+    doc = Document(
+        pages=pages,
+        words=[w[2] for w in items],
+        boxes=[(w[3], w[4], w[3] + 10.0, w[4] + w[5]) for w in items],
+        word_pages=[w[0] for w in items],
+        line_ids=[w[0] * 10 + w[1] for w in items],
+    )
+    assert running_headers(doc) == _reference_running_headers(doc)

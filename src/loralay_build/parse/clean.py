@@ -12,7 +12,9 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-from loralay_build.records import Box, Document
+import numpy as np
+
+from loralay_build.records import Document, box_array
 
 Cleaner = Callable[[Document], set[int]]
 
@@ -47,19 +49,6 @@ def _lines_of(doc: Document, indices: Sequence[int]) -> dict[int, list[int]]:
     return lines
 
 
-def _union(boxes: Sequence[Box]) -> Box:
-    return (
-        min(b[0] for b in boxes),
-        min(b[1] for b in boxes),
-        max(b[2] for b in boxes),
-        max(b[3] for b in boxes),
-    )
-
-
-def _page_sizes(doc: Document) -> dict[int, tuple[float, float]]:
-    return {page.index: (page.width, page.height) for page in doc.pages}
-
-
 def hal_cover(doc: Document) -> set[int]:
     """HAL's generated cover page: the first page with words, when it carries HAL's banner."""
     pages = _pages_of(doc)
@@ -91,26 +80,40 @@ def arxiv_stamp(doc: Document) -> set[int]:
 
 
 def running_headers(doc: Document) -> set[int]:
-    """Lines in the top or bottom band that repeat over pages (digits ignored), and page numbers."""
-    sizes = _page_sizes(doc)
-    pages = _pages_of(doc)
+    """Lines in the top or bottom band that repeat over pages (digits ignored), and page numbers.
+
+    The band test runs on whole columns: only words inside a band reach per-word Python, and
+    a line is dropped from the search as soon as one of its words lies outside both bands.
+    """
+    if not doc.words:
+        return set()
+    heights = np.zeros(max(page.index for page in doc.pages) + 1, dtype=np.float64)
+    heights[[page.index for page in doc.pages]] = [page.height for page in doc.pages]
+    boxes = box_array(doc.boxes)
+    pages = np.asarray(doc.word_pages, dtype=np.int64)
+    height = heights[pages]
+    top = boxes[:, 3] <= MARGIN_BAND * height
+    bottom = boxes[:, 1] >= (1.0 - MARGIN_BAND) * height
+    lines = pages * (max(doc.line_ids) + 1) + np.asarray(doc.line_ids, dtype=np.int64)
+    inside = top | bottom
+    candidates = np.flatnonzero(inside & ~np.isin(lines, lines[~inside]))
+    grouped: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for i in candidates.tolist():
+        grouped[doc.word_pages[i], doc.line_ids[i]].append(i)
     seen: dict[tuple[str, str], set[int]] = defaultdict(set)
     found: list[tuple[tuple[str, str], list[int]]] = []
-    for page, indices in pages.items():
-        height = sizes[page][1]
-        for line in _lines_of(doc, indices).values():
-            box = _union([doc.boxes[i] for i in line])
-            if box[3] <= MARGIN_BAND * height:
-                zone = "top"
-            elif box[1] >= (1.0 - MARGIN_BAND) * height:
-                zone = "bottom"
-            else:
-                continue
-            text = " ".join(doc.words[i] for i in line)
-            key = (zone, "#" if _ROMAN.match(text) else _DIGITS.sub("#", text.casefold()))
-            seen[key].add(page)
-            found.append((key, line))
-    repeats = 2 if len(pages) <= 4 else 3
+    for (page, _), line in grouped.items():
+        if top[line].all():
+            zone = "top"
+        elif bottom[line].all():
+            zone = "bottom"
+        else:
+            continue
+        text = " ".join(doc.words[i] for i in line)
+        key = (zone, "#" if _ROMAN.match(text) else _DIGITS.sub("#", text.casefold()))
+        seen[key].add(page)
+        found.append((key, line))
+    repeats = 2 if len(set(doc.word_pages)) <= 4 else 3
     return {i for key, line in found if len(seen[key]) >= repeats for i in line}
 
 
@@ -159,6 +162,6 @@ def clean_document(doc: Document, cleaners: Sequence[str]) -> Document:
         drop = CLEANERS[name](doc)
         if not drop:
             continue
-        doc = doc.select([i for i in range(len(doc)) if i not in drop])
+        doc = doc.select(np.delete(np.arange(len(doc)), sorted(drop)))
         doc.removed[name] = doc.removed.get(name, 0) + len(drop)
     return doc

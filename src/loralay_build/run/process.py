@@ -5,8 +5,6 @@ A pure function of its task, so any executor (in-process or an isolated worker) 
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +15,7 @@ from loralay_build.columns import Strings
 from loralay_build.errors import Reason, Reject
 from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.parse.settings import ParseSettings
-from loralay_build.records import Candidate, Document, MatchRecord
+from loralay_build.records import Candidate, Document, MatchRecord, box_array
 from loralay_build.text import MatchSettings, detect_language, prepare_abstract, strip_abstracts
 from loralay_build.text.separate import separate_summaries
 
@@ -49,12 +47,6 @@ class Outcome:
     reason: Reason | None = None
     detail: str = ""
     stats: dict[str, Any] = field(default_factory=dict)
-
-
-def box_array(boxes: Sequence[tuple[float, float, float, float]]) -> np.ndarray:
-    """Boxes as an (n, 4) float64 array, read straight from the tuples' floats."""
-    flat = np.fromiter(itertools.chain.from_iterable(boxes), dtype=np.float64, count=4 * len(boxes))
-    return flat.reshape(-1, 4)
 
 
 def _box_columns(

@@ -1,0 +1,49 @@
+"""Document.select copies runs of words by slices: it must equal picking word by word."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from loralay_build.records import Document, Page
+
+
+def _doc(n: int) -> Document:
+    return Document(
+        pages=[Page(0, 600.0, 800.0)],
+        words=[f"w{i}" for i in range(n)],
+        boxes=[(float(i), 1.0, float(i) + 2.0, 3.0) for i in range(n)],
+        word_pages=[i % 3 for i in range(n)],
+        line_ids=[i // 4 for i in range(n)],
+        block_ids=[i // 9 for i in range(n)],
+        font_sizes=[10.0 + i for i in range(n)],
+        removed={"x": 1},
+        composed=2,
+    )
+
+
+@given(st.integers(0, 40).flatmap(
+    lambda n: st.tuples(st.just(n), st.lists(st.integers(0, max(n - 1, 0)), max_size=60)
+                        if n else st.just([]))))
+def test_select_equals_picking_each_word(case: tuple[int, list[int]]) -> None:
+    n, keep = case
+    doc = _doc(n)
+    got = doc.select(keep)
+    assert got.words == [doc.words[i] for i in keep]
+    assert got.boxes == [doc.boxes[i] for i in keep]
+    assert got.word_pages == [doc.word_pages[i] for i in keep]
+    assert got.line_ids == [doc.line_ids[i] for i in keep]
+    assert got.block_ids == [doc.block_ids[i] for i in keep]
+    assert got.font_sizes == [doc.font_sizes[i] for i in keep]
+    assert (got.removed, got.composed, got.pages) == (doc.removed, doc.composed, doc.pages)
+
+
+def test_select_sorted_runs_and_bounds() -> None:
+    doc = _doc(10)
+    assert doc.select([0, 1, 2, 5, 6, 9]).words == ["w0", "w1", "w2", "w5", "w6", "w9"]
+    assert doc.select([3, 3, 2]).words == ["w3", "w3", "w2"]
+    with pytest.raises(IndexError):
+        doc.select([10])
+    with pytest.raises(IndexError):
+        doc.select([-1])
