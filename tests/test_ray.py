@@ -235,3 +235,24 @@ def test_where_work_runs_is_not_part_of_the_config_hash() -> None:
     assert load_settings("local", environ={}, overrides=placed).config_hash() == base
     limits = {"run": {"timeout": 5.0}}
     assert load_settings("local", environ={}, overrides=limits).config_hash() != base
+
+
+def test_eurlex_bundles_travel_with_their_parts(ray_address: str, tmp_path: Path) -> None:
+    """A EUR-Lex blob is a manifest naming a PDF and a text; sent as bytes, its parts go too."""
+    from loralay_build.config import merge
+    from loralay_build.sandbox.eurlex import EurlexSandbox
+    from loralay_build.sandbox.server import SandboxServer
+
+    from .sources.cli_helpers import FAST, write_config
+
+    with SandboxServer() as server:
+        sandbox = EurlexSandbox(server, n_docs=6, seed=3, faults=False)
+        config = write_config(tmp_path / "c.toml", merge(sandbox.client_config(("en",)), FAST))
+        for executor, extra in (("local", ()), ("ray", ("--ray-address", ray_address))):
+            result = run_cli("eurlex", "--out", str(tmp_path / executor), "--config",
+                             str(config), "--executor", executor, *extra)
+            assert result.returncode == 0, result.stderr
+    local = contents(tmp_path / "local" / "eurlex-en")
+    assert contents(tmp_path / "ray" / "eurlex-en") == local
+    build = json.loads(local["build.json"])
+    assert build["counts"]["splits"]["train"] > 0

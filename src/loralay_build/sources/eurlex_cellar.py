@@ -7,6 +7,7 @@ Answers: 200 body; 300 Multiple Choices for a multi-part act (each `DOC_n` fetch
 
 from __future__ import annotations
 
+import hashlib
 import io
 import logging
 import re
@@ -144,9 +145,28 @@ def _join_pdfs(parts: list[bytes]) -> bytes:
                 source.close()
         out = io.BytesIO()
         joined.save(out)
-        return out.getvalue()
+        return _reproducible(out.getvalue(), hashlib.sha256(b"".join(parts)).hexdigest())
     except pdfium.PdfiumError as exc:
         raise Reject(Reason.CORRUPTED, f"cannot join the parts of a multi-part act: {exc}") \
             from exc
     finally:
         joined.close()
+
+
+_CREATION_DATE = re.compile(rb"/CreationDate\([^)]*\)")
+_FILE_ID = re.compile(rb"/ID\s*\[\s*<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*\]")
+
+
+def _reproducible(pdf: bytes, digest: str) -> bytes:
+    """The joined PDF with its save time blanked and its file id taken from the parts, so the
+    same parts always give the same bytes (and blob). Replacements keep every byte offset."""
+    pdf = _CREATION_DATE.sub(lambda m: b" " * len(m.group(0)), pdf)
+
+    def file_id(match: re.Match[bytes]) -> bytes:
+        whole = match.group(0)
+        for group in (1, 2):
+            old = match.group(group)
+            whole = whole.replace(old, digest.upper()[: len(old)].encode().ljust(len(old), b"0"))
+        return whole
+
+    return _FILE_ID.sub(file_id, pdf)
