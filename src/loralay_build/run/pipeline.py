@@ -134,14 +134,14 @@ class Pipeline:
         self.process()
         self.publish()
         publish_views(self)
-        waiting = self.state.status_counts(self.dataset).get(RETRY, 0)
+        statuses = self.state.status_counts(self.dataset)
+        waiting = statuses.get(RETRY, 0)
         self.report.add("waiting_retry", waiting)
         self.report.add("discovery_failed", len(self.discovery_failures))
         partial = bool(waiting or self.discovery_failures)
         if not self.report.counts["published_rows"] and not (partial or self.req.allow_empty):
-            rejected = self.state.status_counts(self.dataset).get(REJECTED, 0)
             raise NothingPublished(
-                f"{self.dataset}: no document published ({rejected} rejected, see "
+                f"{self.dataset}: no document published ({statuses.get(REJECTED, 0)} rejected, see "
                 f"{self.req.out_root / self.dataset / 'rejects.jsonl'}); --allow-empty "
                 "accepts an empty dataset"
             )

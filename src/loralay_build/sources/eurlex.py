@@ -56,6 +56,7 @@ from loralay_build.sources.eurlex_text import (
 log = logging.getLogger(__name__)
 
 MARK_SCOPE = "eurlex"  # marks are shared by every language dataset the crawl feeds
+CELLAR_URL = "http://publications.europa.eu/resource/"  # configs/eurlex.toml sets it too
 SPLIT_PRESETS = ("chronological", "eurlex-sum")
 
 QUERY = """PREFIX cdm: <http://publications.europa.eu/ontology/cdm#>
@@ -204,7 +205,7 @@ class EurlexSource:
         if found is None:
             return None
         summary, summary_url = found
-        cellar = str(ctx.config.get("cellar_url", "http://publications.europa.eu/resource/"))
+        cellar = str(ctx.config.get("cellar_url", CELLAR_URL))
         extra: dict[str, Any] = {
             "celex": act.celex,
             "legissum": link.legissum,
@@ -245,7 +246,7 @@ class EurlexSource:
     def _summary(self, ctx: DiscoveryContext, link: Link,
                  lang: str) -> tuple[Summary, str] | None:
         """(Summary, url) in `lang`, or None when Cellar has no such expression (404)."""
-        cellar = str(ctx.config.get("cellar_url", "http://publications.europa.eu/resource/"))
+        cellar = str(ctx.config.get("cellar_url", CELLAR_URL))
         url = f"{cellar}legissum/{link.legissum}"
         body = negotiate(ctx.client, url, SUMMARY_TYPE, lang, ctx.config)
         if body is None or is_missing_page(body):
