@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from loralay_build.records import Document, Page
+from loralay_build.records import Document, Page, box_array
 
 
 def _doc(n: int) -> Document:
@@ -29,7 +29,9 @@ def _doc(n: int) -> Document:
 def test_select_equals_picking_each_word(case: tuple[int, list[int]]) -> None:
     n, keep = case
     doc = _doc(n)
+    doc.box_array()  # a selection carries the array over instead of converting again
     got = doc.select(keep)
+    assert got.box_array().tolist() == [list(doc.boxes[i]) for i in keep]
     assert got.words == [doc.words[i] for i in keep]
     assert got.boxes == [doc.boxes[i] for i in keep]
     assert got.word_pages == [doc.word_pages[i] for i in keep]
@@ -47,3 +49,10 @@ def test_select_sorted_runs_and_bounds() -> None:
         doc.select([10])
     with pytest.raises(IndexError):
         doc.select([-1])
+
+
+def test_box_array_follows_boxes_added_after_it_was_made() -> None:
+    doc = _doc(3)
+    assert doc.box_array().shape == (3, 4)
+    doc.boxes.append((1.0, 2.0, 3.0, 4.0))
+    assert (doc.box_array() == box_array(doc.boxes)).all()

@@ -97,12 +97,16 @@ class BlobStore:
     def commit(self, handle: IO[bytes]) -> str:
         """Make a staged file durable under its content hash and return that hash."""
         handle.flush()
-        os.fsync(handle.fileno())
         handle.seek(0)
         digest = hashlib.sha256()
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
-        sha = digest.hexdigest()
+        return self._publish(handle, digest.hexdigest())
+
+    def _publish(self, handle: IO[bytes], sha: str) -> str:
+        """Sync the staged file and rename it to its hash (a blob already there is kept)."""
+        handle.flush()
+        os.fsync(handle.fileno())
         target = self.path(sha)
         if not target.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -111,11 +115,13 @@ class BlobStore:
         return sha
 
     def add_file(self, source: Path) -> str:
-        """Copy a local file into the store."""
+        """Copy a local file into the store, hashing it on the way (one read of the file)."""
+        digest = hashlib.sha256()
         with self.staging() as handle, source.open("rb") as src:
             for chunk in iter(lambda: src.read(1 << 20), b""):
+                digest.update(chunk)
                 handle.write(chunk)
-            return self.commit(handle)
+            return self._publish(handle, digest.hexdigest())
 
     def clean_staging(self) -> int:
         """Remove temporary files left by a crashed run; returns how many."""

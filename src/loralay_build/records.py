@@ -64,9 +64,17 @@ class Document:
     font_sizes: list[float] = field(default_factory=list)
     removed: dict[str, int] = field(default_factory=dict)  # words removed per cleaner
     composed: int = 0  # spacing accent glyphs the parser composed with their letter
+    _box_array: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.words)
+
+    def box_array(self) -> np.ndarray:
+        """`boxes` as an (n, 4) float64 array, made once: cleaners, checks and the row builder
+        all need it, and a selection carries it over instead of converting the tuples again."""
+        if self._box_array is None or len(self._box_array) != len(self.boxes):
+            self._box_array = box_array(self.boxes)
+        return self._box_array
 
     def select(self, keep: Sequence[int] | np.ndarray) -> Document:
         """A new document holding only the words at the given indices (in that order).
@@ -82,7 +90,7 @@ class Document:
                 out += values[start:stop]
             return out
 
-        return Document(
+        selected = Document(
             pages=list(self.pages),
             words=pick(self.words),
             boxes=pick(self.boxes),
@@ -93,6 +101,10 @@ class Document:
             removed=dict(self.removed),
             composed=self.composed,
         )
+        cached = self._box_array
+        if cached is not None and len(cached) == len(self.boxes):
+            selected._box_array = np.concatenate([cached[a:b] for a, b in runs] or [cached[:0]])
+        return selected
 
 
 def _runs(keep: Sequence[int] | np.ndarray, size: int) -> list[tuple[int, int]]:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from loralay_build.records import Document, box_array
+from loralay_build.records import Document
 
 Cleaner = Callable[[Document], set[int]]
 
@@ -89,7 +89,7 @@ def running_headers(doc: Document) -> set[int]:
         return set()
     heights = np.zeros(max(page.index for page in doc.pages) + 1, dtype=np.float64)
     heights[[page.index for page in doc.pages]] = [page.height for page in doc.pages]
-    boxes = box_array(doc.boxes)
+    boxes = doc.box_array()
     pages = np.asarray(doc.word_pages, dtype=np.int64)
     height = heights[pages]
     top = boxes[:, 3] <= MARGIN_BAND * height

@@ -15,7 +15,7 @@ from loralay_build.columns import Strings
 from loralay_build.errors import Reason, Reject
 from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.parse.settings import ParseSettings
-from loralay_build.records import Candidate, Document, MatchRecord, box_array
+from loralay_build.records import Candidate, Document, MatchRecord
 from loralay_build.text import MatchSettings, detect_language, prepare_abstract, strip_abstracts
 from loralay_build.text.separate import separate_summaries
 
@@ -49,15 +49,13 @@ class Outcome:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-def _box_columns(
-    body: Document, boxes: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _box_columns(body: Document) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Integer boxes, boxes normalised to 0-1000 per page, and page indices, as arrays.
 
     The same arithmetic as per-word Python (round half to even, then 1000 * x / width
     truncated toward zero, clamped, corners ordered) in whole-column numpy operations.
     """
-    boxes = box_array(body.boxes) if boxes is None else boxes
+    boxes = body.box_array()
     pages = np.asarray(body.word_pages, dtype=np.int64)
     count = max((page.index for page in body.pages), default=-1) + 1
     width = np.ones(count)
@@ -80,13 +78,11 @@ def build_row(
     lang: tuple[str, float],
     reference_text: str | None = None,
     pdf_sha256: str | None = None,
-    boxes: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Assemble the published columns from a cleaned, stripped document.
 
     Words, boxes and pages are compact columns (`Strings`, numpy arrays) for the trip to the
-    parent; the work store turns them into Arrow arrays. `boxes` is `body.boxes` as an array
-    when the caller already has it.
+    parent; the work store turns them into Arrow arrays.
     """
     cand = task.candidate
     sizes = {page.index: page for page in body.pages}
@@ -96,7 +92,7 @@ def build_row(
         else {"width": 0.0, "height": 0.0}
         for i in range(n_pages)
     ]
-    int_boxes, norm, pages = _box_columns(body, boxes)
+    int_boxes, norm, pages = _box_columns(body)
     main = cand.language
     return {
         "article_id": cand.id,
@@ -130,12 +126,10 @@ def build_row(
     }
 
 
-def _finite_boxes(doc: Document) -> np.ndarray:
-    """The document's boxes as an array; a non-finite one rejects the document."""
-    boxes = box_array(doc.boxes)
-    if not np.isfinite(boxes).all():
+def _check_boxes(doc: Document) -> None:
+    """A non-finite word box rejects the document."""
+    if not np.isfinite(doc.box_array()).all():
         raise Reject(Reason.CORRUPTED, "non-finite word box")
-    return boxes
 
 
 def process_document(task: Task) -> Outcome:
@@ -204,14 +198,13 @@ def _process(task: Task) -> Outcome:
     if files.pdf_path:
         doc = parse_pdf(files.pdf_path, backend=task.parse.backend, settings=task.parse)
         doc = clean_document(doc, task.cleaners)
-    boxes = _finite_boxes(doc)
+    _check_boxes(doc)
     if task.summary_separate:
-        body, keep = doc, np.arange(len(doc.words), dtype=np.int64)
+        body = doc
         matches = separate_summaries(doc.words, files.reference, abstracts, main, task.match)
     else:
         stripped = strip_abstracts(doc.words, doc.word_pages, abstracts, main, task.match)
         body, matches = doc.select(stripped.keep), stripped.matches
-        keep = np.asarray(stripped.keep, dtype=np.int64)
     if not body.words and not files.reference:
         raise Reject(Reason.NO_TEXT_LAYER, "no body words left after removing the abstracts")
     _check_reference_ratio(task, body.words, files.reference, abstracts[main])
@@ -220,8 +213,7 @@ def _process(task: Task) -> Outcome:
     mismatch = lang[0] not in (main, "un") and lang[1] >= MIN_LANG_CONFIDENCE
     if task.language_check == "body" and mismatch:
         raise Reject(Reason.LANGUAGE_MISMATCH, f"body reads as {lang[0]} ({lang[1]:.2f})")
-    row = build_row(task, body, abstracts, matches, lang, files.reference, files.pdf_sha256,
-                    boxes[keep])
+    row = build_row(task, body, abstracts, matches, lang, files.reference, files.pdf_sha256)
     stats = {
         "n_pages": len(doc.pages),
         "summary_words": len(abstracts[main].split()),
