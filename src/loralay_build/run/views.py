@@ -24,7 +24,7 @@ from loralay_build.corpus.card import render_view_card
 from loralay_build.corpus.folder import BUILD_FILE, published_build
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.writer import digest, remove_stale, write_rows
-from loralay_build.errors import ConfigError, LoralayError
+from loralay_build.errors import ConfigError, LoralayError, TransientError
 from loralay_build.progress import progress
 from loralay_build.safexml import child, parse_xml, text_of
 from loralay_build.sources.oaipmh import OaiClient
@@ -128,6 +128,10 @@ def _articles(pipe: Pipeline, rows: list[Row],
                 sha = fetch_jats(row.candidate, pipe.client, pipe.blobs, oai_url)
                 index.put(cid, sha)
             article = parse_xml(pipe.blobs.path(sha).read_bytes())
+        except TransientError as exc:  # fetched again on the next run; the run is partial
+            log.warning("%s: full text not fetched for the views yet (%s)", cid, exc)
+            pipe.report.add("views_full_text_waiting")
+            continue
         except LoralayError as exc:
             log.warning("%s: no full text for the views (%s)", cid, exc)
             pipe.report.add("views_no_full_text")
