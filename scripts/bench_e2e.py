@@ -20,6 +20,7 @@ Rounds are interleaved; medians are reported.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import resource
@@ -228,6 +229,11 @@ def main() -> None:
         return
     if args.folder is None:
         parser.error("DIR is required")
+    # Measure the tool as installed: a wheel install compiles bytecode, while an editable
+    # checkout under PYTHONDONTWRITEBYTECODE would compile every module in every process.
+    import loralay_build
+
+    compileall.compile_dir(Path(loralay_build.__file__).parent, quiet=1)
     work = Path(tempfile.mkdtemp(prefix="bench-e2e-"))
     try:
         pdfs, manifest = make_corpus(args.folder, work, args.copies)
