@@ -82,8 +82,8 @@ def arxiv_stamp(doc: Document) -> set[int]:
 def running_headers(doc: Document) -> set[int]:
     """Lines in the top or bottom band that repeat over pages (digits ignored), and page numbers.
 
-    The band test runs on whole columns: only words inside a band reach per-word Python, and
-    a line is dropped from the search as soon as one of its words lies outside both bands.
+    The band tests run on whole columns: only lines lying wholly inside one band reach
+    Python, one string key per line.
     """
     if not doc.words:
         return set()
@@ -91,30 +91,39 @@ def running_headers(doc: Document) -> set[int]:
     heights[[page.index for page in doc.pages]] = [page.height for page in doc.pages]
     boxes = doc.box_array()
     pages = np.asarray(doc.word_pages, dtype=np.int64)
+    line_ids = np.asarray(doc.line_ids, dtype=np.int64)
     height = heights[pages]
     top = boxes[:, 3] <= MARGIN_BAND * height
     bottom = boxes[:, 1] >= (1.0 - MARGIN_BAND) * height
-    lines = pages * (max(doc.line_ids) + 1) + np.asarray(doc.line_ids, dtype=np.int64)
+    lines = pages * (int(line_ids.max()) + 1) + line_ids
     inside = top | bottom
     candidates = np.flatnonzero(inside & ~np.isin(lines, lines[~inside]))
-    grouped: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for i in candidates.tolist():
-        grouped[doc.word_pages[i], doc.line_ids[i]].append(i)
+    if not len(candidates):
+        return set()
+    # Candidates grouped by line (stable: each line's words keep their order).
+    candidates = candidates[np.argsort(lines[candidates], kind="stable")]
+    keys = lines[candidates]
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    all_top = np.logical_and.reduceat(top[candidates], starts)
+    all_bottom = np.logical_and.reduceat(bottom[candidates], starts)
+    ends = [*starts[1:].tolist(), len(candidates)]
+    words = [doc.words[i] for i in candidates.tolist()]
     seen: dict[tuple[str, str], set[int]] = defaultdict(set)
-    found: list[tuple[tuple[str, str], list[int]]] = []
-    for (page, _), line in grouped.items():
-        if top[line].all():
-            zone = "top"
-        elif bottom[line].all():
-            zone = "bottom"
-        else:
+    found: list[tuple[tuple[str, str], int, int]] = []
+    for a, b, is_top, is_bottom, page in zip(
+        starts.tolist(), ends, all_top.tolist(), all_bottom.tolist(),
+        pages[candidates[starts]].tolist(), strict=True,
+    ):
+        if not (is_top or is_bottom):
             continue
-        text = " ".join(doc.words[i] for i in line)
-        key = (zone, "#" if _ROMAN.match(text) else _DIGITS.sub("#", text.casefold()))
+        text = " ".join(words[a:b])
+        key = ("top" if is_top else "bottom",
+               "#" if _ROMAN.match(text) else _DIGITS.sub("#", text.casefold()))
         seen[key].add(page)
-        found.append((key, line))
+        found.append((key, a, b))
     repeats = 2 if len(set(doc.word_pages)) <= 4 else 3
-    return {i for key, line in found if len(seen[key]) >= repeats for i in line}
+    dropped = [candidates[a:b] for key, a, b in found if len(seen[key]) >= repeats]
+    return set(np.concatenate(dropped).tolist()) if dropped else set()
 
 
 def line_numbers(doc: Document) -> set[int]:
