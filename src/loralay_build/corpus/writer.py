@@ -1,8 +1,9 @@
-"""Parquet files: one-row work files per processed document, and the published shards.
+"""Work files (one Arrow IPC file per processed document) and the published Parquet shards.
 
-Shards are written with pinned options (zstd level, row-group size, page checksums) and from
-rows in a fixed order, so the same inputs always give the same bytes; each file is renamed
-into place only once complete.
+Work files are only read back and re-encoded into shards, so they skip Parquet's encoding:
+uncompressed Arrow IPC. Shards are written with pinned options (zstd level, row-group size,
+page checksums) and from rows in a fixed order, so the same inputs always give the same
+bytes; each file is renamed into place only once complete.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from loralay_build.blobs import atomic_path
 from loralay_build.columns import Strings
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
+from loralay_build.errors import LoralayError
 
 
 def _options(settings: OutputSettings) -> dict[str, Any]:
@@ -43,17 +45,6 @@ def _write_parquet(table: pa.Table, path: Path, settings: OutputSettings) -> Non
     pq.write_table(
         table.combine_chunks(), path, row_group_size=settings.row_group_rows, **_options(settings)
     )
-
-
-# Work files are read back and re-encoded into shards, so their codec never reaches the output:
-# LZ4 writes and reads a one-row file in about half the CPU of zstd, at ~1.8x the size.
-_WORK_OPTIONS = {
-    "compression": "lz4",
-    "write_page_checksum": True,
-    "data_page_version": "2.0",
-    "use_dictionary": False,
-    "write_statistics": False,
-}
 
 
 def _write_table(table: pa.Table, path: Path, settings: OutputSettings) -> None:
@@ -132,22 +123,62 @@ def _libc() -> ctypes.CDLL | None:
 _LIBC = _libc()
 
 
-def _read_row(path: Path) -> pa.Table:
-    """A work file as a table of the example schema (`ParquetFile.read` costs about half of
-    `read_table`, whose dataset layer a one-row file does not need). The cast restores the
-    schema's list item names, which Parquet stores as "element" and the shard bytes keep."""
+class WorkFileError(LoralayError):
+    """A work file that publishing needs is missing or unreadable."""
+
+
+def _write_row(table: pa.Table, path: Path) -> None:
+    """One row as an Arrow IPC file (the file format: its footer makes a cut file fail).
+
+    Uncompressed: on real rows, LZ4 buffers would cut the bytes by 30 % (to the size of the
+    Parquet work files of earlier versions) but nearly triple the CPU of writing and reading
+    a row back, which the parent pays for every document.
+    """
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, EXAMPLE_SCHEMA) as writer:
+        writer.write_table(table)
+
+
+def _read_ipc(path: Path) -> pa.Table:
+    """A work file, read in one call. Not memory-mapped: that is no cheaper here, and a mapped
+    file cut short by anyone would kill the process (SIGBUS).
+    Fully validated: corrupt offsets or text fail here rather than in the shard writer."""
+    table = pa.ipc.open_file(pa.py_buffer(path.read_bytes())).read_all()
+    if not table.schema.equals(EXAMPLE_SCHEMA):
+        raise pa.ArrowInvalid("not a table of the example schema")
+    table.validate(full=True)
+    return table
+
+
+def _read_parquet(path: Path) -> pa.Table:
+    """A work file of earlier versions (one-row Parquet). The cast restores the schema's
+    list item names, which Parquet stores as "element" and the shard bytes keep."""
     return pq.ParquetFile(path).read().cast(EXAMPLE_SCHEMA)
 
 
 class WorkStore:
-    """Processed examples, one Parquet file each, named by the work key."""
+    """Processed examples, one Arrow IPC file each, named by the work key."""
 
     def __init__(self, root: Path, settings: OutputSettings) -> None:
         self.root = root
         self.settings = settings
 
     def path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.parquet"
+        return self.root / key[:2] / f"{key}.arrow"
+
+    def _read_row(self, key: str) -> pa.Table:
+        """One work file; a `.parquet` one where an earlier version left it (an output folder
+        built before the switch to IPC is resumed without re-processing)."""
+        path = self.path(key)
+        try:
+            try:
+                return _read_ipc(path)
+            except FileNotFoundError:
+                if not path.with_suffix(".parquet").is_file():
+                    raise
+                path = path.with_suffix(".parquet")
+                return _read_parquet(path)
+        except (OSError, pa.ArrowException) as exc:
+            raise WorkFileError(f"work file {path} is unreadable: {exc}") from exc
 
     def put(self, key: str, row: dict[str, Any]) -> None:
         self.put_many([(key, row)])
@@ -167,7 +198,7 @@ class WorkStore:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
             try:
-                pq.write_table(table.slice(index, 1), tmp, **_WORK_OPTIONS)
+                _write_row(table.slice(index, 1), tmp)
                 os.replace(tmp, path)
             finally:
                 tmp.unlink(missing_ok=True)
@@ -175,7 +206,7 @@ class WorkStore:
         sync_filesystem(self.root)
 
     def read(self, keys: Sequence[str]) -> pa.Table:
-        tables = [_read_row(self.path(k)) for k in keys]
+        tables = [self._read_row(k) for k in keys]
         if not tables:
             return EXAMPLE_SCHEMA.empty_table()
         return pa.concat_tables(tables)

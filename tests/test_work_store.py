@@ -1,0 +1,135 @@
+"""The work store: IPC files read back exactly, older Parquet work files still read, and a
+damaged work file stops publishing with a one-line error instead of a crash or a bad shard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from loralay_build.config import OutputSettings
+from loralay_build.corpus.schema import EXAMPLE_SCHEMA
+from loralay_build.corpus.writer import WorkFileError, WorkStore, rows_table, write_split
+
+from .conftest import run_cli
+from .test_columns import _compact_row, _plain_row
+from .test_local import make_corpus, write_manifest
+
+SETTINGS = OutputSettings(shard_rows=5, row_group_rows=2)
+KEYS = [f"{i:064d}" for i in range(7)]
+
+
+def _rows() -> list[dict[str, object]]:
+    return [(_compact_row if i % 2 else _plain_row)(i) for i in range(len(KEYS))]
+
+
+def _write_legacy(work: WorkStore, key: str, row: dict[str, object]) -> None:
+    """A work file as versions before the IPC store wrote it: one-row Parquet, LZ4."""
+    path = work.path(key).with_suffix(".parquet")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(rows_table([row]), path, compression="lz4", write_page_checksum=True,
+                   data_page_version="2.0", use_dictionary=False, write_statistics=False)
+
+
+def _shards(folder: Path, work: WorkStore) -> dict[str, bytes]:
+    files = write_split(folder, "train", "gen", KEYS, work, SETTINGS)
+    return {f.name: (folder / f.name).read_bytes() for f in files}
+
+
+def test_work_files_read_back_as_the_example_schema(tmp_path: Path) -> None:
+    work = WorkStore(tmp_path / "work", SETTINGS)
+    rows = _rows()
+    work.put_many(list(zip(KEYS, rows, strict=True)))
+    assert all(work.path(k).suffix == ".arrow" and work.path(k).is_file() for k in KEYS)
+    table = work.read(KEYS)
+    assert table.schema.equals(EXAMPLE_SCHEMA, check_metadata=True)
+    assert table.equals(rows_table(rows))
+
+
+def test_older_parquet_work_files_publish_the_same_shards(tmp_path: Path) -> None:
+    """An output folder of an earlier version, resumed: its Parquet work files are read where
+    no IPC file exists, alone or mixed with new ones, and give the same shard bytes."""
+    rows = _rows()
+    new = WorkStore(tmp_path / "new", SETTINGS)
+    new.put_many(list(zip(KEYS, rows, strict=True)))
+    old = WorkStore(tmp_path / "old", SETTINGS)
+    for key, row in zip(KEYS[:4], rows[:4], strict=True):
+        _write_legacy(old, key, row)
+    old.put_many(list(zip(KEYS[4:], rows[4:], strict=True)))
+    assert not old.path(KEYS[0]).exists()
+    expected = _shards(tmp_path / "a", new)
+    assert len(expected) == 2
+    assert _shards(tmp_path / "b", old) == expected
+
+
+def _damage(path: Path, how: str) -> None:
+    data = path.read_bytes()
+    if how == "truncated":
+        path.write_bytes(data[: len(data) // 2])
+    elif how == "empty":
+        path.write_bytes(b"")
+    elif how == "missing":
+        path.unlink()
+    elif how == "other-schema":  # e.g. left by a version with another example schema
+        table = pa.table({"article_id": ["x"]})
+        with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+    elif how == "legacy-truncated":
+        path.unlink()
+        legacy = path.with_suffix(".parquet")
+        legacy.write_bytes(b"PAR1 not really")
+
+
+@pytest.mark.parametrize("how", ["truncated", "empty", "missing", "other-schema",
+                                 "legacy-truncated"])
+def test_a_damaged_work_file_fails_publishing_by_name(tmp_path: Path, how: str) -> None:
+    work = WorkStore(tmp_path / "work", SETTINGS)
+    work.put_many(list(zip(KEYS, _rows(), strict=True)))
+    _damage(work.path(KEYS[3]), how)
+    named = work.path(KEYS[3]).with_suffix(".parquet" if how.startswith("legacy") else ".arrow")
+    out = tmp_path / "out"
+    with pytest.raises(WorkFileError, match=f"work file {named} is unreadable"):
+        write_split(out, "train", "gen", KEYS, work, SETTINGS)
+    assert [p.name for p in out.iterdir()] == []  # no partial shard, no temporary file
+
+
+def test_text_that_is_not_utf8_is_refused_before_the_shard_writer(tmp_path: Path) -> None:
+    """IPC reads are not decoded value by value as Parquet's are: the full validation is what
+    keeps invalid offsets or text out of the shards."""
+    work = WorkStore(tmp_path / "work", SETTINGS)
+    table = rows_table([_plain_row(0)])
+    words = pa.StringArray.from_buffers(2, pa.py_buffer(b"\0\0\0\0\2\0\0\0\4\0\0\0"),
+                                        pa.py_buffer(b"ok\xff\xfe"))
+    column = pa.ListArray.from_arrays(pa.array([0, 2], type=pa.int32()), words,
+                                      type=EXAMPLE_SCHEMA.field("article_words").type)
+    bad = table.set_column(1, EXAMPLE_SCHEMA.field("article_words"), column)
+    work.path(KEYS[0]).parent.mkdir(parents=True)
+    with pa.OSFile(str(work.path(KEYS[0])), "wb") as sink, \
+            pa.ipc.new_file(sink, EXAMPLE_SCHEMA) as writer:
+        writer.write_table(bad)
+    with pytest.raises(WorkFileError, match="UTF8"):
+        work.read(KEYS[:1])
+
+
+def test_the_build_stops_on_a_damaged_work_file_and_keeps_the_published_set(
+        tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    manifest = write_manifest(docs / "docs.jsonl", make_corpus(docs, 3))
+    out = tmp_path / "data"
+    args = ("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
+            "--no-filter", "-q")
+    assert run_cli(*args).returncode == 0
+    published = {p.name: p.read_bytes() for p in (out / "local").glob("*.parquet")}
+    work = sorted((out / ".loralay" / "work").rglob("*.arrow"))
+    assert len(work) == 3
+    work[0].write_bytes(work[0].read_bytes()[:100])
+    (out / "local" / "build.json").unlink()  # the next run publishes again
+    result = run_cli(*args)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert f"work file {work[0]} is unreadable" in result.stderr
+    assert {p.name: p.read_bytes() for p in (out / "local").glob("*.parquet")} == published
+    assert not [p for p in (out / "local").iterdir() if p.name.endswith(".tmp")]
