@@ -133,3 +133,8 @@ def test_the_build_stops_on_a_damaged_work_file_and_keeps_the_published_set(
     assert f"work file {work[0]} is unreadable" in result.stderr
     assert {p.name: p.read_bytes() for p in (out / "local").glob("*.parquet")} == published
     assert not [p for p in (out / "local").iterdir() if p.name.endswith(".tmp")]
+    # As the message says: without the file, its document is processed again.
+    work[0].unlink()
+    assert run_cli(*args).returncode == 0
+    assert work[0].is_file()
+    assert {p.name: p.read_bytes() for p in (out / "local").glob("*.parquet")} == published

@@ -165,6 +165,11 @@ class WorkStore:
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.arrow"
 
+    def has(self, key: str) -> bool:
+        """Whether the work file of `key` exists, in either format."""
+        path = self.path(key)
+        return path.is_file() or path.with_suffix(".parquet").is_file()
+
     def _read_row(self, key: str) -> pa.Table:
         """One work file; a `.parquet` one where an earlier version left it (an output folder
         built before the switch to IPC is resumed without re-processing)."""
@@ -178,7 +183,8 @@ class WorkStore:
                 path = path.with_suffix(".parquet")
                 return _read_parquet(path)
         except (OSError, pa.ArrowException) as exc:
-            raise WorkFileError(f"work file {path} is unreadable: {exc}") from exc
+            raise WorkFileError(f"work file {path} is unreadable: {exc} (delete it and run "
+                                "again: its document is then processed again)") from exc
 
     def put(self, key: str, row: dict[str, Any]) -> None:
         self.put_many([(key, row)])

@@ -256,7 +256,8 @@ class Pipeline:
         rows = self.state.rows(self.dataset, [FETCHED, PROCESSED, PUBLISHED, FILTERED, REJECTED])
         keys = {row.candidate.id: self.work_key(row) for row in rows if row.blob_sha}
         todo = [row for row in rows if row.candidate.id in keys
-                and row.work_key != keys[row.candidate.id]]
+                and (row.work_key != keys[row.candidate.id]
+                     or (row.status != REJECTED and not self.work.has(keys[row.candidate.id])))]
         if not todo:
             return
         run = self.settings.run
