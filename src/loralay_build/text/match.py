@@ -19,6 +19,7 @@ from typing import Literal, NamedTuple
 import edlib
 
 from loralay_build.text.normalize import Tokens, normalise_text, normalise_words
+from loralay_build.text.seeds import SeedFinder
 from loralay_build.text.settings import MatchSettings
 
 Verdict = Literal["found", "partial", "absent"]
@@ -113,12 +114,19 @@ def query_tokens(abstract: str) -> list[str]:
     return tokens[skip:]
 
 
+Windows = tuple[tuple[int, int], ...]  # body character ranges [lo, hi) to align in
+
+
 class Body:
     """The normalised text of a word stream, with the offsets that map it back to words."""
 
     def __init__(self, words: Sequence[str]) -> None:
         self.tokens: Tokens = normalise_words(words)
         self.text = " ".join(self.tokens.texts)
+        self.seeds = SeedFinder(self.text)
+        # Candidate windows per (query, settings): a split search starts with the query
+        # that the whole search has just tried, and pieces recur across edges and copies.
+        self.windows: dict[tuple[str, MatchSettings], tuple[Windows, float]] = {}
 
     def token_at(self, pos: int, *, leading: bool) -> int:
         """Token holding character `pos`; on a space, the token after (leading) or before it.
@@ -161,7 +169,7 @@ def search(tokens: Sequence[str], body: Body, settings: MatchSettings) -> Search
     if hit >= 0:
         match = body.span(hit, hit + len(query) - 1, 0, "exact")
         return Search("found", match, 0.0, (match,))
-    windows, seed_share = _candidate_windows(query, body.text, settings)
+    windows, seed_share = _candidate_windows(query, body, settings)
     best = _best(query, body.text, windows, int(settings.absent_ratio * len(query)))
     if best is not None and best.distance <= settings.accept_ratio * len(query):
         return _joined(_refine(tokens, best, body, settings, (0, len(body.text))), body)
@@ -312,7 +320,7 @@ def _pieces(
     if hit >= 0:
         out.append((Aligned(0, hit, hit + len(query) - 1), len(query)))
         return
-    windows = [region] if region is not None else _candidate_windows(query, body.text, s)[0]
+    windows = (region,) if region is not None else _candidate_windows(query, body, s)[0]
     best = _best(query, body.text, windows, int(s.accept_ratio * len(query)))
     if best is not None:
         out += _refine(tokens, best, body, s, (lo, hi))
@@ -330,27 +338,31 @@ def _pieces(
 
 
 def _candidate_windows(
-    query: str, text: str, s: MatchSettings
-) -> tuple[list[tuple[int, int]], float]:
+    query: str, body: Body, s: MatchSettings
+) -> tuple[Windows, float]:
     """Body windows around the diagonals with the most seed hits, and the share of seeds seen."""
+    known = body.windows.get((query, s))
+    if known is None:
+        known = body.windows[query, s] = _vote(query, body, s)
+    return known
+
+
+def _vote(query: str, body: Body, s: MatchSettings) -> tuple[Windows, float]:
+    """Seeds of the query vote for diagonals; windows around the best few are kept."""
     n = len(query)
     seed_len = min(s.seed_len, max(4, n // 2))
     last = n - seed_len
     if last < 0:
-        return [], 0.0
+        return (), 0.0
     count = min(s.max_seeds, last // max(1, seed_len // 2) + 1)
     positions = sorted({round(i * last / max(1, count - 1)) for i in range(count)})
+    hits = body.seeds.first([query[p : p + seed_len] for p in positions], s.seed_hits)
     votes: Counter[int] = Counter()
     seen = 0
-    for p in positions:
-        seed = query[p : p + seed_len]
-        at = text.find(seed)
-        seen += at >= 0
-        hits = 0
-        while at >= 0 and hits < s.seed_hits:
+    for p, found in zip(positions, hits, strict=True):
+        seen += bool(found)
+        for at in found:
             votes[(at - p) // s.bin_chars] += 1
-            hits += 1
-            at = text.find(seed, at + 1)
     scored = sorted(
         ((votes[b - 1] + votes[b] + votes[b + 1], -b) for b in votes),
         reverse=True,
@@ -368,8 +380,8 @@ def _candidate_windows(
     for b in chosen:
         diagonal = b * s.bin_chars
         end = diagonal + n + slack + s.bin_chars
-        windows.append((max(0, diagonal - slack), min(len(text), end)))
-    return windows, seen / len(positions)
+        windows.append((max(0, diagonal - slack), min(len(body.text), end)))
+    return tuple(windows), seen / len(positions)
 
 
 def _align(query: str, text: str, lo: int, hi: int, budget: int) -> Aligned | None:
