@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loralay_build.text.seeds import KgramIndex, SeedFinder
+from loralay_build.text.seeds import KgramIndex, SeedFinder, kgram_hashes
 
 
 def find_first(text: str, seed: str, limit: int) -> list[int]:
@@ -67,3 +68,15 @@ def test_same_answers_as_str_find_even_when_hashes_collide(
     seeds += [text[i : i + 3] for i in range(0, max(0, len(text) - 2), 7)]
     index = KgramIndex(text, 3, base)
     assert index.first(seeds, limit) == [find_first(text, s, limit) for s in seeds]
+
+
+@given(st.lists(st.integers(0, 0x10FFFF), max_size=40), st.integers(1, 20),
+       st.sampled_from([1, 31, 0x100000001B3]))
+def test_kgram_hashes_are_the_polynomial_hash_of_each_kgram(
+    codes: list[int], k: int, base: int
+) -> None:
+    expected = [
+        sum(c * pow(base, k - 1 - j, 1 << 64) for j, c in enumerate(codes[i : i + k])) % (1 << 64)
+        for i in range(len(codes) - k + 1)
+    ]
+    assert kgram_hashes(np.array(codes, dtype=np.uint32), k, base).tolist() == expected

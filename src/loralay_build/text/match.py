@@ -394,7 +394,8 @@ def _align(query: str, text: str, lo: int, hi: int, budget: int) -> Aligned | No
     window = text[lo:hi]
     q: str | bytes = query
     w: str | bytes = window
-    if len(set(query).union(window)) > _EDLIB_ALPHABET:
+    ascii = query.isascii() and window.isascii()  # cheap: at most 128 symbols
+    if not ascii and len(set(query).union(window)) > _EDLIB_ALPHABET:
         q, w = _compact(query, window)
     result = edlib.align(q, w, mode="HW", task="path", k=budget)
     distance = int(result["editDistance"])

@@ -29,13 +29,34 @@ def _codes(text: str) -> npt.NDArray[np.uint32]:
 
 
 def kgram_hashes(codes: npt.NDArray[np.uint32], k: int, base: int = _BASE) -> Hashes:
-    """Polynomial hash modulo 2**64 of every k-gram of a code sequence (the last axis)."""
-    count = codes.shape[-1] - k + 1
-    hashes: Hashes = np.zeros((*codes.shape[:-1], max(0, count)), dtype=np.uint64)
-    multiplier = np.uint64(base)
-    for j in range(k if count > 0 else 0):
-        hashes = hashes * multiplier + codes[..., j : j + count]  # wraps around modulo 2**64
-    return hashes
+    """Polynomial hash modulo 2**64 of every k-gram of a code sequence (along the last axis).
+
+    Built by doubling, the hashes of (a+b)-grams from those of a-grams and b-grams, in about
+    2 log2(k) array passes instead of k.
+    """
+    width = codes.shape[-1]
+    if width < k:
+        return np.zeros((*codes.shape[:-1], 0), dtype=np.uint64)
+    block, size = codes.astype(np.uint64), 1  # hashes of the size-grams
+    # Hashes of the length-grams, length the sum of the bits of k taken so far (0-grams hash to 0).
+    result: Hashes = np.zeros((*codes.shape[:-1], width + 1), dtype=np.uint64)
+    length, rest = 0, k
+    while rest:
+        if rest & 1:
+            count = width - length - size + 1
+            result = _joined(result[..., :count], block[..., length : length + count], size, base)
+            length += size
+        rest >>= 1
+        if rest:
+            count = width - 2 * size + 1
+            block = _joined(block[..., :count], block[..., size : size + count], size, base)
+            size *= 2
+    return result
+
+
+def _joined(head: Hashes, tail: Hashes, tail_length: int, base: int) -> Hashes:
+    """Hashes of head grams followed by tail grams of `tail_length` (wraps modulo 2**64)."""
+    return head * np.uint64(pow(base, tail_length, 1 << 64)) + tail
 
 
 def _group(hashes: Hashes) -> npt.NDArray[np.uint16]:

@@ -54,11 +54,11 @@ def strip_abstracts(
         results = _resolve_overlaps({lang: search(queries[lang], body, settings) for lang in order})
         found = {lang: _judge(lang, lang == main_lang, results[lang]) for lang in order}
     spans = _merge([(m.word_start, m.word_end) for pieces in found.values() for m in pieces])
-    audit = Leakage(_kept_tokens(body, spans), settings.ngram)
+    audit = Leakage(_kept_tokens(body, spans), settings.ngram, queries.values())
     copied = [queries[lang] for lang in order if found[lang]]
     if settings.mode == "engine" and any(audit.share(q) > settings.copy_leakage for q in copied):
         spans = _remove_copies(words, spans, copied, settings)
-        audit = Leakage(_kept_tokens(body, spans), settings.ngram)
+        audit = Leakage(_kept_tokens(body, spans), settings.ngram, queries.values())
     records = [
         _record(lang, found[lang], word_pages, audit.share(queries[lang])) for lang in order
     ]
