@@ -120,8 +120,9 @@ Windows = tuple[tuple[int, int], ...]  # body character ranges [lo, hi) to align
 class Body:
     """The normalised text of a word stream, with the offsets that map it back to words."""
 
-    def __init__(self, words: Sequence[str]) -> None:
-        self.tokens: Tokens = normalise_words(words)
+    def __init__(self, words: Sequence[str] | Tokens) -> None:
+        """The body of PDF words, or of their tokens when already normalised."""
+        self.tokens = words if isinstance(words, Tokens) else normalise_words(words)
         self.text = " ".join(self.tokens.texts)
         self.seeds = SeedFinder(self.text)
         # Candidate windows per (query, settings): a split search starts with the query
