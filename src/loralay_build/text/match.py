@@ -188,11 +188,20 @@ def search(tokens: Sequence[str], body: Body, settings: MatchSettings) -> Search
 
 
 def _best(query: str, text: str, windows: Sequence[tuple[int, int]], budget: int) -> Aligned | None:
-    """The lowest-distance alignment of the query over the windows, in body coordinates."""
+    """The lowest-distance alignment of the query over the windows, in body coordinates.
+
+    Once a window is aligned, only a strictly lower distance can win, so later windows are
+    aligned with that smaller budget: edlib gives up on them sooner, and any alignment it
+    finds within the budget is the one it would find with a larger budget.
+    """
     best: Aligned | None = None
     for lo, hi in windows:
+        if best is not None:
+            budget = min(budget, best.distance - 1)
+            if budget < 0:
+                break
         aligned = _align(query, text, lo, hi, budget)
-        if aligned is not None and (best is None or aligned.distance < best.distance):
+        if aligned is not None:
             best = aligned
     return best
 
@@ -279,7 +288,9 @@ def _split_search(tokens: Sequence[str], body: Body, s: MatchSettings) -> Search
     """
     pieces: list[Piece] = []
     missed: list[Sequence[str]] = []
-    _pieces(tokens, body, s, pieces, missed, None, s.piece_chars)
+    # `search` has just failed to find the whole abstract within the accept budget (its
+    # budget was larger, the windows the same), so the search starts with the halves.
+    _halves(tokens, body, s, pieces, missed, None, s.piece_chars)
     if not pieces:
         return None
     total = len(" ".join(tokens))
@@ -326,6 +337,20 @@ def _pieces(
     if best is not None:
         out += _refine(tokens, best, body, s, (lo, hi))
         return
+    _halves(tokens, body, s, out, missed, region, min_chars)
+
+
+def _halves(
+    tokens: Sequence[str],
+    body: Body,
+    s: MatchSettings,
+    out: list[Piece],
+    missed: list[Sequence[str]],
+    region: tuple[int, int] | None,
+    min_chars: int,
+) -> None:
+    """`_pieces` of each half of the tokens, or the tokens to `missed` when too short to halve."""
+    query = " ".join(tokens)
     if len(query) < 2 * min_chars or len(tokens) < 2:
         missed.append(tokens)
         return
