@@ -58,8 +58,10 @@ def strip_abstracts(
     audit = Leakage(_kept_tokens(body, spans), settings.ngram, queries.values())
     copied = [queries[lang] for lang in order if found[lang]]
     if settings.mode == "engine" and any(audit.share(q) > settings.copy_leakage for q in copied):
-        spans = _remove_copies(words, body, spans, copied, settings)
-        audit = Leakage(_kept_tokens(body, spans), settings.ngram, queries.values())
+        more = _remove_copies(words, body, spans, copied, settings)
+        if more != spans:
+            spans = more
+            audit = Leakage(_kept_tokens(body, spans), settings.ngram, queries.values())
     records = [
         _record(lang, found[lang], word_pages, audit.share(queries[lang])) for lang in order
     ]
