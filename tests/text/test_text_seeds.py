@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loralay_build.text.seeds import KgramIndex, SeedFinder, kgram_hashes
+from loralay_build.text.seeds import KgramIndex, SeedFinder, kgram_hashes, seed_hashes
 
 
 def find_first(text: str, seed: str, limit: int) -> list[int]:
@@ -26,6 +26,13 @@ def test_overlapping_occurrences_ascending_up_to_the_limit() -> None:
     assert index.first(["aaa"], 2) == [[1, 2]]
 
 
+def test_a_frequent_seed_among_colliding_kgrams() -> None:
+    # Base 1: every anagram of "abc" shares the group; the wanted ones are found in order.
+    text = "cab abc bca abc " * 50
+    index = KgramIndex(text, 3, base=1)
+    assert index.first(["abc", "cba"], 4) == [[4, 12, 20, 28], []]
+
+
 def test_absent_seed_and_text_shorter_than_a_seed() -> None:
     assert KgramIndex("the cat sat", 4).first(["dogs", "cat ", " sat"], 5) == [[], [4], [7]]
     assert KgramIndex("abc", 4).first(["abcd"], 5) == [[]]
@@ -38,6 +45,11 @@ def test_hangul_and_astral_characters() -> None:
     seeds = ["요약", "𝐀𝐁", "방법", "없음"]
     assert index.first(seeds, 5) == [find_first(text, s, 5) for s in seeds]
     assert index.first(["요약"], 5) == [[0, 9, 24]]
+
+
+def test_lone_surrogates_from_a_broken_text_layer() -> None:
+    text = "ab\ud800cd\ud800c"
+    assert KgramIndex(text, 2).first(["\ud800c", "cd"], 5) == [[2, 5], [3]]
 
 
 def test_seed_of_another_length_is_refused() -> None:
@@ -80,3 +92,6 @@ def test_kgram_hashes_are_the_polynomial_hash_of_each_kgram(
         for i in range(len(codes) - k + 1)
     ]
     assert kgram_hashes(np.array(codes, dtype=np.uint32), k, base).tolist() == expected
+    seeds = ["".join(map(chr, codes[i : i + k])) for i in range(len(codes) - k + 1)]
+    if seeds:
+        assert seed_hashes(seeds, k, base).tolist() == expected

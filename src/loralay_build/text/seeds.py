@@ -24,34 +24,42 @@ _MIX = 0x9E3779B97F4A7C15
 
 
 def _codes(text: str) -> npt.NDArray[np.uint32]:
-    """The code points of a text, as str.find compares them."""
-    return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    """The code points of a text, as str.find compares them (lone surrogates included)."""
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
 def kgram_hashes(codes: npt.NDArray[np.uint32], k: int, base: int = _BASE) -> Hashes:
-    """Polynomial hash modulo 2**64 of every k-gram of a code sequence (along the last axis).
+    """Polynomial hash modulo 2**64 of every k-gram of a code sequence.
 
     Built by doubling, the hashes of (a+b)-grams from those of a-grams and b-grams, in about
     2 log2(k) array passes instead of k.
     """
-    width = codes.shape[-1]
+    width = len(codes)
     if width < k:
-        return np.zeros((*codes.shape[:-1], 0), dtype=np.uint64)
+        return np.zeros(0, dtype=np.uint64)
     block, size = codes.astype(np.uint64), 1  # hashes of the size-grams
     # Hashes of the length-grams, length the sum of the bits of k taken so far (0-grams hash to 0).
-    result: Hashes = np.zeros((*codes.shape[:-1], width + 1), dtype=np.uint64)
+    result: Hashes = np.zeros(width + 1, dtype=np.uint64)
     length, rest = 0, k
     while rest:
         if rest & 1:
             count = width - length - size + 1
-            result = _joined(result[..., :count], block[..., length : length + count], size, base)
+            result = _joined(result[:count], block[length : length + count], size, base)
             length += size
         rest >>= 1
         if rest:
             count = width - 2 * size + 1
-            block = _joined(block[..., :count], block[..., size : size + count], size, base)
+            block = _joined(block[:count], block[size : size + count], size, base)
             size *= 2
     return result
+
+
+def seed_hashes(seeds: Sequence[str], k: int, base: int = _BASE) -> Hashes:
+    """kgram_hashes of each k-character seed, as one matrix product (cheaper for a few seeds)."""
+    codes = _codes("".join(seeds)).reshape(len(seeds), k).astype(np.uint64)
+    powers = np.array([pow(base, k - 1 - j, 1 << 64) for j in range(k)], dtype=np.uint64)
+    hashes: Hashes = codes @ powers  # integer products wrap around modulo 2**64
+    return hashes
 
 
 def _joined(head: Hashes, tail: Hashes, tail_length: int, base: int) -> Hashes:
@@ -89,23 +97,26 @@ class KgramIndex:
             raise ValueError(f"seeds must be {self.k} characters long")
         if not seeds:
             return []
-        codes = _codes("".join(seeds)).reshape(len(seeds), self.k)
-        wanted = _group(kgram_hashes(codes, self.k, self.base)[:, 0])
+        wanted = _group(seed_hashes(seeds, self.k, self.base))
         starts = np.searchsorted(self.groups, wanted, side="left").tolist()
         ends = np.searchsorted(self.groups, wanted, side="right").tolist()
         return [
-            self._verified(seed, self.order[start:end].tolist(), limit)
+            self._verified(seed, start, end, limit)
             for seed, start, end in zip(seeds, starts, ends, strict=True)
         ]
 
-    def _verified(self, seed: str, candidates: list[int], limit: int) -> list[int]:
-        """The candidate positions that really hold the seed, at most `limit`."""
+    def _verified(self, seed: str, start: int, end: int, limit: int) -> list[int]:
+        """The first `limit` positions of group entries [start, end) that really hold the seed.
+
+        A frequent k-gram fills a large group: only as many entries as still needed are
+        taken at a time, since nearly all of them hold the seed.
+        """
         found: list[int] = []
-        for at in candidates:
-            if len(found) == limit:
-                break
-            if self.text.startswith(seed, at):
-                found.append(at)
+        while start < end and len(found) < limit:
+            stop = min(end, start + limit - len(found))
+            taken = self.order[start:stop].tolist()
+            found += [at for at in taken if self.text.startswith(seed, at)]
+            start = stop
         return found
 
 
