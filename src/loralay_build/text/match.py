@@ -114,9 +114,6 @@ def query_tokens(abstract: str) -> list[str]:
     return tokens[skip:]
 
 
-Windows = tuple[tuple[int, int], ...]  # body character ranges [lo, hi) to align in
-
-
 class Body:
     """The normalised text of a word stream, with the offsets that map it back to words."""
 
@@ -125,9 +122,6 @@ class Body:
         self.tokens = words if isinstance(words, Tokens) else normalise_words(words)
         self.text = " ".join(self.tokens.texts)
         self.seeds = SeedFinder(self.text)
-        # Candidate windows per (query, settings): a split search starts with the query
-        # that the whole search has just tried, and pieces recur across edges and copies.
-        self.windows: dict[tuple[str, MatchSettings], tuple[Windows, float]] = {}
 
     def token_at(self, pos: int, *, leading: bool) -> int:
         """Token holding character `pos`; on a space, the token after (leading) or before it.
@@ -332,7 +326,7 @@ def _pieces(
     if hit >= 0:
         out.append((Aligned(0, hit, hit + len(query) - 1), len(query)))
         return
-    windows = (region,) if region is not None else _candidate_windows(query, body, s)[0]
+    windows = [region] if region is not None else _candidate_windows(query, body, s)[0]
     best = _best(query, body.text, windows, int(s.accept_ratio * len(query)))
     if best is not None:
         out += _refine(tokens, best, body, s, (lo, hi))
@@ -365,21 +359,13 @@ def _halves(
 
 def _candidate_windows(
     query: str, body: Body, s: MatchSettings
-) -> tuple[Windows, float]:
+) -> tuple[list[tuple[int, int]], float]:
     """Body windows around the diagonals with the most seed hits, and the share of seeds seen."""
-    known = body.windows.get((query, s))
-    if known is None:
-        known = body.windows[query, s] = _vote(query, body, s)
-    return known
-
-
-def _vote(query: str, body: Body, s: MatchSettings) -> tuple[Windows, float]:
-    """Seeds of the query vote for diagonals; windows around the best few are kept."""
     n = len(query)
     seed_len = min(s.seed_len, max(4, n // 2))
     last = n - seed_len
     if last < 0:
-        return (), 0.0
+        return [], 0.0
     count = min(s.max_seeds, last // max(1, seed_len // 2) + 1)
     positions = sorted({round(i * last / max(1, count - 1)) for i in range(count)})
     hits = body.seeds.first([query[p : p + seed_len] for p in positions], s.seed_hits)
@@ -408,7 +394,7 @@ def _vote(query: str, body: Body, s: MatchSettings) -> tuple[Windows, float]:
         diagonal = b * s.bin_chars
         end = diagonal + n + slack + s.bin_chars
         windows.append((max(0, diagonal - slack), min(len(body.text), end)))
-    return tuple(windows), seen / len(positions)
+    return windows, seen / len(positions)
 
 
 def _align(query: str, text: str, lo: int, hi: int, budget: int) -> Aligned | None:
@@ -421,8 +407,8 @@ def _align(query: str, text: str, lo: int, hi: int, budget: int) -> Aligned | No
     window = text[lo:hi]
     q: str | bytes = query
     w: str | bytes = window
-    ascii = query.isascii() and window.isascii()  # cheap: at most 128 symbols
-    if not ascii and len(set(query).union(window)) > _EDLIB_ALPHABET:
+    plain = query.isascii() and window.isascii()  # at most 128 symbols, cheap to tell
+    if not plain and len(set(query).union(window)) > _EDLIB_ALPHABET:
         q, w = _compact(query, window)
     result = edlib.align(q, w, mode="HW", task="path", k=budget)
     distance = int(result["editDistance"])
