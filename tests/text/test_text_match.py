@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loralay_build.text import Match, locate
+from loralay_build.text.match import _best
 
 NOISE = ["swap", "ligature", "space", "hyphen", "pdfium", "header", "pagebreak"]
 
@@ -163,3 +164,17 @@ def test_repeated_boilerplate_neither_matches_nor_hides_the_abstract() -> None:
 def test_empty_inputs_are_absent() -> None:
     assert locate("", ["a", "b"]) is None
     assert locate("some abstract text", []) is None
+
+
+def test_best_window_keeps_the_first_of_equal_distances_and_a_strictly_better_later_one() -> None:
+    query = "the quick brown fox jumps over the lazy dog"
+    one_off = query.replace("quick", "quack")
+    exact = query
+    text = f"{one_off} filler filler filler {one_off} filler filler filler {exact}"
+    second = text.index(one_off, 1)
+    third = text.index(exact, second + 1)
+    windows = [(0, second - 1), (second, third - 1), (third, len(text))]
+    first_wins = _best(query, text, windows[:2], 20)
+    assert first_wins is not None and (first_wins.first, first_wins.distance) == (0, 1)
+    best = _best(query, text, windows, 20)
+    assert best is not None and (best.first, best.distance) == (third, 0)

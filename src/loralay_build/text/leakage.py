@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 
 def ngrams(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
@@ -18,29 +18,46 @@ def ngrams(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
 
 
 class Leakage:
-    """Measures abstracts against one body."""
+    """Measures abstracts against one body.
 
-    def __init__(self, body: Sequence[str], n: int) -> None:
+    Only runs of at least n body tokens that all occur in an abstract can hold one of its
+    n-grams. The runs are found once for the vocabulary of all abstracts to be measured
+    (a byte per token and a regular expression), and the n-grams of those runs collected;
+    the rest of the body is never cut into n-grams, and each abstract is then measured by a
+    set intersection instead of another pass over the body.
+    """
+
+    def __init__(
+        self, body: Sequence[str], n: int, abstracts: Iterable[Sequence[str]] = ()
+    ) -> None:
         self.body = body
         self.n = n
+        self._vocabulary: set[str] = set().union(*abstracts)
+        self._grams: dict[int, set[tuple[str, ...]]] = {}  # n-grams of the runs, per n
 
     def share(self, abstract: Sequence[str]) -> float:
         """Share of the abstract's n-grams present in the body.
 
-        An abstract shorter than n words counts as one n-gram of its own length. Only
-        runs of at least n body tokens that all occur in the abstract can hold one of its
-        n-grams; they are found with a regular expression over a byte per token, so the
-        n-grams of the rest of the body are never built.
+        An abstract shorter than n words counts as one n-gram of its own length.
         """
         if not abstract:
             return 0.0
         n = min(self.n, len(abstract))
         grams = ngrams(abstract, n)
-        inside = bytes(map(set(abstract).__contains__, self.body))
-        found: set[tuple[str, ...]] = set()
-        for run in re.finditer(b"\x01{%d,}" % n, inside):
-            found |= ngrams(self.body[run.start() : run.end()], n) & grams
-        return len(found) / len(grams)
+        return len(grams & self._run_grams(abstract, n)) / len(grams)
+
+    def _run_grams(self, abstract: Sequence[str], n: int) -> set[tuple[str, ...]]:
+        """The n-grams of the body runs of vocabulary tokens, the abstract's words included."""
+        if not self._vocabulary.issuperset(abstract):
+            self._vocabulary.update(abstract)
+            self._grams.clear()
+        found = self._grams.get(n)
+        if found is None:
+            inside = bytes(map(self._vocabulary.__contains__, self.body))
+            found = self._grams[n] = set()
+            for run in re.finditer(b"\x01{%d,}" % n, inside):
+                found |= ngrams(self.body[run.start() : run.end()], n)
+        return found
 
 
 def leakage_summary(values: Sequence[float]) -> dict[str, float]:

@@ -19,6 +19,7 @@ from typing import Literal, NamedTuple
 import edlib
 
 from loralay_build.text.normalize import Tokens, normalise_text, normalise_words
+from loralay_build.text.seeds import SeedFinder
 from loralay_build.text.settings import MatchSettings
 
 Verdict = Literal["found", "partial", "absent"]
@@ -116,9 +117,11 @@ def query_tokens(abstract: str) -> list[str]:
 class Body:
     """The normalised text of a word stream, with the offsets that map it back to words."""
 
-    def __init__(self, words: Sequence[str]) -> None:
-        self.tokens: Tokens = normalise_words(words)
+    def __init__(self, words: Sequence[str] | Tokens) -> None:
+        """The body of PDF words, or of their tokens when already normalised."""
+        self.tokens = words if isinstance(words, Tokens) else normalise_words(words)
         self.text = " ".join(self.tokens.texts)
+        self.seeds = SeedFinder(self.text)
 
     def token_at(self, pos: int, *, leading: bool) -> int:
         """Token holding character `pos`; on a space, the token after (leading) or before it.
@@ -161,7 +164,7 @@ def search(tokens: Sequence[str], body: Body, settings: MatchSettings) -> Search
     if hit >= 0:
         match = body.span(hit, hit + len(query) - 1, 0, "exact")
         return Search("found", match, 0.0, (match,))
-    windows, seed_share = _candidate_windows(query, body.text, settings)
+    windows, seed_share = _candidate_windows(query, body, settings)
     best = _best(query, body.text, windows, int(settings.absent_ratio * len(query)))
     if best is not None and best.distance <= settings.accept_ratio * len(query):
         return _joined(_refine(tokens, best, body, settings, (0, len(body.text))), body)
@@ -179,11 +182,20 @@ def search(tokens: Sequence[str], body: Body, settings: MatchSettings) -> Search
 
 
 def _best(query: str, text: str, windows: Sequence[tuple[int, int]], budget: int) -> Aligned | None:
-    """The lowest-distance alignment of the query over the windows, in body coordinates."""
+    """The lowest-distance alignment of the query over the windows, in body coordinates.
+
+    Once a window is aligned, only a strictly lower distance can win, so later windows are
+    aligned with that smaller budget: edlib gives up on them sooner, and any alignment it
+    finds within the budget is the one it would find with a larger budget.
+    """
     best: Aligned | None = None
     for lo, hi in windows:
+        if best is not None:
+            budget = min(budget, best.distance - 1)
+            if budget < 0:
+                break
         aligned = _align(query, text, lo, hi, budget)
-        if aligned is not None and (best is None or aligned.distance < best.distance):
+        if aligned is not None:
             best = aligned
     return best
 
@@ -270,7 +282,9 @@ def _split_search(tokens: Sequence[str], body: Body, s: MatchSettings) -> Search
     """
     pieces: list[Piece] = []
     missed: list[Sequence[str]] = []
-    _pieces(tokens, body, s, pieces, missed, None, s.piece_chars)
+    # `search` has just failed to find the whole abstract within the accept budget (its
+    # budget was larger, the windows the same), so the search starts with the halves.
+    _halves(tokens, body, s, pieces, missed, None, s.piece_chars)
     if not pieces:
         return None
     total = len(" ".join(tokens))
@@ -312,11 +326,25 @@ def _pieces(
     if hit >= 0:
         out.append((Aligned(0, hit, hit + len(query) - 1), len(query)))
         return
-    windows = [region] if region is not None else _candidate_windows(query, body.text, s)[0]
+    windows = [region] if region is not None else _candidate_windows(query, body, s)[0]
     best = _best(query, body.text, windows, int(s.accept_ratio * len(query)))
     if best is not None:
         out += _refine(tokens, best, body, s, (lo, hi))
         return
+    _halves(tokens, body, s, out, missed, region, min_chars)
+
+
+def _halves(
+    tokens: Sequence[str],
+    body: Body,
+    s: MatchSettings,
+    out: list[Piece],
+    missed: list[Sequence[str]],
+    region: tuple[int, int] | None,
+    min_chars: int,
+) -> None:
+    """`_pieces` of each half of the tokens, or the tokens to `missed` when too short to halve."""
+    query = " ".join(tokens)
     if len(query) < 2 * min_chars or len(tokens) < 2:
         missed.append(tokens)
         return
@@ -330,7 +358,7 @@ def _pieces(
 
 
 def _candidate_windows(
-    query: str, text: str, s: MatchSettings
+    query: str, body: Body, s: MatchSettings
 ) -> tuple[list[tuple[int, int]], float]:
     """Body windows around the diagonals with the most seed hits, and the share of seeds seen."""
     n = len(query)
@@ -340,19 +368,16 @@ def _candidate_windows(
         return [], 0.0
     count = min(s.max_seeds, last // max(1, seed_len // 2) + 1)
     positions = sorted({round(i * last / max(1, count - 1)) for i in range(count)})
-    votes: Counter[int] = Counter()
+    hits = body.seeds.first([query[p : p + seed_len] for p in positions], s.seed_hits)
+    votes: dict[int, int] = {}  # a plain dict: Counter's lookups of absent bins are slow
     seen = 0
-    for p in positions:
-        seed = query[p : p + seed_len]
-        at = text.find(seed)
-        seen += at >= 0
-        hits = 0
-        while at >= 0 and hits < s.seed_hits:
-            votes[(at - p) // s.bin_chars] += 1
-            hits += 1
-            at = text.find(seed, at + 1)
+    for p, found in zip(positions, hits, strict=True):
+        seen += bool(found)
+        for at in found:
+            b = (at - p) // s.bin_chars
+            votes[b] = votes.get(b, 0) + 1
     scored = sorted(
-        ((votes[b - 1] + votes[b] + votes[b + 1], -b) for b in votes),
+        ((votes.get(b - 1, 0) + votes[b] + votes.get(b + 1, 0), -b) for b in votes),
         reverse=True,
     )
     slack = max(s.min_slack, int(s.slack_ratio * n))
@@ -368,7 +393,7 @@ def _candidate_windows(
     for b in chosen:
         diagonal = b * s.bin_chars
         end = diagonal + n + slack + s.bin_chars
-        windows.append((max(0, diagonal - slack), min(len(text), end)))
+        windows.append((max(0, diagonal - slack), min(len(body.text), end)))
     return windows, seen / len(positions)
 
 
@@ -382,7 +407,8 @@ def _align(query: str, text: str, lo: int, hi: int, budget: int) -> Aligned | No
     window = text[lo:hi]
     q: str | bytes = query
     w: str | bytes = window
-    if len(set(query).union(window)) > _EDLIB_ALPHABET:
+    plain = query.isascii() and window.isascii()  # at most 128 symbols, cheap to tell
+    if not plain and len(set(query).union(window)) > _EDLIB_ALPHABET:
         q, w = _compact(query, window)
     result = edlib.align(q, w, mode="HW", task="path", k=budget)
     distance = int(result["editDistance"])

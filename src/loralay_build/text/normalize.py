@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
@@ -162,3 +163,49 @@ def _join_runs(words: Sequence[str]) -> list[tuple[int, int]]:
 def normalise_text(text: str) -> list[str]:
     """Normalised tokens of a free text (a metadata abstract), split on whitespace."""
     return normalise_words(text.split()).texts
+
+
+def normalise_kept(words: Sequence[str], tokens: Tokens, cuts: Sequence[tuple[int, int]]) -> Tokens:
+    """normalise_words of the words outside the cuts, reusing `tokens` (those of all words).
+
+    The cuts are sorted, disjoint [start, end) word ranges. Removing words changes tokens
+    only next to a cut, where a line-end hyphen may now join other words: the tokens that
+    touch a kept stretch's edge are normalised again with the words between them, and the
+    tokens inside a stretch are reused with their word indices shifted.
+    """
+    out = Tokens([], [], [])
+    gap: list[str] = []  # kept words since the last reused token
+    gap_at = at = 0  # kept index of the gap's first word; of the stretch's first word
+    for start, end in _stretches(len(words), cuts):
+        t0 = bisect_right(tokens.first_word, start)  # first token starting after `start`
+        t1 = bisect_left(tokens.end_word, end)  # first token reaching the stretch's end
+        if t0 < t1:
+            first, last = tokens.first_word[t0], tokens.end_word[t1 - 1]
+            gap += words[start:first]
+            _extend(out, normalise_words(gap), gap_at)
+            inner = Tokens(tokens.texts[t0:t1], tokens.first_word[t0:t1], tokens.end_word[t0:t1])
+            _extend(out, inner, at - start)
+            gap, gap_at = list(words[last:end]), at + last - start
+        else:
+            gap += words[start:end]
+        at += end - start
+    _extend(out, normalise_words(gap), gap_at)
+    return out
+
+
+def _stretches(n: int, cuts: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The non-empty [start, end) word ranges between the cuts."""
+    stretches = []
+    at = 0
+    for start, end in [*cuts, (n, n)]:
+        if at < start:
+            stretches.append((at, start))
+        at = max(at, end)
+    return stretches
+
+
+def _extend(out: Tokens, more: Tokens, shift: int) -> None:
+    """Append tokens to `out`, their word indices shifted."""
+    out.texts.extend(more.texts)
+    out.first_word.extend(map(shift.__add__, more.first_word))
+    out.end_word.extend(map(shift.__add__, more.end_word))

@@ -28,11 +28,11 @@ def separate_summaries(
     bodies = [Body(words).tokens.texts]
     if reference:
         bodies.append(Body(reference.split()).tokens.texts)
-    audits = [Leakage(body, settings.ngram) for body in bodies if body]
     order = [main_lang, *sorted(lang for lang in summaries if lang != main_lang)]
+    queries = {lang: query_tokens(summaries[lang]) for lang in order}
+    audits = [Leakage(body, settings.ngram, queries.values()) for body in bodies if body]
     records = []
     for lang in order:
-        query = query_tokens(summaries[lang])
-        leaked = max((audit.share(query) for audit in audits), default=0.0)
+        leaked = max((audit.share(queries[lang]) for audit in audits), default=0.0)
         records.append(MatchRecord(lang, METHOD, -1, -1, -1, -1, False, leaked))
     return records

@@ -17,6 +17,7 @@ from loralay_build.records import MatchRecord
 from loralay_build.text.faithful import locate_faithful
 from loralay_build.text.leakage import Leakage
 from loralay_build.text.match import Body, Match, Search, query_tokens, search
+from loralay_build.text.normalize import normalise_kept
 from loralay_build.text.settings import MatchSettings
 
 
@@ -54,11 +55,13 @@ def strip_abstracts(
         results = _resolve_overlaps({lang: search(queries[lang], body, settings) for lang in order})
         found = {lang: _judge(lang, lang == main_lang, results[lang]) for lang in order}
     spans = _merge([(m.word_start, m.word_end) for pieces in found.values() for m in pieces])
-    audit = Leakage(_kept_tokens(body, spans), settings.ngram)
+    audit = Leakage(_kept_tokens(body, spans), settings.ngram, queries.values())
     copied = [queries[lang] for lang in order if found[lang]]
     if settings.mode == "engine" and any(audit.share(q) > settings.copy_leakage for q in copied):
-        spans = _remove_copies(words, spans, copied, settings)
-        audit = Leakage(_kept_tokens(body, spans), settings.ngram)
+        more = _remove_copies(words, body, spans, copied, settings)
+        if more != spans:
+            spans = more
+            audit = Leakage(_kept_tokens(body, spans), settings.ngram, queries.values())
     records = [
         _record(lang, found[lang], word_pages, audit.share(queries[lang])) for lang in order
     ]
@@ -166,16 +169,21 @@ def _judge(lang: str, main: bool, result: Search) -> tuple[Match, ...]:
 
 
 def _remove_copies(
-    words: Sequence[str], spans: Spans, queries: Sequence[Sequence[str]], s: MatchSettings
+    words: Sequence[str],
+    body: Body,
+    spans: Spans,
+    queries: Sequence[Sequence[str]],
+    s: MatchSettings,
 ) -> Spans:
     """Also remove further confident copies of found abstracts (a repeated first page).
 
     Only run when an abstract still leaks after the first removal, so it is rarely paid.
+    The body of the kept words reuses the tokens of the whole body away from the cuts.
     """
     for query in queries:
         for _ in range(s.max_copies):
             keep = _kept(len(words), spans)
-            rest = Body([words[i] for i in keep])
+            rest = Body(normalise_kept(words, body.tokens, spans))
             if Leakage(rest.tokens.texts, s.ngram).share(query) <= s.copy_leakage:
                 break
             again = search(query, rest, s)
