@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 from loralay_build.errors import Reason, Reject
 from loralay_build.records import MatchRecord
-from loralay_build.text.faithful import locate_faithful
 from loralay_build.text.leakage import Leakage
 from loralay_build.text.match import Body, Match, Search, query_tokens, search
 from loralay_build.text.normalize import normalise_kept
@@ -113,6 +112,10 @@ def _faithful(
     order: Sequence[str],
     settings: MatchSettings,
 ) -> dict[str, tuple[Match, ...]]:
+    # Imported here: its fuzzy-matching libraries cost every worker ~30 ms to import, and
+    # only the faithful mode uses them.
+    from loralay_build.text.faithful import locate_faithful
+
     found: dict[str, tuple[Match, ...]] = {}
     for lang in order:
         match = locate_faithful(abstracts[lang], words, word_pages, settings)
