@@ -116,7 +116,7 @@ def _junk(page: PageText) -> int:
     mixing symbols without any letter or digit (what an engine keeps of unmapped glyphs:
     `!#$%(`); a run of one mark (a dot leader, a rule of dashes) is layout, not garbage."""
     letterless = sum(len(word) for line in page.lines for word in line.words
-                     if len(set(word)) > 1 and not _ALNUM.search(word))
+                     if not _ALNUM.search(word) and len(set(word)) > 1)  # the cheap test first
     return max(page.garbage, letterless)
 
 
