@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from loralay_build.columns import Strings
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
-from loralay_build.corpus.writer import WorkStore, row_batch, rows_table, write_split
+from loralay_build.corpus.writer import WorkStore, rows_table, write_split
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, Page
 from loralay_build.run.process import Task, build_row
@@ -43,7 +43,7 @@ def _reference_norm(box: tuple[float, ...], width: float, height: float) -> list
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(BOX, st.integers(0, 2)), min_size=1, max_size=30), WORDS)
-def test_row_batch_of_compact_columns_equals_the_python_row(
+def test_row_of_compact_columns_equals_the_python_row(
     items: list[tuple[tuple[float, float, float, float], int]], text: list[str]
 ) -> None:
     pages = [Page(0, 612.0, 792.0), Page(2, 595.5, 842.25)]
@@ -63,7 +63,7 @@ def test_row_batch_of_compact_columns_equals_the_python_row(
     ]
     plain["word_pages"] = [p for _, p in items]
     expected = pa.Table.from_pylist([plain], schema=EXAMPLE_SCHEMA)
-    assert pa.Table.from_batches([row_batch(row)]).equals(expected)
+    assert rows_table([row]).equals(expected)
     assert isinstance(row["article_bboxes"], np.ndarray)
 
 
@@ -114,4 +114,4 @@ def test_rows_table_holds_each_row_as_its_own_batch() -> None:
     table = rows_table(rows)
     assert table.num_rows == len(rows)
     for i, row in enumerate(rows):
-        assert table.slice(i, 1).equals(pa.Table.from_batches([row_batch(row)]))
+        assert table.slice(i, 1).equals(rows_table([row]))

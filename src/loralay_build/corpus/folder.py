@@ -22,23 +22,18 @@ def datasets_under(root: Path) -> list[Path]:
     return sorted(p for p in root.iterdir() if is_dataset(p)) if root.is_dir() else []
 
 
-def view_of(path: Path) -> str | None:
-    """The view a derived dataset holds (`sumpubmed`, `citations`), or None for a layout
-    dataset: views have their own columns, not article words and boxes."""
+def read_build(path: Path) -> dict[str, Any]:
+    """The dataset's build record, or {} when it is missing or unreadable."""
     try:
         build = json.loads((path / BUILD_FILE).read_text())
     except (OSError, ValueError):
-        return None
-    view = build.get("view") if isinstance(build, dict) else None
-    return str(view) if view else None
+        return {}
+    return build if isinstance(build, dict) else {}
 
 
 def published_build(path: Path) -> dict[str, Any]:
     """The build record of the shard set in place, or {} when it is missing or damaged."""
-    try:
-        build: dict[str, Any] = json.loads((path / BUILD_FILE).read_text())
-    except (OSError, ValueError):
-        return {}
+    build = read_build(path)
     intact = all(
         (path / f["name"]).is_file() and (path / f["name"]).stat().st_size == f["bytes"]
         for f in build.get("files", [])

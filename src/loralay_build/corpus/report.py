@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from loralay_build.blobs import atomic_path, atomic_write_bytes
-from loralay_build.corpus.folder import BUILD_FILE, datasets_under, view_of
+from loralay_build.corpus.folder import datasets_under, read_build
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.stats import corpus_stats, split_values
 from loralay_build.errors import LoralayError
@@ -165,9 +165,12 @@ def write_report(data_dir: Path, out: Path) -> dict[str, Any]:
     report: dict[str, Any] = {"datasets": {}, "views": {}, "plots": []}
     rejects: dict[str, dict[str, int]] = {}
     for folder in folders:
-        if (view := view_of(folder)) is not None:  # rows of another kind: counted only
-            build = json.loads((folder / BUILD_FILE).read_text())
-            report["views"][folder.name] = {"view": view, "rows": build["counts"]["splits"]}
+        # A derived view (`sumpubmed`, `citations`) has its own columns, not article words
+        # and boxes: its rows are counted only.
+        build = read_build(folder)
+        if build.get("view"):
+            report["views"][folder.name] = {"view": str(build["view"]),
+                                            "rows": build["counts"]["splits"]}
             continue
         values = split_values(folder)
         stats = corpus_stats(folder, values)

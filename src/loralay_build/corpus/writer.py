@@ -63,7 +63,7 @@ def _column(value: Any, field: pa.Field) -> pa.Array:
     elif isinstance(value, np.ndarray):
         count = len(value)
         item = field.type.value_type
-        # From the raw buffer: pa.array on numpy input would import pandas in the parent.
+        # From the raw buffer: no conversion element by element.
         values = np.ascontiguousarray(value).reshape(-1)
         flat = pa.Array.from_buffers(
             getattr(item, "value_type", item), len(values), [None, pa.py_buffer(values)]
@@ -74,15 +74,8 @@ def _column(value: Any, field: pa.Field) -> pa.Array:
     return pa.ListArray.from_arrays(pa.array([0, count], type=pa.int32()), inner, type=field.type)
 
 
-def row_batch(row: dict[str, Any]) -> pa.RecordBatch:
-    """One example row (plain values, `Strings` or numpy columns) as an Arrow record batch."""
-    return pa.RecordBatch.from_arrays(
-        [_column(row.get(field.name), field) for field in EXAMPLE_SCHEMA], schema=EXAMPLE_SCHEMA
-    )
-
-
 def rows_table(rows: Sequence[dict[str, Any]]) -> pa.Table:
-    """Example rows as one table, row i being `row_batch(rows[i])`.
+    """Example rows (plain values, `Strings` or numpy columns) as one table.
 
     A column of plain values is converted in one call for all rows, not one per row: most
     columns are scalars, and each conversion call costs more than its one value.
@@ -165,23 +158,21 @@ class WorkStore:
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.arrow"
 
+    def _file(self, key: str) -> Path:
+        """The work file of `key`: a `.parquet` one where an earlier version left it (an output
+        folder built before the switch to IPC is resumed without re-processing)."""
+        path = self.path(key)
+        legacy = path.with_suffix(".parquet")
+        return legacy if not path.is_file() and legacy.is_file() else path
+
     def has(self, key: str) -> bool:
         """Whether the work file of `key` exists, in either format."""
-        path = self.path(key)
-        return path.is_file() or path.with_suffix(".parquet").is_file()
+        return self._file(key).is_file()
 
     def _read_row(self, key: str) -> pa.Table:
-        """One work file; a `.parquet` one where an earlier version left it (an output folder
-        built before the switch to IPC is resumed without re-processing)."""
-        path = self.path(key)
+        path = self._file(key)
         try:
-            try:
-                return _read_ipc(path)
-            except FileNotFoundError:
-                if not path.with_suffix(".parquet").is_file():
-                    raise
-                path = path.with_suffix(".parquet")
-                return _read_parquet(path)
+            return _read_parquet(path) if path.suffix == ".parquet" else _read_ipc(path)
         except (OSError, pa.ArrowException) as exc:
             raise WorkFileError(f"work file {path} is unreadable: {exc} (delete it and run "
                                 "again: its document is then processed again)") from exc

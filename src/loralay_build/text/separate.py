@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 
 from loralay_build.records import MatchRecord
 from loralay_build.text.leakage import Leakage
-from loralay_build.text.match import Body, query_tokens
+from loralay_build.text.match import query_tokens
+from loralay_build.text.normalize import normalise_words
 from loralay_build.text.settings import MatchSettings
 
 METHOD = "separate"
@@ -25,9 +26,9 @@ def separate_summaries(
     settings: MatchSettings,
 ) -> list[MatchRecord]:
     """One record per summary, main language first; leakage measured on every text we have."""
-    bodies = [Body(words).tokens.texts]
+    bodies = [normalise_words(words).texts]
     if reference:
-        bodies.append(Body(reference.split()).tokens.texts)
+        bodies.append(normalise_words(reference.split()).texts)
     order = [main_lang, *sorted(lang for lang in summaries if lang != main_lang)]
     queries = {lang: query_tokens(summaries[lang]) for lang in order}
     audits = [Leakage(body, settings.ngram, queries.values()) for body in bodies if body]
