@@ -92,6 +92,7 @@ def test_workers_die_with_a_killed_parent(figure: Figure) -> None:
             workers = buildrun.children(proc.pid)
         assert workers, "the pool never started a worker"
         time.sleep(1.0)  # the worker is inside the endless task
+        workers = buildrun.children(proc.pid)  # the fork server and the worker it forked
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
         left = buildrun.wait_gone(workers, 3.0)

@@ -57,15 +57,25 @@ _REGISTRY: dict[str, tuple[str, str]] = {
 }
 
 
-def get_backend(name: str) -> Backend:
-    """A new backend registered under `name`; ValueError lists the known names otherwise."""
+def _registered(name: str) -> tuple[str, str]:
+    """Module and class of the backend `name`; ValueError lists the known names otherwise."""
     try:
-        module_name, class_name = _REGISTRY[name]
+        return _REGISTRY[name]
     except KeyError:
         known = ", ".join(sorted(_REGISTRY))
         raise ValueError(f"unknown PDF backend {name!r} (known: {known})") from None
+
+
+def get_backend(name: str) -> Backend:
+    """A new backend registered under `name`."""
+    module_name, class_name = _registered(name)
     factory: Callable[[], Backend] = getattr(importlib.import_module(module_name), class_name)
     return factory()
+
+
+def backend_module(name: str) -> str:
+    """The module of the backend `name`, for a worker pool to import before forking workers."""
+    return _registered(name)[0]
 
 
 def backend_names() -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
 from loralay_build.config import RunSettings
@@ -39,9 +39,9 @@ class SerialExecutor:
 class LocalExecutor:
     """Isolated worker processes on this machine (the default)."""
 
-    def __init__(self, settings: RunSettings) -> None:
+    def __init__(self, settings: RunSettings, preload: Sequence[str] = ()) -> None:
         self.pool: IsolatedPool[Task, Outcome] = IsolatedPool(
-            process_document, settings.workers, limits_of(settings)
+            process_document, settings.workers, limits_of(settings), preload
         )
 
     def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
@@ -77,7 +77,9 @@ def check_executor(settings: RunSettings) -> None:
         import loralay_build.run.ray_executor  # noqa: F401  (raises ConfigError without Ray)
 
 
-def make_executor(settings: RunSettings) -> Executor:
+def make_executor(settings: RunSettings, preload: Sequence[str] = ()) -> Executor:
+    """The configured executor; `preload` names modules local workers import before forking
+    (the PDF backend, which is otherwise imported on first use)."""
     check_executor(settings)
     if settings.executor == "serial":
         return SerialExecutor()
@@ -85,4 +87,4 @@ def make_executor(settings: RunSettings) -> Executor:
         from loralay_build.run.ray_executor import RayExecutor
 
         return RayExecutor(settings)
-    return LocalExecutor(settings)
+    return LocalExecutor(settings, preload)

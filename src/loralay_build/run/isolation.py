@@ -2,9 +2,15 @@
 
 Why a custom pool: a PDF engine can loop forever at constant memory, inflate a few KB into
 GBs, or abort the whole process. Only a separate process that the parent can SIGKILL bounds
-all three, and `ProcessPoolExecutor` cannot kill one stuck task. Workers are spawned (not
-forked), capped with RLIMIT_AS, reused across documents (a spawn costs ~100x a task), killed
-and replaced on timeout or death, and recycled after a number of documents.
+all three, and `ProcessPoolExecutor` cannot kill one stuck task. Workers are capped with
+RLIMIT_AS, reused across documents, killed and replaced on timeout or death, and recycled
+after a number of documents.
+
+Workers are forked from a fork server: a clean process started once per pool that has
+imported the task function's module (numpy, the PDF engine). A worker then costs a fork
+(~10 ms) instead of a fresh interpreter importing everything (~0.2 s of CPU), which a
+replacement after every timeout would pay again. The parent itself is never forked: it may
+hold threads and open databases.
 """
 
 from __future__ import annotations
@@ -14,16 +20,17 @@ import ctypes
 import gc
 import logging
 import multiprocessing as mp
+import multiprocessing.forkserver
 import os
 import resource
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
-from typing import Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 log = logging.getLogger(__name__)
 
@@ -55,10 +62,11 @@ WORKER_GC_THRESHOLD = 20_000
 
 
 def _die_with_parent() -> None:
-    """Ask the kernel to SIGKILL this worker when its parent dies (Linux only).
+    """Ask the kernel to SIGKILL this worker when its parent, the fork server, dies (Linux).
 
-    A worker stuck in an endless parse never reads its pipe, so it would not notice a parent
-    killed with -9; without this it would spin on as an orphan.
+    A worker stuck in an endless parse never reads its pipe, so it would not notice a build
+    killed with -9; without this it would spin on as an orphan. The fork server exits once
+    the build is gone (see `_release_server`), and its workers with it.
     """
     parent = os.getppid()
     try:
@@ -70,7 +78,23 @@ def _die_with_parent() -> None:
         os._exit(0)
 
 
+def _release_server() -> None:
+    """Close this worker's copy of the fork server's "alive" pipe.
+
+    The server exits when every holder of that pipe has closed it. Forked workers inherit a
+    copy; closing it leaves the build process as the only holder, so a killed build ends the
+    server, and `_die_with_parent` then ends the workers.
+    """
+    server: Any = multiprocessing.forkserver._forkserver  # its fd is not public API
+    fd = server._forkserver_alive_fd
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        server._forkserver_alive_fd = None
+
+
 def _limit_self(memory_bytes: int) -> None:
+    _release_server()
     _die_with_parent()
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -101,12 +125,13 @@ def _worker_main(
 
 @contextlib.contextmanager
 def _main_left_out(func: Callable[..., object]) -> Iterator[None]:
-    """Keep a spawned worker from re-running the parent's main script.
+    """Keep a worker from re-running the parent's main script.
 
-    Spawn imports the parent's `__main__` file in every child so that functions defined
-    there unpickle. Under the `build-corpus` script that imports the whole CLI (Arrow, every
-    source) into each worker: ~0.25 s of CPU and ~45 MiB per worker for nothing, as the
-    worker's function lives in an importable module. Only then is the script left out.
+    A worker forked from the server, like a spawned one, imports the parent's `__main__` file
+    so that functions defined there unpickle. Under the `build-corpus` script that imports the
+    whole CLI (Arrow, every source) into each worker: ~0.25 s of CPU and ~45 MiB per worker
+    for nothing, as the worker's function lives in an importable module. Only then is the
+    script left out.
     """
     main = sys.modules["__main__"]
     path = getattr(main, "__file__", None)
@@ -122,7 +147,7 @@ def _main_left_out(func: Callable[..., object]) -> Iterator[None]:
 
 
 class _Worker:
-    def __init__(self, ctx: mp.context.SpawnContext, func: Callable[..., object],
+    def __init__(self, ctx: mp.context.ForkServerContext, func: Callable[..., object],
                  limits: Limits) -> None:
         self.conn, child = ctx.Pipe()
         self.process: BaseProcess = ctx.Process(
@@ -151,6 +176,16 @@ class _Worker:
             self.conn.close()
 
 
+def _stop_server() -> None:
+    """Stop the fork server and wait for it, once its workers have exited.
+
+    Waiting for it also brings its workers' CPU time into this process's accounting of its
+    children (`RUSAGE_CHILDREN`); a server left to exit after the build would lose it.
+    """
+    server: Any = multiprocessing.forkserver._forkserver  # stopping it is not public API
+    server._stop()
+
+
 def _describe_exit(process: BaseProcess) -> str:
     code = process.exitcode
     if code is not None and code < 0:
@@ -165,11 +200,17 @@ class IsolatedPool(Generic[TaskT, ResultT]):
     timed out, died, or `func` raised (the string holds the exception).
     """
 
-    def __init__(self, func: Callable[[TaskT], ResultT], workers: int, limits: Limits) -> None:
+    def __init__(self, func: Callable[[TaskT], ResultT], workers: int, limits: Limits,
+                 preload: Sequence[str] = ()) -> None:
+        """`preload`: modules the fork server imports besides `func`'s own (those `func`
+        imports on first use), so that no worker pays for them."""
         self.func = func
         self.size = max(1, workers)
         self.limits = limits
-        self.ctx = mp.get_context("spawn")
+        self.ctx = mp.get_context("forkserver")
+        module = getattr(func, "__module__", "__main__")
+        own = [] if module == "__main__" else [module]  # a main script's: imported by each worker
+        self.ctx.set_forkserver_preload([*own, *preload])
         self.restarts = 0
         self._workers: list[_Worker] = []
 
@@ -183,6 +224,7 @@ class IsolatedPool(Generic[TaskT, ResultT]):
         for worker in self._workers:
             worker.stop()
         self._workers = []
+        _stop_server()
 
     def _spawn(self) -> _Worker:
         return _Worker(self.ctx, self.func, self.limits)

@@ -35,6 +35,7 @@ from loralay_build.corpus.split import SPLITS, SplitItem
 from loralay_build.corpus.writer import WorkStore, digest, remove_stale, write_split
 from loralay_build.errors import ConfigError, Deferred, LoralayError, Reason, Reject, TransientError
 from loralay_build.http import BodyTooLarge, HttpClient, HttpError, HttpStatusError
+from loralay_build.parse.backend import backend_module
 from loralay_build.progress import batch_progress, progress
 from loralay_build.run.executors import check_executor, make_executor
 from loralay_build.run.process import Outcome, Task
@@ -261,7 +262,7 @@ class Pipeline:
         if not todo:
             return
         run = self.settings.run
-        executor = make_executor(run)
+        executor = make_executor(run, [backend_module(self.settings.parse.backend)])
         pending: list[tuple[str, Outcome]] = []
         flushed = time.monotonic()
         try:

@@ -1,0 +1,34 @@
+"""Workers are forked from a server that has imported the task's module, and the server is
+stopped and reaped with the pool."""
+
+from __future__ import annotations
+
+import multiprocessing.forkserver
+from pathlib import Path
+
+from loralay_build.parse.backend import backend_module
+from loralay_build.run.isolation import IsolatedPool, Limits
+from loralay_build.run.process import Outcome, Task, process_document
+
+
+def _parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def test_workers_come_from_a_preloaded_server_stopped_with_the_pool() -> None:
+    pool: IsolatedPool[Task, Outcome] = IsolatedPool(
+        process_document, 2, Limits(60.0, 2 << 30, 10), [backend_module("pdfium")]
+    )
+    with pool:
+        assert list(pool.imap_unordered([])) == []  # starts the workers, runs nothing
+        server = multiprocessing.forkserver._forkserver._forkserver_pid
+        assert server is not None
+        # The server imported the worker's module and the PDF engine before forking.
+        assert "pdfium" in Path(f"/proc/{server}/maps").read_text()
+        workers = [w.process.pid for w in pool._workers]
+        assert len(workers) == 2
+        assert all(pid is not None and _parent_of(pid) == server for pid in workers)
+    assert multiprocessing.forkserver._forkserver._forkserver_pid is None
+    # Reaped, not left as a zombie or an orphan: its CPU is counted in this process's children.
+    assert not Path(f"/proc/{server}").exists()
+    assert not any(Path(f"/proc/{pid}").exists() for pid in workers if pid is not None)
