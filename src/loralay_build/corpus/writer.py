@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 from loralay_build.blobs import atomic_path
 from loralay_build.columns import Strings
 from loralay_build.config import OutputSettings
+from loralay_build.corpus.arrays import buffer_array, to_arrow
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.errors import LoralayError
 
@@ -64,14 +65,12 @@ def _column(value: Any, field: pa.Field) -> pa.Array:
         count = len(value)
         item = field.type.value_type
         # From the raw buffer: no conversion element by element.
-        values = np.ascontiguousarray(value).reshape(-1)
-        flat = pa.Array.from_buffers(
-            getattr(item, "value_type", item), len(values), [None, pa.py_buffer(values)]
-        )
+        flat = buffer_array(value.reshape(-1), getattr(item, "value_type", item))
         inner = pa.FixedSizeListArray.from_arrays(flat, item.list_size) if value.ndim == 2 else flat
     else:
-        return pa.array([value], type=field.type)
-    return pa.ListArray.from_arrays(pa.array([0, count], type=pa.int32()), inner, type=field.type)
+        return to_arrow([value], field.type)
+    offsets = buffer_array(np.array([0, count], dtype=np.int32), pa.int32())
+    return pa.ListArray.from_arrays(offsets, inner, type=field.type)
 
 
 def rows_table(rows: Sequence[dict[str, Any]]) -> pa.Table:
@@ -86,7 +85,7 @@ def rows_table(rows: Sequence[dict[str, Any]]) -> pa.Table:
         if any(isinstance(v, (Strings, np.ndarray)) for v in values):
             columns.append(pa.concat_arrays([_column(v, field) for v in values]))
         else:
-            columns.append(pa.array(values, type=field.type))
+            columns.append(to_arrow(values, field.type))
     return pa.Table.from_arrays(columns, schema=EXAMPLE_SCHEMA)
 
 
@@ -273,8 +272,10 @@ def write_rows(out_dir: Path, split: str, generation: str, rows: Sequence[dict[s
     """One split of in-memory rows (derived views)."""
     return _write_shards(
         out_dir, split, generation, len(rows), settings,
-        lambda a, b, path: _write_table(pa.Table.from_pylist(list(rows[a:b]), schema=schema),
-                                        path, settings),
+        lambda a, b, path: _write_table(
+            pa.Table.from_arrays([to_arrow([row.get(f.name) for row in rows[a:b]], f.type)
+                                  for f in schema], schema=schema),
+            path, settings),
     )
 
 
