@@ -88,10 +88,20 @@ FILTERED = "filtered"  # processed, but dropped by a corpus-level filter at the 
 STATUSES = (DISCOVERED, RETRY, FETCHED, PROCESSED, REJECTED, PUBLISHED, FILTERED)
 
 
+def candidate_json(candidate: Candidate) -> str:
+    """The candidate as the state stores it: sorted JSON of its fields (plain JSON values, so
+    no deep copy as `dataclasses.asdict` makes, which costs more than the encoding)."""
+    fields = {f.name: getattr(candidate, f.name) for f in dataclasses.fields(candidate)}
+    return json.dumps(fields, sort_keys=True)
+
+
 def candidate_hash(candidate: Candidate) -> str:
     """Hash of the metadata that changes what a candidate yields (not its split)."""
-    payload = dataclasses.asdict(candidate)
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:20]
+    return _json_hash(candidate_json(candidate))
+
+
+def _json_hash(payload: str) -> str:
+    return hashlib.sha256(payload.encode()).hexdigest()[:20]
 
 
 @dataclass(frozen=True)
@@ -222,8 +232,8 @@ class State:
         now = time.time()
         with self.transaction():
             for cand in candidates:
-                digest = candidate_hash(cand)
-                payload = json.dumps(dataclasses.asdict(cand), sort_keys=True)
+                payload = candidate_json(cand)
+                digest = _json_hash(payload)
                 old = self.db.execute(
                     "SELECT content_hash FROM candidates WHERE dataset = ? AND id = ?",
                     (cand.dataset, cand.id),
