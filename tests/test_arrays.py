@@ -62,10 +62,18 @@ def test_equals_pyarrow_conversion(name: str) -> None:
     check()
 
 
+def test_numpy_scalars_are_numbers() -> None:
+    values = [np.int64(3), np.float32(0.5), None, np.bool_(True)]
+    assert to_arrow(values[:3], pa.float32()).to_pylist() == [3.0, 0.5, None]
+    assert to_arrow([np.int16(-2), np.int64(7)], pa.int16()).to_pylist() == [-2, 7]
+    assert to_arrow(values[3:], pa.bool_()).to_pylist() == [True]
+
+
 @pytest.mark.parametrize(("values", "type_", "error"), [
     (["a", 1], pa.string(), TypeError),
     ([1.5], pa.int32(), TypeError),
     ([True], pa.int16(), TypeError),
+    ([np.bool_(False)], pa.int32(), TypeError),
     ([70000], pa.int16(), OverflowError),
     (["x"], pa.float32(), TypeError),
     ([1], pa.bool_(), TypeError),

@@ -9,6 +9,7 @@ directly, with the same checks: a value of the wrong type or out of range is an 
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +18,7 @@ import pyarrow as pa
 
 from loralay_build.columns import Strings
 
+_BOOLS = (bool, np.bool_)
 _NUMPY: dict[pa.DataType, type[np.integer[Any]] | type[np.floating[Any]]] = {
     pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
     pa.float32(): np.float32, pa.float64(): np.float64,
@@ -40,7 +42,7 @@ def to_arrow(values: Sequence[Any], type_: pa.DataType) -> pa.Array:
         return pa.StringArray.from_buffers(n, pa.py_buffer(packed.offsets),
                                            pa.py_buffer(packed.data), validity, nulls)
     if pa.types.is_boolean(type_):
-        bits = _bits([_checked(v, bool, type_) if v is not None else False for v in values])
+        bits = _bits([_checked(v, _BOOLS, type_) if v is not None else False for v in values])
         return pa.Array.from_buffers(type_, n, [validity, bits], nulls)
     if type_ in _NUMPY:
         return pa.Array.from_buffers(type_, n, [validity, pa.py_buffer(_numbers(values, type_))],
@@ -66,7 +68,7 @@ def to_arrow(values: Sequence[Any], type_: pa.DataType) -> pa.Array:
     raise TypeError(f"no conversion to Arrow type {type_}")
 
 
-def _checked(value: Any, kind: type, type_: pa.DataType) -> Any:
+def _checked(value: Any, kind: type | tuple[type, ...], type_: pa.DataType) -> Any:
     """`value` if it is a `kind` (a bool is no number, a tuple is a list); TypeError if not."""
     if isinstance(value, kind) or (kind is list and isinstance(value, tuple)):
         return value
@@ -87,9 +89,9 @@ def _bits(flags: list[bool]) -> pa.Buffer:
 def _numbers(values: Sequence[Any], type_: pa.DataType) -> np.ndarray:
     """The values as numpy numbers of `type_` (nulls as 0); integers must fit exactly."""
     integer = pa.types.is_integer(type_)
-    kinds = (int,) if integer else (int, float)
+    kind = numbers.Integral if integer else numbers.Real  # numpy's numbers included
     for v in values:
-        if v is not None and (isinstance(v, bool) or not isinstance(v, kinds)):
+        if v is not None and (isinstance(v, _BOOLS) or not isinstance(v, kind)):
             raise TypeError(f"cannot store {v!r} ({type(v).__name__}) as Arrow {type_}")
     plain = [0 if v is None else v for v in values]
     if integer:
