@@ -180,7 +180,8 @@ def main() -> None:
     if args.child:
         child(args.child, args.folder, args.out, args.max_pages)
         return
-    backends = args.backend or ["pdfium", "poppler", "pdfplumber"]
+    # pdftotext is always measured, as the reference.
+    backends = [b for b in args.backend or ["pdfium", "poppler", "pdfplumber"] if b != REFERENCE]
     names = [REFERENCE, *backends]
     runs: dict[str, list[dict[str, object]]] = {name: [] for name in names}
     words: dict[str, dict[str, list[list[str]]]] = {}
