@@ -13,7 +13,8 @@ differently and is processed as a new document. Reported, in one run so they com
   then spends more CPU-seconds per page);
 - wall time of the build with --workers 1 and 2;
 - peak RSS of the parent and of each worker (VmHWM sampled from /proc during the build);
-- wall time of an immediate re-run with nothing new.
+- wall time of an immediate re-run with nothing new;
+- CPU of starting and stopping the pool of two workers, and of each worker replacement.
 Rounds are interleaved; medians are reported.
 """
 
@@ -120,6 +121,46 @@ def ipc_child(manifest: str, limit: int = 50) -> None:
     print(json.dumps(result))
 
 
+def pool_child(tasks: int) -> None:
+    """CPU (this process and its children) of starting and stopping a pool of 2 workers as
+    the build does, fork server included, that runs `tasks` tasks with one worker per task
+    (recycled after each: the cost of a replacement). Prints JSON."""
+    from loralay_build.parse.backend import backend_module
+    from loralay_build.parse.settings import ParseSettings
+    from loralay_build.records import Candidate
+    from loralay_build.run.isolation import IsolatedPool, Limits
+    from loralay_build.run.process import Outcome, Task, process_document
+    from loralay_build.text import MatchSettings
+
+    # A candidate without its abstract: rejected at once, before any parsing.
+    cand = Candidate(id="x", source="local", source_id="x", dataset="bench", language="en")
+    task = Task(cand, "/nonexistent.pdf", "0" * 64, ParseSettings(), MatchSettings())
+    before = _own_cpu()
+    pool: IsolatedPool[Task, Outcome] = IsolatedPool(
+        process_document, 2, Limits(60.0, 2 << 30, 1), [backend_module("pdfium")]
+    )
+    with pool:
+        for _, outcome in pool.imap_unordered([task] * tasks):
+            assert isinstance(outcome, Outcome) and outcome.reason is not None
+    print(json.dumps({"cpu": _own_cpu() - before}))
+
+
+def _own_cpu() -> float:
+    own, children = (resource.getrusage(who)
+                     for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def pool_cpu(tasks: int, rounds: int = 5) -> float:
+    """Median CPU of `pool_child(tasks)` over fresh processes."""
+    values: list[float] = []
+    for _ in range(rounds):
+        done = subprocess.run([sys.executable, __file__, "--pool-child", str(tasks)],
+                              capture_output=True, text=True, check=True)
+        values.append(json.loads(done.stdout.strip().splitlines()[-1])["cpu"])
+    return statistics.median(values)
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -220,12 +261,16 @@ def main() -> None:
     parser.add_argument("--part", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--parts", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--ipc-child", help=argparse.SUPPRESS)
+    parser.add_argument("--pool-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.parse_child:
         parse_child(args.parse_child, args.part, args.parts)
         return
     if args.ipc_child:
         ipc_child(args.ipc_child)
+        return
+    if args.pool_child is not None:
+        pool_child(args.pool_child)
         return
     if args.folder is None:
         parser.error("DIR is required")
@@ -268,6 +313,10 @@ def main() -> None:
         for name in ("lists", "compact"):
             add(f"IPC {name}: pickle ms / 1k words", 1000 * ipc[f"{name}_ms"] / ipc["words"])
             add(f"IPC {name}: pickled bytes / word", 1e6 * ipc[f"{name}_mb"] / ipc["words"])
+        started = pool_cpu(0)
+        add("worker pool of 2, start + stop CPU s", started)
+        # 20 tasks, one worker each: the 2 first workers, then 18 replacements.
+        add("worker replacement CPU ms each", 1000 * (pool_cpu(20) - started) / 18)
         docs = int(parsed["docs"])
         print(f"{docs} documents, {int(pages)} pages, executor {args.executor}, "
               f"{args.rounds} round(s), median [min-max]")
