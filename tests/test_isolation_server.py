@@ -4,11 +4,17 @@ stopped and reaped with the pool."""
 from __future__ import annotations
 
 import multiprocessing.forkserver
+import os
+import signal
+import threading
+import time
 from pathlib import Path
 
 from loralay_build.parse.backend import backend_module
 from loralay_build.run.isolation import IsolatedPool, Limits
 from loralay_build.run.process import Outcome, Task, process_document
+
+from .reliability.workfuncs import behave
 
 
 def _parent_of(pid: int) -> int:
@@ -32,3 +38,27 @@ def test_workers_come_from_a_preloaded_server_stopped_with_the_pool() -> None:
     # Reaped, not left as a zombie or an orphan: its CPU is counted in this process's children.
     assert not Path(f"/proc/{server}").exists()
     assert not any(Path(f"/proc/{pid}").exists() for pid in workers if pid is not None)
+
+
+def test_a_worker_dead_while_idle_is_replaced_before_its_next_task() -> None:
+    """A worker can die between tasks (its fork server killed, the OOM killer) before the pool
+    notices: the task it was to get goes to a new worker instead of failing the run.
+
+    The stopped server cannot report the worker's exit, so the dead worker still looks alive
+    when the next task is sent to it.
+    """
+    pool = IsolatedPool(behave, 1, Limits(60.0, 2 << 30, 10))
+    with pool:
+        results = pool.imap_unordered([("exit_later", 2), ("return", 21)])
+        assert next(results) == (("exit_later", 2), 4)
+        server = multiprocessing.forkserver._forkserver._forkserver_pid
+        assert server is not None
+        os.kill(server, signal.SIGSTOP)
+        resume = threading.Timer(1.0, os.kill, (server, signal.SIGCONT))
+        try:
+            time.sleep(0.5)  # the worker has exited; only the server could tell
+            resume.start()
+            assert dict(results) == {("return", 21): 42}
+        finally:
+            resume.cancel()
+            os.kill(server, signal.SIGCONT)

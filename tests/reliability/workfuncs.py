@@ -4,12 +4,16 @@ can import it."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 
 def behave(task: tuple[str, int]) -> int:
-    """Return, raise, hang or kill the worker, as the task says."""
+    """Return, raise, hang or kill the worker, as the task says ("exit_later": answer, then
+    exit `value` tenths of a second later, while idle)."""
     kind, value = task
+    if kind == "exit_later":
+        threading.Timer(value / 10, os._exit, (1,)).start()
     if kind == "raise":
         raise ValueError(f"task {value} failed")
     if kind == "hang":

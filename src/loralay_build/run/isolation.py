@@ -243,11 +243,7 @@ class IsolatedPool(Generic[TaskT, ResultT]):
                     if task is None:
                         exhausted = True
                         break
-                    if worker.done >= self.limits.recycle_after or not worker.process.is_alive():
-                        worker.stop()
-                        worker = self._workers[i] = self._spawn()
-                    worker.task, worker.started = task, time.monotonic()
-                    worker.conn.send(task)
+                    self._assign(i, task)
             busy = [w for w in self._workers if w.task is not None]
             if not busy:
                 return
@@ -271,6 +267,24 @@ class IsolatedPool(Generic[TaskT, ResultT]):
                     worker.kill()
                     yield current, WorkerLost(True, f"killed after {self.limits.timeout:.0f}s")
                     self._replace(worker)
+
+    def _assign(self, i: int, task: TaskT) -> None:
+        """Send `task` to worker `i`, replaced first when due or dead.
+
+        A worker that died while idle (its fork server killed, say) can still look alive:
+        the send then fails, and the task goes to a new worker instead of failing the run.
+        """
+        worker = self._workers[i]
+        if worker.done >= self.limits.recycle_after or not worker.process.is_alive():
+            worker.stop()
+            worker = self._workers[i] = self._spawn()
+        try:
+            worker.conn.send(task)
+        except OSError:
+            worker.stop()
+            worker = self._workers[i] = self._spawn()
+            worker.conn.send(task)
+        worker.task, worker.started = task, time.monotonic()
 
     def _replace(self, worker: _Worker) -> None:
         self.restarts += 1
