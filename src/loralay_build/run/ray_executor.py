@@ -4,9 +4,9 @@ Only `process_document` runs on Ray; the driver keeps discovery, downloads, the 
 and the work store, and commits each outcome as it arrives. A Ray worker is not a sandbox: a
 PDF engine that segfaults, aborts or loops in C takes the worker with it, and RLIMIT_AS on a
 Ray worker would also cap Ray's own threads and shared-memory maps. So each Ray worker hands
-the document to a persistent child process from `run/isolation.py` (spawned, RLIMIT_AS, killed
-on timeout, replaced on death, recycled, dies with its parent), exactly as the local executor
-does, and the same failures become the same rejects with the same details.
+the document to a persistent child process from `run/isolation.py` (forked from a preloaded
+server, RLIMIT_AS, killed on timeout, replaced on death, recycled, dies with its parent), exactly
+as the local executor does, and the same failures become the same rejects with the same details.
 """
 
 from __future__ import annotations
@@ -53,12 +53,14 @@ def _pickled(func: ProcessFn, task: Task) -> bytes:
 
 
 def _worker_pool(func: ProcessFn, limits: Limits) -> IsolatedPool[Task, bytes]:
-    """This Ray worker's one isolated child, kept across tasks (a spawn costs ~100 tasks)."""
+    """This Ray worker's one isolated child, kept across tasks. Its fork server imports this
+    module (Ray included) and the task's, so a replacement child starts without importing."""
     global _pool, _pool_key
     if _pool is None or _pool_key != (func, limits):
         if _pool is not None:
             _pool.close()
-        _pool = IsolatedPool(functools.partial(_pickled, func), 1, limits)
+        _pool = IsolatedPool(functools.partial(_pickled, func), 1, limits,
+                             [__name__, func.__module__])
         _pool_key = (func, limits)
     return _pool
 
