@@ -1,5 +1,5 @@
-"""Workers are forked from a server that has imported the task's module, and the server is
-stopped and reaped with the pool."""
+"""Workers are forked from a server that has imported the task's module; the server is
+stopped and reaped with the pool, and a worker that died while idle is replaced."""
 
 from __future__ import annotations
 
