@@ -86,7 +86,7 @@ def _release_server() -> None:
     server, and `_die_with_parent` then ends the workers.
     """
     server: Any = multiprocessing.forkserver._forkserver  # its fd is not public API
-    fd = server._forkserver_alive_fd
+    fd = getattr(server, "_forkserver_alive_fd", None)
     if fd is not None:
         with contextlib.suppress(OSError):
             os.close(fd)
@@ -183,7 +183,9 @@ def _stop_server() -> None:
     children (`RUSAGE_CHILDREN`); a server left to exit after the build would lose it.
     """
     server: Any = multiprocessing.forkserver._forkserver  # stopping it is not public API
-    server._stop()
+    stop = getattr(server, "_stop", None)
+    if stop is not None:  # else the server ends on its own once this process has
+        stop()
 
 
 def _describe_exit(process: BaseProcess) -> str:
