@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
 import edlib
@@ -256,10 +256,10 @@ def _edge_pieces(
     edge: Sequence[str], body: Body, s: MatchSettings, region: tuple[int, int]
 ) -> list[Piece]:
     """Confident pieces of the edge tokens within the region (none for a tiny edge)."""
-    pieces: list[Piece] = []
+    search = _Pieces(body, s, region, s.piece_chars)
     if edge and region[0] < region[1]:
-        _pieces(edge, body, s, pieces, [], region, s.piece_chars)
-    return pieces
+        search.add(edge)
+    return search.found
 
 
 def _joined(pieces: Sequence[Piece], body: Body) -> Search:
@@ -280,20 +280,20 @@ def _split_search(tokens: Sequence[str], body: Body, s: MatchSettings) -> Search
     match body text before or after the abstract. Unfound characters count as edits,
     so the ratio stays comparable with a single span.
     """
-    pieces: list[Piece] = []
-    missed: list[Sequence[str]] = []
+    first = _Pieces(body, s, None, s.piece_chars)
     # `search` has just failed to find the whole abstract within the accept budget (its
     # budget was larger, the windows the same), so the search starts with the halves.
-    _halves(tokens, body, s, pieces, missed, None, s.piece_chars)
-    if not pieces:
+    first.halves(tokens)
+    if not first.found:
         return None
     total = len(" ".join(tokens))
-    anchor = max(pieces, key=lambda p: p[1])[0]
+    anchor = max(first.found, key=lambda p: p[1])[0]
     reach = s.split_spread * total
-    near = [p for p in pieces if abs(p[0].first - anchor.first) <= reach]
+    near = [p for p in first.found if abs(p[0].first - anchor.first) <= reach]
     region = (min(a.first for a, _ in near), max(a.last for a, _ in near) + 1)
-    for segment in missed:
-        _pieces(segment, body, s, near, [], region, s.seed_len)
+    again = _Pieces(body, s, region, s.seed_len, near)
+    for segment in first.missed:
+        again.add(segment)
     near.sort(key=lambda p: p[0].first)
     found_chars = sum(length for _, length in near)
     distance = sum(a.distance for a, _ in near) + max(0, total - found_chars - len(near) + 1)
@@ -306,55 +306,51 @@ def _split_search(tokens: Sequence[str], body: Body, s: MatchSettings) -> Search
     return Search(verdict, match, ratio, spans)
 
 
-def _pieces(
-    tokens: Sequence[str],
-    body: Body,
-    s: MatchSettings,
-    out: list[Piece],
-    missed: list[Sequence[str]],
-    region: tuple[int, int] | None,
-    min_chars: int,
-) -> None:
-    """Append confident alignments of this run of tokens, or of its halves, to `out`.
+@dataclass
+class _Pieces:
+    """Confident alignments of runs of abstract tokens, a run not found being halved.
 
     Runs too short to halve again go to `missed`. With a region, only that part of the
     body is searched, which keeps short pieces from matching elsewhere.
     """
-    query = " ".join(tokens)
-    lo, hi = region if region is not None else (0, len(body.text))
-    hit = body.text.find(query, lo, hi)
-    if hit >= 0:
-        out.append((Aligned(0, hit, hit + len(query) - 1), len(query)))
-        return
-    windows = [region] if region is not None else _candidate_windows(query, body, s)[0]
-    best = _best(query, body.text, windows, int(s.accept_ratio * len(query)))
-    if best is not None:
-        out += _refine(tokens, best, body, s, (lo, hi))
-        return
-    _halves(tokens, body, s, out, missed, region, min_chars)
 
+    body: Body
+    s: MatchSettings
+    region: tuple[int, int] | None
+    min_chars: int
+    found: list[Piece] = field(default_factory=list)
+    missed: list[Sequence[str]] = field(default_factory=list)
 
-def _halves(
-    tokens: Sequence[str],
-    body: Body,
-    s: MatchSettings,
-    out: list[Piece],
-    missed: list[Sequence[str]],
-    region: tuple[int, int] | None,
-    min_chars: int,
-) -> None:
-    """`_pieces` of each half of the tokens, or the tokens to `missed` when too short to halve."""
-    query = " ".join(tokens)
-    if len(query) < 2 * min_chars or len(tokens) < 2:
-        missed.append(tokens)
-        return
-    half, chars = 0, 0
-    while chars < len(query) // 2:
-        chars += len(tokens[half]) + 1
-        half += 1
-    half = min(max(half, 1), len(tokens) - 1)
-    _pieces(tokens[:half], body, s, out, missed, region, min_chars)
-    _pieces(tokens[half:], body, s, out, missed, region, min_chars)
+    def add(self, tokens: Sequence[str]) -> None:
+        """The alignments of this run of tokens, or of its halves."""
+        body, s, region = self.body, self.s, self.region
+        query = " ".join(tokens)
+        lo, hi = region if region is not None else (0, len(body.text))
+        hit = body.text.find(query, lo, hi)
+        if hit >= 0:
+            self.found.append((Aligned(0, hit, hit + len(query) - 1), len(query)))
+            return
+        windows = [region] if region is not None else _candidate_windows(query, body, s)[0]
+        best = _best(query, body.text, windows, int(s.accept_ratio * len(query)))
+        if best is not None:
+            self.found += _refine(tokens, best, body, s, (lo, hi))
+            return
+        self.halves(tokens)
+
+    def halves(self, tokens: Sequence[str]) -> None:
+        """The alignments of each half of the tokens, or the tokens to `missed` when too
+        short to halve."""
+        query = " ".join(tokens)
+        if len(query) < 2 * self.min_chars or len(tokens) < 2:
+            self.missed.append(tokens)
+            return
+        half, chars = 0, 0
+        while chars < len(query) // 2:
+            chars += len(tokens[half]) + 1
+            half += 1
+        half = min(max(half, 1), len(tokens) - 1)
+        self.add(tokens[:half])
+        self.add(tokens[half:])
 
 
 def _candidate_windows(
