@@ -15,7 +15,7 @@ test-all:  ## include the slow reliability tests (bombs, long kill loops)
 demo:  ## build the offline demo corpora into $(OUT)/demo
 	build-corpus demo --out $(OUT)/demo
 
-lint:  ## ruff and mypy --strict
+lint:  ## ruff, and mypy --strict over src and tests
 	$(PYTHON) -m ruff check src tests scripts
 	$(PYTHON) -m mypy
 

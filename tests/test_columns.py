@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -110,7 +111,9 @@ def _compact_row(i: int) -> dict[str, object]:
 
 def test_rows_table_holds_each_row_as_its_own_batch() -> None:
     """Compact and plain rows mixed in one batch: every row of the table is that row alone."""
-    rows = [_compact_row(0), _plain_row(1), _compact_row(2), {"article_id": "local:3"}]
+    rows: list[dict[str, Any]] = [
+        _compact_row(0), _plain_row(1), _compact_row(2), {"article_id": "local:3"}
+    ]
     table = rows_table(rows)
     assert table.num_rows == len(rows)
     for i, row in enumerate(rows):

@@ -65,7 +65,9 @@ def ink_and_tint(image: Image.Image, box: list[int]) -> tuple[int, int]:
     ink = tint = 0
     for x in range(x0 + 2, x1 - 1):
         for y in range(y0 + 2, y1 - 1):
-            r, g, b = image.getpixel((x, y))[:3]
+            pixel = image.getpixel((x, y))
+            assert isinstance(pixel, tuple)
+            r, g, b = pixel[:3]
             if r + g + b < 250:
                 ink += 1
             elif b > r + 25 and r < 230:

@@ -130,7 +130,7 @@ def test_reports_follow_a_changed_reject(
     docs.mkdir()
     for entry in entries[:2]:
         (docs / str(entry["pdf"])).write_bytes((folder / str(entry["pdf"])).read_bytes())
-    late = {"id": "late", "pdf": "late.pdf", "language": "fr",
+    late: dict[str, object] = {"id": "late", "pdf": "late.pdf", "language": "fr",
             "abstracts": {"fr": "une phrase qui ne figure nulle part dans ce document publié"}}
     manifest = write_manifest(docs / "m.jsonl", [*entries[:2], late])
     out = tmp_path / "out"

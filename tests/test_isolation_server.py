@@ -17,6 +17,12 @@ from loralay_build.run.process import Outcome, Task, process_document
 from .reliability.workfuncs import behave
 
 
+def _server_pid() -> int | None:
+    """The running fork server's pid (a private attribute of the standard library's server)."""
+    pid: int | None = vars(multiprocessing.forkserver._forkserver).get("_forkserver_pid")
+    return pid
+
+
 def _parent_of(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
@@ -27,14 +33,14 @@ def test_workers_come_from_a_preloaded_server_stopped_with_the_pool() -> None:
     )
     with pool:
         assert list(pool.imap_unordered([])) == []  # starts the workers, runs nothing
-        server = multiprocessing.forkserver._forkserver._forkserver_pid
+        server = _server_pid()
         assert server is not None
         # The server imported the worker's module and the PDF engine before forking.
         assert "pdfium" in Path(f"/proc/{server}/maps").read_text()
         workers = [w.process.pid for w in pool._workers]
         assert len(workers) == 2
         assert all(pid is not None and _parent_of(pid) == server for pid in workers)
-    assert multiprocessing.forkserver._forkserver._forkserver_pid is None
+    assert _server_pid() is None
     # Reaped, not left as a zombie or an orphan: its CPU is counted in this process's children.
     assert not Path(f"/proc/{server}").exists()
     assert not any(Path(f"/proc/{pid}").exists() for pid in workers if pid is not None)
@@ -51,7 +57,7 @@ def test_a_worker_dead_while_idle_is_replaced_before_its_next_task() -> None:
     with pool:
         results = pool.imap_unordered([("exit_later", 2), ("return", 21)])
         assert next(results) == (("exit_later", 2), 4)
-        server = multiprocessing.forkserver._forkserver._forkserver_pid
+        server = _server_pid()
         assert server is not None
         os.kill(server, signal.SIGSTOP)
         resume = threading.Timer(1.0, os.kill, (server, signal.SIGCONT))

@@ -14,7 +14,7 @@ from .conftest import run_cli
 
 
 def make_corpus(folder: Path, n: int) -> list[dict[str, object]]:
-    entries = []
+    entries: list[dict[str, object]] = []
     for i in range(n):
         gen = ProseGenerator(500 + i)
         abstract_fr = gen.paragraph("fr", 4)

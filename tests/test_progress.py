@@ -14,7 +14,7 @@ from loralay_build import progress
 def test_the_discover_bar_counts_documents_not_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     bars: list[tqdm[Any]] = []
 
-    class Recorded(tqdm):  # type: ignore[type-arg]
+    class Recorded(tqdm):  # type: ignore[misc]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, file=io.StringIO(), **kwargs)
             bars.append(self)

@@ -58,8 +58,9 @@ def test_thresholds_drop_long_documents_and_short_summaries() -> None:
     pages = list(range(1, 101))
     words = list(range(10, 110))
     th = compute_thresholds(pages, words, FilterSettings())
-    assert th.verdict(100, 50) is not None and th.verdict(100, 50)[0] is Reason.TOO_MANY_PAGES
-    assert th.verdict(5, 10) is not None and th.verdict(5, 10)[0] is Reason.SUMMARY_TOO_SHORT
+    long_doc, short_summary = th.verdict(100, 50), th.verdict(5, 10)
+    assert long_doc is not None and long_doc[0] is Reason.TOO_MANY_PAGES
+    assert short_summary is not None and short_summary[0] is Reason.SUMMARY_TOO_SHORT
     assert th.verdict(5, 50) is None
     off = compute_thresholds(pages, words, FilterSettings(enabled=False))
     assert off.verdict(1000, 0) is None

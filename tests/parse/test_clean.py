@@ -111,8 +111,8 @@ def _reference_running_headers(doc: Document) -> set[int]:
     """The per-line formula the column version replaces: a line's union box in a band."""
     heights = {page.index: page.height for page in doc.pages}
     lines: dict[tuple[int, int], list[int]] = {}
-    for i, key in enumerate(zip(doc.word_pages, doc.line_ids, strict=True)):
-        lines.setdefault(key, []).append(i)
+    for i, line_key in enumerate(zip(doc.word_pages, doc.line_ids, strict=True)):
+        lines.setdefault(line_key, []).append(i)
     seen: dict[tuple[str, str], set[int]] = {}
     found = []
     for (page, _), line in lines.items():

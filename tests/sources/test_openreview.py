@@ -82,7 +82,7 @@ def test_v2_hidden_field_is_absent_not_an_error() -> None:
 
 def test_v1_and_v2_notes_from_the_sandbox(server: SandboxServer) -> None:
     box = sandbox_on(server)
-    by_venue = {}
+    by_venue: dict[str, tuple[Any, Any, Any]] = {}
     for sub in box.subs.values():
         if sub.status == "accepted":
             note = box.note(sub, details="replies")

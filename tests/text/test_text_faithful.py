@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from docgen import make_doc
 
 from loralay_build.errors import Reason, Reject
 from loralay_build.text import MatchSettings, locate, strip_abstracts
 from loralay_build.text.faithful import locate_faithful, searched_pages
+
+from .docgen import make_doc
 
 FAITHFUL = MatchSettings(mode="faithful")
 

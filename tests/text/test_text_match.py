@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from docgen import make_doc, other_abstract, sentence_words, vocabulary
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loralay_build.text import Match, locate
 from loralay_build.text.match import _best
+
+from .docgen import make_doc, other_abstract, sentence_words, vocabulary
 
 NOISE = ["swap", "ligature", "space", "hyphen", "pdfium", "header", "pagebreak"]
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from docgen import make_doc, other_abstract, sentence_words, vocabulary
 
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.text import MatchSettings, leakage_summary, strip_abstracts
+
+from .docgen import make_doc, other_abstract, sentence_words, vocabulary
 
 ENGINE = MatchSettings()
 
