@@ -3,7 +3,11 @@ whole three-language build against the sandbox."""
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 from hypothesis import assume, given, settings
@@ -17,6 +21,7 @@ from loralay_build.sources.eurlex_links import (
     collect_acts,
     link_groups,
     normalise_celex,
+    preset_split,
     preset_splits,
     to_link,
 )
@@ -99,6 +104,23 @@ def test_a_stored_split_is_kept_by_its_whole_group(rows: list,  # type: ignore[t
             assert again[other] == stored
         else:
             assert again[other] == first[other]
+
+
+def test_the_preset_split_is_the_same_in_every_process() -> None:
+    """Each language is built by its own run: a group must get the same split in another
+    interpreter, whatever its string-hash seed."""
+    groups = [f"32019R{n:04d}" for n in range(40)]
+    script = ("import json, sys; from loralay_build.sources.eurlex_links import preset_split; "
+              "print(json.dumps([preset_split(g, True) for g in sys.argv[1:]]))")
+    answers = [
+        json.loads(subprocess.run(
+            [sys.executable, "-c", script, *groups], capture_output=True, text=True, check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout)
+        for seed in ("1", "2", "3")
+    ]
+    assert answers[0] == answers[1] == answers[2] == [preset_split(g, True) for g in groups]
+    assert {"validation", "test"} == set(answers[0])
 
 
 def test_preset_build_puts_each_act_in_one_split_in_every_language(tmp_path: Path) -> None:
