@@ -92,6 +92,34 @@ def test_page_checksums_catch_what_the_manifest_cannot(built: Path, tmp_path: Pa
     assert problems and all(shard.name in p for p in problems)
 
 
+def test_page_checksums_catch_a_flip_in_an_uncompressed_shard(built: Path,
+                                                               tmp_path: Path) -> None:
+    """Without compression no decoder notices a flipped letter: only the page CRC does.
+
+    The shard is rewritten uncompressed (checksums kept) and listed with its new sha256, then
+    one letter of a word changes case, which leaves valid UTF-8 and valid rows behind.
+    """
+    folder = _copy(built, tmp_path / "plain")
+    shard = _shards(folder)[0]
+    table = pq.read_table(shard)
+    pq.write_table(table, shard, compression="none", write_page_checksum=True,
+                   use_dictionary=False)
+    word = next(w for w in table.column("article_words")[0].as_py() if w.isascii() and len(w) > 7)
+    data = bytearray(shard.read_bytes())
+    offset = data.find(word.encode())
+    assert offset > 0
+    data[offset] ^= 0x20
+    shard.write_bytes(bytes(data))
+    build = json.loads((folder / "build.json").read_text())
+    for entry in build["files"]:
+        if entry["name"] == shard.name:
+            entry["sha256"] = hashlib.sha256(shard.read_bytes()).hexdigest()
+            entry["bytes"] = shard.stat().st_size
+    (folder / "build.json").write_text(json.dumps(build))
+    problems = verify_dataset(folder)
+    assert problems and all(shard.name in p for p in problems)
+
+
 def test_row_invariants(built: Path, tmp_path: Path) -> None:
     """A shard rewritten with bad rows: a duplicate id, mismatched lists, a box past 1000."""
     folder = _copy(built, tmp_path / "rows")
