@@ -6,13 +6,16 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from loralay_build.config import builtin_config
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.sandbox import Sandbox
+from loralay_build.sandbox.server import Reply, Request
 from loralay_build.state import State
 
 from .conftest import run_cli, write_toml
@@ -165,6 +168,46 @@ def test_kill_9_then_resume_gives_identical_shards(tmp_path: Path) -> None:
     # Only the sandbox's port (inside the URL rewrites) differs between the two configs.
     assert resumed.pop("config_hash") != clean.pop("config_hash")
     assert resumed == clean
+
+
+def test_a_kill_after_the_first_page_loses_no_record(tmp_path: Path) -> None:
+    """The high-water mark is saved only after a full pass: modification dates do not follow
+    the cursor's docid order, so a mark taken from the first page would hide the older-dated
+    records of later pages from every later run."""
+    with Sandbox(docs=20, seed=5, faults=False) as box:
+        overlay = box.hal.client_config()
+        overlay["run"] = {"workers": 1}
+        cfg = write_toml(tmp_path / "c.toml", overlay)
+        out = tmp_path / "out"
+        second_page, release = threading.Event(), threading.Event()
+        search = dict(box.server.routes)["/search/"]
+
+        def gated(req: Request) -> Reply:
+            if req.arg("cursorMark") not in ("", "*"):
+                second_page.set()
+                release.wait(30)
+            return search(req)
+
+        box.server.routes = [(p, gated if p == "/search/" else h) for p, h in box.server.routes]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "loralay_build.cli", "hal", "--out", str(out),
+             "--config", str(cfg)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        assert second_page.wait(60), "the build never asked for a second page"
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait() == -signal.SIGKILL
+        release.set()
+        assert run_cli("hal", "--out", str(out), "--config", str(cfg)).returncode == 0
+        query = [("q", "*:*"), ("rows", "1000"), ("fl", "docid")]
+        query += [("fq", clause) for clause in builtin_config("hal")["source"]["filters"]]
+        answer = search(Request("GET", "/search/", query, {}))
+        listed = {f"hal:{doc['docid']}" for doc in json.loads(answer.body)["response"]["docs"]}
+    state = State(out)
+    try:
+        discovered = {row.candidate.id for row in state.rows("hal")}
+    finally:
+        state.close()
+    assert len(listed) > 20
+    assert listed - discovered == set()
 
 
 def test_output_loads_with_datasets(sandbox: Sandbox, hal_config: Path, tmp_path: Path) -> None:

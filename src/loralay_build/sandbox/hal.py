@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import fnmatch
 import json
+import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -121,6 +122,12 @@ class HalSandbox(FakeService):
         self.add_document(variant=103, doc_type="REPORT")
         self.add_document(variant=104, mis_tagged=True)
         self.add_document(variant=105, without_abstract=True)
+        # As on the real service, a record's last modification has nothing to do with its
+        # docid (old deposits are edited every day), while the cursor walks in docid order.
+        stamps = [r.fields["modifiedDate_tdate"] for r in self.records.values()]
+        random.Random(self.seed).shuffle(stamps)
+        for record, stamp in zip(self.records.values(), stamps, strict=True):
+            record.fields["modifiedDate_tdate"] = stamp
 
     def add_documents(self, n: int) -> list[int]:
         """Deposit `n` new regular documents, modified after everything already served."""
