@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 import datasets
 import pytest
@@ -17,7 +17,7 @@ import pytest
 from loralay_build.blobs import BlobStore
 from loralay_build.bundle import read_bundle
 from loralay_build.config import HttpSettings, load_settings, merge
-from loralay_build.errors import ConfigError
+from loralay_build.errors import ConfigError, Reject
 from loralay_build.http import HttpClient
 from loralay_build.parse import parse_pdf
 from loralay_build.records import Candidate
@@ -312,3 +312,89 @@ def test_name_languages_and_limit_flags(built: Built, tmp_path: Path) -> None:
     published = rows(tmp_path / "lex-fr")
     assert len(published) + len(rejects(tmp_path / "lex-fr")) == 2
     assert all(k.startswith("eurlex:fr:") for k in published)
+
+
+def challenged(server: SandboxServer) -> int:
+    return sum(1 for e in server.requests("/cellar/resource/") if e.status == 202)
+
+
+def test_cellar_challenging_everything_costs_a_few_requests_then_waits(tmp_path: Path) -> None:
+    with SandboxServer() as server:
+        sandbox = EurlexSandbox(server, n_docs=12, seed=3, faults=False)
+        sandbox.challenge_cellar = True
+        run = Built(sandbox, server, tmp_path / "out", sandbox_config(sandbox, tmp_path / "c.toml"))
+        # Three language builds, a dozen summaries each: the first summary is tried three
+        # times (waf_retries = 2), the next one once, then Cellar is left alone.
+        assert run.build() == 3
+        assert challenged(server) == 4
+        assert not any((run.out / f"eurlex-{lang}" / "data").exists() for lang in LANGS)
+        before = len(server.log)
+        assert run.build() == 3  # within waf_host_pause: not asked at all, SPARQL included
+        assert len(server.log) == before
+        sandbox.challenge_cellar = False
+        run.config = sandbox_config(sandbox, tmp_path / "later.toml", waf_host_pause=0)
+        assert run.build() == 0
+        assert challenged(server) == 4
+        for lang in LANGS:
+            assert len(rows(run.out / f"eurlex-{lang}")) >= 8
+
+
+def test_acts_behind_a_challenging_cellar_wait_without_being_asked(tmp_path: Path) -> None:
+    with SandboxServer() as server:
+        sandbox = EurlexSandbox(server, n_docs=12, seed=3, faults=False)
+        client = HttpClient(HttpSettings(min_interval=0.0), trusted_urls=[server.base_url])
+        state = State(tmp_path / "out")
+        try:
+            source = EurlexSource()
+            source.config = sandbox.client_config()["source"]
+            source.guard = eurlex_cellar.ChallengeGuard(state, source.config)
+            blobs = BlobStore(tmp_path / "blobs")
+            assert source.fetch(candidate_for(sandbox, 6, "en"), client, blobs)
+            sandbox.challenge_cellar = True
+            with pytest.raises(Reject, match="blocked"):  # one act behind a challenge
+                source.fetch(candidate_for(sandbox, 7, "en"), client, blobs)
+            for index in (8, 9, 10, 11):  # the next one confirms it: the rest waits
+                with pytest.raises(eurlex_cellar.HostChallenged):
+                    source.fetch(candidate_for(sandbox, index, "en"), client, blobs)
+            assert challenged(server) == 3 + 1
+            assert state.get_mark("eurlex", f"challenged:{urlsplit(server.base_url).netloc}")
+        finally:
+            state.close()
+
+
+def test_summaries_of_older_acts_are_found_when_cellar_binds_no_modification_date(
+        tmp_path: Path) -> None:
+    with SandboxServer() as server:
+        sandbox = EurlexSandbox(server, n_docs=12, seed=3, faults=False)
+        sandbox.bind_modified = False
+        run = Built(sandbox, server, tmp_path / "out",
+                    sandbox_config(sandbox, tmp_path / "c.toml", languages=["en"]))
+        assert run.build() == 0
+        first = rows(run.out / "eurlex-en")
+        # Between runs: a new summary of a 2006 act, a new act, an updated summary.
+        older = sandbox.add_acts(1, date="2006-05-05")[0]
+        newer = sandbox.add_acts(1)[0]
+        updated = run.act(3)
+        sandbox.touch_summary(updated, "2025-06-01")
+        before = len(server.requests("/cellar/resource/"))
+        assert run.build() == 0
+        second = rows(run.out / "eurlex-en")
+        assert set(second) == set(first) | {f"eurlex:en:{older}", f"eurlex:en:{newer}"}
+        # Only the two new acts were read: summary, PDF and XHTML each.
+        assert len(server.requests("/cellar/resource/")) - before == 2 * 3
+        # The updated text is found by the periodic full pass (summary_recheck_days).
+        assert second[f"eurlex:en:{updated}"]["abstract"] == first[f"eurlex:en:{updated}"][
+            "abstract"]
+        run.config = sandbox_config(sandbox, tmp_path / "recheck.toml", languages=["en"],
+                                    summary_recheck_days=0)
+        assert run.build() == 0
+        third = rows(run.out / "eurlex-en")
+        assert set(third) == set(second)
+        assert third[f"eurlex:en:{updated}"]["abstract"] != first[f"eurlex:en:{updated}"][
+            "abstract"]
+        # Run again later without changes: nothing new is listed or read.
+        run.config = sandbox_config(sandbox, tmp_path / "c.toml", languages=["en"])
+        before = len(server.requests("/cellar/resource/"))
+        assert run.build() == 0
+        assert len(server.requests("/cellar/resource/")) == before
+        assert rows(run.out / "eurlex-en") == third
