@@ -193,6 +193,25 @@ def test_a_list_item_keeps_its_own_words_above_its_nested_list() -> None:
         assert lines[k + 3] == "€600 for all other flights."
 
 
+GLUED = re.compile(r"(?<!\S)(?:\d+(?:\.\d+)*\.|\(?[a-z]\)|·)[A-Za-z]")  # "2.1.The", "·Inclusion"
+
+
+@pytest.mark.parametrize(("name", "heads"), [
+    ("com-proposal-COM_2025_11-EN.html", ["1. Subject matter of the proposal",
+                                          "2. Context of the proposal"]),
+    ("com-proposal-COM_2025_43-EN.html", ["1. Subject matter of the proposal",
+                                          "2.2. The Conference of the Parties"]),
+])
+def test_numbering_of_real_com_proposals_is_a_word_of_its_own(name: str,
+                                                               heads: list[str]) -> None:
+    lines = act_text(page(name)).text.split("\n")
+    assert not [m.group(0) for line in lines for m in GLUED.finditer(line)]
+    assert all(head in lines for head in heads)
+    assert lines.index("EXPLANATORY MEMORANDUM") < lines.index(heads[0])
+    if name.endswith("43-EN.html"):  # bullets sit in their own cell too
+        assert sum(1 for line in lines if line.startswith("· Inclusion of ")) == 2
+
+
 # A COM proposal as EUR-Lex renders it: each number and bullet in its own `span.num`, the
 # text in the next span, word runs sometimes cut across spans.
 COM_PROPOSAL = """<html><body><div class="contentWrapper"><div class="content">
