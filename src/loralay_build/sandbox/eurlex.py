@@ -37,7 +37,7 @@ LANGUAGES = {"bg": "bul", "cs": "ces", "da": "dan", "de": "deu", "el": "ell", "e
              "hu": "hun", "it": "ita", "lt": "lit", "lv": "lav", "mt": "mlt", "nl": "nld",
              "pl": "pol", "pt": "por", "ro": "ron", "sk": "slk", "sl": "slv", "sv": "swe"}
 CDM_LANG = "http://publications.europa.eu/resource/authority/language/"
-FAMILIES = ("oj", "oj-legacy", "legacy", "consolidated")
+FAMILIES = ("oj", "oj-legacy", "legacy", "consolidated", "consolidated-legacy")
 LIMIT_CAP = 1000
 WAF_BODY = (b'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title></title>'
             b'<script>window.awsWafCookieDomainList = []; window.gokuProps = {"key":"x"};'
@@ -136,7 +136,7 @@ class EurlexSandbox(FakeService):
         year = 2004 + (i * 7) % 19
         celex = f"3{year}R{1000 + i:04d}"
         date = f"{year}-{1 + i % 12:02d}-{1 + (i * 3) % 27:02d}"
-        act = FakeAct(i, celex, date, languages, FAMILIES[i % 4], 3 + i % 4, behaviour)
+        act = FakeAct(i, celex, date, languages, _family(i), 3 + i % 4, behaviour)
         self.cat.acts[celex] = act
         return act
 
@@ -318,6 +318,12 @@ class EurlexSandbox(FakeService):
         title = f"{legissum}: " + lines[0].split(" ", 3)[-1]
         page = render_summary(title, lines, acts, lang, summary.modified, summary.flat)
         return Reply(200, page, {"Content-Type": "application/xhtml+xml;charset=UTF-8"})
+
+
+def _family(index: int) -> str:
+    """The four families in turn; every eighth act (from the 8th) an older consolidated text
+    in the legacy markup."""
+    return FAMILIES[4] if index % 8 == 7 else FAMILIES[index % 4]
 
 
 def _challenge() -> Reply:
