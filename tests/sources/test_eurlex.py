@@ -362,39 +362,60 @@ def test_acts_behind_a_challenging_cellar_wait_without_being_asked(tmp_path: Pat
             state.close()
 
 
+def full_listings(server: SandboxServer, since: int) -> int:
+    """SPARQL listings without a FILTER started after request `since`."""
+    queries = [parse_qs(e.query)["query"][0] for e in server.requests("/cellar/sparql")[since:]]
+    return sum(1 for q in queries if "FILTER" not in q and "OFFSET 0" in q)
+
+
+def a_day_passes(out: Path) -> None:
+    state = State(out)
+    try:
+        listed = float(state.get_mark("eurlex", "summary_ids_listed") or 0)
+        state.set_mark("eurlex", "summary_ids_listed", f"{listed - 86_400:.0f}")
+    finally:
+        state.close()
+
+
 def test_summaries_of_older_acts_are_found_when_cellar_binds_no_modification_date(
         tmp_path: Path) -> None:
     with SandboxServer() as server:
         sandbox = EurlexSandbox(server, n_docs=12, seed=3, faults=False)
         sandbox.bind_modified = False
-        run = Built(sandbox, server, tmp_path / "out",
-                    sandbox_config(sandbox, tmp_path / "c.toml", languages=["en"]))
+        run = Built(sandbox, server, tmp_path / "out", sandbox_config(sandbox, tmp_path / "c.toml"))
         assert run.build() == 0
-        first = rows(run.out / "eurlex-en")
-        # Between runs: a new summary of a 2006 act, a new act, an updated summary.
+        first = {lang: rows(run.out / f"eurlex-{lang}") for lang in LANGS}
+        # A day later: a new summary of a 2006 act, a new act, an updated summary.
         older = sandbox.add_acts(1, date="2006-05-05")[0]
         newer = sandbox.add_acts(1)[0]
         updated = run.act(3)
         sandbox.touch_summary(updated, "2025-06-01")
-        before = len(server.requests("/cellar/resource/"))
+        a_day_passes(run.out)
+        before, sparql = len(server.requests("/cellar/resource/")), len(
+            server.requests("/cellar/sparql"))
         assert run.build() == 0
-        second = rows(run.out / "eurlex-en")
-        assert set(second) == set(first) | {f"eurlex:en:{older}", f"eurlex:en:{newer}"}
-        # Only the two new acts were read: summary, PDF and XHTML each.
-        assert len(server.requests("/cellar/resource/")) - before == 2 * 3
+        second = {lang: rows(run.out / f"eurlex-{lang}") for lang in LANGS}
+        for lang in LANGS:
+            assert set(second[lang]) == set(first[lang]) | {f"eurlex:{lang}:{older}",
+                                                            f"eurlex:{lang}:{newer}"}
+        # The ids were listed once for the three languages, and only the two new acts were
+        # read: summary, PDF and XHTML in each language.
+        assert full_listings(server, sparql) == 1
+        assert len(server.requests("/cellar/resource/")) - before == 2 * 3 * len(LANGS)
         # The updated text is found by the periodic full pass (summary_recheck_days).
-        assert second[f"eurlex:en:{updated}"]["abstract"] == first[f"eurlex:en:{updated}"][
-            "abstract"]
-        run.config = sandbox_config(sandbox, tmp_path / "recheck.toml", languages=["en"],
-                                    summary_recheck_days=0)
+        key = f"eurlex:en:{updated}"
+        assert second["en"][key]["abstract"] == first["en"][key]["abstract"]
+        run.config = sandbox_config(sandbox, tmp_path / "recheck.toml", summary_recheck_days=0)
         assert run.build() == 0
-        third = rows(run.out / "eurlex-en")
-        assert set(third) == set(second)
-        assert third[f"eurlex:en:{updated}"]["abstract"] != first[f"eurlex:en:{updated}"][
-            "abstract"]
-        # Run again later without changes: nothing new is listed or read.
-        run.config = sandbox_config(sandbox, tmp_path / "c.toml", languages=["en"])
-        before = len(server.requests("/cellar/resource/"))
+        third = {lang: rows(run.out / f"eurlex-{lang}") for lang in LANGS}
+        assert set(third["en"]) == set(second["en"])
+        assert third["en"][key]["abstract"] != first["en"][key]["abstract"]
+        # Another day without changes: the ids are listed, nothing is read.
+        run.config = sandbox_config(sandbox, tmp_path / "c.toml")
+        a_day_passes(run.out)
+        before, sparql = len(server.requests("/cellar/resource/")), len(
+            server.requests("/cellar/sparql"))
         assert run.build() == 0
+        assert full_listings(server, sparql) == 1
         assert len(server.requests("/cellar/resource/")) == before
-        assert rows(run.out / "eurlex-en") == third
+        assert {lang: rows(run.out / f"eurlex-{lang}") for lang in LANGS} == third

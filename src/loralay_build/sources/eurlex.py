@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -176,6 +177,8 @@ class EurlexSource:
                 ctx.state.set_mark(MARK_SCOPE, "summary_modified", newest)
             known = {**self._fingerprints(ctx), **fingerprints(listed)}
             ctx.state.set_mark(MARK_SCOPE, "summary_ids", json.dumps(known, sort_keys=True))
+            if relist or marks == (None, None):
+                ctx.state.set_mark(MARK_SCOPE, "summary_ids_listed", f"{time.time():.0f}")
             if relist == "all" or marks == (None, None):  # every summary was read again
                 ctx.state.set_mark(MARK_SCOPE, "summaries_checked", dt.date.today().isoformat())
         log.info("EUR-Lex discovery: %d links, %d acts", len(links), len(acts))
@@ -188,7 +191,9 @@ class EurlexSource:
         that reads every summary again: due every `summary_recheck_days`), or "changed"
         (everything is listed but only new acts and summaries whose ids, acts or languages
         changed are read: Cellar leaves `cdm:work_date_lastmodification` unbound, so the
-        filter alone would never see a new or updated summary of an older act)."""
+        filter alone would never see a new or updated summary of an older act). The ids are
+        listed at most every `summary_relist_hours`, so the other language builds of one
+        command do not list them again."""
         if marks == (None, None) or ctx.since:
             return ""
         checked = ctx.state.get_mark(MARK_SCOPE, "summaries_checked")
@@ -196,7 +201,11 @@ class EurlexSource:
         if checked is None or (
                 dt.date.today() - dt.date.fromisoformat(checked)).days >= every:
             return "all"
-        return "changed" if marks[1] is None else ""
+        if marks[1] is not None:
+            return ""
+        listed = ctx.state.get_mark(MARK_SCOPE, "summary_ids_listed")
+        hours = float(ctx.config.get("summary_relist_hours", 12))
+        return "" if listed and time.time() - float(listed) < hours * 3600 else "changed"
 
     @staticmethod
     def _fingerprints(ctx: DiscoveryContext) -> dict[str, str]:
