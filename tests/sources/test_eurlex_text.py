@@ -169,14 +169,17 @@ def test_missing_pages_and_charsets() -> None:
 def test_every_text_node_of_every_fixture_comes_out_exactly_once(path: Path) -> None:
     raw = path.read_bytes()
     tree = eurlex_text.parse_html(raw)
-    sections = [s for s in tree.xpath("//section[starts-with(@id,'lseu-section-')]")
-                if str(s.get("id")) not in eurlex_text.META_SECTIONS]
-    if sections:  # a summary: the content sections, headings (h2) aside, after the title
-        summary = parse_summary(raw)
+    sections = tree.xpath("//section[starts-with(@id,'lseu-section-')]")
+    if sections:  # a summary: sections without their heading (h2); the text after the title,
+        summary = parse_summary(raw)  # "SUMMARY OF", "MAIN DOCUMENT"... in the metadata
         for section in sections:
             for heading in section.xpath("./h2"):
                 heading.drop_tree()
-        expected = "".join(t for s in sections for t in text_nodes(s))
+        meta = [s for s in sections if str(s.get("id")) in eurlex_text.META_SECTIONS]
+        for section in meta:
+            key = eurlex_text.META_SECTIONS[str(section.get("id"))]
+            assert squash("".join(summary.meta[key])) == squash("".join(text_nodes(section)))
+        expected = "".join(t for s in sections if s not in meta for t in text_nodes(s))
         got = summary.text.split("\n", 1)[1]
     else:  # an act: everything under the text's root
         expected = "".join(text_nodes(eurlex_text._act_root(tree)))
