@@ -22,7 +22,7 @@ from loralay_build.http import HttpClient
 from loralay_build.parse import parse_pdf
 from loralay_build.records import Candidate
 from loralay_build.sandbox.eurlex import FAMILIES, EurlexSandbox
-from loralay_build.sandbox.eurlex_docs import act_body
+from loralay_build.sandbox.eurlex_docs import act_body, summary_lines
 from loralay_build.sandbox.server import SandboxServer
 from loralay_build.sources import eurlex_cellar
 from loralay_build.sources.eurlex import EurlexSource, datasets_for
@@ -83,6 +83,21 @@ def test_every_language_dataset_loads_with_words_boxes_pages_and_reference_text(
     assert regular["matches"][0]["method"] == "separate"
     assert regular["matches"][0]["leakage"] == 0.0  # the act does not contain its summary
     assert regular["abstract"].split("\n")[0] not in (regular["reference_text"] or "")
+
+
+def test_every_sentence_of_a_summary_is_in_the_abstract_once(built: Built) -> None:
+    """Nested key points included: a point's own words above its nested list are kept."""
+    published = rows(built.out / "eurlex-en")
+    checked = 0
+    for summary in built.sandbox.cat.summaries.values():
+        rows_of = [published[f"eurlex:en:{c}"] for c in summary.acts
+                   if f"eurlex:en:{c}" in published and not summary.obsolete]
+        for row in rows_of:
+            lines = summary_lines(int(summary.legissum.strip("l")), "en", summary.sentences)
+            assert row["abstract"].endswith(": " + lines[0].split(" ", 3)[-1] + " "
+                                            + " ".join(lines))  # the title, then each line
+            checked += 1
+    assert checked >= 8
 
 
 def test_greek_act_text_comes_through_pdf_and_html(built: Built) -> None:

@@ -290,11 +290,13 @@ def render_summary(title: str, lines: list[str], acts: list[tuple[str, str]], la
         return f"<html><head><title>{_e(title)}</title></head><body>{body}</body></html>".encode()
     links = "".join(f'<p><a href="{href}">{_e(label)}</a></p>' for href, label in acts)
     half = max(1, len(lines) // 2)
+    points = [f"<li>{_e(t)}</li>" for t in lines[half:]]
+    if len(points) >= 2:  # a point with its own words above a nested list, as real ones have
+        points = [*points[:-2], f"<li>{_e(lines[-2])} <ul>{points[-1]}</ul></li>"]
     sections = [
         ("summary-of", "SUMMARY OF:", links),
         ("aim", "WHAT IS THE AIM?", "".join(f"<p>{_e(t)}</p>" for t in lines[:half])),
-        ("key-points", "KEY POINTS",
-         "<ul>" + "".join(f"<li>{_e(t)}</li>" for t in lines[half:]) + "</ul>"),
+        ("key-points", "KEY POINTS", "<ul>" + "".join(points) + "</ul>"),
         ("main-document", "MAIN DOCUMENT", "".join(f"<p>{_e(label)}</p>" for _, label in acts)),
     ]
     inner = "".join(f'<section class="lseu-section-{key}" id="lseu-section-{key}">'
