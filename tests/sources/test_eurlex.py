@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 import datasets
 import pytest
@@ -17,12 +17,12 @@ import pytest
 from loralay_build.blobs import BlobStore
 from loralay_build.bundle import read_bundle
 from loralay_build.config import HttpSettings, load_settings, merge
-from loralay_build.errors import ConfigError
+from loralay_build.errors import ConfigError, Reject
 from loralay_build.http import HttpClient
 from loralay_build.parse import parse_pdf
 from loralay_build.records import Candidate
 from loralay_build.sandbox.eurlex import FAMILIES, EurlexSandbox
-from loralay_build.sandbox.eurlex_docs import act_body
+from loralay_build.sandbox.eurlex_docs import act_body, summary_lines
 from loralay_build.sandbox.server import SandboxServer
 from loralay_build.sources import eurlex_cellar
 from loralay_build.sources.eurlex import EurlexSource, datasets_for
@@ -83,6 +83,21 @@ def test_every_language_dataset_loads_with_words_boxes_pages_and_reference_text(
     assert regular["matches"][0]["method"] == "separate"
     assert regular["matches"][0]["leakage"] == 0.0  # the act does not contain its summary
     assert regular["abstract"].split("\n")[0] not in (regular["reference_text"] or "")
+
+
+def test_every_sentence_of_a_summary_is_in_the_abstract_once(built: Built) -> None:
+    """Nested key points included: a point's own words above its nested list are kept."""
+    published = rows(built.out / "eurlex-en")
+    checked = 0
+    for summary in built.sandbox.cat.summaries.values():
+        rows_of = [published[f"eurlex:en:{c}"] for c in summary.acts
+                   if f"eurlex:en:{c}" in published and not summary.obsolete]
+        for row in rows_of:
+            lines = summary_lines(int(summary.legissum.strip("l")), "en", summary.sentences)
+            assert row["abstract"].endswith(": " + lines[0].split(" ", 3)[-1] + " "
+                                            + " ".join(lines))  # the title, then each line
+            checked += 1
+    assert checked >= 8
 
 
 def test_greek_act_text_comes_through_pdf_and_html(built: Built) -> None:
@@ -312,3 +327,110 @@ def test_name_languages_and_limit_flags(built: Built, tmp_path: Path) -> None:
     published = rows(tmp_path / "lex-fr")
     assert len(published) + len(rejects(tmp_path / "lex-fr")) == 2
     assert all(k.startswith("eurlex:fr:") for k in published)
+
+
+def challenged(server: SandboxServer) -> int:
+    return sum(1 for e in server.requests("/cellar/resource/") if e.status == 202)
+
+
+def test_cellar_challenging_everything_costs_a_few_requests_then_waits(tmp_path: Path) -> None:
+    with SandboxServer() as server:
+        sandbox = EurlexSandbox(server, n_docs=12, seed=3, faults=False)
+        sandbox.challenge_cellar = True
+        run = Built(sandbox, server, tmp_path / "out", sandbox_config(sandbox, tmp_path / "c.toml"))
+        # Three language builds, a dozen summaries each: the first summary is tried three
+        # times (waf_retries = 2), the next one once, then Cellar is left alone.
+        assert run.build() == 3
+        assert challenged(server) == 4
+        assert not any((run.out / f"eurlex-{lang}" / "data").exists() for lang in LANGS)
+        before = len(server.log)
+        assert run.build() == 3  # within waf_host_pause: not asked at all, SPARQL included
+        assert len(server.log) == before
+        sandbox.challenge_cellar = False
+        run.config = sandbox_config(sandbox, tmp_path / "later.toml", waf_host_pause=0)
+        assert run.build() == 0
+        assert challenged(server) == 4
+        for lang in LANGS:
+            assert len(rows(run.out / f"eurlex-{lang}")) >= 8
+
+
+def test_acts_behind_a_challenging_cellar_wait_without_being_asked(tmp_path: Path) -> None:
+    with SandboxServer() as server:
+        sandbox = EurlexSandbox(server, n_docs=12, seed=3, faults=False)
+        client = HttpClient(HttpSettings(min_interval=0.0), trusted_urls=[server.base_url])
+        state = State(tmp_path / "out")
+        try:
+            source = EurlexSource()
+            source.config = sandbox.client_config()["source"]
+            source.guard = eurlex_cellar.ChallengeGuard(state, source.config)
+            blobs = BlobStore(tmp_path / "blobs")
+            assert source.fetch(candidate_for(sandbox, 6, "en"), client, blobs)
+            sandbox.challenge_cellar = True
+            with pytest.raises(Reject, match="blocked"):  # one act behind a challenge
+                source.fetch(candidate_for(sandbox, 7, "en"), client, blobs)
+            for index in (8, 9, 10, 11):  # the next one confirms it: the rest waits
+                with pytest.raises(eurlex_cellar.HostChallenged):
+                    source.fetch(candidate_for(sandbox, index, "en"), client, blobs)
+            assert challenged(server) == 3 + 1
+            assert state.get_mark("eurlex", f"challenged:{urlsplit(server.base_url).netloc}")
+        finally:
+            state.close()
+
+
+def full_listings(server: SandboxServer, since: int) -> int:
+    """SPARQL listings without a FILTER started after request `since`."""
+    queries = [parse_qs(e.query)["query"][0] for e in server.requests("/cellar/sparql")[since:]]
+    return sum(1 for q in queries if "FILTER" not in q and "OFFSET 0" in q)
+
+
+def a_day_passes(out: Path) -> None:
+    state = State(out)
+    try:
+        listed = float(state.get_mark("eurlex", "summary_ids_listed") or 0)
+        state.set_mark("eurlex", "summary_ids_listed", f"{listed - 86_400:.0f}")
+    finally:
+        state.close()
+
+
+def test_summaries_of_older_acts_are_found_when_cellar_binds_no_modification_date(
+        tmp_path: Path) -> None:
+    with SandboxServer() as server:
+        sandbox = EurlexSandbox(server, n_docs=12, seed=3, faults=False)
+        sandbox.bind_modified = False
+        run = Built(sandbox, server, tmp_path / "out", sandbox_config(sandbox, tmp_path / "c.toml"))
+        assert run.build() == 0
+        first = {lang: rows(run.out / f"eurlex-{lang}") for lang in LANGS}
+        # A day later: a new summary of a 2006 act, a new act, an updated summary.
+        older = sandbox.add_acts(1, date="2006-05-05")[0]
+        newer = sandbox.add_acts(1)[0]
+        updated = run.act(3)
+        sandbox.touch_summary(updated, "2025-06-01")
+        a_day_passes(run.out)
+        before, sparql = len(server.requests("/cellar/resource/")), len(
+            server.requests("/cellar/sparql"))
+        assert run.build() == 0
+        second = {lang: rows(run.out / f"eurlex-{lang}") for lang in LANGS}
+        for lang in LANGS:
+            assert set(second[lang]) == set(first[lang]) | {f"eurlex:{lang}:{older}",
+                                                            f"eurlex:{lang}:{newer}"}
+        # The ids were listed once for the three languages, and only the two new acts were
+        # read: summary, PDF and XHTML in each language.
+        assert full_listings(server, sparql) == 1
+        assert len(server.requests("/cellar/resource/")) - before == 2 * 3 * len(LANGS)
+        # The updated text is found by the periodic full pass (summary_recheck_days).
+        key = f"eurlex:en:{updated}"
+        assert second["en"][key]["abstract"] == first["en"][key]["abstract"]
+        run.config = sandbox_config(sandbox, tmp_path / "recheck.toml", summary_recheck_days=0)
+        assert run.build() == 0
+        third = {lang: rows(run.out / f"eurlex-{lang}") for lang in LANGS}
+        assert set(third["en"]) == set(second["en"])
+        assert third["en"][key]["abstract"] != first["en"][key]["abstract"]
+        # Another day without changes: the ids are listed, nothing is read.
+        run.config = sandbox_config(sandbox, tmp_path / "c.toml")
+        a_day_passes(run.out)
+        before, sparql = len(server.requests("/cellar/resource/")), len(
+            server.requests("/cellar/sparql"))
+        assert run.build() == 0
+        assert full_listings(server, sparql) == 1
+        assert len(server.requests("/cellar/resource/")) == before
+        assert {lang: rows(run.out / f"eurlex-{lang}") for lang in LANGS} == third

@@ -116,8 +116,9 @@ def test_strict_resolution_bmc_selection_and_lowercase(pmc_box: PubmedSandbox,
 
 
 def test_full_text_from_the_bucket_or_from_oai(pmc_box: PubmedSandbox, tmp_path: Path) -> None:
-    """Without a bucket XML the JATS comes from GetRecord `pmc`, namespaced but the same body;
-    a record PMC does not disseminate in full is a clear reject."""
+    """Without a bucket XML, or with one failing its MD5, the JATS comes from GetRecord `pmc`,
+    namespaced but the same body; a record PMC does not disseminate in full is a clear
+    reject."""
     from loralay_build.blobs import BlobStore
     from loralay_build.config import load_settings
     from loralay_build.errors import Reject
@@ -139,10 +140,12 @@ def test_full_text_from_the_bucket_or_from_oai(pmc_box: PubmedSandbox, tmp_path:
     bodies = [read_body(parse_xml(blobs.path(fetch_jats(c, client, blobs, pmc_box.oai_url))
                                   .read_bytes())) for c in (bucket, oai)]
     assert bodies[0] == bodies[1] and bodies[0].sections
-    with pytest.raises(Reject, match="md5"):
-        fetch_jats(Candidate("pubmed:x", "pubmed", article.name, "pubmed",
-                             extra={"xml_url": xml_url, "xml_md5": "0" * 32}),
-                   client, blobs, pmc_box.oai_url)
+    corrupt = Candidate("pubmed:x", "pubmed", article.name, "pubmed",
+                        extra={"xml_url": xml_url, "xml_md5": "0" * 32})
+    before = len(pmc_box.server.requests(OAI))
+    sha = fetch_jats(corrupt, client, blobs, pmc_box.oai_url)  # md5 fails: OAI instead
+    assert read_body(parse_xml(blobs.path(sha).read_bytes())) == bodies[1]
+    assert len(pmc_box.server.requests(OAI)) == before + 1
     not_oa = next(a for a in pmc_box.articles.values() if a.behaviour == "not_oa")
     with pytest.raises(Reject, match="cannotDisseminateFormat"):
         fetch_jats(Candidate("pubmed:y", "pubmed", not_oa.name, "pubmed"), client, blobs,
@@ -179,3 +182,69 @@ def test_full_text_not_fetched_yet_is_a_partial_run(pmc_box: PubmedSandbox,
     result = run_cli(*args)
     assert result.exit_code == 0, result.output
     assert set(_rows(out / "pubmed-sumpubmed", "article_id")) == set(layout)
+
+
+def _layout_articles(box: PubmedSandbox) -> list[str]:
+    """Names of the articles the layout dataset publishes (the fake's faults aside)."""
+    return sorted(a.name for a in box.articles.values() if a.behaviour in ("ok", "two_versions")
+                  and not a.deleted)
+
+
+def _full_text_requests(box: PubmedSandbox) -> list[str]:
+    """PMCIDs asked for with GetRecord `pmc` (the full text), in order."""
+    out = []
+    for e in box.server.requests(OAI):
+        if "verb=GetRecord" in e.query and "metadataPrefix=pmc&" in e.query + "&":
+            out.append("PMC" + e.query.split("%3A")[-1].split("&")[0])
+    return out
+
+
+def test_bucket_xml_missing_or_corrupt_falls_back_to_oai(pmc_box: PubmedSandbox,
+                                                         tmp_path: Path) -> None:
+    missing, corrupt = _layout_articles(pmc_box)[:2]
+    pmc_box.xml_faults = {missing: "missing", corrupt: "corrupt"}
+    config = write_config(tmp_path / "c.toml", pmc_box.client_config(), FAST)
+    out = tmp_path / "data"
+    result = run_cli("pubmed", "--out", str(out), "--config", str(config),
+                     "--view", "sumpubmed")
+    assert result.exit_code == 0, result.output
+    clean = _rows(out / "pubmed-sumpubmed", "article_id")
+    assert set(clean) == set(published_splits(out / "pubmed"))
+    assert {f"pubmed:{missing}", f"pubmed:{corrupt}"} <= set(clean)
+    assert sorted(_full_text_requests(pmc_box)) == sorted([missing, corrupt])
+
+
+def test_full_text_missing_everywhere_waits_for_a_later_run(pmc_box: PubmedSandbox,
+                                                           tmp_path: Path) -> None:
+    """A bucket 404 is not final for the views: with OAI not knowing the record either, the
+    article waits (exit 3) and comes in once the file exists."""
+    late = _layout_articles(pmc_box)[0]
+    pmc_box.xml_faults = {late: "missing"}
+    pmc_box.oai_full_text = {late: "unknown"}
+    config = write_config(tmp_path / "c.toml", pmc_box.client_config(), FAST)
+    out = tmp_path / "data"
+    args = ("pubmed", "--out", str(out), "--config", str(config), "--view", "sumpubmed")
+    assert run_cli(*args).exit_code == 3
+    assert f"pubmed:{late}" not in _rows(out / "pubmed-sumpubmed", "article_id")
+    pmc_box.xml_faults = {}
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.output
+    assert set(_rows(out / "pubmed-sumpubmed", "article_id")) == set(
+        published_splits(out / "pubmed"))
+
+
+def test_a_view_without_rows_beside_a_published_dataset_is_exit_3(
+        pmc_box: PubmedSandbox, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    names = _layout_articles(pmc_box)
+    pmc_box.xml_faults = {name: "missing" for name in names}
+    pmc_box.oai_full_text = {name: "refused" for name in names}
+    config = write_config(tmp_path / "c.toml", pmc_box.client_config(), FAST)
+    out = tmp_path / "data"
+    result = run_cli("pubmed", "--out", str(out), "--config", str(config),
+                     "--view", "sumpubmed")
+    assert result.exit_code == 3, result.output
+    assert published_splits(out / "pubmed") and not (out / "pubmed-sumpubmed").exists()
+    reasons = [r.getMessage() for r in caplog.records if "has no rows although" in
+               r.getMessage()]
+    assert reasons == [f"view sumpubmed has no rows although pubmed has {len(names)}: "
+                       f"{len(names)} of them without full text, 0 waiting for it (exit 3)"]

@@ -124,10 +124,10 @@ class Pipeline:
     def run(self) -> int:
         """Run every stage; returns the exit code.
 
-        3 (partial) when documents wait for a retry, part of discovery failed or a view's full
-        text could not be fetched yet: what was found is still downloaded, processed and
-        published. Nothing published is a failure unless something is still pending (or
-        --allow-empty).
+        3 (partial) when documents wait for a retry, part of discovery failed, a view's full
+        text could not be fetched yet or a view has no rows while the dataset has some: what
+        was found is still downloaded, processed and published. Nothing published is a
+        failure unless something is still pending (or --allow-empty).
         """
         check_executor(self.settings.run)  # a missing Ray extra fails before the crawl
         self.blobs.clean_staging()
@@ -141,7 +141,8 @@ class Pipeline:
         self.report.add("waiting_retry", waiting)
         self.report.add("discovery_failed", len(self.discovery_failures))
         partial = bool(waiting or self.discovery_failures
-                       or self.report.counts["views_full_text_waiting"])
+                       or self.report.counts["views_full_text_waiting"]
+                       or self.report.counts["views_empty"])
         if not self.report.counts["published_rows"] and not (partial or self.req.allow_empty):
             raise NothingPublished(
                 f"{self.dataset}: no document published ({statuses.get(REJECTED, 0)} rejected, see "

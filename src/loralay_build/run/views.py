@@ -112,6 +112,12 @@ def publish_views(pipe: Pipeline) -> None:
             build.counts["articles"] = articles
             build.counts["articles_without_full_text"] = len(rows) - articles
             build.finish(pipe)
+            if rows and not build.counts["rows"]:  # not a success: the run says why
+                log.error("view %s has no rows although %s has %d: %d of them without full "
+                          "text, %d waiting for it (exit 3)", build.view, pipe.dataset,
+                          len(rows), pipe.report.counts["views_no_full_text"],
+                          pipe.report.counts["views_full_text_waiting"])
+                pipe.report.add("views_empty")
     finally:
         index.close()
         cache.close()

@@ -7,6 +7,8 @@ Faults, when on: one act always behind a WAF challenge (HTTP 202 + `x-amzn-waf-a
 answering 429 with Retry-After once, one multi-part act, one Virtuoso timeout (500) on a SPARQL
 page; acts without a PDF, without XHTML, missing in a language; a summary shared by two acts,
 an act with two summaries, an obsolete summary, a summary in the older flat format.
+`challenge_cellar` puts every Cellar resource behind the WAF challenge (as Cellar itself
+sometimes answers scripts).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ LANGUAGES = {"bg": "bul", "cs": "ces", "da": "dan", "de": "deu", "el": "ell", "e
              "hu": "hun", "it": "ita", "lt": "lit", "lv": "lav", "mt": "mlt", "nl": "nld",
              "pl": "pol", "pt": "por", "ro": "ron", "sk": "slk", "sl": "slv", "sv": "swe"}
 CDM_LANG = "http://publications.europa.eu/resource/authority/language/"
-FAMILIES = ("oj", "oj-legacy", "legacy", "consolidated")
+FAMILIES = ("oj", "oj-legacy", "legacy", "consolidated", "consolidated-legacy")
 LIMIT_CAP = 1000
 WAF_BODY = (b'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title></title>'
             b'<script>window.awsWafCookieDomainList = []; window.gokuProps = {"key":"x"};'
@@ -81,6 +83,10 @@ class EurlexSandbox(FakeService):
         super().__init__(server, seed, faults)
         self.cat = _Catalogue()
         self.failing_offset: int | None = None  # a SPARQL page that always times out
+        self.challenge_cellar = False  # every celex/, parts/ and legissum/ answer is a challenge
+        # False: `?modified` is never bound (as Cellar leaves it for many summaries); a FILTER
+        # on it is then false, as in SPARQL, and only the summary's XHTML carries its date.
+        self.bind_modified = True
         self.languages = tuple(lang for lang in SANDBOX_LANGUAGES if can_render(lang))
         self._add_catalogue(max(12, n_docs))
         server.route("/cellar/sparql", self._sparql)
@@ -130,7 +136,7 @@ class EurlexSandbox(FakeService):
         year = 2004 + (i * 7) % 19
         celex = f"3{year}R{1000 + i:04d}"
         date = f"{year}-{1 + i % 12:02d}-{1 + (i * 3) % 27:02d}"
-        act = FakeAct(i, celex, date, languages, FAMILIES[i % 4], 3 + i % 4, behaviour)
+        act = FakeAct(i, celex, date, languages, _family(i), 3 + i % 4, behaviour)
         self.cat.acts[celex] = act
         return act
 
@@ -142,7 +148,8 @@ class EurlexSandbox(FakeService):
                                                    obsolete, flat, sentences)
 
     def add_acts(self, n: int, date: str = "2025-03-01") -> list[str]:
-        """New acts, each with its own summary, dated after everything served so far."""
+        """New acts, each with its own new summary, dated `date` (by default after everything
+        served so far; an older date is an older act whose summary appears only now)."""
         with self._lock:
             start = len(self.cat.acts)
             added = []
@@ -178,7 +185,8 @@ class EurlexSandbox(FakeService):
                     "type": _uri("http://publications.europa.eu/resource/authority/"
                                  "resource-type/REG"),
                     "obsolete": _literal("true" if summary.obsolete else "false", "boolean"),
-                    "modified": _literal(summary.modified, "date"),
+                    **({"modified": _literal(summary.modified, "date")}
+                       if self.bind_modified else {}),
                     "act_languages": _literal(",".join(
                         CDM_LANG + LANGUAGES[lang].upper() for lang in act.languages)),
                     "summary_languages": _literal(",".join(
@@ -206,7 +214,8 @@ class EurlexSandbox(FakeService):
         rows = self.bindings()
         after = dict(re.findall(r'\?(date|modified)\s*>\s*"(\d{4}-\d{2}-\d{2})"', query))
         if after:
-            rows = [r for r in rows if any(r[k]["value"] > v for k, v in after.items())]
+            rows = [r for r in rows
+                    if any(k in r and r[k]["value"] > v for k, v in after.items())]
         page = rows[start:start + size]
         body = {"head": {"link": [], "vars": ["summary", "legissum", "celex", "date", "type",
                                               "obsolete", "modified", "act_languages",
@@ -225,6 +234,8 @@ class EurlexSandbox(FakeService):
         return by_code[code]
 
     def _celex(self, req: Request) -> Reply:
+        if self.challenge_cellar:
+            return _challenge()
         celex = req.path.rsplit("/", 1)[-1]
         act = self.cat.acts.get(celex)
         lang = self._language(req)
@@ -233,8 +244,7 @@ class EurlexSandbox(FakeService):
         if act is None or lang not in act.languages:
             return _text(404, "Not Found")
         if act.behaviour == "waf":
-            return Reply(202, WAF_BODY, {"Content-Type": "text/html; charset=utf-8",
-                                         "x-amzn-waf-action": "challenge"})
+            return _challenge()
         if act.behaviour == "throttled" and self._once(f"429:{celex}"):
             return Reply(429, b"Too Many Requests", {"Retry-After": "1"})
         kind = _kind(req)
@@ -252,6 +262,8 @@ class EurlexSandbox(FakeService):
         return self._content(act, lang, kind, None)
 
     def _part(self, req: Request) -> Reply:
+        if self.challenge_cellar:
+            return _challenge()
         match = re.match(r".*/parts/([0-9A-Z]+)\.([a-z]{3})/DOC_(\d+)$", req.path)
         lang = self._language(req)
         if isinstance(lang, Reply):
@@ -277,8 +289,7 @@ class EurlexSandbox(FakeService):
         """The EUR-Lex website: behind a WAF challenge when faults are on (as it is for most
         scripts), else the bare text page, or its "does not exist" page."""
         if self.faults:
-            return Reply(202, WAF_BODY, {"Content-Type": "text/html; charset=utf-8",
-                                         "x-amzn-waf-action": "challenge"})
+            return _challenge()
         lang = req.path.split("/")[3].lower()
         act = self.cat.acts.get(req.arg("uri").removeprefix("CELEX:"))
         if act is None or lang not in act.languages:
@@ -289,6 +300,8 @@ class EurlexSandbox(FakeService):
         return Reply(200, page, {"Content-Type": "text/html; charset=UTF-8"})
 
     def _legissum(self, req: Request) -> Reply:
+        if self.challenge_cellar:
+            return _challenge()
         legissum = req.path.rsplit("/", 1)[-1]
         summary = self.cat.summaries.get(legissum)
         lang = self._language(req)
@@ -305,6 +318,17 @@ class EurlexSandbox(FakeService):
         title = f"{legissum}: " + lines[0].split(" ", 3)[-1]
         page = render_summary(title, lines, acts, lang, summary.modified, summary.flat)
         return Reply(200, page, {"Content-Type": "application/xhtml+xml;charset=UTF-8"})
+
+
+def _family(index: int) -> str:
+    """The four families in turn; every eighth act (from the 8th) an older consolidated text
+    in the legacy markup."""
+    return FAMILIES[4] if index % 8 == 7 else FAMILIES[index % 4]
+
+
+def _challenge() -> Reply:
+    return Reply(202, WAF_BODY, {"Content-Type": "text/html; charset=utf-8",
+                                 "x-amzn-waf-action": "challenge"})
 
 
 def _kind(req: Request) -> str | Reply:

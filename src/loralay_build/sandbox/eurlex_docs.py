@@ -1,7 +1,8 @@
 """Generated EU acts and summaries for the EUR-Lex sandbox: the act's XHTML in the four
-families EUR-Lex serves, its Official Journal PDF, and LEGISSUM summaries in the current
-(`lseu` sections) and the older flat format. Markup is modelled on the real pages; the prose is
-generated, in six languages including Greek, Bulgarian (Cyrillic) and Irish.
+families EUR-Lex serves (and older consolidated texts in the legacy markup), its Official
+Journal PDF, and LEGISSUM summaries in the current (`lseu` sections) and the older flat
+format. Markup is modelled on the real pages; the prose is generated, in six languages
+including Greek, Bulgarian (Cyrillic) and Irish.
 """
 
 from __future__ import annotations
@@ -182,7 +183,8 @@ def _e(text: str) -> str:
 
 
 def render_xhtml(body: ActBody, family: str, lang: str, celex: str, date: str) -> bytes:
-    """The act as EUR-Lex serves it in `family`: oj | oj-legacy | legacy | consolidated."""
+    """The act as EUR-Lex serves it in `family`: oj | oj-legacy | legacy | consolidated |
+    consolidated-legacy (an older consolidated text in the legacy markup)."""
     if family == "oj":
         parts = [f'<p class="oj-doc-ti">{_e(t)}</p>' for t in body.title]
         for i, text in enumerate(body.recitals, 1):
@@ -209,13 +211,15 @@ def render_xhtml(body: ActBody, family: str, lang: str, celex: str, date: str) -
                       f'<p class="sti-art">{_e(subject)}</p>']
             parts += [f'<p class="normal">{_e(p)}</p>' for p in paragraphs]
         return _page(f'<div id="text">{"".join(parts)}</div>', lang, 'charset="UTF-8"')
-    if family == "legacy":
+    if family in ("legacy", "consolidated-legacy"):
         def legacy(text: str) -> str:
             return _e(text).replace('"', "&quot;").replace("'", "&#039;")
         lines = [*body.title, *(f"({i}) {t}" for i, t in enumerate(body.recitals, 1))]
         for heading, subject, paragraphs in body.articles:
             lines += [heading, subject, *paragraphs]
         text = "".join(f"<p>{legacy(line)}</p>" for line in lines)
+        if family == "consolidated-legacy":
+            text = _consolidation_apparatus(celex, lang, date) + text
         head = (f'<meta name="DC.language" content="{lang.upper()}">'
                 f'<meta name="DC.title" content="EUR-Lex - {celex} - {lang.upper()}">'
                 '<meta name="DC.type" http-equiv="Content-Type" '
@@ -243,6 +247,30 @@ def render_xhtml(body: ActBody, family: str, lang: str, celex: str, date: str) -
     return _page(inner, lang, 'charset="UTF-8"')
 
 
+# An older consolidated text's apparatus, in the page's language where known.
+DISCLAIMERS = {
+    "en": "This document is meant purely as a documentation tool and the institutions do not "
+          "assume any liability for its contents",
+    "fr": "Ce document constitue un outil de documentation et n'engage pas la responsabilité "
+          "des institutions",
+    "de": "Dieses Dokument ist lediglich eine Dokumentationsquelle, für deren Richtigkeit die "
+          "Organe der Gemeinschaften keine Gewähr übernehmen",
+}
+AMENDED_BY = {"en": "Amended by:", "fr": "Modifié par:", "de": "Geändert durch:"}
+
+
+def _consolidation_apparatus(celex: str, lang: str, date: str) -> str:
+    """Reference line, disclaimer, ►B and the "Amended by:" table that open an older
+    consolidated text served in the legacy markup."""
+    day = f"{date[8:10]}.{date[5:7]}.{date[:4]}"
+    return (f"<p>{celex[1:]} — {lang.upper()} — {day} — 001.001</p>"
+            f"<p>{_e(DISCLAIMERS.get(lang, DISCLAIMERS['en']))}</p>"
+            f"<p>{_e(AMENDED_BY.get(lang, AMENDED_BY['en']))}</p>"
+            "<table><tr><td></td><td></td><td>No</td><td>page</td><td>date</td></tr>"
+            f"<tr><td>►M1</td><td>Regulation {int(celex[6:10]) + 1}/{date[:4]}</td>"
+            f"<td>L 12</td><td>1</td><td>{day}</td></tr></table><p>►B</p>")
+
+
 def _page(inner: str, lang: str, charset: str) -> bytes:
     return (f'<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml" '
             f'lang="{lang}"><head><meta {charset}/><title>act</title></head>'
@@ -262,11 +290,13 @@ def render_summary(title: str, lines: list[str], acts: list[tuple[str, str]], la
         return f"<html><head><title>{_e(title)}</title></head><body>{body}</body></html>".encode()
     links = "".join(f'<p><a href="{href}">{_e(label)}</a></p>' for href, label in acts)
     half = max(1, len(lines) // 2)
+    points = [f"<li>{_e(t)}</li>" for t in lines[half:]]
+    if len(points) >= 2:  # a point with its own words above a nested list, as real ones have
+        points = [*points[:-2], f"<li>{_e(lines[-2])} <ul>{points[-1]}</ul></li>"]
     sections = [
         ("summary-of", "SUMMARY OF:", links),
         ("aim", "WHAT IS THE AIM?", "".join(f"<p>{_e(t)}</p>" for t in lines[:half])),
-        ("key-points", "KEY POINTS",
-         "<ul>" + "".join(f"<li>{_e(t)}</li>" for t in lines[half:]) + "</ul>"),
+        ("key-points", "KEY POINTS", "<ul>" + "".join(points) + "</ul>"),
         ("main-document", "MAIN DOCUMENT", "".join(f"<p>{_e(label)}</p>" for _, label in acts)),
     ]
     inner = "".join(f'<section class="lseu-section-{key}" id="lseu-section-{key}">'

@@ -5,6 +5,9 @@ Articles carry structured abstracts, Author Summaries, a French `trans-abstract`
 character references and `%`/`&`/`~`/`$` in their text. Faults (with `faults` on): OAI 503 +
 Retry-After and an expired resumption token (once each), a deleted header, and cloud records
 that are retracted, not open access, without a PDF, or whose PDF does not match its MD5.
+Full-text failures are set per article by tests: a bucket `.xml` that is missing (S3's 404
+NoSuchKey) or corrupt (bytes that fail the metadata's MD5), and a `pmc` GetRecord that PMC
+does not disseminate or does not know yet.
 """
 
 from __future__ import annotations
@@ -154,6 +157,8 @@ class PubmedSandbox(FakeService):
         self.cited_only: dict[int, Article] = {}  # GetRecord knows them; never listed
         self.tokens = oai.TokenBook()
         self.n_docs = n_docs
+        self.xml_faults: dict[str, str] = {}  # article name -> "missing" | "corrupt"
+        self.oai_full_text: dict[str, str] = {}  # name -> "refused" | "unknown" (pmc prefix)
         for k in range(CITED_ONLY):
             cited = self._make(1000 + k, "ok")
             cited.pmcid = FIRST_CITED_ONLY + k
@@ -285,8 +290,12 @@ class PubmedSandbox(FakeService):
         article = self.articles.get(number) or self.cited_only.get(number)
         if article is None:
             return oai.error(req, base, "idDoesNotExist", req.arg("identifier"))
-        if prefix == "pmc" and (article.behaviour == "not_oa" or article.deleted):
+        fault = self.oai_full_text.get(article.name) if prefix == "pmc" else None
+        if prefix == "pmc" and (article.behaviour == "not_oa" or article.deleted
+                                or fault == "refused"):
             return oai.error(req, base, "cannotDisseminateFormat", prefix)
+        if fault == "unknown":  # not in PMC's OAI yet
+            return oai.error(req, base, "idDoesNotExist", req.arg("identifier"))
         return oai.envelope(req, base, f"<GetRecord>{self._record(article, prefix == 'pmc')}"
                             "</GetRecord>")
 
@@ -326,14 +335,21 @@ class PubmedSandbox(FakeService):
         pdf = re.fullmatch(r"/PMC(\d+)\.(\d+)/PMC\1\.\2\.(pdf|xml)", path)
         found = meta or pdf
         article = self.articles.get(int(found.group(1))) if found else None
-        if found is None or article is None or int(found.group(2)) not in article.versions:
+        xml = bool(pdf and pdf.group(3) == "xml")
+        fault = self.xml_faults.get(article.name, "") if article and xml else ""
+        if found is None or article is None or int(found.group(2)) not in article.versions \
+                or fault == "missing":
             return Reply(404, b"<?xml version='1.0' encoding='UTF-8'?><Error><Code>NoSuchKey"
                          b"</Code></Error>", {"Content-Type": "application/xml"})
         if meta:
             return Reply(200, json.dumps(article.cloud_metadata(int(found.group(2)))).encode(),
                          {"Content-Type": "application/json"})
-        if pdf and pdf.group(3) == "xml":
-            return Reply(200, article.xml(), {"Content-Type": "application/xml"})
+        if xml:
+            body = article.xml()
+            if fault == "corrupt":  # well-formed, but not the file the MD5 lists
+                body = body.replace(b"<article", b"<Article", 1).replace(b"</article>",
+                                                                           b"</Article>")
+            return Reply(200, body, {"Content-Type": "application/xml"})
         return Reply(200, article.pdf(), {"Content-Type": "application/pdf"})
 
     def _listing(self, prefix: str) -> Reply:

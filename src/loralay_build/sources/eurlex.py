@@ -15,7 +15,9 @@ form a group that always lands in one split (`eurlex_links`).
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -30,6 +32,8 @@ from loralay_build.sources.eurlex_cellar import (
     PDF_TYPE,
     SUMMARY_TYPE,
     XHTML_TYPE,
+    ChallengeGuard,
+    HostChallenged,
     eurlex_page,
     negotiate,
     negotiate_parts,
@@ -39,8 +43,10 @@ from loralay_build.sources.eurlex_links import (
     Act,
     Groups,
     Link,
+    changed_links,
     choose_summary,
     collect_acts,
+    fingerprints,
     link_groups,
     preset_splits,
     sparql_filter,
@@ -108,10 +114,12 @@ class EurlexSource:
         # Discovery always runs before downloads in a build; it hands the `[source]` table
         # (formats, WAF back-off) to `fetch`, whose signature carries no configuration.
         self.config: dict[str, Any] = {}
+        self.guard = ChallengeGuard(None, {})  # bound to the state by `discover`
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.config
         self.config = dict(cfg)
+        self.guard = ChallengeGuard(ctx.state, cfg)
         datasets = datasets_for(cfg)
         if ctx.dataset not in datasets.values():
             raise ConfigError(f"dataset {ctx.dataset!r} is none of the EUR-Lex datasets "
@@ -128,9 +136,13 @@ class EurlexSource:
             marks = (day, day)
         failures = len(ctx.failures)
         links: list[Link] = []
+        relist = self._relist(ctx, marks)
         with ctx.isolated("eurlex sparql listing"):  # a failed page keeps the pages before it
-            for link in self._list(ctx, sparql_filter(*marks)):
+            for link in self._list(ctx, "" if relist else sparql_filter(*marks)):
                 links.append(link)
+        listed = links
+        if relist == "changed":
+            links = changed_links(links, marks[0] or "", self._fingerprints(ctx))
         include_obsolete = bool(cfg.get("include_obsolete", False))
         acts, covered = collect_acts(links, include_obsolete)
         obsolete = sorted({link.legissum for link in links if link.obsolete})
@@ -158,20 +170,54 @@ class EurlexSource:
                     batch.append(cand)
             if batch:
                 yield batch
-        if len(ctx.failures) == failures and links:
-            ctx.state.set_mark(MARK_SCOPE, "act_date", max(link.date for link in links))
-            newest = max(link.modified for link in links)
+        if len(ctx.failures) == failures and listed:
+            ctx.state.set_mark(MARK_SCOPE, "act_date", max(link.date for link in listed))
+            newest = max(link.modified for link in listed)
             if newest:
                 ctx.state.set_mark(MARK_SCOPE, "summary_modified", newest)
+            known = {**self._fingerprints(ctx), **fingerprints(listed)}
+            ctx.state.set_mark(MARK_SCOPE, "summary_ids", json.dumps(known, sort_keys=True))
+            if relist or marks == (None, None):
+                ctx.state.set_mark(MARK_SCOPE, "summary_ids_listed", f"{time.time():.0f}")
+            if relist == "all" or marks == (None, None):  # every summary was read again
+                ctx.state.set_mark(MARK_SCOPE, "summaries_checked", dt.date.today().isoformat())
         log.info("EUR-Lex discovery: %d links, %d acts", len(links), len(acts))
 
     # -- listing ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _relist(ctx: DiscoveryContext, marks: tuple[str | None, str | None]) -> str:
+        """How much to list: "" (the filtered listing, or a first pass), "all" (a full pass
+        that reads every summary again: due every `summary_recheck_days`), or "changed"
+        (everything is listed but only new acts and summaries whose ids, acts or languages
+        changed are read: Cellar leaves `cdm:work_date_lastmodification` unbound, so the
+        filter alone would never see a new or updated summary of an older act). The ids are
+        listed at most every `summary_relist_hours`, so the other language builds of one
+        command do not list them again."""
+        if marks == (None, None) or ctx.since:
+            return ""
+        checked = ctx.state.get_mark(MARK_SCOPE, "summaries_checked")
+        every = float(ctx.config.get("summary_recheck_days", 30))
+        if checked is None or (
+                dt.date.today() - dt.date.fromisoformat(checked)).days >= every:
+            return "all"
+        if marks[1] is not None:
+            return ""
+        listed = ctx.state.get_mark(MARK_SCOPE, "summary_ids_listed")
+        hours = float(ctx.config.get("summary_relist_hours", 12))
+        return "" if listed and time.time() - float(listed) < hours * 3600 else "changed"
+
+    @staticmethod
+    def _fingerprints(ctx: DiscoveryContext) -> dict[str, str]:
+        stored = ctx.state.get_mark(MARK_SCOPE, "summary_ids")
+        return dict(json.loads(stored)) if stored else {}
 
     def _list(self, ctx: DiscoveryContext, where: str) -> Iterator[Link]:
         url = str(ctx.config.get("sparql_url",
                                  "http://publications.europa.eu/webapi/rdf/sparql"))
         limit = int(ctx.config.get("sparql_page", 100))
         offset = 0
+        self.guard.check(url)  # a host that challenges Cellar's resources serves SPARQL too
         while True:
             query = QUERY % {"filter": where, "limit": limit, "offset": offset}
             answer = ctx.client.get_json(
@@ -197,6 +243,9 @@ class EurlexSource:
         if link is None:
             return None
         key = (link.legissum, lang)
+        if ChallengeGuard.host(str(ctx.config.get("cellar_url", CELLAR_URL))) in (
+                self.guard.stopped):
+            return None  # one discovery failure says why; no request
         if key not in cache:
             cache[key] = None
             with ctx.isolated(f"summary {link.legissum} ({lang})"):
@@ -248,7 +297,7 @@ class EurlexSource:
         """(Summary, url) in `lang`, or None when Cellar has no such expression (404)."""
         cellar = str(ctx.config.get("cellar_url", CELLAR_URL))
         url = f"{cellar}legissum/{link.legissum}"
-        body = negotiate(ctx.client, url, SUMMARY_TYPE, lang, ctx.config)
+        body = negotiate(ctx.client, url, SUMMARY_TYPE, lang, ctx.config, self.guard)
         if body is None or is_missing_page(body):
             log.info("EUR-Lex: no %s summary %s", lang, link.legissum)
             return None
@@ -266,14 +315,15 @@ class EurlexSource:
         pdf_sha: str | None = None
         info: dict[str, str] = {}
         if "pdf" in cfg.get("formats", ["pdf", "xhtml"]):
-            parts = negotiate_parts(client, candidate.file_url, PDF_TYPE, lang, cfg)
+            parts = negotiate_parts(client, candidate.file_url, PDF_TYPE, lang, cfg, self.guard)
             if parts:
                 pdf_sha = store_pdf(parts, blobs, candidate.file_url)
                 info["pdf_parts"] = str(len(parts))
         reference: str | None = None
         raw: list[str] = []
         if "xhtml" in cfg.get("formats", ["pdf", "xhtml"]):
-            parts = negotiate_parts(client, candidate.file_url, XHTML_TYPE, lang, cfg)
+            parts = negotiate_parts(client, candidate.file_url, XHTML_TYPE, lang, cfg,
+                                    self.guard)
             if not parts and cfg.get("eurlex_fallback", False):
                 parts = self._fallback(client, candidate, info)
             texts = []
@@ -295,7 +345,11 @@ class EurlexSource:
                   info: dict[str, str]) -> list[bytes]:
         """The EUR-Lex page when Cellar has no XHTML; a challenge there costs only the text."""
         try:
-            page = eurlex_page(client, candidate.source_id, candidate.language, self.config)
+            page = eurlex_page(client, candidate.source_id, candidate.language, self.config,
+                               self.guard)
+        except HostChallenged:
+            info["html_fallback"] = "blocked"
+            return []
         except Reject as exc:
             if exc.reason != Reason.BLOCKED:
                 raise

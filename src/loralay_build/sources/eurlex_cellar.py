@@ -2,7 +2,8 @@
 
 Answers: 200 body; 300 Multiple Choices for a multi-part act (each `DOC_n` fetched in order);
 404 when that language or format does not exist (not an error); 400 when we asked wrongly
-(the run stops). A WAF challenge from any host is never content.
+(the run stops). A WAF challenge from any host is never content; a host that challenges
+several resources in a row is left alone for a while (`ChallengeGuard`).
 """
 
 from __future__ import annotations
@@ -11,13 +12,16 @@ import hashlib
 import io
 import logging
 import re
+import time
 from typing import Any
+from urllib.parse import urlsplit
 
 from loralay_build.blobs import BlobStore
-from loralay_build.errors import ConfigError, Reason, Reject
+from loralay_build.errors import ConfigError, Deferred, Reason, Reject
 from loralay_build.fetch import check_pdf
 from loralay_build.http import HttpClient, HttpStatusError
 from loralay_build.sources.eurlex_text import is_missing_page, is_waf_challenge
+from loralay_build.state import State
 
 log = logging.getLogger(__name__)
 
@@ -34,12 +38,78 @@ XHTML_TYPE = "application/xhtml+xml"
 SUMMARY_TYPE = "application/xhtml+xml;type=xhtml5"
 
 
+class HostChallenged(Deferred):
+    """A host challenged several resources in a row: not asked again until its pause ends,
+    so what needs it waits for a later run (exit 3) without using up an attempt."""
+
+
+class ChallengeGuard:
+    """Bot challenges per host, as OpenReview's crawler stops at its challenge.
+
+    A resource whose tries all ended in a challenge adds one to its host's streak; any other
+    answer from the host clears it. While the streak is not empty the next resource gets one
+    try only. At `waf_host_limit` resources in a row the host is stopped: the time goes into a
+    state mark, so the other language builds of the command, and runs within
+    `waf_host_pause` seconds, do not ask it either.
+    """
+
+    MARK_SCOPE = "eurlex"
+
+    def __init__(self, state: State | None, cfg: dict[str, Any]) -> None:
+        self.state = state
+        self.limit = int(cfg.get("waf_host_limit", 2))
+        self.pause = float(cfg.get("waf_host_pause", 3600.0))
+        self.streak: dict[str, int] = {}
+        self.stopped: set[str] = set()  # hosts this guard refused to ask
+
+    @staticmethod
+    def host(url: str) -> str:
+        return urlsplit(url).netloc.lower()
+
+    def _mark(self, host: str) -> str:
+        return f"challenged:{host}"
+
+    def check(self, url: str) -> None:
+        """Raises HostChallenged when `url`'s host is stopped."""
+        host = self.host(url)
+        since = self.state.get_mark(self.MARK_SCOPE, self._mark(host)) if self.state else None
+        if host in self.stopped or (since and time.time() < float(since) + self.pause):
+            self.stopped.add(host)
+            until = time.strftime("%H:%M", time.localtime(float(since or time.time())
+                                                            + self.pause))
+            raise HostChallenged(f"{host} answered bot challenges; not asked again before "
+                                 f"{until} (waf_host_pause)")
+
+    def retries(self, url: str, configured: int) -> int:
+        return configured if not self.streak.get(self.host(url)) else 0
+
+    def passed(self, url: str) -> None:
+        self.streak[self.host(url)] = 0
+
+    def challenged(self, url: str) -> None:
+        """One more resource ended in a challenge; raises HostChallenged at the limit."""
+        host = self.host(url)
+        self.streak[host] = self.streak.get(host, 0) + 1
+        if self.streak[host] >= self.limit:
+            log.warning("%s challenged %d resources in a row: not asked again for %.0f s; "
+                        "what needs it waits for the next run", host, self.streak[host],
+                        self.pause)
+            if self.state is not None:
+                self.state.set_mark(self.MARK_SCOPE, self._mark(host), f"{time.time():.0f}")
+            self.stopped.add(host)
+            raise HostChallenged(f"{host} answered bot challenges to {self.streak[host]} "
+                                 "resources in a row; the rest waits for the next run")
+
+
 def guarded_get(client: HttpClient, url: str, headers: dict[str, str],
-                cfg: dict[str, Any]) -> bytes:
+                cfg: dict[str, Any], guard: ChallengeGuard | None = None) -> bytes:
     """GET a body that is never a WAF challenge (202, `x-amzn-waf-action`, script markers):
-    a challenge is retried after a growing pause and ends as a `blocked` reject."""
+    a challenge is retried after a growing pause and ends as a `blocked` reject, or, when
+    its host keeps challenging, as HostChallenged (see ChallengeGuard)."""
+    guard = guard or ChallengeGuard(None, cfg)
+    guard.check(url)
     pause = float(cfg.get("waf_backoff", 2.0))
-    retries = int(cfg.get("waf_retries", 3))
+    retries = guard.retries(url, int(cfg.get("waf_retries", 3)))
     for attempt in range(retries + 1):
         sink = io.BytesIO()
         try:
@@ -50,17 +120,19 @@ def guarded_get(client: HttpClient, url: str, headers: dict[str, str],
             raise
         body = sink.getvalue()
         if not is_waf_challenge(response.status, response.headers, body):
+            guard.passed(url)
             return body
         if attempt < retries:
             wait = min(pause, float(cfg.get("waf_backoff_max", 30.0)))
             log.warning("bot challenge at %s; trying again in %.1fs", url, wait)
             client.sleep(wait)
             pause *= 2
+    guard.challenged(url)
     raise Reject(Reason.BLOCKED, f"bot challenge at {url} ({headers.get('Accept-Language')})")
 
 
 def negotiate(client: HttpClient, url: str, accept: str, lang: str,
-              cfg: dict[str, Any]) -> bytes | None:
+              cfg: dict[str, Any], guard: ChallengeGuard | None = None) -> bytes | None:
     """One content-negotiated GET: the body; None on 404 (that language or format is missing).
 
     A 400 means we asked wrongly: the run stops. A 300 (multi-part act) is raised as
@@ -68,7 +140,7 @@ def negotiate(client: HttpClient, url: str, accept: str, lang: str,
     """
     headers = {"Accept": accept, "Accept-Language": LANGUAGES[lang]}
     try:
-        return guarded_get(client, url, headers, cfg)
+        return guarded_get(client, url, headers, cfg, guard)
     except HttpStatusError as exc:
         if exc.status == 404:
             return None
@@ -79,13 +151,14 @@ def negotiate(client: HttpClient, url: str, accept: str, lang: str,
         raise
 
 
-def eurlex_page(client: HttpClient, celex: str, lang: str, cfg: dict[str, Any]) -> bytes | None:
+def eurlex_page(client: HttpClient, celex: str, lang: str, cfg: dict[str, Any],
+                guard: ChallengeGuard | None = None) -> bytes | None:
     """The act's bare text page on the EUR-Lex website: the configured fallback when Cellar
     has no XHTML. None when missing (404 or a "does not exist" page)."""
     base = str(cfg.get("eurlex_url", "https://eur-lex.europa.eu/"))
     url = f"{base}legal-content/{lang.upper()}/TXT/HTML/?uri=CELEX:{celex}"
     try:
-        body = guarded_get(client, url, {"Accept": "text/html"}, cfg)
+        body = guarded_get(client, url, {"Accept": "text/html"}, cfg, guard)
     except HttpStatusError as exc:
         if exc.status in (404, 410):
             return None
@@ -102,10 +175,10 @@ class _MultiPart(Exception):
 
 
 def negotiate_parts(client: HttpClient, url: str, accept: str, lang: str,
-                     cfg: dict[str, Any]) -> list[bytes]:
+                     cfg: dict[str, Any], guard: ChallengeGuard | None = None) -> list[bytes]:
     """Every part of the act in `lang` and format `accept`, in DOC_n order ([] when missing)."""
     try:
-        body = negotiate(client, url, accept, lang, cfg)
+        body = negotiate(client, url, accept, lang, cfg, guard)
     except _MultiPart as multi:
         listing = multi.body
     else:
@@ -116,7 +189,7 @@ def negotiate_parts(client: HttpClient, url: str, accept: str, lang: str,
         raise Reject(Reason.UNAVAILABLE, f"300 from {url} without DOC_n links")
     parts = []
     for _n, href in links:
-        part = negotiate(client, href, accept, lang, cfg)
+        part = negotiate(client, href, accept, lang, cfg, guard)
         if part is None:
             raise Reject(Reason.UNAVAILABLE, f"part {href} of a multi-part act is missing")
         parts.append(part)

@@ -92,6 +92,29 @@ def sparql_filter(act_date: str | None, modified: str | None) -> str:
     return f"FILTER({' || '.join(clauses)})" if clauses else ""
 
 
+def fingerprints(links: list[Link]) -> dict[str, str]:
+    """LEGISSUM id -> what the listing says of it (obsolete flag, languages, acts covered):
+    a summary whose fingerprint changed, or a new one, has to be read again."""
+    langs: dict[str, set[str]] = {}
+    acts: dict[str, set[str]] = {}
+    obsolete: dict[str, bool] = {}
+    for link in links:
+        langs.setdefault(link.legissum, set()).update(link.summary_languages)
+        acts.setdefault(link.legissum, set()).add(link.celex)
+        obsolete[link.legissum] = link.obsolete
+    return {k: f"{int(obsolete[k])}|{','.join(sorted(langs[k]))}|{','.join(sorted(acts[k]))}"
+            for k in langs}
+
+
+def changed_links(links: list[Link], act_date: str, known: dict[str, str]) -> list[Link]:
+    """The links of every act dated after `act_date` or touched by a new or changed summary,
+    all of that act's links included (its pairing may change)."""
+    now = fingerprints(links)
+    touched = {link.celex for link in links
+               if link.date > act_date or known.get(link.legissum) != now[link.legissum]}
+    return [link for link in links if link.celex in touched]
+
+
 class Groups:
     """Union-find over acts linked by a shared summary: one group, one split."""
 

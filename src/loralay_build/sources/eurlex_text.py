@@ -22,6 +22,10 @@ STRUCTURE = BLOCKS | {"div", "section", "article", "body", "ul", "ol", "dl", "ta
                       "thead", "tfoot", "td", "th", "main", "header", "footer", "center", "form"}
 SKIP = frozenset({"script", "style", "noscript", "head", "nav", "button", "select", "img"})
 DROP_CLASSES = frozenset({"arrow", "modref", "reference", "disclaimer", "hd-modifiers"})
+CELL_CLASSES = frozenset({"num", "no-parag"})
+CELL_STYLE = re.compile(r"display\s*:\s*(?:inline-block|table-cell|block)"
+                        r"|float\s*:\s*(?:left|right)|position\s*:\s*absolute", re.IGNORECASE)
+LISTS = frozenset({"ul", "ol", "dl", "table"})
 ROW_LABEL = re.compile(r"^\(?[0-9ivxlcdmA-Za-z]{1,5}[.)]?$")
 LEGACY_CHARSET = re.compile(rb"charset\s*=\s*[\"']?unicode-1-1-utf-8", re.IGNORECASE)
 DECLARED_CHARSET = re.compile(rb"charset\s*=\s*[\"']?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
@@ -34,6 +38,10 @@ META_SECTIONS = {
     "lseu-section-main-document": "main_document",
     "lseu-section-related-documents": "related_documents",
 }
+# Consolidated texts' reference line: "1998F0699 — DE — 05.07.2001 — 001.001".
+REFERENCE_LINE = re.compile(r"^[0-9CE]?[0-9]{4}[A-Z]{1,2}[0-9]{4}(?:\([0-9]+\))?\s*[—–-]\s*[A-Z]{2}"
+                            r"\s*[—–-]\s*\d{2}\.\d{2}\.\d{4}\s*[—–-]\s*\d{3}\.\d{3}$")
+AMENDMENT_MARK = re.compile(r"^[►▼]\s*[MACR]\d+$")  # ►M1 amending, ►A1 accession, ►C1 corrigendum
 CELEX_IN_URL = re.compile(r"(?:CELEX[:%]3A|CELEX:|celex/|uri=celex:)([0-9A-Z()]+)", re.IGNORECASE)
 ELI_IN_URL = re.compile(r"/eli/([a-z_]+)/(\d{4})/(\d+)/")
 
@@ -92,6 +100,17 @@ def _clean(text: str) -> str:
     return SPACE.sub(" ", MARKERS.sub(" ", text.replace("\xa0", " "))).strip()
 
 
+def _is_cell(el: _Element) -> bool:
+    """An inline element rendered as its own cell: COM proposals' and newer OJ pages' numbering
+    (`<span class="num">1.</span><span>CONTEXT</span>`), or one styled as a box or tab stop.
+    Its text is a separate word even when no space separates it in the markup."""
+    if not isinstance(el.tag, str):
+        return False
+    if _classes(el) & CELL_CLASSES:
+        return True
+    return bool(CELL_STYLE.search(str(el.get("style") or "")))
+
+
 def _has_block(el: _Element) -> bool:
     return any(isinstance(d.tag, str) and d.tag.lower() in STRUCTURE for d in el.iterdescendants())
 
@@ -110,7 +129,12 @@ def _inline_text(el: _Element) -> str:
         if node.text:
             parts.append(node.text)
         for child in node:
+            cell = _is_cell(child)
+            if cell:
+                parts.append(" ")
             walk(child)
+            if cell:
+                parts.append(" ")
             if child.tail:
                 parts.append(child.tail)
 
@@ -130,7 +154,8 @@ def _row(tr: _Element) -> list[str]:
 
 def blocks(root: _Element) -> Iterator[str]:
     """One string per block in document order. Inline text between blocks (a "1." label in a
-    span before the paragraph's div) is prefixed to the next block rather than lost."""
+    span before the paragraph's div) is prefixed to the next block rather than lost; text
+    before a list (a list item's own words above its nested list) is a line of its own."""
     pending: list[str] = [root.text or ""]
     for node in root:
         if not isinstance(node.tag, str) or node.tag.lower() in SKIP or (
@@ -149,7 +174,9 @@ def blocks(root: _Element) -> Iterator[str]:
             lines = list(blocks(node))
         lines = [line for line in lines if line]
         if (prefix := _clean(" ".join(pending))):
-            if lines:
+            if tag in LISTS:  # "compensation totalling:" before its nested list: its own line
+                yield prefix
+            elif lines:
                 lines[0] = f"{prefix} {lines[0]}"
             else:
                 lines = [prefix]
@@ -165,10 +192,17 @@ class ActText:
     text: str  # one block per line
 
 
+def _reference_lines(tree: _Element) -> list[_Element]:
+    """Paragraphs holding a consolidated text's reference line, whatever their markup."""
+    return [p for p in tree.iter("p", "div", "td")
+            if not _has_block(p) and REFERENCE_LINE.match(_clean(p.text_content()))]
+
+
 def act_family(tree: _Element) -> str:
-    """Which of the four HTML families a page is, by its markers."""
+    """Which of the four HTML families a page is, by its markers. Older consolidated texts
+    use the legacy markup and are known by their reference line."""
     if tree.xpath("//p[@class='reference' or @class='disclaimer']") or tree.xpath(
-            "//*[@class='norm' or @class='title-article-norm']"):
+            "//*[@class='norm' or @class='title-article-norm']") or _reference_lines(tree):
         return "consolidated"
     if tree.xpath("//*[starts-with(@class,'oj-')]") or tree.xpath("//div[@class='eli-container']"):
         return "oj"
@@ -186,10 +220,40 @@ def _act_root(tree: _Element) -> _Element:
     return tree
 
 
+def _drop_apparatus(tree: _Element) -> None:
+    """A consolidated text in legacy markup: its reference line, the disclaimer that follows
+    it, and the tables of amending acts ("Amended by:", "Corrected by:") with their label.
+    Newer consolidated pages mark these by class (DROP_CLASSES)."""
+    for line in _reference_lines(tree):
+        follower = line.getnext()
+        if follower is not None and isinstance(follower.tag, str) and not _has_block(
+                follower) and not MARKERS.search(text := follower.text_content()) and (
+                not REFERENCE_LINE.match(_clean(text))):
+            follower.drop_tree()  # the disclaimer, in the page's language
+        line.drop_tree()
+    for table in list(tree.iter("table")):
+        rows = [row for row in table.iter("tr") if len(row)]
+        if not any(_is_marker(row[0]) for row in rows):
+            continue
+        label = table.getprevious()
+        if label is not None and not _has_block(label) and (
+                _clean(label.text_content()).endswith(":")):
+            label.drop_tree()
+        table.drop_tree()
+
+
+def _is_marker(el: _Element) -> bool:
+    return isinstance(el.tag, str) and bool(AMENDMENT_MARK.match(
+        el.text_content().replace("\xa0", " ").strip()))
+
+
 def act_text(raw: bytes) -> ActText:
     """The act's body text, one block a line, for any of the four families."""
     tree = parse_html(raw)
-    return ActText(act_family(tree), "\n".join(blocks(_act_root(tree))))
+    family = act_family(tree)
+    if family == "consolidated":
+        _drop_apparatus(tree)
+    return ActText(family, "\n".join(blocks(_act_root(tree))))
 
 
 @dataclass
@@ -234,15 +298,15 @@ def parse_summary(raw: bytes) -> Summary:
     if sections:
         lines = [title] if title else []
         for section in sections:
+            for heading in section.xpath("./h2"):  # "KEY POINTS", "SUMMARY OF:": not content
+                heading.drop_tree()
             key = META_SECTIONS.get(str(section.get("id")))
             if key:
-                meta[key] = [b for b in blocks(section) if not _is_heading(section, b)]
+                meta[key] = list(blocks(section))
                 if key == "summary_of":
                     acts = _celex_links(section)
                 continue
-            for node in section.iter("p", "li", "h3"):
-                if not _has_block(node) and (text := _inline_text(node)):
-                    lines.append(text)
+            lines += blocks(section)
         return Summary(title, "\n".join(lines), "lseu", lastmod, meta, acts)
     lines = []
     for text in blocks(body):
@@ -255,6 +319,3 @@ def parse_summary(raw: bytes) -> Summary:
         lines.append(text)
     return Summary(title, "\n".join(lines), "flat", lastmod, meta, acts)
 
-
-def _is_heading(section: _Element, text: str) -> bool:
-    return any(_clean(h.text_content()) == text for h in section.xpath("./h2"))

@@ -19,7 +19,7 @@ from typing import Any
 from lxml import etree
 
 from loralay_build.blobs import BlobStore
-from loralay_build.errors import ConfigError, Reason, Reject
+from loralay_build.errors import ConfigError, Reason, Reject, TransientError
 from loralay_build.http import HttpClient, HttpStatusError
 from loralay_build.records import Candidate
 from loralay_build.safexml import child, children, parse_xml, text_of
@@ -212,22 +212,41 @@ class PubmedSource:
 
 def fetch_jats(candidate: Candidate, client: HttpClient, blobs: BlobStore, oai_url: str) -> str:
     """Store the article's full JATS and return its sha256: the bucket's XML (MD5-checked)
-    when the cloud metadata names one, else OAI-PMH GetRecord with the `pmc` format."""
+    when the cloud metadata names one, else, or when that file is missing (404) or fails its
+    MD5, OAI-PMH GetRecord with the `pmc` format.
+
+    A bucket failure OAI cannot make up for is transient (the file may appear or be
+    repaired); only PMC's refusal to disseminate the full text is final.
+    """
     url, md5 = str(candidate.extra.get("xml_url", "")), str(candidate.extra.get("xml_md5", ""))
+    failed = ""
     if url:
-        body = client.get(url, headers={"Accept": "application/xml"}).body
-        if md5 and hashlib.md5(body, usedforsecurity=False).hexdigest() != md5:
-            raise Reject(Reason.CORRUPTED, f"JATS of {candidate.source_id}: md5 mismatch")
-    else:
-        oai = OaiClient(client, oai_url)
         try:
-            record = oai.get_record(OAI_ID + candidate.source_id.removeprefix("PMC"), "pmc")
-        except ConfigError as exc:  # cannotDisseminateFormat: not in the open-access subset
-            raise Reject(Reason.UNAVAILABLE, f"no full text for {candidate.source_id}: {exc}") \
-                from exc
-        if record is None or record.metadata is None:
-            raise Reject(Reason.UNAVAILABLE, f"no full text for {candidate.source_id}")
-        body = etree.tostring(record.metadata, encoding="utf-8")
+            body = client.get(url, headers={"Accept": "application/xml"}).body
+        except HttpStatusError as exc:
+            if exc.status != 404:
+                raise
+            failed = "the bucket has no XML (404)"
+        else:
+            if not md5 or hashlib.md5(body, usedforsecurity=False).hexdigest() == md5:
+                return _store(blobs, body)
+            failed = "the bucket's XML fails its md5"
+        log.info("%s: %s; full text from OAI-PMH", candidate.source_id, failed)
+    oai = OaiClient(client, oai_url)
+    try:
+        record = oai.get_record(OAI_ID + candidate.source_id.removeprefix("PMC"), "pmc")
+    except ConfigError as exc:  # cannotDisseminateFormat: not in the open-access subset
+        raise Reject(Reason.UNAVAILABLE, f"no full text for {candidate.source_id}: {exc}") \
+            from exc
+    if record is None or record.metadata is None:
+        if failed:
+            raise TransientError(f"no full text for {candidate.source_id} yet: {failed} and "
+                                 "OAI-PMH does not have it")
+        raise Reject(Reason.UNAVAILABLE, f"no full text for {candidate.source_id}")
+    return _store(blobs, etree.tostring(record.metadata, encoding="utf-8"))
+
+
+def _store(blobs: BlobStore, body: bytes) -> str:
     with blobs.staging() as handle:
         handle.write(body)
         return blobs.commit(handle)
