@@ -13,12 +13,13 @@ import json
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from loralay_build.errors import ConfigError
+from loralay_build.licences import check_patterns
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.tables import from_table
 from loralay_build.text.settings import MatchSettings
@@ -83,6 +84,9 @@ class FilterSettings:
     enabled: bool = True
     max_pages_percentile: float = 95.0  # drop documents with more pages than this percentile
     min_abstract_percentile: float = 1.0  # drop documents whose summary is shorter than this
+    # Keep only these licences (SPDX ids, wildcards such as "CC-BY-*", or "redistributable");
+    # empty keeps every licence. Applied with or without the percentile filters.
+    licences: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -216,6 +220,11 @@ def env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
 SECTIONS = ("source", "http", "run", "parse", "match", "filters", "split", "output")
 
 
+def _checked_filters(filters: FilterSettings) -> FilterSettings:
+    """Licence patterns are checked before any work: a typo would otherwise drop everything."""
+    return replace(filters, licences=check_patterns(filters.licences))
+
+
 def load_settings(
     source: str,
     config_file: Path | None = None,
@@ -243,7 +252,7 @@ def load_settings(
         run=from_table(RunSettings, raw.get("run", {}), "run"),
         parse=ParseSettings.from_mapping(raw.get("parse", {})),
         match=MatchSettings.from_mapping(raw.get("match", {})),
-        filters=from_table(FilterSettings, raw.get("filters", {}), "filters"),
+        filters=_checked_filters(from_table(FilterSettings, raw.get("filters", {}), "filters")),
         split=split,
         output=from_table(OutputSettings, raw.get("output", {}), "output"),
         raw=raw,

@@ -6,6 +6,7 @@ from typing import Any
 
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS
+from loralay_build.licences import hub_licences, redistributable
 
 COLUMN_DOCS = {
     "article_id": "source-prefixed document id (`hal:1234567`)",
@@ -23,7 +24,9 @@ COLUMN_DOCS = {
     "title": "title",
     "published": "publication date (YYYY, YYYY-MM or YYYY-MM-DD)",
     "doi": "DOI when known",
-    "licence": "licence of the file when the source gives one",
+    "licence": "SPDX licence id (`LicenseRef-…` where SPDX has none, `NOASSERTION` where the "
+               "source states nothing)",
+    "licence_source": "the licence as the source spells it (null when it states none)",
     "article_pdf_url": "where the PDF was downloaded from",
     "pdf_sha256": "sha256 of the PDF bytes",
     "matches": "where each abstract was found before removal, and leakage left after",
@@ -75,6 +78,38 @@ def _data_files(files: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _licence_yaml(build: dict[str, Any]) -> list[str]:
+    """The YAML `license` list: the Hub's ids of the licences present."""
+    return ["license:"] + [f"- {hub}" for hub in hub_licences(build.get("licences", {}))
+                           or ["other"]]
+
+
+def _licence_section(build: dict[str, Any], unit: str) -> list[str]:
+    """Documents per licence and split, and a warning when some may not be redistributed."""
+    licences: dict[str, dict[str, int]] = build.get("licences", {})
+    lines = ["", "## Licence", "",
+             "`licence` holds each row's SPDX id (`LicenseRef-…` where SPDX has none, "
+             "`NOASSERTION` where the source states nothing); `licence_source` keeps the "
+             "source's own spelling.", "",
+             f"| licence | {' | '.join(SPLITS)} | redistributable |", "|---|---|---|---|---|"]
+    for spdx, per_split in sorted(licences.items()):
+        counts = " | ".join(str(per_split.get(s, 0)) for s in SPLITS)
+        lines.append(f"| `{spdx}` | {counts} | {'yes' if redistributable(spdx) else 'no'} |")
+    restricted = sum(n for spdx, per in licences.items() if not redistributable(spdx)
+                     for n in per.values())
+    if restricted:
+        lines += ["", f"**Warning:** {restricted} {unit} carry a licence that does not let a "
+                  "third party redistribute the text freely (non-commercial, no-derivatives, "
+                  "arXiv's distribution licence, text mining only, or unknown). Check each "
+                  "row's `licence` before publishing this dataset; `--licences "
+                  "redistributable` builds one without them."]
+    removed = build.get("counts", {}).get("removed", 0)
+    if removed:
+        lines += ["", f"{removed} document(s) were taken down (`build-corpus remove`) and are "
+                  "not published."]
+    return [*lines, ""]
+
+
 def render_card(dataset: str, build: dict[str, Any]) -> str:
     """Card text generated from the schema and the build record."""
     splits = build["counts"]["splits"]
@@ -82,8 +117,8 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
     lines = ["---", *_data_files(build["files"])]
     lines += ["language:"] + [f"- {lang}" for lang in languages]
     lines += [
-        "task_categories:", "- summarization", "license: other", "pretty_name: " + dataset,
-        "---", "", f"# {dataset}", "",
+        "task_categories:", "- summarization", *_licence_yaml(build),
+        "pretty_name: " + dataset, "---", "", f"# {dataset}", "",
         "Long-document summarization corpus with the layout of every word, built by "
         "`loralay-build`. Each row is one document: its body words with boxes and page "
         "indices, the abstract as the summary, and every abstract of the record removed "
@@ -123,11 +158,7 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
     lines += ["", "## Columns", "", "| column | type | content |", "|---|---|---|"]
     for field in EXAMPLE_SCHEMA:
         lines.append(f"| `{field.name}` | `{field.type}` | {COLUMN_DOCS[field.name]} |")
-    lines += [
-        "", "## Licence", "",
-        "Each file keeps the licence of its source; the `licence` column holds it per row "
-        "where the source provides one. Check it before redistribution.", "",
-    ]
+    lines += _licence_section(build, "documents")
     return "\n".join(lines)
 
 
@@ -136,8 +167,9 @@ def render_view_card(dataset: str, summary: str, columns: list[tuple[str, str, s
     """Card of a derived view: the same YAML configs, the view's own columns and counts."""
     splits = build["counts"]["splits"]
     lines = ["---", *_data_files(build["files"])]
-    lines += ["language:", "- en", "task_categories:", "- summarization", "license: other",
-              "pretty_name: " + dataset, "---", "", f"# {dataset}", "", summary, "",
+    lines += ["language:", "- en", "task_categories:", "- summarization",
+              *_licence_yaml(build), "pretty_name: " + dataset, "---", "", f"# {dataset}", "",
+              summary, "",
               "## Splits", "", "| split | rows |", "|---|---|"]
     lines += [f"| {s} | {splits.get(s, 0)} |" for s in SPLITS]
     lines += ["", "Each article keeps the split it has in the layout dataset "
@@ -148,6 +180,5 @@ def render_view_card(dataset: str, summary: str, columns: list[tuple[str, str, s
     lines += [f"- `{k}`: {v}" for k, v in sorted(build["options"].items())]
     lines += ["", "## Columns", "", "| column | type | content |", "|---|---|---|"]
     lines += [f"| `{name}` | `{kind}` | {doc} |" for name, kind, doc in columns]
-    lines += ["", "## Licence", "", "Each row keeps its article's licence in `licence`; check "
-              "it before redistribution.", ""]
+    lines += _licence_section(build, "rows")
     return "\n".join(lines)

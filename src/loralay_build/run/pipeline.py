@@ -35,10 +35,12 @@ from loralay_build.corpus.split import SPLITS, SplitItem
 from loralay_build.corpus.writer import WorkStore, digest, remove_stale, write_split
 from loralay_build.errors import ConfigError, Deferred, LoralayError, Reason, Reject, TransientError
 from loralay_build.http import BodyTooLarge, HttpClient, HttpError, HttpStatusError
+from loralay_build.licences import allowed, licence_counts, to_spdx
 from loralay_build.parse.backend import backend_module
 from loralay_build.progress import batch_progress, progress
+from loralay_build.records import Candidate
 from loralay_build.run.executors import check_executor, make_executor
-from loralay_build.run.process import Outcome, Task
+from loralay_build.run.process import ROW_FORMAT, Outcome, Task
 from loralay_build.run.views import publish_views
 from loralay_build.sources import get_source
 from loralay_build.sources.base import DiscoveryContext, DiscoveryFailure, limited
@@ -185,6 +187,9 @@ class Pipeline:
     # -- download -----------------------------------------------------------------------------
 
     def fetch(self) -> None:
+        # Licence rejects are judged again against today's filter: a widened filter admits
+        # them without a flag, a narrower one rejects them again without a request.
+        self.state.requeue(self.dataset, [Reason.LICENCE.value])
         rows = self.state.rows(self.dataset, [DISCOVERED, RETRY])
         for row in progress(rows, len(rows), "download"):
             self._fetch_one(row)
@@ -201,6 +206,10 @@ class Pipeline:
         if not cand.file_url:
             self.state.reject(self.dataset, cand.id, Reason.UNAVAILABLE,
                               "the record has no file")
+            return
+        licence = self._licence_refused(cand)
+        if licence:
+            self.state.reject(self.dataset, cand.id, Reason.LICENCE, licence)
             return
         try:
             sha = self.source.fetch(cand, self.client, self.blobs)
@@ -230,11 +239,17 @@ class Pipeline:
                                   detail=None)
             self.report.add("downloaded")
 
+    def _licence_refused(self, cand: Candidate) -> str:
+        """Why the licence filter refuses a candidate ("" when it passes)."""
+        spdx = to_spdx(cand.source, cand.licence)
+        patterns = self.settings.filters.licences
+        return "" if allowed(spdx, patterns) else f"{spdx} not in {', '.join(patterns)}"
+
     # -- processing ---------------------------------------------------------------------------
 
     def work_key(self, row: Row) -> str:
         parts = [row.blob_sha or "", candidate_hash(row.candidate), self.processing_hash,
-                 loralay_build.__version__]
+                 loralay_build.__version__, ROW_FORMAT]
         return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
     def _task(self, row: Row) -> Task:
@@ -327,6 +342,10 @@ class Pipeline:
                                          row.stats.get("summary_words", 0))
             if verdict:
                 dropped[row.candidate.id] = verdict
+        for row in unique:  # processed under an earlier, wider licence filter
+            refused = self._licence_refused(row.candidate)
+            if refused:
+                dropped[row.candidate.id] = (Reason.LICENCE, refused)
         kept = [r for r in unique if r.candidate.id not in dropped]
         splits = cluster_splits(
             [
@@ -343,6 +362,7 @@ class Pipeline:
             "max_pages_percentile": self.settings.filters.max_pages_percentile,
             "min_abstract_percentile": self.settings.filters.min_abstract_percentile,
             "filters_enabled": self.settings.filters.enabled,
+            "licences": list(self.settings.filters.licences),
         }
         data_fingerprint = digest([
             sorted((r.candidate.id, r.work_key, splits[r.candidate.id]) for r in kept),
@@ -470,6 +490,9 @@ class Pipeline:
                 "formats": dict(sorted(formats.items())),
             },
             "leakage": leakage_summary(leakage),
+            "licences": licence_counts(
+                (to_spdx(r.candidate.source, r.candidate.licence), splits[r.candidate.id])
+                for r in kept),
             "files": files,
         }
 

@@ -13,6 +13,7 @@ import numpy as np
 from loralay_build.bundle import part_path, read_bundle
 from loralay_build.columns import Strings
 from loralay_build.errors import Reason, Reject
+from loralay_build.licences import to_spdx
 from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, MatchRecord
@@ -70,6 +71,10 @@ def _box_columns(body: Document) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.rint(boxes).astype(np.int32), norm.astype(np.int16), pages.astype(np.int16)
 
 
+# Bumped when build_row's columns change, so that work files of the old shape are rebuilt.
+ROW_FORMAT = "2"
+
+
 def build_row(
     task: Task,
     body: Document,
@@ -110,7 +115,8 @@ def build_row(
         "title": cand.title,
         "published": cand.published,
         "doi": cand.doi,
-        "licence": cand.licence,
+        "licence": to_spdx(cand.source, cand.licence),
+        "licence_source": cand.licence or None,
         "article_pdf_url": cand.file_url if cand.source != "local" else cand.landing_url,
         "pdf_sha256": task.pdf_sha256 if pdf_sha256 is None else pdf_sha256,
         "matches": [
