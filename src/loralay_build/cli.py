@@ -86,6 +86,9 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="PDF backend."),
         click.option("--no-filter", is_flag=True, help="Keep documents the percentile "
                      "filters would drop."),
+        click.option("--licences", expose_value=False, callback=_remember,
+                     help="Keep only these licences: SPDX ids, wildcards or the group "
+                     "'redistributable' (CC-BY-4.0,CC0-1.0 or CC-BY-*)."),
         click.option("-v", "--verbose", count=True, help="More log output."),
         click.option("-q", "--quiet", is_flag=True, help="Errors only."),
         click.option("--allow-empty", is_flag=True, expose_value=False,
@@ -108,6 +111,9 @@ def flag_overrides(workers: int | None, executor: str | None, parser: str | None
     out: dict[str, Any] = {}
     ctx = click.get_current_context(silent=True)
     ray_address = ctx.meta.get("ray_address") if ctx else None
+    licences = ctx.meta.get("licences") if ctx else None
+    if licences:
+        out = merge(out, {"filters": {"licences": [p for p in licences.split(",") if p.strip()]}})
     if ray_address:
         if executor not in (None, "ray"):
             raise click.UsageError(f"--ray-address needs --executor ray, not {executor}")
@@ -482,6 +488,21 @@ def verify(path: Path) -> None:
         click.echo(f"{path}: {len(problems)} problem(s)", err=True)
         sys.exit(EXIT_FAILURE)
     click.echo(f"{path}: ok")
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--dataset", required=True, help="Dataset to take the documents out of.")
+@click.option("--ids", "ids_file", required=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="File of ids, one per line (`hal:123` or `123`).")
+@click.option("--reason", default="", help="Why (recorded in the state with the date).")
+def remove(path: Path, dataset: str, ids_file: Path, reason: str) -> None:
+    """Take documents down: unpublish them now, and keep every later run from adding them."""
+    from loralay_build.run.takedown import remove as take_down
+
+    root, _ = _locate_root(path)
+    sys.exit(take_down(root, dataset, ids_file, reason))
 
 
 @main.command()

@@ -239,6 +239,11 @@ def load_settings(
     raw = merge(raw, env_overrides(os.environ if environ is None else environ))
     if overrides:
         raw = merge(raw, overrides)
+    return settings_from_raw(source, raw)
+
+
+def settings_from_raw(source: str, raw: dict[str, Any]) -> Settings:
+    """Validate merged layers (or the record of an earlier build's) into a `Settings`."""
     unknown = set(raw) - set(SECTIONS)
     if unknown:
         raise ConfigError(f"unknown section(s): {', '.join(sorted(unknown))}")

@@ -51,6 +51,7 @@ from loralay_build.state import (
     PROCESSED,
     PUBLISHED,
     REJECTED,
+    REMOVED,
     RETRY,
     Row,
     State,
@@ -62,6 +63,7 @@ log = logging.getLogger(__name__)
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_PARTIAL, EXIT_LOCKED = 0, 1, 2, 3, 75
 EXIT_INTERRUPTED = 130
+SETTINGS_MARK = "settings"  # the last build's merged configuration, for `remove` to republish
 DATASET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
@@ -132,6 +134,8 @@ class Pipeline:
         --allow-empty).
         """
         check_executor(self.settings.run)  # a missing Ray extra fails before the crawl
+        self.state.set_mark(self.dataset, SETTINGS_MARK,
+                            json.dumps(self.settings.raw, sort_keys=True, default=str))
         self.blobs.clean_staging()
         self.discover()
         self.fetch()
@@ -164,11 +168,13 @@ class Pipeline:
             failures=self.discovery_failures,
         )
         batches = limited(self.source.discover(ctx), self.req.limit)
+        listed: set[str] = set()
         with ctx.isolated(self.req.source):
             for batch in batch_progress(batches, "discover"):
                 # A crawl feeding several datasets (SciELO) yields the others' candidates too:
                 # they are stored for those datasets' builds, and counted apart.
                 own = [c for c in batch if c.dataset == self.dataset]
+                listed.update(c.id for c in own)
                 others = [c for c in batch if c.dataset != self.dataset]
                 for other in {c.dataset for c in others}:
                     self.state.claim(other, self.req.source)
@@ -179,6 +185,11 @@ class Pipeline:
                 if others:
                     self.state.upsert(others)
                     self.report.add("discovered_other_datasets", len(others))
+        # A source that lists its whole input every run (a `local` manifest): what it no
+        # longer lists leaves the dataset at this publish, and comes back if listed again.
+        whole = getattr(self.source, "lists_whole_input", False)
+        if whole and self.req.limit is None and not self.discovery_failures:
+            self.report.add("gone", self.state.mark_gone(self.dataset, listed))
         log.info("discovery: %(discovered)d seen, %(new)d new, %(changed)d changed "
                  "(%(discovered_other_datasets)d more for other datasets)",
                  {k: self.report.counts[k] for k in ("discovered", "new", "changed",
@@ -485,6 +496,7 @@ class Pipeline:
             "counts": {
                 "splits": {s: sum(1 for v in splits.values() if v == s) for s in SPLITS},
                 "rejects": dict(sorted(Counter(reason for _, reason, _ in rejects).items())),
+                "removed": self.state.status_counts(self.dataset).get(REMOVED, 0),
                 "match_methods": dict(sorted(methods.items())),
                 "cleaner_removed_words": dict(sorted(removed.items())),
                 "formats": dict(sorted(formats.items())),
