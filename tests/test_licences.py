@@ -148,6 +148,12 @@ def test_mixed_licences_give_spdx_rows_and_card(tmp_path: Path) -> None:
     assert sum(sum(v.values()) for v in build["licences"].values()) == 5
     loaded = datasets.load_dataset(str(out / "local"))
     assert "licence_source" in loaded["train"].column_names
+    stats = run_cli("stats", str(out / "local"), "--json")
+    assert json.loads(stats.stdout)["licences"] == build["licences"], stats.stderr
+    assert "CC0-1.0*:" in run_cli("stats", str(out / "local")).stdout
+    report = run_cli("report", str(out), "--out", str(tmp_path / "report"))
+    assert report.returncode == 0, report.stderr
+    assert "| local | LicenseRef-CC-BY-NC |" in (tmp_path / "report" / "report.md").read_text()
 
 
 def test_licence_filter_keeps_exactly_the_matching_rows_and_widens_without_download(
