@@ -90,6 +90,26 @@ class FilterSettings:
 
 
 @dataclass(frozen=True)
+class DedupSettings:
+    """Near-duplicates across the datasets of one output folder (corpus.contamination)."""
+
+    # report: list the shared works; guard: a work in validation or test of any dataset is
+    # dropped from the train split of the others; drop: one copy per work, the first published.
+    across: str = "report"
+    threshold: float = 0.5  # estimated Jaccard of the bodies' word 5-grams that makes one work
+    also: tuple[str, ...] = ()  # other output folders checked too (read only)
+    exclude: tuple[str, ...] = ()  # ids and DOIs kept out of every split (published test sets)
+
+    def __post_init__(self) -> None:
+        if self.across not in ("report", "guard", "drop"):
+            raise ConfigError(f"[dedup] across: expected report, guard or drop, "
+                              f"got {self.across!r}")
+        if not 0.0 < self.threshold <= 1.0:
+            raise ConfigError(f"[dedup] threshold: expected a number in (0, 1], "
+                              f"got {self.threshold}")
+
+
+@dataclass(frozen=True)
 class SplitSettings:
     """Chronological split ratios (oldest documents in train)."""
 
@@ -119,6 +139,7 @@ class Settings:
     filters: FilterSettings = field(default_factory=FilterSettings)
     split: SplitSettings = field(default_factory=SplitSettings)
     output: OutputSettings = field(default_factory=OutputSettings)
+    dedup: DedupSettings = field(default_factory=DedupSettings)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def processing_hash(self) -> str:
@@ -217,7 +238,7 @@ def env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-SECTIONS = ("source", "http", "run", "parse", "match", "filters", "split", "output")
+SECTIONS = ("source", "http", "run", "parse", "match", "filters", "split", "output", "dedup")
 
 
 def _checked_filters(filters: FilterSettings) -> FilterSettings:
@@ -260,5 +281,6 @@ def settings_from_raw(source: str, raw: dict[str, Any]) -> Settings:
         filters=_checked_filters(from_table(FilterSettings, raw.get("filters", {}), "filters")),
         split=split,
         output=from_table(OutputSettings, raw.get("output", {}), "output"),
+        dedup=from_table(DedupSettings, raw.get("dedup", {}), "dedup"),
         raw=raw,
     )

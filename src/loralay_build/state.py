@@ -84,6 +84,9 @@ PROCESSED = "processed"  # example written to the work store
 REJECTED = "rejected"  # dropped, with a reason
 PUBLISHED = "published"  # in the last published shards
 FILTERED = "filtered"  # processed, but dropped by a corpus-level filter at the last publish
+# Mark holding a dataset's last build configuration (JSON): `remove` republishes with it and
+# `audit` reads each dataset's policy from it.
+SETTINGS_MARK = "settings"
 REMOVED = "removed"  # taken down (`build-corpus remove`): never published or revived again
 GONE = "gone"  # no longer in an input that is listed whole (a `local` manifest); comes back
 

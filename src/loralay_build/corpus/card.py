@@ -110,6 +110,32 @@ def _licence_section(build: dict[str, Any], unit: str) -> list[str]:
     return [*lines, ""]
 
 
+MAX_SHARED_LISTED = 50
+
+
+def _shared_works(dedup: dict[str, Any] | None) -> list[str]:
+    """Works this dataset shares with others of its folder (corpus.contamination)."""
+    if not dedup:
+        return []
+    shared = dedup["shared_works"]
+    policy = {"report": "listed only", "guard": "train copies of works in another "
+              "dataset's validation or test are dropped", "drop": "one copy per work is kept"}
+    lines = ["", "## Shared works", "",
+             f"Documents that are one work with a document of another dataset (or another id of "
+             f"this one): estimated Jaccard of the bodies' word {dedup['minhash']['shingle_words']}"
+             f"-grams at least {dedup['threshold']}, or equal titles with similar abstracts. "
+             f"Policy `{dedup['across']}`: {policy[dedup['across']]}. "
+             f"{len(shared)} shared work(s); `build-corpus audit` lists them for the folder.", ""]
+    lines += [f"- {', '.join(w['members'])} ({w['similarity']})"
+              for w in shared[:MAX_SHARED_LISTED]]
+    if len(shared) > MAX_SHARED_LISTED:
+        lines.append(f"- … {len(shared) - MAX_SHARED_LISTED} more in build.json")
+    if dedup.get("exclude"):
+        lines += ["", f"{dedup['exclude']} id(s) of published test sets are kept out "
+                  "(`excluded` in `rejects.jsonl`)."]
+    return lines
+
+
 def render_card(dataset: str, build: dict[str, Any]) -> str:
     """Card text generated from the schema and the build record."""
     splits = build["counts"]["splits"]
@@ -155,6 +181,7 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
         "Each cluster is one work: only its representative, the earliest member (by venue "
         "year when known, date, then id), is published; the others are dropped as `duplicate`.",
     ]
+    lines += _shared_works(build.get("dedup"))
     lines += ["", "## Columns", "", "| column | type | content |", "|---|---|---|"]
     for field in EXAMPLE_SCHEMA:
         lines.append(f"| `{field.name}` | `{field.type}` | {COLUMN_DOCS[field.name]} |")

@@ -21,6 +21,14 @@ import loralay_build
 from loralay_build.blobs import BlobStore, atomic_write_bytes
 from loralay_build.config import Settings
 from loralay_build.corpus.card import render_card
+from loralay_build.corpus.contamination import (
+    excluded_ids,
+    id_keys,
+    judge,
+    member,
+    other_folders,
+    published_members,
+)
 from loralay_build.corpus.dedup import (
     Cluster,
     DedupItem,
@@ -53,17 +61,18 @@ from loralay_build.state import (
     REJECTED,
     REMOVED,
     RETRY,
+    SETTINGS_MARK,
     Row,
     State,
     candidate_hash,
 )
 from loralay_build.text import leakage_summary
+from loralay_build.text.minhash import BANDS, NUM_PERM, ROWS, SHINGLE
 
 log = logging.getLogger(__name__)
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_PARTIAL, EXIT_LOCKED = 0, 1, 2, 3, 75
 EXIT_INTERRUPTED = 130
-SETTINGS_MARK = "settings"  # the last build's merged configuration, for `remove` to republish
 DATASET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
@@ -122,6 +131,7 @@ class Pipeline:
         self.report = RunReport()
         self.discovery_failures: list[DiscoveryFailure] = []
         self.processing_hash = self.settings.processing_hash()
+        self.excluded = excluded_ids(self.settings.dedup.exclude)
 
     # -- driver -------------------------------------------------------------------------------
 
@@ -198,9 +208,9 @@ class Pipeline:
     # -- download -----------------------------------------------------------------------------
 
     def fetch(self) -> None:
-        # Licence rejects are judged again against today's filter: a widened filter admits
-        # them without a flag, a narrower one rejects them again without a request.
-        self.state.requeue(self.dataset, [Reason.LICENCE.value])
+        # Licence and exclusion rejects are judged again against today's lists: a widened
+        # filter admits them without a flag, a narrower one rejects them without a request.
+        self.state.requeue(self.dataset, [Reason.LICENCE.value, Reason.EXCLUDED.value])
         rows = self.state.rows(self.dataset, [DISCOVERED, RETRY])
         for row in progress(rows, len(rows), "download"):
             self._fetch_one(row)
@@ -218,9 +228,9 @@ class Pipeline:
             self.state.reject(self.dataset, cand.id, Reason.UNAVAILABLE,
                               "the record has no file")
             return
-        licence = self._licence_refused(cand)
-        if licence:
-            self.state.reject(self.dataset, cand.id, Reason.LICENCE, licence)
+        refused = self._refused(cand)
+        if refused:
+            self.state.reject(self.dataset, cand.id, *refused)
             return
         try:
             sha = self.source.fetch(cand, self.client, self.blobs)
@@ -250,11 +260,17 @@ class Pipeline:
                                   detail=None)
             self.report.add("downloaded")
 
-    def _licence_refused(self, cand: Candidate) -> str:
-        """Why the licence filter refuses a candidate ("" when it passes)."""
+    def _refused(self, cand: Candidate) -> tuple[Reason, str] | None:
+        """Why an exclusion list or the licence filter keeps a candidate out (None: it
+        passes). Checked before download, and again at publishing."""
+        listed = id_keys(cand.id, cand.doi) & self.excluded
+        if listed:
+            return Reason.EXCLUDED, f"listed as {min(listed)}"
         spdx = to_spdx(cand.source, cand.licence)
         patterns = self.settings.filters.licences
-        return "" if allowed(spdx, patterns) else f"{spdx} not in {', '.join(patterns)}"
+        if not allowed(spdx, patterns):
+            return Reason.LICENCE, f"{spdx} not in {', '.join(patterns)}"
+        return None
 
     # -- processing ---------------------------------------------------------------------------
 
@@ -353,10 +369,10 @@ class Pipeline:
                                          row.stats.get("summary_words", 0))
             if verdict:
                 dropped[row.candidate.id] = verdict
-        for row in unique:  # processed under an earlier, wider licence filter
-            refused = self._licence_refused(row.candidate)
+        for row in unique:  # processed under an earlier, wider filter or a shorter list
+            refused = self._refused(row.candidate)
             if refused:
-                dropped[row.candidate.id] = (Reason.LICENCE, refused)
+                dropped[row.candidate.id] = refused
         kept = [r for r in unique if r.candidate.id not in dropped]
         splits = cluster_splits(
             [
@@ -367,6 +383,13 @@ class Pipeline:
             clusters or [],
             self.settings.split,
         )
+        shared = judge(
+            [member(self.dataset, r, splits[r.candidate.id], r.status == PUBLISHED) for r in kept],
+            published_members(self.state, skip=self.dataset) + other_folders(self.settings.dedup),
+            self.settings.dedup,
+        )
+        dropped.update(shared.dropped)
+        kept = [r for r in kept if r.candidate.id not in shared.dropped]
         threshold_values = {
             "max_pages": thresholds.max_pages,
             "min_summary_words": thresholds.min_summary_words,
@@ -387,8 +410,16 @@ class Pipeline:
              for r in self.state.rows(self.dataset, [REJECTED])]
             + [(cid, reason.value, detail) for cid, (reason, detail) in dropped.items()]
         )
-        # Reports change with every reject, shards only with the kept rows.
-        fingerprint = digest([data_fingerprint, rejects])
+        dedup = {
+            "across": self.settings.dedup.across, "threshold": self.settings.dedup.threshold,
+            "minhash": {"permutations": NUM_PERM, "shingle_words": SHINGLE, "bands": BANDS,
+                        "rows": ROWS},
+            "exclude": len(self.settings.dedup.exclude),
+            "shared_works": [{"members": c.members, "similarity": c.similarity}
+                             for c in shared.clusters],
+        }
+        # Reports change with every reject or shared work, shards only with the kept rows.
+        fingerprint = digest([data_fingerprint, rejects, dedup])
         previous = published_build(out_dir)
         if previous.get("fingerprint") == fingerprint:
             log.info("%s is up to date", out_dir)
@@ -397,7 +428,7 @@ class Pipeline:
             reuse = previous.get("data_fingerprint") == data_fingerprint
             self._write(out_dir, kept, splits, rejects, threshold_values,
                         (fingerprint, data_fingerprint), previous["files"] if reuse else None,
-                        clusters)
+                        dedup, clusters)
             self.report.published = True
         # Statuses follow the files: "published" is recorded once the shards are in place.
         with self.state.transaction():
@@ -426,7 +457,7 @@ class Pipeline:
     def _write(self, out_dir: Path, kept: list[Row], splits: dict[str, str],
                rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],
                fingerprints: tuple[str, str], reuse: list[dict[str, Any]] | None,
-               clusters: list[Cluster] | None = None) -> None:
+               dedup: dict[str, Any], clusters: list[Cluster] | None = None) -> None:
         """Publish beside the old set, then switch: new shards under new names, the card (what
         `datasets` reads) then build.json (what `verify` reads) replaced atomically, and only
         then the old shards removed. A crash at any point leaves a complete set in use."""
@@ -452,6 +483,7 @@ class Pipeline:
         )
         atomic_write_bytes(out_dir / "rejects.jsonl", lines.encode())
         build = self._build_record(kept, splits, rejects, thresholds, fingerprints, files)
+        build["dedup"] = dedup
         if clusters is not None:
             build["duplicate_clusters"] = [
                 {"representative": c.representative, "members": list(c.members),

@@ -18,6 +18,7 @@ from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, MatchRecord
 from loralay_build.text import MatchSettings, detect_language, prepare_abstract, strip_abstracts
+from loralay_build.text.minhash import signature, to_text
 from loralay_build.text.separate import separate_summaries
 
 LANGID_CHARS = 100_000
@@ -220,7 +221,9 @@ def _process(task: Task) -> Outcome:
     if task.language_check == "body" and mismatch:
         raise Reject(Reason.LANGUAGE_MISMATCH, f"body reads as {lang[0]} ({lang[1]:.2f})")
     row = build_row(task, body, abstracts, matches, lang, files.reference, files.pdf_sha256)
+    sig = signature(body.words)
     stats = {
+        "minhash": None if sig is None else to_text(sig),
         "n_pages": len(doc.pages),
         "summary_words": len(abstracts[main].split()),
         "removed": dict(doc.removed),

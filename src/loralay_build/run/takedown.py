@@ -22,12 +22,11 @@ from loralay_build.run.pipeline import (
     EXIT_LOCKED,
     EXIT_OK,
     EXIT_USAGE,
-    SETTINGS_MARK,
     BuildRequest,
     Pipeline,
 )
 from loralay_build.run.views import publish_views
-from loralay_build.state import REMOVED, State
+from loralay_build.state import REMOVED, SETTINGS_MARK, State
 
 
 def read_ids(path: Path, source: str) -> list[str]:
