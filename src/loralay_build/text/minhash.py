@@ -12,7 +12,7 @@ permutation parameters), so signatures stored in the state compare with those of
 
 from __future__ import annotations
 
-import unicodedata
+import re
 import zlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -20,7 +20,6 @@ from typing import cast
 
 import numpy as np
 import numpy.typing as npt
-import regex
 
 NUM_PERM = 128
 SHINGLE = 5  # words per shingle
@@ -31,19 +30,16 @@ _SHIFT = np.uint64(32)
 _params = np.random.default_rng(20_240_601).integers(0, np.iinfo(np.uint64).max,
                                                      size=(2, NUM_PERM), dtype=np.uint64)
 _A, _B = (_params[0] | np.uint64(1))[:, None], _params[1][:, None]
-_MARKS = regex.compile(r"\p{Mn}+")
-_WORD = regex.compile(r"\w+")
+_WORD = re.compile(r"\w+")
 _MULT = np.uint64(0x100000001B3)  # FNV-style multiplier combining a shingle's word hashes
 
 Signature = npt.NDArray[np.uint32]
 
 
 def _words(words: Iterable[str]) -> list[str]:
-    """Lower-cased words without accents or punctuation: what survives a re-typesetting."""
-    text = " ".join(words).casefold()
-    if not text.isascii():
-        text = _MARKS.sub("", unicodedata.normalize("NFKD", text))
-    return cast(list[str], _WORD.findall(text))
+    """Lower-cased words without punctuation: what survives a re-typesetting. Accents stay:
+    two extractions of one text carry the same ones (words are published NFC)."""
+    return cast(list[str], _WORD.findall(" ".join(words).casefold()))
 
 
 def signature(words: Sequence[str]) -> Signature | None:
