@@ -93,6 +93,12 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      type=click.Path(exists=True, dir_okay=False, path_type=Path),
                      help="File of ids or DOIs (one per line) kept out of every split: a "
                      "published test set."),
+        click.option("--page-images", is_flag=True, default=None, expose_value=False,
+                     callback=_remember, help="Also publish each page as an image, the "
+                     "removed words painted out (the `pages` configuration; [images])."),
+        click.option("--no-mask", is_flag=True, default=None, expose_value=False,
+                     callback=_remember, help="With --page-images: keep the removed "
+                     "abstracts visible on the images."),
         click.option("-v", "--verbose", count=True, help="More log output."),
         click.option("-q", "--quiet", is_flag=True, help="Errors only."),
         click.option("--allow-empty", is_flag=True, expose_value=False,
@@ -117,6 +123,10 @@ def flag_overrides(workers: int | None, executor: str | None, parser: str | None
     ray_address = ctx.meta.get("ray_address") if ctx else None
     licences = ctx.meta.get("licences") if ctx else None
     exclude = ctx.meta.get("exclude_ids") if ctx else None
+    if ctx and ctx.meta.get("page_images"):
+        out = merge(out, {"images": {"enabled": True}})
+    if ctx and ctx.meta.get("no_mask"):
+        out = merge(out, {"images": {"mask": False}})
     if exclude:
         listed = [line.strip() for line in exclude.read_text(encoding="utf-8-sig").splitlines()]
         out = merge(out, {"dedup": {"exclude": [x for x in listed if x and x[0] != "#"]}})

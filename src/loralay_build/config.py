@@ -25,6 +25,7 @@ from loralay_build.tables import from_table
 from loralay_build.text.settings import MatchSettings
 
 ENV_PREFIX = "LORALAY_"
+IMAGE_FORMATS = ("webp", "png", "jpeg")
 MiB = 1024 * 1024
 
 
@@ -90,6 +91,40 @@ class FilterSettings:
 
 
 @dataclass(frozen=True)
+class ImageSettings:
+    """`[images]`: what `--page-images` renders."""
+
+    enabled: bool = False
+    dpi: int = 100
+    format: str = "webp"
+    quality: int = 80  # webp and jpeg; png is lossless
+    max_pixels: int = 16_000_000  # per page: a larger page costs the document its images
+    pages: int = 0  # the first N pages of each document; 0 = all
+    seconds: float = 20.0  # rendering budget per document
+    mask: bool = True  # paint removed words (abstracts, headers, stamps) with the background
+
+    def __post_init__(self) -> None:
+        if self.format not in IMAGE_FORMATS:
+            raise ConfigError(f"[images] format: expected one of {', '.join(IMAGE_FORMATS)}, "
+                              f"got {self.format!r}")
+        if not 10 <= self.dpi <= 600:
+            raise ConfigError(f"[images] dpi: expected 10 to 600, got {self.dpi}")
+        if not 1 <= self.quality <= 100:
+            raise ConfigError(f"[images] quality: expected 1 to 100, got {self.quality}")
+        if self.max_pixels < 1 or self.pages < 0 or self.seconds <= 0:
+            raise ConfigError("[images] max_pixels and seconds must be positive, pages >= 0")
+
+    def encoder(self) -> dict[str, object]:
+        """The pinned encoder options (recorded in build.json)."""
+        if self.format == "webp":
+            return {"format": "WEBP", "quality": self.quality, "method": 4, "exact": False}
+        if self.format == "jpeg":
+            return {"format": "JPEG", "quality": self.quality, "optimize": False,
+                    "progressive": False, "subsampling": 2}
+        return {"format": "PNG", "optimize": False, "compress_level": 6}
+
+
+@dataclass(frozen=True)
 class DedupSettings:
     """Near-duplicates across the datasets of one output folder (corpus.contamination)."""
 
@@ -140,11 +175,12 @@ class Settings:
     split: SplitSettings = field(default_factory=SplitSettings)
     output: OutputSettings = field(default_factory=OutputSettings)
     dedup: DedupSettings = field(default_factory=DedupSettings)
+    images: ImageSettings = field(default_factory=ImageSettings)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def processing_hash(self) -> str:
         """Hash of what changes a processed document; a change re-processes every document."""
-        keys = ("parse", "match")
+        keys = ("parse", "match", "images")
         relevant = {k: self.raw.get(k, {}) for k in keys}
         relevant["source"] = {
             k: v
@@ -238,7 +274,8 @@ def env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-SECTIONS = ("source", "http", "run", "parse", "match", "filters", "split", "output", "dedup")
+SECTIONS = ("source", "http", "run", "parse", "match", "filters", "split", "output", "dedup",
+            "images")
 
 
 def _checked_filters(filters: FilterSettings) -> FilterSettings:
@@ -282,5 +319,6 @@ def settings_from_raw(source: str, raw: dict[str, Any]) -> Settings:
         split=split,
         output=from_table(OutputSettings, raw.get("output", {}), "output"),
         dedup=from_table(DedupSettings, raw.get("dedup", {}), "dedup"),
+        images=from_table(ImageSettings, raw.get("images", {}), "images"),
         raw=raw,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from loralay_build.corpus.pages import FEATURES as PAGE_FEATURES
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS
 from loralay_build.licences import hub_licences, redistributable
@@ -64,17 +65,56 @@ SOURCE_NOTES = {
 }
 
 
-def _data_files(files: list[dict[str, Any]]) -> list[str]:
-    """YAML `configs` naming each shard of this build, not a pattern: while a new build is
-    published beside this one, `datasets.load_dataset` still reads exactly this set. Empty
-    splits are left out, since `datasets` cannot load a split without rows."""
+def _config(name: str, files: list[dict[str, Any]]) -> list[str]:
     shards = {s: [f["name"] for f in files if f["split"] == s] for s in SPLITS}
     if not any(shards.values()):
         return []
-    lines = ["configs:", "- config_name: default", "  data_files:"]
+    lines = [f"- config_name: {name}", "  data_files:"]
     for split, names in shards.items():
         if names:
             lines += [f"  - split: {split}", "    path:"] + [f"    - {n}" for n in names]
+    return lines
+
+
+def _data_files(files: list[dict[str, Any]], pages: dict[str, Any] | None = None) -> list[str]:
+    """YAML `configs` naming each shard of this build, not a pattern: while a new build is
+    published beside this one, `datasets.load_dataset` still reads exactly this set. Empty
+    splits are left out, since `datasets` cannot load a split without rows. With page images,
+    a second configuration, `pages`, and its features (`image` decodes as an image)."""
+    default = _config("default", files)
+    if not default:
+        return []
+    lines = ["configs:", *default]
+    if pages and pages["files"]:
+        lines += _config("pages", pages["files"])
+        lines += ["dataset_info:", "- config_name: pages", "  features:"]
+        for name, dtype in PAGE_FEATURES:
+            lines += [f"  - name: {name}", f"    dtype: {dtype}"]
+        lines += ["  - name: masked_boxes", "    sequence:", "      sequence: int32"]
+    return lines
+
+
+def _pages_section(pages: dict[str, Any] | None) -> list[str]:
+    if not pages:
+        return []
+    lines = ["", "## Page images", "",
+             f"`load_dataset(folder, \"pages\")`: one row per page (`article_id`, `page`, "
+             f"`image`, `width_px`, `height_px`, `dpi`, `masked_boxes`), rendered by PDFium at "
+             f"{pages['dpi']} dpi as {pages['format']}. Join with the text rows on "
+             "(`article_id`, `page`), `page` being the index `word_pages` holds. A box of "
+             "`article_bboxes` (points, top-left origin, page rotation applied) is at "
+             f"`box * {pages['dpi']} / 72` in the image's pixels.", ""]
+    if pages["masked"]:
+        lines.append("Every word removed from the text (the abstracts, and running headers, "
+                     "cover pages and stamps the cleaners dropped) is painted over with the "
+                     "page's background; `masked_boxes` lists the painted pixel boxes.")
+    else:
+        lines.append("**Warning:** built with `--no-mask`: the removed abstracts are still "
+                     "printed on the pages, so an image model can read the summary.")
+    skipped = pages.get("documents_without_images", [])
+    if skipped:
+        lines += ["", f"{len(skipped)} document(s) have no images (a page over the pixel or "
+                  "time budget); their text rows are published."]
     return lines
 
 
@@ -140,7 +180,7 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
     """Card text generated from the schema and the build record."""
     splits = build["counts"]["splits"]
     languages = sorted(build.get("languages", [])) or ["multilingual"]
-    lines = ["---", *_data_files(build["files"])]
+    lines = ["---", *_data_files(build["files"], build.get("pages"))]
     lines += ["language:"] + [f"- {lang}" for lang in languages]
     lines += [
         "task_categories:", "- summarization", *_licence_yaml(build),
@@ -182,6 +222,7 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
         "year when known, date, then id), is published; the others are dropped as `duplicate`.",
     ]
     lines += _shared_works(build.get("dedup"))
+    lines += _pages_section(build.get("pages"))
     lines += ["", "## Columns", "", "| column | type | content |", "|---|---|---|"]
     for field in EXAMPLE_SCHEMA:
         lines.append(f"| `{field.name}` | `{field.type}` | {COLUMN_DOCS[field.name]} |")

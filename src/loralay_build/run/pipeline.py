@@ -38,6 +38,7 @@ from loralay_build.corpus.dedup import (
 )
 from loralay_build.corpus.filters import compute_thresholds
 from loralay_build.corpus.folder import BUILD_FILE, published_build
+from loralay_build.corpus.pages import PAGES_DIR, write_pages
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS, SplitItem
 from loralay_build.corpus.writer import WorkStore, digest, remove_stale, write_split
@@ -293,6 +294,7 @@ class Pipeline:
             language_check=str(src.get("language_check", "none")),
             summary_separate=str(src.get("summary", "in_document")) == "separate",
             min_reference_ratio=float(src.get("min_reference_ratio", 0.0)),
+            images=self.settings.images if self.settings.images.enabled else None,
         )
 
     def process(self) -> None:
@@ -329,6 +331,11 @@ class Pipeline:
         with self.state.transaction():
             for cid, outcome in outcomes:
                 key = keys[cid]
+                if outcome.pages:  # page images: blobs, listed in the document's stats
+                    outcome.stats["images"] = [
+                        {"page": p.page, "sha256": self.blobs.add_bytes(p.data),
+                         "width_px": p.width_px, "height_px": p.height_px,
+                         "masked_boxes": p.masked_boxes} for p in outcome.pages]
                 if outcome.row is not None:
                     self.state.set_status(self.dataset, cid, PROCESSED, work_key=key,
                                           stats=outcome.stats, reason=None, detail=None)
@@ -462,10 +469,11 @@ class Pipeline:
         `datasets` reads) then build.json (what `verify` reads) replaced atomically, and only
         then the old shards removed. A crash at any point leaves a complete set in use."""
         out_dir.mkdir(parents=True, exist_ok=True)
+        generation = fingerprints[1][:8]
+        pages = self._pages(out_dir, kept, splits, generation, reuse is not None)
         if reuse is not None:
             files = reuse
         else:
-            generation = fingerprints[1][:8]
             written = []
             for split in SPLITS:
                 keys = [r.work_key or "" for r in kept if splits[r.candidate.id] == split]
@@ -484,6 +492,8 @@ class Pipeline:
         atomic_write_bytes(out_dir / "rejects.jsonl", lines.encode())
         build = self._build_record(kept, splits, rejects, thresholds, fingerprints, files)
         build["dedup"] = dedup
+        if pages is not None:
+            build["pages"] = pages
         if clusters is not None:
             build["duplicate_clusters"] = [
                 {"representative": c.representative, "members": list(c.members),
@@ -494,7 +504,32 @@ class Pipeline:
         atomic_write_bytes(out_dir / BUILD_FILE,
                            (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
         remove_stale(out_dir, files)
+        remove_stale(out_dir / PAGES_DIR, [
+            {"name": f["name"].removeprefix(f"{PAGES_DIR}/")}
+            for f in (pages or {}).get("files", [])])
         log.info("published %d documents to %s", len(kept), out_dir)
+
+    def _pages(self, out_dir: Path, kept: list[Row], splits: dict[str, str], generation: str,
+               reuse: bool) -> dict[str, Any] | None:
+        """The `pages` configuration's shards and settings (None without --page-images)."""
+        images = self.settings.images
+        if not images.enabled:
+            return None
+        previous = published_build(out_dir).get("pages")
+        if reuse and previous is not None:
+            return dict(previous)
+        by_split = {s: [(r.candidate.id, r.stats.get("images", [])) for r in kept
+                        if splits[r.candidate.id] == s] for s in SPLITS}
+        written = write_pages(out_dir, generation, by_split, self.blobs, images,
+                              self.settings.output)
+        return {
+            "files": [f.__dict__ for f in written],
+            "dpi": images.dpi, "format": images.format, "encoder": images.encoder(),
+            "masked": images.mask, "pages_per_document": images.pages or "all",
+            "documents_without_images": sorted(
+                r.candidate.id for r in kept if r.stats.get("images_skipped")),
+            "renderer": f"pypdfium2 {_versions()['pypdfium2']}",
+        }
 
     def _build_record(self, kept: list[Row], splits: dict[str, str],
                       rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],

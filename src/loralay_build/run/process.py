@@ -9,10 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pypdfium2 as pdfium
 
 from loralay_build.bundle import part_path, read_bundle
 from loralay_build.columns import Strings
+from loralay_build.config import ImageSettings
 from loralay_build.errors import Reason, Reject
+from loralay_build.images import ImagesSkipped, PageImage, page_images, removed_boxes
 from loralay_build.licences import to_spdx
 from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.parse.settings import ParseSettings
@@ -39,6 +42,7 @@ class Task:
     language_check: str = "none"  # none | abstract | body
     summary_separate: bool = False  # the target is its own document: audit, remove nothing
     min_reference_ratio: float = 0.0  # keep only acts longer than this times the summary
+    images: ImageSettings | None = None  # --page-images: render, mask and encode the pages
 
 
 @dataclass
@@ -49,6 +53,7 @@ class Outcome:
     reason: Reason | None = None
     detail: str = ""
     stats: dict[str, Any] = field(default_factory=dict)
+    pages: list[PageImage] = field(default_factory=list)  # with --page-images
 
 
 def _box_columns(body: Document) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -202,9 +207,10 @@ def _process(task: Task) -> Outcome:
             )
     files = _files(task)
     doc = Document(pages=[])
+    parsed = doc
     if files.pdf_path:
-        doc = parse_pdf(files.pdf_path, backend=task.parse.backend, settings=task.parse)
-        doc = clean_document(doc, task.cleaners)
+        parsed = parse_pdf(files.pdf_path, backend=task.parse.backend, settings=task.parse)
+        doc = clean_document(parsed, task.cleaners)
     _check_boxes(doc)
     if task.summary_separate:
         body = doc
@@ -232,4 +238,13 @@ def _process(task: Task) -> Outcome:
         "methods": [m.method for m in matches],
         "formats": files.formats,
     }
-    return Outcome(row=row, stats=stats)
+    pages: list[PageImage] = []
+    if task.images is not None and task.images.enabled and files.pdf_path:
+        removed = removed_boxes(zip(parsed.word_pages, parsed.boxes, strict=True),
+                                zip(body.word_pages, body.boxes, strict=True))
+        try:
+            pages = page_images(files.pdf_path, [p.index for p in doc.pages], removed,
+                                task.images)
+        except (ImagesSkipped, pdfium.PdfiumError) as exc:  # the text row stays
+            stats["images_skipped"] = str(exc)[:300]
+    return Outcome(row=row, stats=stats, pages=pages)
