@@ -175,6 +175,6 @@ def test_derived_views_are_counted_not_measured(data: Path, tmp_path: Path) -> N
     assert result.returncode == 0, result.stderr
     report = json.loads((tmp_path / "report" / "report.json").read_text())
     assert report["views"] == {"alpha-citations": {
-        "view": "citations", "rows": {"train": 2, "validation": 0, "test": 0}}}
+        "view": "citations", "rows": {"train": 2, "validation": 0, "test": 0}, "licences": {}}}
     assert set(report["datasets"]) == {"alpha", "beta"}
     assert "| alpha-citations | citations |" in (tmp_path / "report" / "report.md").read_text()

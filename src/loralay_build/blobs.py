@@ -123,6 +123,12 @@ class BlobStore:
                 handle.write(chunk)
             return self._publish(handle, digest.hexdigest())
 
+    def add_bytes(self, data: bytes) -> str:
+        """Store bytes under their hash (an existing blob is kept)."""
+        with self.staging() as handle:
+            handle.write(data)
+            return self._publish(handle, hashlib.sha256(data).hexdigest())
+
     def clean_staging(self) -> int:
         """Remove temporary files left by a crashed run; returns how many."""
         count = 0

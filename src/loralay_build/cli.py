@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 
 import click
 
-from loralay_build.config import load_settings, merge
+from loralay_build.config import DedupSettings, load_settings, merge
 from loralay_build.dates import normalise_since
 from loralay_build.errors import ConfigError
 from loralay_build.progress import hide_progress
@@ -86,6 +86,19 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="PDF backend."),
         click.option("--no-filter", is_flag=True, help="Keep documents the percentile "
                      "filters would drop."),
+        click.option("--licences", expose_value=False, callback=_remember,
+                     help="Keep only these licences: SPDX ids, wildcards or the group "
+                     "'redistributable' (CC-BY-4.0,CC0-1.0 or CC-BY-*)."),
+        click.option("--exclude-ids", expose_value=False, callback=_remember,
+                     type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                     help="File of ids or DOIs (one per line) kept out of every split: a "
+                     "published test set."),
+        click.option("--page-images", is_flag=True, default=None, expose_value=False,
+                     callback=_remember, help="Also publish each page as an image, the "
+                     "removed words painted out (the `pages` configuration; [images])."),
+        click.option("--no-mask", is_flag=True, default=None, expose_value=False,
+                     callback=_remember, help="With --page-images: keep the removed "
+                     "abstracts visible on the images."),
         click.option("-v", "--verbose", count=True, help="More log output."),
         click.option("-q", "--quiet", is_flag=True, help="Errors only."),
         click.option("--allow-empty", is_flag=True, expose_value=False,
@@ -108,6 +121,17 @@ def flag_overrides(workers: int | None, executor: str | None, parser: str | None
     out: dict[str, Any] = {}
     ctx = click.get_current_context(silent=True)
     ray_address = ctx.meta.get("ray_address") if ctx else None
+    licences = ctx.meta.get("licences") if ctx else None
+    exclude = ctx.meta.get("exclude_ids") if ctx else None
+    if ctx and ctx.meta.get("page_images"):
+        out = merge(out, {"images": {"enabled": True}})
+    if ctx and ctx.meta.get("no_mask"):
+        out = merge(out, {"images": {"mask": False}})
+    if exclude:
+        listed = [line.strip() for line in exclude.read_text(encoding="utf-8-sig").splitlines()]
+        out = merge(out, {"dedup": {"exclude": [x for x in listed if x and x[0] != "#"]}})
+    if licences:
+        out = merge(out, {"filters": {"licences": [p for p in licences.split(",") if p.strip()]}})
     if ray_address:
         if executor not in (None, "ray"):
             raise click.UsageError(f"--ray-address needs --executor ray, not {executor}")
@@ -482,6 +506,49 @@ def verify(path: Path) -> None:
         click.echo(f"{path}: {len(problems)} problem(s)", err=True)
         sys.exit(EXIT_FAILURE)
     click.echo(f"{path}: ok")
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--also", multiple=True, type=click.Path(exists=True, file_okay=False,
+                                                       path_type=Path),
+              help="Another output folder to compare with (repeatable).")
+@click.option("--threshold", type=click.FloatRange(0.0, 1.0, min_open=True),
+              default=DedupSettings.threshold, show_default=True,
+              help="Estimated Jaccard similarity that makes two documents one work.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def audit(path: Path, also: tuple[Path, ...], threshold: float, as_json: bool) -> None:
+    """Works shared across the datasets of a folder, split conflicts, excluded documents.
+
+    Exit 1 when a conflict (one work in train of one dataset and in validation or test of
+    another) involves a dataset built under the `guard` policy."""
+    from loralay_build.corpus.contamination import audit as run_audit
+    from loralay_build.corpus.contamination import format_audit
+
+    root, _ = _locate_root(path)
+    result = run_audit(root, DedupSettings(threshold=threshold,
+                                           also=tuple(str(a) for a in also)))
+    if as_json:
+        click.echo(json.dumps(result, indent=2, sort_keys=True))
+    else:
+        click.echo(format_audit(result))
+    if result["guarded_conflicts"]:
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--dataset", required=True, help="Dataset to take the documents out of.")
+@click.option("--ids", "ids_file", required=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="File of ids, one per line (`hal:123` or `123`).")
+@click.option("--reason", default="", help="Why (recorded in the state with the date).")
+def remove(path: Path, dataset: str, ids_file: Path, reason: str) -> None:
+    """Take documents down: unpublish them now, and keep every later run from adding them."""
+    from loralay_build.run.takedown import remove as take_down
+
+    root, _ = _locate_root(path)
+    sys.exit(take_down(root, dataset, ids_file, reason))
 
 
 @main.command()

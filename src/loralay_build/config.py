@@ -13,17 +13,19 @@ import json
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from loralay_build.errors import ConfigError
+from loralay_build.licences import check_patterns
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.tables import from_table
 from loralay_build.text.settings import MatchSettings
 
 ENV_PREFIX = "LORALAY_"
+IMAGE_FORMATS = ("webp", "png", "jpeg")
 MiB = 1024 * 1024
 
 
@@ -83,6 +85,63 @@ class FilterSettings:
     enabled: bool = True
     max_pages_percentile: float = 95.0  # drop documents with more pages than this percentile
     min_abstract_percentile: float = 1.0  # drop documents whose summary is shorter than this
+    # Keep only these licences (SPDX ids, wildcards such as "CC-BY-*", or "redistributable");
+    # empty keeps every licence. Applied with or without the percentile filters.
+    licences: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ImageSettings:
+    """`[images]`: what `--page-images` renders."""
+
+    enabled: bool = False
+    dpi: int = 100
+    format: str = "webp"
+    quality: int = 80  # webp and jpeg; png is lossless
+    max_pixels: int = 16_000_000  # per page: a larger page costs the document its images
+    pages: int = 0  # the first N pages of each document; 0 = all
+    seconds: float = 20.0  # rendering budget per document
+    mask: bool = True  # paint removed words (abstracts, headers, stamps) with the background
+
+    def __post_init__(self) -> None:
+        if self.format not in IMAGE_FORMATS:
+            raise ConfigError(f"[images] format: expected one of {', '.join(IMAGE_FORMATS)}, "
+                              f"got {self.format!r}")
+        if not 10 <= self.dpi <= 600:
+            raise ConfigError(f"[images] dpi: expected 10 to 600, got {self.dpi}")
+        if not 1 <= self.quality <= 100:
+            raise ConfigError(f"[images] quality: expected 1 to 100, got {self.quality}")
+        if self.max_pixels < 1 or self.pages < 0 or self.seconds <= 0:
+            raise ConfigError("[images] max_pixels and seconds must be positive, pages >= 0")
+
+    def encoder(self) -> dict[str, object]:
+        """The pinned encoder options (recorded in build.json)."""
+        if self.format == "webp":
+            return {"format": "WEBP", "quality": self.quality, "method": 4, "exact": False}
+        if self.format == "jpeg":
+            return {"format": "JPEG", "quality": self.quality, "optimize": False,
+                    "progressive": False, "subsampling": 2}
+        return {"format": "PNG", "optimize": False, "compress_level": 6}
+
+
+@dataclass(frozen=True)
+class DedupSettings:
+    """Near-duplicates across the datasets of one output folder (corpus.contamination)."""
+
+    # report: list the shared works; guard: a work in validation or test of any dataset is
+    # dropped from the train split of the others; drop: one copy per work, the first published.
+    across: str = "report"
+    threshold: float = 0.5  # estimated Jaccard of the bodies' word 5-grams that makes one work
+    also: tuple[str, ...] = ()  # other output folders checked too (read only)
+    exclude: tuple[str, ...] = ()  # ids and DOIs kept out of every split (published test sets)
+
+    def __post_init__(self) -> None:
+        if self.across not in ("report", "guard", "drop"):
+            raise ConfigError(f"[dedup] across: expected report, guard or drop, "
+                              f"got {self.across!r}")
+        if not 0.0 < self.threshold <= 1.0:
+            raise ConfigError(f"[dedup] threshold: expected a number in (0, 1], "
+                              f"got {self.threshold}")
 
 
 @dataclass(frozen=True)
@@ -115,11 +174,13 @@ class Settings:
     filters: FilterSettings = field(default_factory=FilterSettings)
     split: SplitSettings = field(default_factory=SplitSettings)
     output: OutputSettings = field(default_factory=OutputSettings)
+    dedup: DedupSettings = field(default_factory=DedupSettings)
+    images: ImageSettings = field(default_factory=ImageSettings)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def processing_hash(self) -> str:
         """Hash of what changes a processed document; a change re-processes every document."""
-        keys = ("parse", "match")
+        keys = ("parse", "match", "images")
         relevant = {k: self.raw.get(k, {}) for k in keys}
         relevant["source"] = {
             k: v
@@ -213,7 +274,13 @@ def env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-SECTIONS = ("source", "http", "run", "parse", "match", "filters", "split", "output")
+SECTIONS = ("source", "http", "run", "parse", "match", "filters", "split", "output", "dedup",
+            "images")
+
+
+def _checked_filters(filters: FilterSettings) -> FilterSettings:
+    """Licence patterns are checked before any work: a typo would otherwise drop everything."""
+    return replace(filters, licences=check_patterns(filters.licences))
 
 
 def load_settings(
@@ -230,6 +297,11 @@ def load_settings(
     raw = merge(raw, env_overrides(os.environ if environ is None else environ))
     if overrides:
         raw = merge(raw, overrides)
+    return settings_from_raw(source, raw)
+
+
+def settings_from_raw(source: str, raw: dict[str, Any]) -> Settings:
+    """Validate merged layers (or the record of an earlier build's) into a `Settings`."""
     unknown = set(raw) - set(SECTIONS)
     if unknown:
         raise ConfigError(f"unknown section(s): {', '.join(sorted(unknown))}")
@@ -243,8 +315,10 @@ def load_settings(
         run=from_table(RunSettings, raw.get("run", {}), "run"),
         parse=ParseSettings.from_mapping(raw.get("parse", {})),
         match=MatchSettings.from_mapping(raw.get("match", {})),
-        filters=from_table(FilterSettings, raw.get("filters", {}), "filters"),
+        filters=_checked_filters(from_table(FilterSettings, raw.get("filters", {}), "filters")),
         split=split,
         output=from_table(OutputSettings, raw.get("output", {}), "output"),
+        dedup=from_table(DedupSettings, raw.get("dedup", {}), "dedup"),
+        images=from_table(ImageSettings, raw.get("images", {}), "images"),
         raw=raw,
     )

@@ -23,6 +23,8 @@ class Reason(StrEnum):
     DUPLICATE = "duplicate"
     BLOCKED = "blocked"  # bot challenge or robots.txt refusal
     REFERENCE_TOO_SHORT = "reference_too_short"  # act not longer than its summary (EUR-Lex)
+    LICENCE = "licence"  # the licence is not among those `--licences` keeps
+    EXCLUDED = "excluded"  # listed by `--exclude-ids` / `[dedup] exclude` (a published test set)
 
 
 class LoralayError(Exception):

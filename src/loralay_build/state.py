@@ -84,6 +84,11 @@ PROCESSED = "processed"  # example written to the work store
 REJECTED = "rejected"  # dropped, with a reason
 PUBLISHED = "published"  # in the last published shards
 FILTERED = "filtered"  # processed, but dropped by a corpus-level filter at the last publish
+# Mark holding a dataset's last build configuration (JSON): `remove` republishes with it and
+# `audit` reads each dataset's policy from it.
+SETTINGS_MARK = "settings"
+REMOVED = "removed"  # taken down (`build-corpus remove`): never published or revived again
+GONE = "gone"  # no longer in an input that is listed whole (a `local` manifest); comes back
 
 STATUSES = (DISCOVERED, RETRY, FETCHED, PROCESSED, REJECTED, PUBLISHED, FILTERED)
 
@@ -215,6 +220,12 @@ class State:
         self.db.execute("INSERT OR IGNORE INTO datasets (dataset, source) VALUES (?, ?)",
                         (dataset, source))
 
+    def source_of(self, dataset: str) -> str | None:
+        """The source a dataset is built from (None for an unknown dataset)."""
+        row = self.db.execute("SELECT source FROM datasets WHERE dataset = ?",
+                              (dataset,)).fetchone()
+        return None if row is None else str(row["source"])
+
     def close(self) -> None:
         self.db.close()
 
@@ -235,9 +246,20 @@ class State:
                 payload = candidate_json(cand)
                 digest = _json_hash(payload)
                 old = self.db.execute(
-                    "SELECT content_hash FROM candidates WHERE dataset = ? AND id = ?",
+                    "SELECT content_hash, status, work_key FROM candidates"
+                    " WHERE dataset = ? AND id = ?",
                     (cand.dataset, cand.id),
                 ).fetchone()
+                if old is not None and old["status"] == REMOVED:
+                    continue  # a takedown holds whatever the source lists again
+                if old is not None and old["status"] == GONE:
+                    # Listed again: back where it was, or started over if it changed.
+                    self.db.execute(
+                        "UPDATE candidates SET status = ?, updated = ?"
+                        " WHERE dataset = ? AND id = ?",
+                        (PROCESSED if old["work_key"] else DISCOVERED, now, cand.dataset,
+                         cand.id),
+                    )
                 if old is None:
                     new += 1
                     self.db.execute(
@@ -292,6 +314,25 @@ class State:
             (DISCOVERED, FETCHED, time.time(), dataset, REJECTED, *wanted),
         )
         return int(cur.rowcount)
+
+    def remove(self, dataset: str, ids: Iterable[str], detail: str) -> None:
+        """Take documents down for good: publishing skips them and no discovery revives them."""
+        with self.transaction():
+            for cand_id in ids:
+                self.set_status(dataset, cand_id, REMOVED, reason="removed", detail=detail[:500])
+
+    def mark_gone(self, dataset: str, listed: set[str]) -> int:
+        """Processed documents that a whole listing of the input no longer holds leave the
+        next publish (`GONE`); listed again, they come back. Returns how many went."""
+        rows = self.db.execute(
+            "SELECT id FROM candidates WHERE dataset = ? AND status IN (?, ?, ?)",
+            (dataset, PROCESSED, PUBLISHED, FILTERED),
+        ).fetchall()
+        gone = [str(r["id"]) for r in rows if r["id"] not in listed]
+        with self.transaction():
+            for cand_id in gone:
+                self.set_status(dataset, cand_id, GONE)
+        return len(gone)
 
     @property
     def in_transaction(self) -> bool:

@@ -144,12 +144,13 @@ def test_preset_splits_licences_and_fault_statuses(pmc_box: PubmedSandbox,
     assert status(out, "pubmed")["rejects"] == {"corrupted": 1, "unavailable": 3}
     by_id = rows(out / "pubmed")
     plain = by_id["pubmed:PMC5000001"]
-    assert plain["licence"] == "CC BY"
+    assert (plain["licence"], plain["licence_source"]) == ("LicenseRef-CC-BY", "CC BY")
     assert "45% in group A & B, at ~$12 per patient." in plain["abstract"]  # nothing truncated
     assert plain["abstract"].endswith("Risk rose (OR = 7.3; p<0.001).")
     structured = by_id["pubmed:PMC5000006"]  # two versions: the newest is taken
     assert structured["abstract"].startswith("Background: ")
-    assert structured["licence"] == "CC BY-NC"
+    assert (structured["licence"], structured["licence_source"]) == (
+        "LicenseRef-CC-BY-NC", "CC BY-NC")
     assert structured["article_pdf_url"].endswith("/PMC5000006.2/PMC5000006.2.pdf")
     assert {a["lang"] for a in plain["abstracts"]} == {"en", "en-summary"}
     assert structured["published"].count("-") == 2

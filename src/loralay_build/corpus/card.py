@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from loralay_build.corpus.pages import FEATURES as PAGE_FEATURES
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS
+from loralay_build.licences import hub_licences, redistributable
 
 COLUMN_DOCS = {
     "article_id": "source-prefixed document id (`hal:1234567`)",
@@ -23,7 +25,9 @@ COLUMN_DOCS = {
     "title": "title",
     "published": "publication date (YYYY, YYYY-MM or YYYY-MM-DD)",
     "doi": "DOI when known",
-    "licence": "licence of the file when the source gives one",
+    "licence": "SPDX licence id (`LicenseRef-…` where SPDX has none, `NOASSERTION` where the "
+               "source states nothing)",
+    "licence_source": "the licence as the source spells it (null when it states none)",
     "article_pdf_url": "where the PDF was downloaded from",
     "pdf_sha256": "sha256 of the PDF bytes",
     "matches": "where each abstract was found before removal, and leakage left after",
@@ -61,17 +65,114 @@ SOURCE_NOTES = {
 }
 
 
-def _data_files(files: list[dict[str, Any]]) -> list[str]:
-    """YAML `configs` naming each shard of this build, not a pattern: while a new build is
-    published beside this one, `datasets.load_dataset` still reads exactly this set. Empty
-    splits are left out, since `datasets` cannot load a split without rows."""
+def _config(name: str, files: list[dict[str, Any]]) -> list[str]:
     shards = {s: [f["name"] for f in files if f["split"] == s] for s in SPLITS}
     if not any(shards.values()):
         return []
-    lines = ["configs:", "- config_name: default", "  data_files:"]
+    lines = [f"- config_name: {name}", "  data_files:"]
     for split, names in shards.items():
         if names:
             lines += [f"  - split: {split}", "    path:"] + [f"    - {n}" for n in names]
+    return lines
+
+
+def _data_files(files: list[dict[str, Any]], pages: dict[str, Any] | None = None) -> list[str]:
+    """YAML `configs` naming each shard of this build, not a pattern: while a new build is
+    published beside this one, `datasets.load_dataset` still reads exactly this set. Empty
+    splits are left out, since `datasets` cannot load a split without rows. With page images,
+    a second configuration, `pages`, and its features (`image` decodes as an image)."""
+    default = _config("default", files)
+    if not default:
+        return []
+    lines = ["configs:", *default]
+    if pages and pages["files"]:
+        lines += _config("pages", pages["files"])
+        lines += ["dataset_info:", "- config_name: pages", "  features:"]
+        for name, dtype in PAGE_FEATURES:
+            lines += [f"  - name: {name}", f"    dtype: {dtype}"]
+        lines += ["  - name: masked_boxes", "    sequence:", "      sequence: int32"]
+    return lines
+
+
+def _pages_section(pages: dict[str, Any] | None) -> list[str]:
+    if not pages:
+        return []
+    lines = ["", "## Page images", "",
+             f"`load_dataset(folder, \"pages\")`: one row per page (`article_id`, `page`, "
+             f"`image`, `width_px`, `height_px`, `dpi`, `masked_boxes`), rendered by PDFium at "
+             f"{pages['dpi']} dpi as {pages['format']}. Join with the text rows on "
+             "(`article_id`, `page`), `page` being the index `word_pages` holds. A box of "
+             "`article_bboxes` (points, top-left origin, page rotation applied) is at "
+             f"`box * {pages['dpi']} / 72` in the image's pixels.", ""]
+    if pages["masked"]:
+        lines.append("Every word removed from the text (the abstracts, and running headers, "
+                     "cover pages and stamps the cleaners dropped) is painted over with the "
+                     "page's background; `masked_boxes` lists the painted pixel boxes.")
+    else:
+        lines.append("**Warning:** built with `--no-mask`: the removed abstracts are still "
+                     "printed on the pages, so an image model can read the summary.")
+    skipped = pages.get("documents_without_images", [])
+    if skipped:
+        lines += ["", f"{len(skipped)} document(s) have no images (a page over the pixel or "
+                  "time budget); their text rows are published."]
+    return lines
+
+
+def _licence_yaml(build: dict[str, Any]) -> list[str]:
+    """The YAML `license` list: the Hub's ids of the licences present."""
+    return ["license:"] + [f"- {hub}" for hub in hub_licences(build.get("licences", {}))
+                           or ["other"]]
+
+
+def _licence_section(build: dict[str, Any], unit: str) -> list[str]:
+    """Documents per licence and split, and a warning when some may not be redistributed."""
+    licences: dict[str, dict[str, int]] = build.get("licences", {})
+    lines = ["", "## Licence", "",
+             "`licence` holds each row's SPDX id (`LicenseRef-…` where SPDX has none, "
+             "`NOASSERTION` where the source states nothing); `licence_source` keeps the "
+             "source's own spelling.", "",
+             f"| licence | {' | '.join(SPLITS)} | redistributable |", "|---|---|---|---|---|"]
+    for spdx, per_split in sorted(licences.items()):
+        counts = " | ".join(str(per_split.get(s, 0)) for s in SPLITS)
+        lines.append(f"| `{spdx}` | {counts} | {'yes' if redistributable(spdx) else 'no'} |")
+    restricted = sum(n for spdx, per in licences.items() if not redistributable(spdx)
+                     for n in per.values())
+    if restricted:
+        lines += ["", f"**Warning:** {restricted} {unit} carry a licence that does not let a "
+                  "third party redistribute the text freely (non-commercial, no-derivatives, "
+                  "arXiv's distribution licence, text mining only, or unknown). Check each "
+                  "row's `licence` before publishing this dataset; `--licences "
+                  "redistributable` builds one without them."]
+    removed = build.get("counts", {}).get("removed", 0)
+    if removed:
+        lines += ["", f"{removed} document(s) were taken down (`build-corpus remove`) and are "
+                  "not published."]
+    return [*lines, ""]
+
+
+MAX_SHARED_LISTED = 50
+
+
+def _shared_works(dedup: dict[str, Any] | None) -> list[str]:
+    """Works this dataset shares with others of its folder (corpus.contamination)."""
+    if not dedup:
+        return []
+    shared = dedup["shared_works"]
+    policy = {"report": "listed only", "guard": "train copies of works in another "
+              "dataset's validation or test are dropped", "drop": "one copy per work is kept"}
+    lines = ["", "## Shared works", "",
+             f"Documents that are one work with a document of another dataset (or another id of "
+             f"this one): estimated Jaccard of the bodies' word {dedup['minhash']['shingle_words']}"
+             f"-grams at least {dedup['threshold']}, or equal titles with similar abstracts. "
+             f"Policy `{dedup['across']}`: {policy[dedup['across']]}. "
+             f"{len(shared)} shared work(s); `build-corpus audit` lists them for the folder.", ""]
+    lines += [f"- {', '.join(w['members'])} ({w['similarity']})"
+              for w in shared[:MAX_SHARED_LISTED]]
+    if len(shared) > MAX_SHARED_LISTED:
+        lines.append(f"- … {len(shared) - MAX_SHARED_LISTED} more in build.json")
+    if dedup.get("exclude"):
+        lines += ["", f"{dedup['exclude']} id(s) of published test sets are kept out "
+                  "(`excluded` in `rejects.jsonl`)."]
     return lines
 
 
@@ -79,11 +180,11 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
     """Card text generated from the schema and the build record."""
     splits = build["counts"]["splits"]
     languages = sorted(build.get("languages", [])) or ["multilingual"]
-    lines = ["---", *_data_files(build["files"])]
+    lines = ["---", *_data_files(build["files"], build.get("pages"))]
     lines += ["language:"] + [f"- {lang}" for lang in languages]
     lines += [
-        "task_categories:", "- summarization", "license: other", "pretty_name: " + dataset,
-        "---", "", f"# {dataset}", "",
+        "task_categories:", "- summarization", *_licence_yaml(build),
+        "pretty_name: " + dataset, "---", "", f"# {dataset}", "",
         "Long-document summarization corpus with the layout of every word, built by "
         "`loralay-build`. Each row is one document: its body words with boxes and page "
         "indices, the abstract as the summary, and every abstract of the record removed "
@@ -120,14 +221,12 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
         "Each cluster is one work: only its representative, the earliest member (by venue "
         "year when known, date, then id), is published; the others are dropped as `duplicate`.",
     ]
+    lines += _shared_works(build.get("dedup"))
+    lines += _pages_section(build.get("pages"))
     lines += ["", "## Columns", "", "| column | type | content |", "|---|---|---|"]
     for field in EXAMPLE_SCHEMA:
         lines.append(f"| `{field.name}` | `{field.type}` | {COLUMN_DOCS[field.name]} |")
-    lines += [
-        "", "## Licence", "",
-        "Each file keeps the licence of its source; the `licence` column holds it per row "
-        "where the source provides one. Check it before redistribution.", "",
-    ]
+    lines += _licence_section(build, "documents")
     return "\n".join(lines)
 
 
@@ -136,8 +235,9 @@ def render_view_card(dataset: str, summary: str, columns: list[tuple[str, str, s
     """Card of a derived view: the same YAML configs, the view's own columns and counts."""
     splits = build["counts"]["splits"]
     lines = ["---", *_data_files(build["files"])]
-    lines += ["language:", "- en", "task_categories:", "- summarization", "license: other",
-              "pretty_name: " + dataset, "---", "", f"# {dataset}", "", summary, "",
+    lines += ["language:", "- en", "task_categories:", "- summarization",
+              *_licence_yaml(build), "pretty_name: " + dataset, "---", "", f"# {dataset}", "",
+              summary, "",
               "## Splits", "", "| split | rows |", "|---|---|"]
     lines += [f"| {s} | {splits.get(s, 0)} |" for s in SPLITS]
     lines += ["", "Each article keeps the split it has in the layout dataset "
@@ -148,6 +248,5 @@ def render_view_card(dataset: str, summary: str, columns: list[tuple[str, str, s
     lines += [f"- `{k}`: {v}" for k, v in sorted(build["options"].items())]
     lines += ["", "## Columns", "", "| column | type | content |", "|---|---|---|"]
     lines += [f"| `{name}` | `{kind}` | {doc} |" for name, kind, doc in columns]
-    lines += ["", "## Licence", "", "Each row keeps its article's licence in `licence`; check "
-              "it before redistribution.", ""]
+    lines += _licence_section(build, "rows")
     return "\n".join(lines)

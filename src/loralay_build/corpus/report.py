@@ -13,6 +13,7 @@ from loralay_build.corpus.folder import datasets_under, read_build
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.stats import corpus_stats, split_values
 from loralay_build.errors import LoralayError
+from loralay_build.licences import redistributable
 
 SPLIT_COLOURS = {"train": "#1f77b4", "validation": "#ff7f0e", "test": "#2ca02c"}
 
@@ -77,6 +78,15 @@ def markdown(report: dict[str, Any]) -> str:
               "|---|---|---:|"]
     for name, info in report["datasets"].items():
         lines += [f"| {name} | {reason} | {n} |" for reason, n in info["rejects"].items()]
+    lines += ["", "## Licences", "", "Documents (view rows) per licence and split; "
+              "redistributable: a third party may redistribute the text, commercially too.", "",
+              "| dataset | licence | train | validation | test | redistributable |",
+              "|---|---|---:|---:|---:|---|"]
+    for name, info in [*report["datasets"].items(), *report["views"].items()]:
+        lines += [f"| {name} | {spdx} | "
+                  + " | ".join(str(per.get(s, 0)) for s in SPLITS)
+                  + f" | {'yes' if redistributable(spdx) else 'no'} |"
+                  for spdx, per in info.get("licences", {}).items()]
     if report["views"]:
         lines += ["", "## Derived views", "", "| dataset | view | rows per split |",
                   "|---|---|---|"]
@@ -170,13 +180,15 @@ def write_report(data_dir: Path, out: Path) -> dict[str, Any]:
         build = read_build(folder)
         if build.get("view"):
             report["views"][folder.name] = {"view": str(build["view"]),
-                                            "rows": build["counts"]["splits"]}
+                                            "rows": build["counts"]["splits"],
+                                            "licences": build.get("licences", {})}
             continue
         values = split_values(folder)
         stats = corpus_stats(folder, values)
         rejects[folder.name] = read_rejects(folder)
         report["datasets"][folder.name] = {"splits": stats["splits"],
-                                           "rejects": rejects[folder.name]}
+                                           "rejects": rejects[folder.name],
+                                           "licences": stats.get("licences", {})}
         for kind, draw in (("lengths", _lengths_plot), ("years", _years_plot)):
             name = f"{folder.name}-{kind}.png"
             draw(plt, folder.name, values, out / name)

@@ -69,6 +69,7 @@ EXAMPLE_SCHEMA = pa.schema(
         pa.field("published", pa.string()),
         pa.field("doi", pa.string()),
         pa.field("licence", pa.string()),
+        pa.field("licence_source", pa.string()),
         pa.field("article_pdf_url", pa.string()),
         pa.field("pdf_sha256", pa.string()),
         pa.field("matches", pa.list_(MATCH_TYPE)),

@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 
 from loralay_build.corpus.filters import percentile
 from loralay_build.corpus.split import SPLITS
+from loralay_build.licences import redistributable
 
 
 def _lengths(values: list[int]) -> dict[str, float]:
@@ -71,6 +72,7 @@ def corpus_stats(folder: Path,
         build = json.loads(build_file.read_text())
         out["leakage"] = build.get("leakage", {})
         out["rejects"] = build.get("counts", {}).get("rejects", {})
+        out["licences"] = build.get("licences", {})
     return out
 
 
@@ -93,4 +95,9 @@ def format_stats(stats: dict[str, Any]) -> str:
         lines += [f"  {k}: {v:.4g}" for k, v in stats["leakage"].items()]
     if stats.get("rejects"):
         lines += ["", "rejects:"] + [f"  {k}: {v}" for k, v in stats["rejects"].items()]
+    if stats.get("licences"):
+        lines += ["", "licences (documents per split; * = redistributable):"]
+        lines += [f"  {k}{'*' if redistributable(k) else ''}: "
+                  + ", ".join(f"{s} {n}" for s, n in per.items())
+                  for k, per in stats["licences"].items()]
     return "\n".join(lines)

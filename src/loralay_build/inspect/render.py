@@ -9,6 +9,7 @@ import pypdfium2 as pdfium
 from PIL import Image, ImageDraw, ImageFont
 
 from loralay_build.blobs import atomic_path
+from loralay_build.images import render_page as render_pdf_page
 from loralay_build.inspect.layers import ABSTRACT, DROPPED, KEPT, DocumentLayers, PageLayers
 
 DPI = 110
@@ -32,17 +33,13 @@ def page_count(pdf_path: Path) -> int:
 
 
 def _render(pdf_path: Path, index: int) -> Image.Image:
-    """The page as displayed (its /Rotate applied), at `SCALE` pixels per point."""
+    """The page as displayed (its /Rotate applied), at `SCALE` pixels per point: the
+    rendering `--page-images` publishes, so what is inspected is what the dataset holds."""
     pdf = pdfium.PdfDocument(str(pdf_path))
     try:
-        page = pdf[index]
-        try:
-            image: Image.Image = page.render(scale=SCALE).to_pil().convert("RGB")
-        finally:
-            page.close()
+        return render_pdf_page(pdf, index, DPI, max_pixels=1 << 40)
     finally:
         pdf.close()
-    return image
 
 
 def _px(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:

@@ -21,6 +21,14 @@ import loralay_build
 from loralay_build.blobs import BlobStore, atomic_write_bytes
 from loralay_build.config import Settings
 from loralay_build.corpus.card import render_card
+from loralay_build.corpus.contamination import (
+    excluded_ids,
+    id_keys,
+    judge,
+    member,
+    other_folders,
+    published_members,
+)
 from loralay_build.corpus.dedup import (
     Cluster,
     DedupItem,
@@ -30,15 +38,18 @@ from loralay_build.corpus.dedup import (
 )
 from loralay_build.corpus.filters import compute_thresholds
 from loralay_build.corpus.folder import BUILD_FILE, published_build
+from loralay_build.corpus.pages import PAGES_DIR, write_pages
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS, SplitItem
 from loralay_build.corpus.writer import WorkStore, digest, remove_stale, write_split
 from loralay_build.errors import ConfigError, Deferred, LoralayError, Reason, Reject, TransientError
 from loralay_build.http import BodyTooLarge, HttpClient, HttpError, HttpStatusError
+from loralay_build.licences import allowed, licence_counts, to_spdx
 from loralay_build.parse.backend import backend_module
 from loralay_build.progress import batch_progress, progress
+from loralay_build.records import Candidate
 from loralay_build.run.executors import check_executor, make_executor
-from loralay_build.run.process import Outcome, Task
+from loralay_build.run.process import ROW_FORMAT, Outcome, Task
 from loralay_build.run.views import publish_views
 from loralay_build.sources import get_source
 from loralay_build.sources.base import DiscoveryContext, DiscoveryFailure, limited
@@ -49,12 +60,15 @@ from loralay_build.state import (
     PROCESSED,
     PUBLISHED,
     REJECTED,
+    REMOVED,
     RETRY,
+    SETTINGS_MARK,
     Row,
     State,
     candidate_hash,
 )
 from loralay_build.text import leakage_summary
+from loralay_build.text.minhash import BANDS, NUM_PERM, ROWS, SHINGLE
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +132,7 @@ class Pipeline:
         self.report = RunReport()
         self.discovery_failures: list[DiscoveryFailure] = []
         self.processing_hash = self.settings.processing_hash()
+        self.excluded = excluded_ids(self.settings.dedup.exclude)
 
     # -- driver -------------------------------------------------------------------------------
 
@@ -130,6 +145,8 @@ class Pipeline:
         failure unless something is still pending (or --allow-empty).
         """
         check_executor(self.settings.run)  # a missing Ray extra fails before the crawl
+        self.state.set_mark(self.dataset, SETTINGS_MARK,
+                            json.dumps(self.settings.raw, sort_keys=True, default=str))
         self.blobs.clean_staging()
         self.discover()
         self.fetch()
@@ -163,11 +180,13 @@ class Pipeline:
             failures=self.discovery_failures,
         )
         batches = limited(self.source.discover(ctx), self.req.limit)
+        listed: set[str] = set()
         with ctx.isolated(self.req.source):
             for batch in batch_progress(batches, "discover"):
                 # A crawl feeding several datasets (SciELO) yields the others' candidates too:
                 # they are stored for those datasets' builds, and counted apart.
                 own = [c for c in batch if c.dataset == self.dataset]
+                listed.update(c.id for c in own)
                 others = [c for c in batch if c.dataset != self.dataset]
                 for other in {c.dataset for c in others}:
                     self.state.claim(other, self.req.source)
@@ -178,6 +197,11 @@ class Pipeline:
                 if others:
                     self.state.upsert(others)
                     self.report.add("discovered_other_datasets", len(others))
+        # A source that lists its whole input every run (a `local` manifest): what it no
+        # longer lists leaves the dataset at this publish, and comes back if listed again.
+        whole = getattr(self.source, "lists_whole_input", False)
+        if whole and self.req.limit is None and not self.discovery_failures:
+            self.report.add("gone", self.state.mark_gone(self.dataset, listed))
         log.info("discovery: %(discovered)d seen, %(new)d new, %(changed)d changed "
                  "(%(discovered_other_datasets)d more for other datasets)",
                  {k: self.report.counts[k] for k in ("discovered", "new", "changed",
@@ -186,6 +210,9 @@ class Pipeline:
     # -- download -----------------------------------------------------------------------------
 
     def fetch(self) -> None:
+        # Licence and exclusion rejects are judged again against today's lists: a widened
+        # filter admits them without a flag, a narrower one rejects them without a request.
+        self.state.requeue(self.dataset, [Reason.LICENCE.value, Reason.EXCLUDED.value])
         rows = self.state.rows(self.dataset, [DISCOVERED, RETRY])
         for row in progress(rows, len(rows), "download"):
             self._fetch_one(row)
@@ -202,6 +229,10 @@ class Pipeline:
         if not cand.file_url:
             self.state.reject(self.dataset, cand.id, Reason.UNAVAILABLE,
                               "the record has no file")
+            return
+        refused = self._refused(cand)
+        if refused:
+            self.state.reject(self.dataset, cand.id, *refused)
             return
         try:
             sha = self.source.fetch(cand, self.client, self.blobs)
@@ -231,11 +262,23 @@ class Pipeline:
                                   detail=None)
             self.report.add("downloaded")
 
+    def _refused(self, cand: Candidate) -> tuple[Reason, str] | None:
+        """Why an exclusion list or the licence filter keeps a candidate out (None: it
+        passes). Checked before download, and again at publishing."""
+        listed = id_keys(cand.id, cand.doi) & self.excluded
+        if listed:
+            return Reason.EXCLUDED, f"listed as {min(listed)}"
+        spdx = to_spdx(cand.source, cand.licence)
+        patterns = self.settings.filters.licences
+        if not allowed(spdx, patterns):
+            return Reason.LICENCE, f"{spdx} not in {', '.join(patterns)}"
+        return None
+
     # -- processing ---------------------------------------------------------------------------
 
     def work_key(self, row: Row) -> str:
         parts = [row.blob_sha or "", candidate_hash(row.candidate), self.processing_hash,
-                 loralay_build.__version__]
+                 loralay_build.__version__, ROW_FORMAT]
         return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
     def _task(self, row: Row) -> Task:
@@ -252,6 +295,7 @@ class Pipeline:
             language_check=str(src.get("language_check", "none")),
             summary_separate=str(src.get("summary", "in_document")) == "separate",
             min_reference_ratio=float(src.get("min_reference_ratio", 0.0)),
+            images=self.settings.images if self.settings.images.enabled else None,
         )
 
     def process(self) -> None:
@@ -288,6 +332,11 @@ class Pipeline:
         with self.state.transaction():
             for cid, outcome in outcomes:
                 key = keys[cid]
+                if outcome.pages:  # page images: blobs, listed in the document's stats
+                    outcome.stats["images"] = [
+                        {"page": p.page, "sha256": self.blobs.add_bytes(p.data),
+                         "width_px": p.width_px, "height_px": p.height_px,
+                         "masked_boxes": p.masked_boxes} for p in outcome.pages]
                 if outcome.row is not None:
                     self.state.set_status(self.dataset, cid, PROCESSED, work_key=key,
                                           stats=outcome.stats, reason=None, detail=None)
@@ -328,6 +377,10 @@ class Pipeline:
                                          row.stats.get("summary_words", 0))
             if verdict:
                 dropped[row.candidate.id] = verdict
+        for row in unique:  # processed under an earlier, wider filter or a shorter list
+            refused = self._refused(row.candidate)
+            if refused:
+                dropped[row.candidate.id] = refused
         kept = [r for r in unique if r.candidate.id not in dropped]
         splits = cluster_splits(
             [
@@ -338,12 +391,20 @@ class Pipeline:
             clusters or [],
             self.settings.split,
         )
+        shared = judge(
+            [member(self.dataset, r, splits[r.candidate.id], r.status == PUBLISHED) for r in kept],
+            published_members(self.state, skip=self.dataset) + other_folders(self.settings.dedup),
+            self.settings.dedup,
+        )
+        dropped.update(shared.dropped)
+        kept = [r for r in kept if r.candidate.id not in shared.dropped]
         threshold_values = {
             "max_pages": thresholds.max_pages,
             "min_summary_words": thresholds.min_summary_words,
             "max_pages_percentile": self.settings.filters.max_pages_percentile,
             "min_abstract_percentile": self.settings.filters.min_abstract_percentile,
             "filters_enabled": self.settings.filters.enabled,
+            "licences": list(self.settings.filters.licences),
         }
         data_fingerprint = digest([
             sorted((r.candidate.id, r.work_key, splits[r.candidate.id]) for r in kept),
@@ -357,8 +418,16 @@ class Pipeline:
              for r in self.state.rows(self.dataset, [REJECTED])]
             + [(cid, reason.value, detail) for cid, (reason, detail) in dropped.items()]
         )
-        # Reports change with every reject, shards only with the kept rows.
-        fingerprint = digest([data_fingerprint, rejects])
+        dedup = {
+            "across": self.settings.dedup.across, "threshold": self.settings.dedup.threshold,
+            "minhash": {"permutations": NUM_PERM, "shingle_words": SHINGLE, "bands": BANDS,
+                        "rows": ROWS},
+            "exclude": len(self.settings.dedup.exclude),
+            "shared_works": [{"members": c.members, "similarity": c.similarity}
+                             for c in shared.clusters],
+        }
+        # Reports change with every reject or shared work, shards only with the kept rows.
+        fingerprint = digest([data_fingerprint, rejects, dedup])
         previous = published_build(out_dir)
         if previous.get("fingerprint") == fingerprint:
             log.info("%s is up to date", out_dir)
@@ -367,7 +436,7 @@ class Pipeline:
             reuse = previous.get("data_fingerprint") == data_fingerprint
             self._write(out_dir, kept, splits, rejects, threshold_values,
                         (fingerprint, data_fingerprint), previous["files"] if reuse else None,
-                        clusters)
+                        dedup, clusters)
             self.report.published = True
         # Statuses follow the files: "published" is recorded once the shards are in place.
         with self.state.transaction():
@@ -396,15 +465,16 @@ class Pipeline:
     def _write(self, out_dir: Path, kept: list[Row], splits: dict[str, str],
                rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],
                fingerprints: tuple[str, str], reuse: list[dict[str, Any]] | None,
-               clusters: list[Cluster] | None = None) -> None:
+               dedup: dict[str, Any], clusters: list[Cluster] | None = None) -> None:
         """Publish beside the old set, then switch: new shards under new names, the card (what
         `datasets` reads) then build.json (what `verify` reads) replaced atomically, and only
         then the old shards removed. A crash at any point leaves a complete set in use."""
         out_dir.mkdir(parents=True, exist_ok=True)
+        generation = fingerprints[1][:8]
+        pages = self._pages(out_dir, kept, splits, generation, reuse is not None)
         if reuse is not None:
             files = reuse
         else:
-            generation = fingerprints[1][:8]
             written = []
             for split in SPLITS:
                 keys = [r.work_key or "" for r in kept if splits[r.candidate.id] == split]
@@ -422,6 +492,9 @@ class Pipeline:
         )
         atomic_write_bytes(out_dir / "rejects.jsonl", lines.encode())
         build = self._build_record(kept, splits, rejects, thresholds, fingerprints, files)
+        build["dedup"] = dedup
+        if pages is not None:
+            build["pages"] = pages
         if clusters is not None:
             build["duplicate_clusters"] = [
                 {"representative": c.representative, "members": list(c.members),
@@ -432,7 +505,32 @@ class Pipeline:
         atomic_write_bytes(out_dir / BUILD_FILE,
                            (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
         remove_stale(out_dir, files)
+        remove_stale(out_dir / PAGES_DIR, [
+            {"name": f["name"].removeprefix(f"{PAGES_DIR}/")}
+            for f in (pages or {}).get("files", [])])
         log.info("published %d documents to %s", len(kept), out_dir)
+
+    def _pages(self, out_dir: Path, kept: list[Row], splits: dict[str, str], generation: str,
+               reuse: bool) -> dict[str, Any] | None:
+        """The `pages` configuration's shards and settings (None without --page-images)."""
+        images = self.settings.images
+        if not images.enabled:
+            return None
+        previous = published_build(out_dir).get("pages")
+        if reuse and previous is not None:
+            return dict(previous)
+        by_split = {s: [(r.candidate.id, r.stats.get("images", [])) for r in kept
+                        if splits[r.candidate.id] == s] for s in SPLITS}
+        written = write_pages(out_dir, generation, by_split, self.blobs, images,
+                              self.settings.output)
+        return {
+            "files": [f.__dict__ for f in written],
+            "dpi": images.dpi, "format": images.format, "encoder": images.encoder(),
+            "masked": images.mask, "pages_per_document": images.pages or "all",
+            "documents_without_images": sorted(
+                r.candidate.id for r in kept if r.stats.get("images_skipped")),
+            "renderer": f"pypdfium2 {_versions()['pypdfium2']}",
+        }
 
     def _build_record(self, kept: list[Row], splits: dict[str, str],
                       rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],
@@ -466,11 +564,15 @@ class Pipeline:
             "counts": {
                 "splits": {s: sum(1 for v in splits.values() if v == s) for s in SPLITS},
                 "rejects": dict(sorted(Counter(reason for _, reason, _ in rejects).items())),
+                "removed": self.state.status_counts(self.dataset).get(REMOVED, 0),
                 "match_methods": dict(sorted(methods.items())),
                 "cleaner_removed_words": dict(sorted(removed.items())),
                 "formats": dict(sorted(formats.items())),
             },
             "leakage": leakage_summary(leakage),
+            "licences": licence_counts(
+                (to_spdx(r.candidate.source, r.candidate.licence), splits[r.candidate.id])
+                for r in kept),
             "files": files,
         }
 

@@ -9,14 +9,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pypdfium2 as pdfium
 
 from loralay_build.bundle import part_path, read_bundle
 from loralay_build.columns import Strings
+from loralay_build.config import ImageSettings
 from loralay_build.errors import Reason, Reject
+from loralay_build.images import ImagesSkipped, PageImage, page_images, removed_boxes
+from loralay_build.licences import to_spdx
 from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, MatchRecord
 from loralay_build.text import MatchSettings, detect_language, prepare_abstract, strip_abstracts
+from loralay_build.text.minhash import signature, to_text
 from loralay_build.text.separate import separate_summaries
 
 LANGID_CHARS = 100_000
@@ -37,6 +42,7 @@ class Task:
     language_check: str = "none"  # none | abstract | body
     summary_separate: bool = False  # the target is its own document: audit, remove nothing
     min_reference_ratio: float = 0.0  # keep only acts longer than this times the summary
+    images: ImageSettings | None = None  # --page-images: render, mask and encode the pages
 
 
 @dataclass
@@ -47,6 +53,7 @@ class Outcome:
     reason: Reason | None = None
     detail: str = ""
     stats: dict[str, Any] = field(default_factory=dict)
+    pages: list[PageImage] = field(default_factory=list)  # with --page-images
 
 
 def _box_columns(body: Document) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -68,6 +75,10 @@ def _box_columns(body: Document) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         [np.minimum(norm[:, :2], norm[:, 2:]), np.maximum(norm[:, :2], norm[:, 2:])], axis=1
     )
     return np.rint(boxes).astype(np.int32), norm.astype(np.int16), pages.astype(np.int16)
+
+
+# Bumped when build_row's columns change, so that work files of the old shape are rebuilt.
+ROW_FORMAT = "2"
 
 
 def build_row(
@@ -110,7 +121,8 @@ def build_row(
         "title": cand.title,
         "published": cand.published,
         "doi": cand.doi,
-        "licence": cand.licence,
+        "licence": to_spdx(cand.source, cand.licence),
+        "licence_source": cand.licence or None,
         "article_pdf_url": cand.file_url if cand.source != "local" else cand.landing_url,
         "pdf_sha256": task.pdf_sha256 if pdf_sha256 is None else pdf_sha256,
         "matches": [
@@ -195,9 +207,10 @@ def _process(task: Task) -> Outcome:
             )
     files = _files(task)
     doc = Document(pages=[])
+    parsed = doc
     if files.pdf_path:
-        doc = parse_pdf(files.pdf_path, backend=task.parse.backend, settings=task.parse)
-        doc = clean_document(doc, task.cleaners)
+        parsed = parse_pdf(files.pdf_path, backend=task.parse.backend, settings=task.parse)
+        doc = clean_document(parsed, task.cleaners)
     _check_boxes(doc)
     if task.summary_separate:
         body = doc
@@ -214,7 +227,9 @@ def _process(task: Task) -> Outcome:
     if task.language_check == "body" and mismatch:
         raise Reject(Reason.LANGUAGE_MISMATCH, f"body reads as {lang[0]} ({lang[1]:.2f})")
     row = build_row(task, body, abstracts, matches, lang, files.reference, files.pdf_sha256)
+    sig = signature(body.words)
     stats = {
+        "minhash": None if sig is None else to_text(sig),
         "n_pages": len(doc.pages),
         "summary_words": len(abstracts[main].split()),
         "removed": dict(doc.removed),
@@ -223,4 +238,13 @@ def _process(task: Task) -> Outcome:
         "methods": [m.method for m in matches],
         "formats": files.formats,
     }
-    return Outcome(row=row, stats=stats)
+    pages: list[PageImage] = []
+    if task.images is not None and task.images.enabled and files.pdf_path:
+        removed = removed_boxes(zip(parsed.word_pages, parsed.boxes, strict=True),
+                                zip(body.word_pages, body.boxes, strict=True))
+        try:
+            pages = page_images(files.pdf_path, [p.index for p in doc.pages], removed,
+                                task.images)
+        except (ImagesSkipped, pdfium.PdfiumError) as exc:  # the text row stays
+            stats["images_skipped"] = str(exc)[:300]
+    return Outcome(row=row, stats=stats, pages=pages)

@@ -25,6 +25,7 @@ from loralay_build.corpus.folder import BUILD_FILE, published_build
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.writer import digest, remove_stale, write_rows
 from loralay_build.errors import ConfigError, LoralayError, TransientError
+from loralay_build.licences import licence_counts, to_spdx
 from loralay_build.progress import progress
 from loralay_build.safexml import child, parse_xml, text_of
 from loralay_build.sources.oaipmh import OaiClient
@@ -150,7 +151,8 @@ def _meta(row: Row, article: etree._Element) -> dict[str, Any]:
     journal = child(child(article, "front"), "journal-meta")
     return {
         "article_id": cand.id, "pmcid": cand.source_id, "doi": cand.doi, "title": cand.title,
-        "published": cand.published, "licence": cand.licence,
+        "published": cand.published, "licence": to_spdx(cand.source, cand.licence),
+        "licence_source": cand.licence or None,
         "journal": text_of(child(journal, "journal-title-group"), "journal-title"),
     }
 
@@ -230,6 +232,7 @@ def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[st
         "options": options,
         "counts": {"splits": {s: len(by_split[s]) for s in SPLITS}, **dict(sorted(counts.items()))},
         "files": [f.__dict__ for f in files],
+        "licences": licence_counts((r["licence"], s) for s in present for r in by_split[s]),
     }
     card = render_view_card(name, SUMMARIES[view], card_columns(columns), build)
     atomic_write_bytes(out_dir / "README.md", card.encode())

@@ -62,6 +62,18 @@ class HalRecord:
         return render_article(self.spec)
 
 
+# `licence_s` as HAL serves it: Creative Commons URLs (older ones without a version) and
+# HAL's own licence pages.
+LICENCES = (
+    "http://creativecommons.org/licenses/by/4.0/",
+    "http://creativecommons.org/licenses/by-nc-nd/",
+    "http://hal.archives-ouvertes.fr/licences/copyright/",
+    "",
+    "http://hal.archives-ouvertes.fr/licences/etalab/",
+    "http://creativecommons.org/licenses/by/",
+)
+
+
 def cursor_mark(docid: int) -> str:
     return base64.b64encode(f"docid:{docid}".encode()).decode()
 
@@ -196,6 +208,9 @@ class HalSandbox(FakeService):
             fields["fr_abstract_s"] = [shown]
             fields["en_abstract_s"] = [abstract_en]
             fields["abstract_s"] = [shown, abstract_en]
+        licence = LICENCES[docid % len(LICENCES)]
+        if submit_type == "file" and licence:  # a file's licence; none on older deposits
+            fields["licence_s"] = licence
         if submit_type == "file":
             fields["fileMain_s"] = f"https://{host}/{hal_id}/document"
             main_file = f"https://{host}/{hal_id}/file/{file_name}"

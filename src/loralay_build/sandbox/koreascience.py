@@ -163,6 +163,14 @@ class KoreaScienceSandbox(FakeService):
             f'<li class="list-item"><p>{preview}</p></li></ul></div></article>'
         )
 
+    @staticmethod
+    def _licence(article: KoreaArticle) -> str:
+        """Some journals state a Creative Commons licence on the article page; most do not."""
+        if sum(map(ord, article.article_id)) % 3:
+            return ""
+        return ('<p class="license"><a rel="license" '
+                'href="http://creativecommons.org/licenses/by-nc/4.0/">CC BY-NC 4.0</a></p>')
+
     def _article_page(self, article: KoreaArticle) -> Reply:
         boxes = ""
         for _lang, text in article.abstracts:
@@ -184,6 +192,7 @@ class KoreaScienceSandbox(FakeService):
             f'<a class="btn btn-link pl0" href="https://doi.org/10.7776/{article.article_id}">'
             f"DOI</a>{boxes}"
             f'<div class="article-box"><h4>Keywords</h4><ul>{keywords}</ul></div>{pdf}'
+            f"{self._licence(article)}"
             f"</div></body></html>"
         )
         content_type = ("text/html; charset=EUC-KR" if article.variant == "euckr_header"

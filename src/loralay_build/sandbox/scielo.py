@@ -186,6 +186,11 @@ class SciELOSandbox(FakeService):
             "title": {"v68": [{"_": acronym.upper()}]},
             "article": article,
         }
+        if index % 3 == 0:  # the licence statement, with the version only in its link
+            code = record["license"]
+            article["v540"] = [{"t": f'<a rel="license" href="http://creativecommons.org/'
+                                     f'licenses/{code}/4.0/">CC</a> Content licensed.',
+                                "_": "", "l": lang}]
         if variant == "v720":
             article["v720"] = [{"f": "pdf", "l": declared, "u": pdf_url}]
         elif variant == "interstitial":

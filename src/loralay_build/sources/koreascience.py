@@ -45,6 +45,7 @@ def to_candidate(item: dict[str, Any], dataset: str) -> Candidate:
         file_url=str(item.get("pdf_url", "")),
         landing_url=str(item.get("url", "")),
         doi=str(item.get("doi", "")),
+        licence=str(item.get("licence", "")),
         extra={"journal": item.get("journal", ""), "keywords": item.get("keywords", []),
                "pubYr": item.get("year")},
     )

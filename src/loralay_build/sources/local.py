@@ -48,6 +48,10 @@ def parse_line(line: str, lineno: int, base: Path, dataset: str,
     published = str(record.get("published") or "")
     if published and not PARTIAL_DATE.match(published):
         raise ConfigError(f"line {lineno}: 'published' must be YYYY, YYYY-MM or YYYY-MM-DD")
+    for key in ("title", "licence", "url"):
+        if record.get(key) is not None and not isinstance(record[key], str):
+            raise ConfigError(f"line {lineno}: '{key}' must be a string, "
+                              f"not {type(record[key]).__name__}")
     split = record.get("split")
     if split not in (None, "train", "validation", "test"):
         raise ConfigError(f"line {lineno}: 'split' must be train, validation or test")
@@ -96,6 +100,7 @@ def _read_manifest(lines: Iterable[str], base: Path, dataset: str,
 class LocalSource:
     name = "local"
     abstract_format = "plain"
+    lists_whole_input = True  # an entry missing from the manifest has left the input
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         manifest = Path(str(ctx.config.get("input", "")))

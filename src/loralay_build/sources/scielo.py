@@ -42,6 +42,19 @@ DEFAULT_DATASETS = {"es": "scielo-es", "pt": "scielo-pt"}
 MARK_SCOPE = "scielo"  # marks are shared by every dataset the crawl feeds
 
 
+_LICENCE_LINK = re.compile(r'href="([^"]*creativecommons\.org/[^"]*)"')
+
+
+def licence_of(record: dict[str, Any], article: dict[str, Any]) -> str:
+    """The licence link of `v540` (it carries the version), else the `license` code ("by",
+    "by-nc") or `v541`."""
+    for entry in article.get("v540") or []:
+        found = _LICENCE_LINK.search(str(entry.get("t", "")) if isinstance(entry, dict) else "")
+        if found:
+            return found.group(1)
+    return str(record.get("license") or _first(article.get("v541")))
+
+
 def _first(field: Any, key: str = "_") -> str:
     if isinstance(field, list) and field and isinstance(field[0], dict):
         return str(field[0].get(key, "")).strip()
@@ -126,7 +139,7 @@ def _candidate(record: dict[str, Any], lang: str, original: str, abstracts: dict
         file_url=pdf_url(record, lang, host),
         landing_url=(f"http://{host}/scielo.php?script=sci_arttext&pid={pid}&lng={lang}"
                      f"&nrm=iso&tlng={lang}") if host else "",
-        licence=str(record.get("license") or _first(article.get("v541"))),
+        licence=licence_of(record, article),
         doi=str(record.get("doi") or _first(article.get("v237"))),
         extra={"collection": collection, "pdf_language": lang, "pdf_languages": pdfs,
                "original_language": original, "doc_type": _first(article.get("v71"))},

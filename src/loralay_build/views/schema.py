@@ -10,7 +10,9 @@ META: list[tuple[str, pa.DataType, str]] = [
     ("doi", pa.string(), "DOI when known"),
     ("title", pa.string(), "article title"),
     ("published", pa.string(), "publication date (YYYY, YYYY-MM or YYYY-MM-DD)"),
-    ("licence", pa.string(), "licence code from the PMC Cloud Service"),
+    ("licence", pa.string(), "SPDX licence id (`LicenseRef-…` where SPDX has none, "
+     "`NOASSERTION` where the source states nothing)"),
+    ("licence_source", pa.string(), "the licence as the PMC Cloud Service spells it"),
     ("journal", pa.string(), "journal title from the JATS journal-meta"),
 ]
 
@@ -37,7 +39,7 @@ CITED = pa.struct([
 
 CITATIONS: list[tuple[str, pa.DataType, str]] = [
     ("citation_id", pa.string(), "`<article_id>#<n>`, n counting the article's records"),
-    *META[:6],
+    *META[:7],
     ("abstract", pa.string(), "the citing article's main abstract"),
     ("unit", pa.string(), "`sentence` (one citation sentence) or `paragraph` (a whole "
      "paragraph, CHEN/LU setup)"),

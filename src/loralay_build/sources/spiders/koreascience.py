@@ -75,12 +75,16 @@ def parse_article(response: Response, article_id: str) -> dict[str, Any]:
     pdf = response.xpath('//div[@class="contents-table"]/a/@href').get("")
     doi = response.xpath('//a[@class="btn btn-link pl0"]/@href').get("")
     title = " ".join(response.xpath("//h1//text()").getall()).strip()
+    licence = (response.xpath('//a[@rel="license"]/@href').get("")
+               or response.xpath('//meta[translate(@name, "DCRIGHTS", "dcrights")="dc.rights"]'
+                                 "/@content").get(""))
     return {
         "id": article_id, "url": response.url, "title": " ".join(title.split()),
         "abstracts": abstracts, "keywords": keywords,
         "published": published.replace(".", "-"),
         "doi": re.sub(r"^https?://(dx\.)?doi\.org/", "", doi.strip()),
         "pdf_url": response.urljoin(pdf) if pdf.strip() else "",
+        "licence": licence.strip(),
         "encoding": getattr(response, "encoding", ""),
     }
 

@@ -1,0 +1,77 @@
+"""Takedowns: unpublish documents for good (a copyright or privacy request).
+
+Why: a document dropped from a crawl result or a manifest comes back when the source lists it
+again; a takedown must not. The ids are marked `removed` in the state (with the date and the
+reason), which no discovery, retry or licence change undoes, and the dataset is published
+again from the state with the settings its last build recorded. Marking comes first, so a run
+killed before the publish is finished by running the same command again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import click
+
+from loralay_build.config import settings_from_raw
+from loralay_build.errors import LockHeld
+from loralay_build.run.pipeline import (
+    EXIT_FAILURE,
+    EXIT_LOCKED,
+    EXIT_OK,
+    EXIT_USAGE,
+    BuildRequest,
+    Pipeline,
+)
+from loralay_build.run.views import publish_views
+from loralay_build.state import REMOVED, SETTINGS_MARK, State
+
+
+def read_ids(path: Path, source: str) -> list[str]:
+    """Ids one per line (`#` comments allowed), as published (`hal:123`) or bare (`123`)."""
+    ids = []
+    for line in path.read_text(encoding="utf-8-sig").splitlines():
+        text = line.split("#", 1)[0].strip()
+        if text:
+            ids.append(text if text.startswith(f"{source}:") else f"{source}:{text}")
+    return list(dict.fromkeys(ids))
+
+
+def remove(root: Path, dataset: str, ids_file: Path, reason: str) -> int:
+    """Mark the ids removed and publish the dataset without them; returns the exit code."""
+    state = State(root)
+    try:
+        source = state.source_of(dataset)
+        recorded = state.get_mark(dataset, SETTINGS_MARK)
+        if source is None or recorded is None:
+            click.echo(f"usage error: no built dataset {dataset!r} in {root}", err=True)
+            return EXIT_USAGE
+        wanted = read_ids(ids_file, source)
+        if not wanted:
+            click.echo(f"usage error: no id in {ids_file}", err=True)
+            return EXIT_USAGE
+        with state.lock(dataset):
+            known = {row.candidate.id: row.status for row in state.rows(dataset)}
+            unknown = [i for i in wanted if i not in known]
+            if unknown:
+                click.echo(f"{len(unknown)} id(s) not in {dataset}, nothing removed: "
+                           + ", ".join(unknown[:20]) + (" …" if len(unknown) > 20 else ""),
+                           err=True)
+                return EXIT_FAILURE
+            today = dt.datetime.now(dt.UTC).date().isoformat()
+            state.remove(dataset, [i for i in wanted if known[i] != REMOVED],
+                         f"{today}: {reason}" if reason else today)
+            settings = settings_from_raw(source, json.loads(recorded))
+            pipeline = Pipeline(BuildRequest(source, dataset, root, settings,
+                                             command="remove", allow_empty=True), state)
+            pipeline.publish()
+            publish_views(pipeline)
+    except LockHeld as exc:
+        click.echo(f"{exc}: exiting", err=True)
+        return EXIT_LOCKED
+    finally:
+        state.close()
+    click.echo(f"{dataset}: {len(wanted)} document(s) removed and unpublished", err=True)
+    return EXIT_OK

@@ -1,0 +1,158 @@
+"""Page images: aligned with the boxes on every page frame, removed words painted out, a
+`pages` configuration that `datasets` loads, and the text row kept when images cannot be."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import datasets
+import numpy as np
+import pyarrow.parquet as pq
+import pypdfium2 as pdfium
+import pytest
+from PIL import Image
+
+from loralay_build.config import ImageSettings
+from loralay_build.images import background, page_images, pixel_box
+from loralay_build.parse import parse_pdf
+
+from .conftest import run_cli, write_toml
+from .parse.pdfgen import columns_pdf, rotated_pdf
+from .test_local import make_corpus, write_manifest
+
+PNG = ImageSettings(enabled=True, format="png")
+
+
+def _ink_share(image: Image.Image, boxes: list[tuple[float, float, float, float]],
+               dpi: int) -> float:
+    """Share of boxes holding pixels clearly darker or other than the page background."""
+    pixels = np.asarray(image.convert("RGB")).astype(int)
+    bg = np.array(background(image.convert("RGB")))
+    inked = 0
+    for box in boxes:
+        x0, y0, x1, y1 = pixel_box(box, dpi / 72, image.width, image.height)
+        region = pixels[y0:y1, x0:x1]
+        inked += bool(region.size and (np.abs(region - bg).sum(axis=2) > 60).any())
+    return inked / max(1, len(boxes))
+
+
+def _frames(tmp_path: Path) -> list[Path]:
+    """Pages in every frame a box must follow: /Rotate 0/90/180/270, an offset MediaBox, a
+    CropBox smaller than the MediaBox."""
+    paths = []
+    for rotation in (0, 90, 180, 270):
+        path = tmp_path / f"rot{rotation}.pdf"
+        rotated_pdf(path, rotation)
+        paths.append(path)
+    for name, setter in (("media", "set_mediabox"), ("crop", "set_cropbox")):
+        source = tmp_path / "cols.pdf"
+        columns_pdf(source, 2)
+        pdf = pdfium.PdfDocument(str(source))
+        page = pdf[0]
+        left, bottom, right, top = page.get_mediabox()
+        if name == "media":
+            page.set_mediabox(left - 40, bottom - 25, right + 10, top + 30)
+        else:
+            page.set_cropbox(left + 30, bottom + 50, right - 20, top - 40)
+        getattr(page, setter)  # both setters exist on this pypdfium2
+        path = tmp_path / f"{name}.pdf"
+        pdf.save(str(path))
+        pdf.close()
+        paths.append(path)
+    return paths
+
+
+def test_boxes_land_on_their_ink_in_every_page_frame(tmp_path: Path) -> None:
+    for path in _frames(tmp_path):
+        doc = parse_pdf(str(path))
+        assert doc.words, path.name
+        images = page_images(str(path), [p.index for p in doc.pages], {}, PNG)
+        for image in images:
+            decoded = Image.open(io.BytesIO(image.data))
+            assert decoded.size == (image.width_px, image.height_px)
+            boxes = [b for b, p in zip(doc.boxes, doc.word_pages, strict=True)
+                     if p == image.page]
+            assert _ink_share(decoded, boxes, PNG.dpi) >= 0.99, path.name
+
+
+def test_removed_words_are_painted_with_the_background(tmp_path: Path) -> None:
+    path = tmp_path / "cols.pdf"
+    columns_pdf(path, 2)
+    doc = parse_pdf(str(path))
+    removed = {0: doc.boxes[:40]}  # as if these words were an abstract
+    [masked] = page_images(str(path), [0], removed, PNG)
+    [plain] = page_images(str(path), [0], {}, PNG)
+    masked_px = np.asarray(Image.open(io.BytesIO(masked.data)).convert("RGB"))
+    plain_image = Image.open(io.BytesIO(plain.data)).convert("RGB")
+    assert len(masked.masked_boxes) == 40
+    for x0, y0, x1, y1 in masked.masked_boxes:
+        region = masked_px[y0:y1, x0:x1].reshape(-1, 3)
+        assert (region == region[0]).all()  # one uniform colour: the background
+    assert _ink_share(plain_image, doc.boxes[:40], PNG.dpi) == 1.0  # the ink was there
+    kept = doc.boxes[60:]
+    assert _ink_share(Image.open(io.BytesIO(masked.data)), kept, PNG.dpi) >= 0.99
+
+
+def test_over_budget_pages_cost_the_images_not_the_text(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    manifest = write_manifest(docs / "m.jsonl", make_corpus(docs, 2))
+    config = write_toml(tmp_path / "c.toml", {"images": {"max_pixels": 1000}})
+    out = tmp_path / "out"
+    result = run_cli("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
+                     "--no-filter", "--page-images", "--config", str(config))
+    assert result.returncode == 0, result.stderr
+    build = json.loads((out / "local" / "build.json").read_text())
+    assert build["pages"]["documents_without_images"] == ["local:doc0", "local:doc1"]
+    assert sum(f["rows"] for f in build["files"]) == 2
+
+
+@pytest.mark.parametrize("mask", [True, False])
+def test_pages_configuration_loads_and_hides_the_abstract(tmp_path: Path, mask: bool) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    entries = make_corpus(docs, 3)
+    manifest = write_manifest(docs / "m.jsonl", entries)
+    out = tmp_path / "out"
+    config = write_toml(tmp_path / "c.toml", {"images": {"format": "png"}})
+    flags = ["--page-images", "--config", str(config)] + ([] if mask else ["--no-mask"])
+    result = run_cli("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
+                     "--no-filter", *flags)
+    assert result.returncode == 0, result.stderr
+    folder = out / "local"
+    pages = datasets.load_dataset(str(folder), "pages")
+    text = datasets.load_dataset(str(folder))
+    by_doc = {row["article_id"]: row for split in text for row in text[split]}
+    total_pages = sum(len(row["page_sizes"]) for row in by_doc.values())
+    assert sum(len(pages[s]) for s in pages) == total_pages
+    card = (folder / "README.md").read_text()
+    assert ("--no-mask" in card) != mask
+    for split in pages:
+        assert set(pages[split]["article_id"]) <= {k for k, r in by_doc.items()
+                                                    if k in set(text[split]["article_id"])}
+        for row in pages[split]:
+            image = row["image"]
+            assert image.size == (row["width_px"], row["height_px"]) and row["dpi"] == 100
+            doc = by_doc[row["article_id"]]
+            boxes = [tuple(b) for b, p in zip(doc["article_bboxes"], doc["word_pages"],
+                                              strict=True) if p == row["page"]]
+            assert _ink_share(image, boxes, 100) >= 0.99
+            if not mask:
+                assert row["masked_boxes"] == []
+            elif row["page"] == 0:  # both abstracts are on the first page
+                removed = sum(len(a["text"].split()) for a in doc["abstracts"])
+                assert len(row["masked_boxes"]) >= 0.9 * removed
+            if mask:
+                pixels = np.asarray(image.convert("RGB"))
+                for x0, y0, x1, y1 in row["masked_boxes"]:
+                    region = pixels[y0:y1, x0:x1].reshape(-1, 3)
+                    assert (region == region[0]).all()
+    # The same input and settings give the same bytes.
+    shards = {p.name: p.read_bytes() for p in (folder / "pages").glob("*.parquet")}
+    assert run_cli("local", "--input", str(manifest), "--out", str(tmp_path / "again"),
+                   "--workers", "1", "--no-filter", *flags).returncode == 0
+    assert {p.name: p.read_bytes()
+            for p in (tmp_path / "again" / "local" / "pages").glob("*.parquet")} == shards
+    assert pq.read_schema(next(iter((folder / "pages").glob("*.parquet")))).names[2] == "image"
