@@ -97,7 +97,7 @@ class ImageSettings:
     enabled: bool = False
     dpi: int = 100
     format: str = "webp"
-    quality: int = 80  # webp and jpeg; png is lossless
+    quality: int = 50  # webp and jpeg (png is lossless): about 100 KiB a text page at 100 dpi
     max_pixels: int = 16_000_000  # per page: a larger page costs the document its images
     pages: int = 0  # the first N pages of each document; 0 = all
     seconds: float = 20.0  # rendering budget per document
