@@ -10,12 +10,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
+from scrapy.resolver import dnscache
+from twisted.python.failure import Failure
 
 from loralay_build.config import HttpSettings
 from loralay_build.http import HttpClient
 from loralay_build.sandbox.server import Reply, SandboxServer
 from loralay_build.sources.crawl import crawl_policy, spider_items
-from loralay_build.sources.spiders.middleware import DEADLINE_KEY, PolicyMiddleware
+from loralay_build.sources.spiders.middleware import DEADLINE_KEY, PolicyMiddleware, PolicyResolver
 
 
 class Trap:
@@ -73,18 +75,39 @@ def test_a_crawl_redirected_off_policy_never_reaches_the_target(
 
 
 def test_the_policy_itself() -> None:
-    policy = PolicyMiddleware(("*.scielo.br",), frozenset({"127.0.0.1"}), False, 30.0)
+    policy = PolicyMiddleware(("*.scielo.br",), frozenset({("127.0.0.1", 9)}), False, 30.0)
     policy.process_request(Request("http://127.0.0.1:9/x"))  # configured endpoint
     policy.process_request(Request("https://www.scielo.br/x"))
     for url, why in (("ftp://www.scielo.br/x", "scheme"), ("http://evil.example/x", "allow-list"),
-                     ("http://127.0.0.2/x", "allow-list")):
+                     ("http://127.0.0.2/x", "allow-list"),
+                     ("http://127.0.0.1:22/x", "allow-list")):  # another port of that host
         with pytest.raises(IgnoreRequest, match=why):
             policy.process_request(Request(url))
-    with pytest.raises(IgnoreRequest, match="non-public"):
-        PolicyMiddleware((), frozenset(), False, 30.0).process_request(Request("http://10.1.2.3/"))
+    for private in ("http://10.1.2.3/", "http://[64:ff9b::a01:203]/", "http://127.0.0.1:22/"):
+        with pytest.raises(IgnoreRequest, match="non-public"):
+            PolicyMiddleware((), frozenset({("127.0.0.1", 9)}), False, 30.0).process_request(
+                Request(private))
     late = Request("http://127.0.0.1:9/x", meta={DEADLINE_KEY: 0.0})  # its deadline has passed
     with pytest.raises(IgnoreRequest, match="deadline"):
         policy.process_request(late)
     fresh = Request("http://127.0.0.1:9/x", meta={"download_timeout": 180.0})
     policy.process_request(fresh)
     assert fresh.meta["download_timeout"] <= 30.0  # one try never outlives the deadline
+
+
+def test_the_resolver_refuses_a_private_answer_for_a_name_not_configured() -> None:
+    """The address Scrapy connects to comes from this resolver: a name that answered a public
+    address to the policy's check and a private one here is refused here."""
+    from twisted.internet import reactor
+    from twisted.internet.error import DNSLookupError
+
+    resolver = PolicyResolver(reactor, 100, 5.0, frozenset({"sandbox.test"}), False)
+    dnscache["rebind.test"] = "127.0.0.1"  # what the name answers now
+    dnscache["sandbox.test"] = "127.0.0.1"
+    dnscache["public.test"] = "8.8.8.8"
+    outcomes: dict[str, object] = {}
+    for name in ("rebind.test", "sandbox.test", "public.test"):
+        resolver.getHostByName(name).addBoth(lambda result, name=name: outcomes.update(
+            {name: result.type if isinstance(result, Failure) else result}))
+    assert outcomes == {"rebind.test": DNSLookupError, "sandbox.test": "127.0.0.1",
+                        "public.test": "8.8.8.8"}

@@ -14,7 +14,6 @@ import tempfile
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from loralay_build.errors import LoralayError
 from loralay_build.http import HttpClient
@@ -26,12 +25,11 @@ STOP_WAIT = 10.0
 
 def crawl_policy(client: HttpClient) -> dict[str, Any]:
     """The run's HTTP policy for a spider (`policy` in its config): one policy for both HTTP
-    stacks. Hosts `url_rewrite` maps to are trusted, as HttpClient trusts rewritten URLs."""
+    stacks, with the same trusted endpoints (host and port)."""
     settings = client.settings
-    rewritten = {urlsplit(url).hostname or "" for url in settings.url_rewrite.values()}
     return {
         "allowed_hosts": list(settings.allowed_hosts),
-        "trusted_hosts": sorted((client.trusted_hosts | rewritten) - {""}),
+        "trusted_endpoints": sorted([host, port] for host, port in client.trusted),
         "allow_private": settings.allow_private,
         "deadline": settings.deadline,
     }

@@ -53,6 +53,7 @@ def crawl_settings(config: dict[str, Any]) -> dict[str, Any]:
             # after every middleware that makes requests (redirects, retries): it sees all
             "loralay_build.sources.spiders.middleware.PolicyMiddleware": 950,
         },
+        "DNS_RESOLVER": "loralay_build.sources.spiders.middleware.PolicyResolver",
         **policy_settings(config.get("policy", {})),
         "ITEM_PIPELINES": {"loralay_build.sources.spiders.run.StdoutPipeline": 100},
         "LOG_LEVEL": str(config.get("log_level", "WARNING")),
@@ -65,7 +66,8 @@ def policy_settings(policy: dict[str, Any]) -> dict[str, Any]:
     """The `policy` the source passed (`crawl.crawl_policy`) as PolicyMiddleware settings."""
     return {
         "POLICY_ALLOWED_HOSTS": list(policy.get("allowed_hosts", [])),
-        "POLICY_TRUSTED_HOSTS": list(policy.get("trusted_hosts", [])),
+        "POLICY_TRUSTED_ENDPOINTS": [f"{host}:{port}"
+                                     for host, port in policy.get("trusted_endpoints", [])],
         "POLICY_ALLOW_PRIVATE": bool(policy.get("allow_private", False)),
         "POLICY_DEADLINE": float(policy.get("deadline", 300.0)),
     }
