@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import fcntl
 import io
+import os
+import pty
+import re
+import struct
+import subprocess
+import sys
+import termios
 from typing import Any
 
 import pytest
@@ -25,3 +33,77 @@ def test_the_discover_bar_counts_documents_not_batches(monkeypatch: pytest.Monke
     assert list(progress.batch_progress(iter(batches), "discover")) == batches
     (bar,) = bars
     assert (bar.n, bar.unit) == (13, "doc")
+
+
+CHILD = """
+import logging, time
+from loralay_build.cli import _setup_logging
+from loralay_build.progress import progress
+_setup_logging(0, False)
+for i in progress(range(6), 6, "fetch"):
+    time.sleep(0.15)
+    if i in (2, 4):
+        logging.getLogger("loralay_build.test").warning("line %d while the bar is drawn", i)
+"""
+
+
+def screen(output: str) -> list[str]:
+    """The rows a terminal shows after `output` (carriage returns, newlines, cursor up,
+    erase to end of line; other escapes dropped)."""
+    rows: list[list[str]] = [[]]
+    row = col = 0
+    i = 0
+    while i < len(output):
+        char = output[i]
+        if char == "\x1b":
+            end = i + 2
+            while end < len(output) and not output[end].isalpha():
+                end += 1
+            code = output[i:end + 1]
+            if code == "\x1b[A":
+                row = max(0, row - 1)
+            elif code == "\x1b[K":
+                del rows[row][col:]
+            i = end + 1
+            continue
+        if char == "\r":
+            col = 0
+        elif char == "\n":
+            row, col = row + 1, 0
+            while len(rows) <= row:
+                rows.append([])
+        else:
+            line = rows[row]
+            if col >= len(line):
+                line.extend(" " * (col - len(line) + 1))
+            line[col] = char
+            col += 1
+        i += 1
+    return ["".join(r).rstrip() for r in rows]
+
+
+def test_log_lines_on_a_terminal_stay_out_of_the_progress_bar() -> None:
+    """A warning logged while a bar is drawn on a terminal gets a row of its own."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-c", CHILD], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=slave, env=os.environ.copy())
+    os.close(slave)
+    chunks: list[bytes] = []
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    assert proc.wait(60) == 0
+    output = b"".join(chunks).decode()
+    assert "fetch:" in output  # a bar was drawn
+    rows = screen(output)
+    for i in (2, 4):
+        (row,) = [r for r in rows if f"line {i} while the bar is drawn" in r]
+        assert re.fullmatch(rf"\d{{4}}-\d\d-\d\d [\d:,]+ WARNING loralay_build.test: "
+                            rf"line {i} while the bar is drawn", row), rows

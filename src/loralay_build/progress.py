@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Iterable, Iterator
-from typing import TypeVar
+from typing import TextIO, TypeVar
 
 from tqdm import tqdm
 
@@ -22,6 +23,18 @@ def hide_progress() -> None:
 
 def interactive() -> bool:
     return not _hidden and sys.stderr.isatty()
+
+
+class BarSafeHandler(logging.StreamHandler[TextIO]):
+    """Writes each log line through tqdm, which lifts the progress bars of the same stream
+    out of the way and redraws them below: a line written straight to the terminal would
+    land in the middle of a bar."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            tqdm.write(self.format(record), file=self.stream)
+        except Exception:  # logging's contract: report the failure, never raise it
+            self.handleError(record)
 
 
 def progress(items: Iterable[T], total: int | None, desc: str) -> Iterator[T]:

@@ -5,6 +5,7 @@ the protocol's error answers."""
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,7 @@ import pytest
 from loralay_build.blobs import BlobStore
 from loralay_build.bundle import read_bundle
 from loralay_build.config import HttpSettings, load_settings, merge
-from loralay_build.errors import ConfigError
+from loralay_build.errors import ConfigError, Reject
 from loralay_build.http import HttpClient
 from loralay_build.parse import parse_pdf
 from loralay_build.records import Candidate
@@ -193,6 +194,22 @@ def test_a_language_code_cellar_refuses_stops_the_run(monkeypatch: pytest.Monkey
     body = eurlex_cellar.negotiate(client, url.replace(built.act(6), "39999R9999"),
                                    eurlex_cellar.PDF_TYPE, "en", {})
     assert body is None  # 404: missing, not an error
+
+
+def test_a_bot_challenge_is_a_warning_except_from_the_sandbox(
+        built: Built, caplog: pytest.LogCaptureFixture) -> None:
+    """The sandbox's challenges are the sandbox doing its job: logged at INFO, not WARNING."""
+    client = HttpClient(HttpSettings(min_interval=0.0), trusted_urls=[built.server.base_url])
+    url = f"{built.server.base_url}/cellar/resource/celex/{built.act(1)}"  # always challenged
+    sandbox = built.sandbox.client_config(LANGS)["source"]
+    default = {**sandbox, "waf_log": load_settings("eurlex", environ={}).source["waf_log"]}
+    for cfg, level in ((sandbox, logging.INFO), (default, logging.WARNING)):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="loralay_build"), \
+                pytest.raises(Reject, match="bot challenge"):
+            eurlex_cellar.negotiate(client, url, eurlex_cellar.PDF_TYPE, "en", cfg)
+        levels = [r.levelno for r in caplog.records if "bot challenge" in r.getMessage()]
+        assert levels == [level] * sandbox["waf_retries"]
 
 
 def test_usage_errors_are_one_line_and_exit_2(built: Built, tmp_path: Path) -> None:

@@ -37,7 +37,8 @@ SUMMARY_TYPE = "application/xhtml+xml;type=xhtml5"
 def guarded_get(client: HttpClient, url: str, headers: dict[str, str],
                 cfg: dict[str, Any]) -> bytes:
     """GET a body that is never a WAF challenge (202, `x-amzn-waf-action`, script markers):
-    a challenge is retried after a growing pause and ends as a `blocked` reject."""
+    a challenge is retried after a growing pause and ends as a `blocked` reject. It is logged
+    at `waf_log` (a sandbox's challenges are expected: info)."""
     pause = float(cfg.get("waf_backoff", 2.0))
     retries = int(cfg.get("waf_retries", 3))
     for attempt in range(retries + 1):
@@ -53,7 +54,8 @@ def guarded_get(client: HttpClient, url: str, headers: dict[str, str],
             return body
         if attempt < retries:
             wait = min(pause, float(cfg.get("waf_backoff_max", 30.0)))
-            log.warning("bot challenge at %s; trying again in %.1fs", url, wait)
+            log.log(logging.getLevelName(str(cfg.get("waf_log", "warning")).upper()),
+                    "bot challenge at %s; trying again in %.1fs", url, wait)
             client.sleep(wait)
             pause *= 2
     raise Reject(Reason.BLOCKED, f"bot challenge at {url} ({headers.get('Accept-Language')})")
