@@ -153,6 +153,12 @@ def test_preset_splits_licences_and_fault_statuses(pmc_box: PubmedSandbox,
     assert structured["article_pdf_url"].endswith("/PMC5000006.2/PMC5000006.2.pdf")
     assert {a["lang"] for a in plain["abstracts"]} == {"en", "en-summary"}
     assert structured["published"].count("-") == 2
+    for row in by_id.values():  # "Abstract" and "Author Summary" went with their abstracts
+        assert not {"Abstract", "Author", "Summary"} & set(row["article_words"])
+    # The author line is read before the two columns, whose first row (the "Abstract"
+    # heading beside the right column's first line) is no longer read before it.
+    article = pmc_box.articles[5000001]
+    assert f"{article.title} {', '.join(article.authors)} 1 " in " ".join(plain["article_words"])
 
 
 def test_incremental_harvest_adds_only_new_records(pmc_box: PubmedSandbox,
