@@ -212,6 +212,17 @@ def test_a_bot_challenge_is_a_warning_except_from_the_sandbox(
         assert levels == [level] * sandbox["waf_retries"]
 
 
+def test_an_unknown_waf_log_level_stops_the_run_before_work(built: Built,
+                                                            tmp_path: Path) -> None:
+    config = sandbox_config(built.sandbox, tmp_path / "c.toml", waf_log="loud")
+    before = len(built.server.requests())
+    result = run_cli("eurlex", "--out", str(tmp_path / "out"), "--config", str(config),
+                     "--languages", "en")
+    assert result.exit_code == 2 and "waf_log" in result.output
+    assert "Traceback" not in result.output
+    assert len(built.server.requests()) == before  # nothing was asked of Cellar
+
+
 def test_usage_errors_are_one_line_and_exit_2(built: Built, tmp_path: Path) -> None:
     result = run_cli("eurlex", "--out", str(tmp_path), "--config", str(built.config),
                      "--languages", "en,xx")

@@ -34,6 +34,16 @@ XHTML_TYPE = "application/xhtml+xml"
 SUMMARY_TYPE = "application/xhtml+xml;type=xhtml5"
 
 
+def waf_log_level(cfg: dict[str, Any]) -> int:
+    """The level of a challenge's log line (`waf_log`); ConfigError for an unknown name."""
+    name = str(cfg.get("waf_log", "warning"))
+    level = logging.getLevelNamesMapping().get(name.upper())
+    if level is None:
+        raise ConfigError(f"[source] waf_log must be a log level such as info or warning, "
+                          f"not {name!r}")
+    return level
+
+
 def guarded_get(client: HttpClient, url: str, headers: dict[str, str],
                 cfg: dict[str, Any]) -> bytes:
     """GET a body that is never a WAF challenge (202, `x-amzn-waf-action`, script markers):
@@ -54,8 +64,7 @@ def guarded_get(client: HttpClient, url: str, headers: dict[str, str],
             return body
         if attempt < retries:
             wait = min(pause, float(cfg.get("waf_backoff_max", 30.0)))
-            log.log(logging.getLevelName(str(cfg.get("waf_log", "warning")).upper()),
-                    "bot challenge at %s; trying again in %.1fs", url, wait)
+            log.log(waf_log_level(cfg), "bot challenge at %s; trying again in %.1fs", url, wait)
             client.sleep(wait)
             pause *= 2
     raise Reject(Reason.BLOCKED, f"bot challenge at {url} ({headers.get('Accept-Language')})")
