@@ -3,6 +3,7 @@ redirected to another host or to a private address never reaches it."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -57,7 +58,8 @@ def server() -> Iterator[SandboxServer]:
     ("127.0.0.2", "127.0.0.2", ()),  # any host allowed, but not a private address
 ])
 def test_a_crawl_redirected_off_policy_never_reaches_the_target(
-        server: SandboxServer, address: str, host: str, allowed: tuple[str, ...]) -> None:
+        server: SandboxServer, address: str, host: str, allowed: tuple[str, ...],
+        caplog: pytest.LogCaptureFixture) -> None:
     trap = Trap(address)
     try:
         target = f"http://{host}:{trap.port}/stolen"
@@ -67,9 +69,14 @@ def test_a_crawl_redirected_off_policy_never_reaches_the_target(
         config = {"search_url": f"{server.base_url}/search", "first_year": 2020,
                   "last_year": 2020, "download_delay": 0.0, "retries": 0,
                   "policy": crawl_policy(client)}
-        assert list(spider_items("koreascience", config, "test")) == []
+        with caplog.at_level(logging.WARNING, logger="loralay_build"):
+            assert list(spider_items("koreascience", config, "test")) == []
         assert [e.path for e in server.requests("/search")] == ["/search"]  # it was asked
         assert trap.hits == []  # the redirect was refused
+        # The crawl's own warning came through this process's logging (bar-safe, -q aware).
+        refused = [r for r in caplog.records if r.name == "loralay_build.sources.crawl"
+                   and "test crawl:" in r.getMessage() and "refused" in r.getMessage()]
+        assert refused and all(r.levelno == logging.WARNING for r in refused)
     finally:
         trap.close()
 

@@ -63,6 +63,7 @@ def crawl_settings(config: dict[str, Any]) -> dict[str, Any]:
         **policy_settings(config.get("policy", {})),
         "ITEM_PIPELINES": {"loralay_build.sources.spiders.run.StdoutPipeline": 100},
         "LOG_LEVEL": str(config.get("log_level", "WARNING")),
+        "LOG_FORMAT": "%(levelname)s %(name)s: %(message)s",  # read back by crawl._relay
         "COOKIES_ENABLED": False,
         "LOG_INSTALL_ROOT_HANDLER": True,
     }
