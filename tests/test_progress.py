@@ -4,19 +4,25 @@ from __future__ import annotations
 
 import fcntl
 import io
+import logging
 import os
 import pty
 import re
+import signal
 import struct
 import subprocess
 import sys
 import termios
+import threading
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 from tqdm import tqdm
 
 from loralay_build import progress
+from loralay_build.progress import BarSafeHandler
 
 
 def test_the_discover_bar_counts_documents_not_batches(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -107,3 +113,38 @@ def test_log_lines_on_a_terminal_stay_out_of_the_progress_bar() -> None:
         (row,) = [r for r in rows if f"line {i} while the bar is drawn" in r]
         assert re.fullmatch(rf"\d{{4}}-\d\d-\d\d [\d:,]+ WARNING loralay_build.test: "
                             rf"line {i} while the bar is drawn", row), rows
+
+
+def test_a_forked_worker_logs_even_when_the_bar_lock_was_held_at_the_fork(
+        tmp_path: Path) -> None:
+    """A thread of the parent holds tqdm's lock while a worker is forked: in the worker that
+    lock stays held for ever, so a worker writing through tqdm would hang."""
+    out = tmp_path / "log.txt"
+    with out.open("w", encoding="utf-8") as stream:
+        handler = BarSafeHandler(stream)
+        lock = tqdm.get_lock()
+        held, release = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            with lock:
+                held.set()
+                release.wait()
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        held.wait()
+        pid = os.fork()
+        if pid == 0:  # the worker
+            handler.emit(logging.makeLogRecord({"msg": "from the worker", "levelno": 30}))
+            stream.flush()
+            os._exit(0)
+        release.set()
+        holder.join()
+        deadline = time.monotonic() + 20
+        while os.waitpid(pid, os.WNOHANG) == (0, 0):
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                pytest.fail("the worker hung on the bar lock")
+            time.sleep(0.05)
+    assert out.read_text(encoding="utf-8") == "from the worker\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from typing import TextIO, TypeVar
@@ -28,9 +29,20 @@ def interactive() -> bool:
 class BarSafeHandler(logging.StreamHandler[TextIO]):
     """Writes each log line through tqdm, which lifts the progress bars of the same stream
     out of the way and redraws them below: a line written straight to the terminal would
-    land in the middle of a bar."""
+    land in the middle of a bar.
+
+    Only the process that made the handler draws bars; a forked worker writes plainly, so it
+    never waits on a tqdm lock that a thread of its parent held at the fork.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__(stream)
+        self.pid = os.getpid()
 
     def emit(self, record: logging.LogRecord) -> None:
+        if os.getpid() != self.pid:
+            super().emit(record)
+            return
         try:
             tqdm.write(self.format(record), file=self.stream)
         except Exception:  # logging's contract: report the failure, never raise it
