@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import socket
 import time
 from collections.abc import Iterator
 
@@ -14,12 +15,14 @@ from loralay_build.fetch import check_pdf
 from loralay_build.http import (
     BodyTooLarge,
     HttpClient,
+    HttpError,
     HttpStatusError,
     PolicyRefused,
     RepeatedFailure,
     TransientHttpError,
     describe,
     parse_retry_after,
+    public_address,
 )
 from loralay_build.sandbox.server import Reply, Request, SandboxServer
 
@@ -198,3 +201,76 @@ def test_a_status_error_names_the_rewritten_url_and_the_reply(server: SandboxSer
     # ...and the log line names the URL actually requested
     assert describe(info.value) == (f"HTTP 404: gone (https://hal.science/gone?q=x) "
                                     f"[requested {server.base_url}/gone?q=x]")
+
+
+class Dns:
+    """A resolver answering `answers[name]` (one list per call, the last one repeated) for the
+    names it knows and the system's answer for any other, counting the calls per name."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, answers: dict[str, list[str]]) -> None:
+        self.answers = answers
+        self.asked: dict[str, int] = {}
+        self.real = socket.getaddrinfo
+        monkeypatch.setattr(socket, "getaddrinfo", self.getaddrinfo)
+
+    def getaddrinfo(self, host: object, port: object, *args: object,
+                    **kwargs: object) -> list[tuple[object, ...]]:
+        if host not in self.answers:
+            return list(self.real(host, port, *args, **kwargs))  # type: ignore[arg-type]
+        n = self.asked[str(host)] = self.asked.get(str(host), 0) + 1
+        address = self.answers[str(host)][min(n, len(self.answers[str(host)])) - 1]
+        family = socket.AF_INET6 if ":" in address else socket.AF_INET
+        sockaddr = (address, port or 0, 0, 0) if ":" in address else (address, port or 0)
+        return [(family, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", sockaddr)]
+
+
+def test_a_rebinding_host_cannot_switch_to_a_private_address_after_the_check(
+        server: SandboxServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The address checked is the address connected to: the host resolves once per connection,
+    so its second, private answer is never used."""
+    dns = Dns(monkeypatch, {"rebind.test": ["93.184.215.14", "127.0.0.1"]})
+    http = HttpClient(HttpSettings(min_interval=0.0, max_retries=0, connect_timeout=2.0,
+                                   read_timeout=2.0, deadline=5.0))
+    try:  # the public address may or may not answer from here: either way, not our server
+        body = http.get(f"http://rebind.test:{server.port}/pdf").body
+    except (HttpError, TransientHttpError):
+        body = b""
+    assert server.requests() == []
+    assert body != PDF
+    assert dns.asked["rebind.test"] == 1
+
+
+@pytest.mark.parametrize("address", [
+    "64:ff9b::7f00:1",  # NAT64 of 127.0.0.1
+    "64:ff9b::a00:1",  # NAT64 of 10.0.0.1
+    "2002:a9fe:a9fe::1",  # 6to4 of 169.254.169.254
+    "::ffff:127.0.0.1",  # IPv4-mapped
+])
+def test_ipv6_forms_of_private_ipv4_addresses_are_refused(
+        server: SandboxServer, monkeypatch: pytest.MonkeyPatch, address: str) -> None:
+    Dns(monkeypatch, {"v6.test": [address]})
+    with pytest.raises(PolicyRefused, match="non-public"):
+        HttpClient(HttpSettings(min_interval=0.0, max_retries=0, connect_timeout=2.0)).get(
+            f"http://v6.test:{server.port}/pdf")
+    assert server.requests() == []
+
+
+def test_public_address_judges_the_ipv4_address_an_ipv6_form_carries() -> None:
+    for private in ("64:ff9b::7f00:1", "64:ff9b::c0a8:101", "2002:7f00:1::", "2002:a00:1::1",
+                    "::ffff:10.0.0.1", "::7f00:1", "127.0.0.1", "fd00::1", "fe80::1%eth0"):
+        assert not public_address(private), private
+    for public in ("64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8", "8.8.8.8",
+                   "2606:4700::1111"):
+        assert public_address(public), public
+
+
+def test_a_trusted_endpoint_does_not_open_other_ports_of_its_host(
+        server: SandboxServer) -> None:
+    with SandboxServer() as other:
+        other.route("/secret", lambda req: Reply(200, b"secret"))
+        server.route("/away", lambda req: Reply(302, b"", {"Location":
+                                                          f"{other.base_url}/secret"}))
+        with pytest.raises(PolicyRefused, match="non-public"):
+            client(server).get(f"{server.base_url}/away")
+        assert [e.path for e in server.requests()] == ["/away"]
+        assert other.requests() == []

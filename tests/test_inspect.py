@@ -11,7 +11,7 @@ from PIL import Image
 from reportlab.pdfgen import canvas
 
 from loralay_build.inspect.layers import find_row
-from loralay_build.inspect.render import COLOURS, SCALE
+from loralay_build.inspect.render import ABSTRACT_COLOURS, COLOURS, SCALE
 
 from .conftest import run_cli
 
@@ -124,3 +124,42 @@ def test_page_out_of_range_is_a_usage_error(dataset: Path, tmp_path: Path) -> No
     result = run_cli("inspect", str(dataset), "local:r0", "--page", "7",
                      "--out", str(tmp_path / "x.png"))
     assert result.returncode == 2 and "pages 1 to 1" in result.stderr
+
+
+RESUME = ("Nous mesurons comment la mise en page change la lecture des longs documents "
+          "scientifiques et nous montrons ce que les boites disent")
+
+
+def test_abstracts_in_two_languages_get_two_colours(tmp_path: Path) -> None:
+    """A French and an English abstract on one page are told apart in the picture and the
+    legend shows each language with its own colour."""
+    c = canvas.Canvas(str(tmp_path / "two.pdf"), pagesize=(612, 792))
+    c.setFont("Helvetica", 11)
+    y = 720
+    for heading, text in (("Résumé", RESUME), ("Abstract", ABSTRACT)):
+        c.drawString(72, y, heading)
+        words = text.split()
+        for k in range(0, len(words), 9):
+            y -= 14
+            c.drawString(72, y, " ".join(words[k:k + 9]))
+        y -= 30
+    for k in range(14):
+        c.drawString(72, y - 14 * k, f"body line {k} of the article text with plain words")
+    c.showPage()
+    c.save()
+    manifest = tmp_path / "docs.jsonl"
+    manifest.write_text(json.dumps({"id": "two", "pdf": "two.pdf", "language": "en",
+                                    "abstracts": {"fr": RESUME, "en": ABSTRACT},
+                                    "published": "2020-01"}) + "\n")
+    result = run_cli("local", "--input", str(manifest), "--out", str(tmp_path / "data"),
+                     "--executor", "serial", "--no-filter")
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / "two.png"
+    result = run_cli("inspect", str(tmp_path / "data" / "local"), "local:two", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    image = Image.open(out).convert("RGB")
+    pixels = {rgb: n for n, rgb in image.getcolors(maxcolors=1 << 24) or []}
+    english, french = ABSTRACT_COLOURS[0], ABSTRACT_COLOURS[1]  # languages in sorted order
+    assert english != french
+    # each colour outlines one abstract's words (dozens of boxes) and marks its legend line
+    assert pixels.get(english, 0) > 500 and pixels.get(french, 0) > 500

@@ -4,7 +4,9 @@ shards, and the plots are real images."""
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -12,6 +14,14 @@ import pyarrow.json as pj
 import pyarrow.parquet as pq
 import pytest
 from PIL import Image
+
+from loralay_build.corpus.report import (
+    _plotting,
+    _write,
+    lengths_figure,
+    rejects_figure,
+    years_figure,
+)
 
 from .conftest import run_cli
 from .test_local import make_corpus, write_manifest
@@ -178,3 +188,79 @@ def test_derived_views_are_counted_not_measured(data: Path, tmp_path: Path) -> N
         "view": "citations", "rows": {"train": 2, "validation": 0, "test": 0}, "licences": {}}}
     assert set(report["datasets"]) == {"alpha", "beta"}
     assert "| alpha-citations | citations |" in (tmp_path / "report" / "report.md").read_text()
+
+
+def _bars(ax: Any) -> list[Any]:
+    return [p for p in ax.patches if p.get_width() > 0 and p.get_height() > 0]
+
+
+def test_each_rejects_bar_sits_at_its_label() -> None:
+    """Ten datasets, causes shared by a few: every bar's centre is its cause's tick."""
+    plt = _plotting()
+    rejects = {f"set{k}": {"unavailable": k + 1, "blocked": k % 3,
+                           "duplicate": 2 if k == 4 else 0} for k in range(10)}
+    fig = rejects_figure(plt, rejects)
+    (ax,) = fig.axes
+    ticks = {label.get_text(): position
+             for label, position in zip(ax.get_yticklabels(), ax.get_yticks(), strict=True)}
+    assert sorted(ticks) == ["blocked", "duplicate", "unavailable"]
+    centres: dict[float, float] = {}
+    for bar in _bars(ax):
+        centre = bar.get_y() + bar.get_height() / 2
+        centres[centre] = centres.get(centre, 0) + bar.get_width()
+    # the bars at each label add up to that cause's losses, and no bar is anywhere else
+    assert centres == pytest.approx({ticks[r]: sum(per.get(r, 0) for per in rejects.values())
+                                     for r in ticks})
+    fig.canvas.draw()
+    assert fig.get_size_inches()[1] * fig.dpi < 800  # not a picture taller than a screen
+    plt.close(fig)
+
+
+def test_the_years_axis_keeps_the_empty_years() -> None:
+    plt = _plotting()
+    values: dict[str, dict[str, list[Any]]] = {"train": {"year": [2003, 2003, 2009, None]},
+                                               "test": {"year": [2011]}}
+    fig = years_figure(plt, "gappy", values)
+    (ax,) = fig.axes
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == [str(y) for y in range(2003, 2012)]
+    heights: dict[float, float] = {}
+    for bar in ax.patches:
+        x = bar.get_x() + bar.get_width() / 2
+        heights[x] = heights.get(x, 0) + bar.get_height()
+    assert [heights.get(float(i), 0) for i in range(9)] == [2, 0, 0, 0, 0, 0, 1, 0, 1]
+    plt.close(fig)
+
+
+def test_the_legends_cover_no_bar() -> None:
+    """Bars fill the whole width of both histograms: a legend inside an axes would hide
+    some; it goes below them."""
+    plt = _plotting()
+    spread = list(range(100, 2100, 10))
+    values = {"train": {"article_words": spread, "summary_words": spread,
+                        "year": [2000 + k % 20 for k in range(len(spread))]},
+              "test": {"article_words": spread[::4], "summary_words": spread[::4],
+                       "year": [2019] * 50}}
+    for fig in (lengths_figure(plt, "full", values), years_figure(plt, "full", values)):
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend())]
+        assert len(legends) == 1
+        box = legends[0].get_window_extent(renderer)
+        assert [t.get_text() for t in legends[0].get_texts()] == ["train", "test"]
+        for ax in fig.axes:
+            assert not box.overlaps(ax.get_window_extent(renderer))
+            assert not any(box.overlaps(bar.get_window_extent(renderer)) for bar in ax.patches)
+        plt.close(fig)
+
+
+def test_an_empty_dataset_draws_without_warnings(tmp_path: Path) -> None:
+    """What `report` draws for a dataset with no row and no reject, warnings as errors."""
+    plt = _plotting()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _write(plt, lengths_figure(plt, "empty", {}), tmp_path / "lengths.png")
+        _write(plt, years_figure(plt, "empty", {}), tmp_path / "years.png")
+        _write(plt, rejects_figure(plt, {"empty": {}}), tmp_path / "rejects.png")
+    for name in ("lengths.png", "years.png", "rejects.png"):
+        assert Image.open(tmp_path / name).width > 300

@@ -16,7 +16,7 @@ import click
 from loralay_build.config import DedupSettings, load_settings, merge
 from loralay_build.dates import normalise_since
 from loralay_build.errors import ConfigError
-from loralay_build.progress import hide_progress
+from loralay_build.progress import BarSafeHandler, hide_progress
 from loralay_build.run import lifecycle
 from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_USAGE
 from loralay_build.state import FILTERED, STATE_DIR, State
@@ -31,7 +31,7 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
         level = logging.ERROR
         hide_progress()
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-                        stream=sys.stderr)
+                        handlers=[BarSafeHandler(sys.stderr)])
 
 
 def build(

@@ -28,8 +28,14 @@ from urllib.parse import urlencode, urljoin, urlsplit
 import urllib3
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
-from urllib3.exceptions import DecodeError
+from urllib3.exceptions import (
+    ConnectTimeoutError,
+    DecodeError,
+    NameResolutionError,
+    NewConnectionError,
+)
 from urllib3.exceptions import HTTPError as Urllib3Error
+from urllib3.util.connection import allowed_gai_family
 
 from loralay_build.config import HttpSettings
 from loralay_build.errors import Deferred, LoralayError, TransientError
@@ -151,17 +157,86 @@ def host_allowed(host: str, patterns: tuple[str, ...]) -> bool:
     return not patterns or any(fnmatch.fnmatchcase(host.lower(), p.lower()) for p in patterns)
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def endpoint(url: str) -> tuple[str, int] | None:
+    """(host, port) a URL connects to, the port filled in from its scheme; None without a host."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port or DEFAULT_PORTS.get(parts.scheme)
+    except ValueError:
+        return None
+    if not parts.hostname or port is None:
+        return None
+    return parts.hostname.lower(), port
+
+
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def _embedded_ipv4(addr: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 host an IPv6 form reaches (mapped, 6to4, NAT64, compatible), or None."""
+    if addr.ipv4_mapped is not None:
+        return addr.ipv4_mapped
+    if addr.sixtofour is not None:
+        return addr.sixtofour
+    if addr in _NAT64 or addr in _IPV4_COMPATIBLE:
+        return ipaddress.IPv4Address(int(addr) & 0xFFFFFFFF)
+    return None
+
+
+def public_address(text: str) -> bool:
+    """True for a public unicast address; an IPv6 form of an IPv4 address is judged by the
+    IPv4 address it carries (64:ff9b::7f00:1 is loopback, whatever its own prefix says)."""
+    addr = ipaddress.ip_address(text.split("%", 1)[0])
+    if not addr.is_global or addr.is_multicast:
+        return False
+    if isinstance(addr, ipaddress.IPv6Address):
+        inner = _embedded_ipv4(addr)
+        return inner is None or public_address(str(inner))
+    return True
+
+
 def _is_public(host: str) -> bool:
     """True when every address the host resolves to is a public unicast address."""
     try:
         infos = socket.getaddrinfo(host, None)
     except socket.gaierror:
         return True  # unresolvable: the connection itself will fail, as a transient error
-    for info in infos:
-        addr = ipaddress.ip_address(info[4][0])
-        if not addr.is_global or addr.is_multicast:
-            return False
-    return True
+    return all(public_address(str(info[4][0])) for info in infos)
+
+
+class AddressRefused(LoralayError):
+    """A connection would go to a non-public address its configuration did not name."""
+
+
+class AddressGuard:
+    """Where connections may go. The addresses a host resolves to are checked and then
+    connected to as they are, so a host cannot answer one address to the check and another
+    to the connection (DNS rebinding).
+
+    Endpoints the configuration names are trusted by host and port: a trusted server on
+    loopback does not open the other ports of that host.
+    """
+
+    def __init__(self, trusted: Iterable[tuple[str, int]], allow_private: bool) -> None:
+        self.trusted = frozenset(trusted)
+        self.allow_private = allow_private
+
+    def exempt(self, host: str, port: int) -> bool:
+        return self.allow_private or (host.lower(), port) in self.trusted
+
+    def addresses(self, host: str, port: int) -> list[str]:
+        """The checked addresses to connect to, in resolver order; raises AddressRefused
+        when any is not public (socket.gaierror when the host does not resolve)."""
+        infos = socket.getaddrinfo(host, port, allowed_gai_family(), socket.SOCK_STREAM)
+        found = list(dict.fromkeys(str(info[4][0]) for info in infos))
+        for address in found:
+            if not public_address(address):
+                raise AddressRefused(f"host {host!r} resolves to a non-public address")
+        return found
 
 
 _header_deadline = threading.local()  # monotonic time by which the headers must be in
@@ -174,11 +249,36 @@ def _shutdown(sock: socket.socket | None) -> None:
 
 
 class _DeadlineHTTPConnection(HTTPConnection):
-    """Shuts its socket down when the request's deadline passes while waiting for headers.
+    """Connects only to addresses its guard checked, and shuts its socket down when the
+    request's deadline passes while waiting for headers.
 
     A socket timeout bounds each read, not their sum: a server that sends its status line
     and headers one byte at a time would otherwise hold the request for as long as it likes.
     """
+
+    def __init__(self, *args: Any, guard: AddressGuard | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.guard = guard
+
+    def _new_conn(self) -> socket.socket:
+        name = self._dns_host
+        if self.guard is None or self.guard.exempt(name, self.port):
+            return super()._new_conn()
+        try:
+            addresses = self.guard.addresses(name, self.port)
+        except socket.gaierror as exc:
+            raise NameResolutionError(self.host, self, exc) from exc
+        try:
+            for i, address in enumerate(addresses):
+                self._dns_host = address  # numeric: the connection resolves nothing again
+                try:
+                    return super()._new_conn()
+                except (NewConnectionError, ConnectTimeoutError):
+                    if i == len(addresses) - 1:
+                        raise
+            raise NameResolutionError(self.host, self, socket.gaierror("no address"))
+        finally:
+            self._dns_host = name
 
     def getresponse(self) -> Any:
         end: float | None = getattr(_header_deadline, "value", None)
@@ -203,6 +303,21 @@ class _DeadlineHTTPPool(HTTPConnectionPool):
 
 class _DeadlineHTTPSPool(HTTPSConnectionPool):
     ConnectionCls = _DeadlineHTTPSConnection
+
+
+class _GuardedPoolManager(urllib3.PoolManager):
+    """Hands its address guard to every connection of every pool it makes."""
+
+    def __init__(self, guard: AddressGuard, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.guard = guard
+        self.pool_classes_by_scheme = {"http": _DeadlineHTTPPool, "https": _DeadlineHTTPSPool}
+
+    def _new_pool(self, scheme: str, host: str, port: int,
+                  request_context: dict[str, Any] | None = None) -> HTTPConnectionPool:
+        pool = super()._new_pool(scheme, host, port, request_context)
+        pool.conn_kw["guard"] = self.guard
+        return pool
 
 
 class HostPacer:
@@ -243,20 +358,22 @@ class HttpClient:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.settings = settings
-        # Hosts of the endpoints the configuration names: allowed even on loopback, because
-        # the configuration (not a server's answer) pointed there.
-        self.trusted_hosts = {urlsplit(u).hostname or "" for u in trusted_urls} - {""}
+        # Endpoints the configuration names, by host and port (those `url_rewrite` maps to
+        # included): allowed even on loopback, because the configuration (not a server's
+        # answer) pointed there.
+        named = [*trusted_urls, *settings.url_rewrite.values()]
+        self.trusted = frozenset(e for e in map(endpoint, named) if e is not None)
         self.sleep = sleep
         self.clock = clock
         self.pacer = HostPacer(settings.min_interval, settings.host_intervals, clock, sleep)
-        self.pool = urllib3.PoolManager(
+        self.pool = _GuardedPoolManager(
+            AddressGuard(self.trusted, settings.allow_private),
             num_pools=16,
             maxsize=1,
             block=False,
             timeout=urllib3.Timeout(connect=settings.connect_timeout, read=settings.read_timeout),
             retries=False,
         )
-        self.pool.pool_classes_by_scheme = {"http": _DeadlineHTTPPool, "https": _DeadlineHTTPSPool}
         self.requests_made = 0
 
     # -- public API -------------------------------------------------------------------------
@@ -372,17 +489,16 @@ class HttpClient:
         return url
 
     def _check(self, url: str) -> tuple[str, str]:
-        """Validate a logical URL and return (host, physical URL)."""
+        """Validate a logical URL's scheme and host and return (host, physical URL). Its
+        addresses are checked by the connection itself (AddressGuard)."""
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https"):
             raise PolicyRefused(url, f"scheme {parts.scheme or '(none)'!r} not allowed")
         host = parts.hostname or ""
         physical = self._physical(url)
-        if physical == url and host not in self.trusted_hosts:
-            if not host_allowed(host, self.settings.allowed_hosts):
-                raise PolicyRefused(url, f"host {host!r} not in the allow-list")
-            if not self.settings.allow_private and not _is_public(host):
-                raise PolicyRefused(url, f"host {host!r} resolves to a non-public address")
+        if (physical == url and endpoint(url) not in self.trusted
+                and not host_allowed(host, self.settings.allowed_hosts)):
+            raise PolicyRefused(url, f"host {host!r} not in the allow-list")
         return host, physical
 
     def _follow(self, url: str, sink: IO[bytes], headers: dict[str, str], cap: int,
@@ -443,6 +559,8 @@ class HttpClient:
                 "GET" if data is None else "POST", physical, body=data, headers=dict(headers),
                 preload_content=False, redirect=False, timeout=timeout,
             )
+        except AddressRefused as exc:
+            raise PolicyRefused(url, str(exc)) from exc
         except Urllib3Error as exc:
             if self.clock() >= deadline:
                 raise TransientHttpError(

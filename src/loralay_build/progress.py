@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import sys
 from collections.abc import Iterable, Iterator
-from typing import TypeVar
+from typing import TextIO, TypeVar
 
 from tqdm import tqdm
 
@@ -22,6 +24,29 @@ def hide_progress() -> None:
 
 def interactive() -> bool:
     return not _hidden and sys.stderr.isatty()
+
+
+class BarSafeHandler(logging.StreamHandler[TextIO]):
+    """Writes each log line through tqdm, which lifts the progress bars of the same stream
+    out of the way and redraws them below: a line written straight to the terminal would
+    land in the middle of a bar.
+
+    Only the process that made the handler draws bars; a forked worker writes plainly, so it
+    never waits on a tqdm lock that a thread of its parent held at the fork.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__(stream)
+        self.pid = os.getpid()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if os.getpid() != self.pid:
+            super().emit(record)
+            return
+        try:
+            tqdm.write(self.format(record), file=self.stream)
+        except Exception:  # logging's contract: report the failure, never raise it
+            self.handleError(record)
 
 
 def progress(items: Iterable[T], total: int | None, desc: str) -> Iterator[T]:

@@ -84,3 +84,32 @@ def test_title_above_a_left_heading_is_read_first(tmp_path: Path, heading_y: int
     assert words[:9] == ["A", "study", "of", "graph", "neural", "networks", "Ada", "Lovelace",
                          "Abstract"]
     assert words.index("Introduction") < words.index("body")
+
+
+def test_a_centred_author_line_is_not_the_start_of_the_right_column(tmp_path: Path) -> None:
+    """A centred author line over two columns whose first row holds the left column's
+    "Abstract" heading beside the right column's first line (a sentence carried over): the
+    author is read first, then the whole left column, then the whole right one."""
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "author.pdf"
+    c = canvas.Canvas(str(path), pagesize=(595, 842))
+    c.setFont("Helvetica-Bold", 16)
+    c.drawCentredString(298, 842 - 78, "A statistical study of practices in linguistics")
+    c.setFont("Helvetica", 11)
+    c.drawCentredString(298, 842 - 100, "Ada Lovelace")
+    c.drawString(63, 842 - 215, "Abstract")
+    c.setFont("Helvetica", 10)
+    c.drawString(315, 842 - 215, "carried over from before.")
+    for k in range(9):
+        c.drawString(63, 842 - 235 - 12.5 * k, f"abstract line {k} of the left column")
+    for k in range(30):
+        c.drawString(63, 842 - 370 - 12.5 * k, f"left body line {k} of the text")
+        c.drawString(315, 842 - 235 - 12.5 * k, f"right body line {k} of the text")
+    c.showPage()
+    c.save()
+    words = parse_pdf(path).words
+    at = words.index("Lovelace")
+    assert words[at:at + 4] == ["Lovelace", "Abstract", "abstract", "line"]
+    assert words.index("carried") > max(i for i, w in enumerate(words) if w == "left")
+    assert words.index("carried") < words.index("right")

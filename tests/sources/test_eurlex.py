@@ -5,6 +5,7 @@ the protocol's error answers."""
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -208,6 +209,33 @@ def test_a_language_code_cellar_refuses_stops_the_run(monkeypatch: pytest.Monkey
     body = eurlex_cellar.negotiate(client, url.replace(built.act(6), "39999R9999"),
                                    eurlex_cellar.PDF_TYPE, "en", {})
     assert body is None  # 404: missing, not an error
+
+
+def test_a_bot_challenge_is_a_warning_except_from_the_sandbox(
+        built: Built, caplog: pytest.LogCaptureFixture) -> None:
+    """The sandbox's challenges are the sandbox doing its job: logged at INFO, not WARNING."""
+    client = HttpClient(HttpSettings(min_interval=0.0), trusted_urls=[built.server.base_url])
+    url = f"{built.server.base_url}/cellar/resource/celex/{built.act(1)}"  # always challenged
+    sandbox = built.sandbox.client_config(LANGS)["source"]
+    default = {**sandbox, "waf_log": load_settings("eurlex", environ={}).source["waf_log"]}
+    for cfg, level in ((sandbox, logging.INFO), (default, logging.WARNING)):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="loralay_build"), \
+                pytest.raises(Reject, match="bot challenge"):
+            eurlex_cellar.negotiate(client, url, eurlex_cellar.PDF_TYPE, "en", cfg)
+        levels = [r.levelno for r in caplog.records if "bot challenge" in r.getMessage()]
+        assert levels == [level] * sandbox["waf_retries"]
+
+
+def test_an_unknown_waf_log_level_stops_the_run_before_work(built: Built,
+                                                            tmp_path: Path) -> None:
+    config = sandbox_config(built.sandbox, tmp_path / "c.toml", waf_log="loud")
+    before = len(built.server.requests())
+    result = run_cli("eurlex", "--out", str(tmp_path / "out"), "--config", str(config),
+                     "--languages", "en")
+    assert result.exit_code == 2 and "waf_log" in result.output
+    assert "Traceback" not in result.output
+    assert len(built.server.requests()) == before  # nothing was asked of Cellar
 
 
 def test_usage_errors_are_one_line_and_exit_2(built: Built, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from loralay_build.parse import parse_pdf
 from loralay_build.safexml import XmlRejected, parse_xml
 from loralay_build.sandbox.pubmed import PubmedSandbox
 from loralay_build.sandbox.server import SandboxServer
@@ -154,6 +155,8 @@ def test_preset_splits_licences_and_fault_statuses(pmc_box: PubmedSandbox,
     assert structured["article_pdf_url"].endswith("/PMC5000006.2/PMC5000006.2.pdf")
     assert {a["lang"] for a in plain["abstracts"]} == {"en", "en-summary"}
     assert structured["published"].count("-") == 2
+    for row in by_id.values():  # "Abstract" and "Author Summary" went with their abstracts
+        assert not {"Abstract", "Author", "Summary"} & set(row["article_words"])
 
 
 def test_incremental_harvest_adds_only_new_records(pmc_box: PubmedSandbox,
@@ -176,6 +179,18 @@ def test_incremental_harvest_adds_only_new_records(pmc_box: PubmedSandbox,
     report = status(out, "pubmed")
     assert report["last_run"]["counts"]["new"] == len(new)
     assert set(published_splits(out / "pubmed")) >= {f"pubmed:{n}" for n in new}
+
+
+def test_the_demo_layout_reads_the_author_line_before_the_columns(tmp_path: Path) -> None:
+    """PMC5000001 of the demo (24 documents, seed 7): a centred author line, then two columns
+    whose first row holds the "Abstract" heading beside a line carried over in the right
+    column. The author is read first, then the heading and the abstract."""
+    with SandboxServer() as server:
+        article = PubmedSandbox(server, n_docs=24, seed=7).articles[5000001]
+        path = tmp_path / "article.pdf"
+        path.write_bytes(article.pdf())
+    text = " ".join(parse_pdf(path).words)
+    assert f"{article.title} {', '.join(article.authors)} Abstract We " in text
 
 
 def test_unsupported_metadata_format_is_a_configuration_error(pmc_box: PubmedSandbox,

@@ -179,3 +179,15 @@ def test_best_window_keeps_the_first_of_equal_distances_and_a_strictly_better_la
     assert first_wins is not None and (first_wins.first, first_wins.distance) == (0, 1)
     best = _best(query, text, windows, 20)
     assert best is not None and (best.first, best.distance) == (third, 0)
+
+
+def test_a_heading_of_several_words_goes_with_its_abstract() -> None:
+    """"Author Summary", "Plain Language Summary": the whole printed heading goes, not only
+    its last word."""
+    words = ["body.", "Author", "Summary", "We", "describe", "a", "method", "for", "maps.",
+             "Plain", "language", "summary:", "Mosquitoes", "carry", "a", "disease.", "1",
+             "Introduction"]
+    assert locate("We describe a method for maps.", words) == Match(1, 9, 0, "exact")
+    assert locate("Mosquitoes carry a disease.", words) == Match(9, 16, 0, "exact")
+    assert locate("Author Summary We describe a method for maps.", words) == Match(1, 9, 0,
+                                                                                      "exact")

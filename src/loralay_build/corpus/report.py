@@ -16,6 +16,7 @@ from loralay_build.errors import LoralayError
 from loralay_build.licences import redistributable
 
 SPLIT_COLOURS = {"train": "#1f77b4", "validation": "#ff7f0e", "test": "#2ca02c"}
+YEAR_LABELS = 40  # most year labels one axis shows before it labels every few years
 
 
 class MissingExtra(LoralayError):
@@ -103,60 +104,100 @@ def _save(fig: Any, path: Path) -> None:
         fig.savefig(tmp, format="png", dpi=90, bbox_inches="tight")
 
 
-def _lengths_plot(plt: Any, name: str, values: dict[str, dict[str, list[Any]]],
-                  path: Path) -> None:
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+def _split_legend(fig: Any, splits: list[str]) -> None:
+    """One legend for the figure, below the axes: inside them it covers bars."""
+    from matplotlib.patches import Patch
+
+    if splits:
+        fig.legend([Patch(color=SPLIT_COLOURS[s]) for s in splits], splits,
+                   loc="outside lower center", ncols=len(splits), frameon=False)
+
+
+def _nothing(ax: Any, what: str = "no documents") -> None:
+    """An empty panel says so, without axes that would measure nothing."""
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, what, ha="center", va="center", transform=ax.transAxes)
+
+
+def lengths_figure(plt: Any, name: str, values: dict[str, dict[str, list[Any]]]) -> Any:
+    """Article and summary length histograms, stacked by split."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
+    shown: set[str] = set()
     for ax, column, title in ((axes[0], "article_words", "article"),
                               (axes[1], "summary_words", "summary")):
-        splits = [split for split, cols in values.items() if cols[column]]
+        splits = [split for split in SPLITS if values.get(split, {}).get(column)]
         if splits:  # stacked over shared bins, so a split of one document still shows
-            ax.hist([values[s][column] for s in splits], bins=20, stacked=True, label=splits,
+            ax.hist([values[s][column] for s in splits], bins=20, stacked=True,
                     color=[SPLIT_COLOURS[s] for s in splits])
+            shown.update(splits)
+        else:
+            _nothing(ax)
         ax.set_title(f"{name}: {title} length")
         ax.set_xlabel("words")
         ax.set_ylabel("documents")
         _whole(ax.yaxis)
-        ax.legend()
-    _save(fig, path)
-    plt.close(fig)
+    _split_legend(fig, [s for s in SPLITS if s in shown])
+    return fig
 
 
-def _years_plot(plt: Any, name: str, values: dict[str, dict[str, list[Any]]],
-                path: Path) -> None:
+def years_figure(plt: Any, name: str, values: dict[str, dict[str, list[Any]]]) -> Any:
+    """Documents per year of publication, stacked by split; every year from the first to the
+    last has its place, so a gap in the corpus shows as a gap."""
     counts = {split: Counter(y for y in cols["year"] if y is not None)
               for split, cols in values.items()}
-    years = sorted({y for c in counts.values() for y in c})
-    fig, ax = plt.subplots(figsize=(8, 3.5))
+    known = [y for c in counts.values() for y in c]
+    years = list(range(min(known), max(known) + 1)) if known else []
+    fig, ax = plt.subplots(figsize=(8, 3.8), layout="constrained")
     bottom = [0] * len(years)
+    shown = []
     for split in SPLITS:
-        if split not in counts:
+        if not counts.get(split):
             continue
         heights = [counts[split].get(y, 0) for y in years]
-        ax.bar([str(y) for y in years], heights, bottom=bottom, label=split,
-               color=SPLIT_COLOURS[split])
+        ax.bar([str(y) for y in years], heights, bottom=bottom, color=SPLIT_COLOURS[split])
         bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+        shown.append(split)
+    if not years:
+        _nothing(ax)
+    if len(years) > YEAR_LABELS:  # a long range: label every few years, keep every bar
+        step = -(-len(years) // YEAR_LABELS)
+        ax.set_xticks(range(0, len(years), step), [str(y) for y in years[::step]])
     ax.set_title(f"{name}: documents per year of publication")
     ax.set_ylabel("documents")
     _whole(ax.yaxis)
     ax.tick_params(axis="x", labelrotation=90)
-    ax.legend()
-    _save(fig, path)
-    plt.close(fig)
+    _split_legend(fig, shown)
+    return fig
 
 
-def _rejects_plot(plt: Any, rejects: dict[str, dict[str, int]], path: Path) -> None:
-    reasons = sorted({r for per in rejects.values() for r in per})
-    fig, ax = plt.subplots(figsize=(8, 0.5 + 0.4 * max(1, len(reasons)) * max(1, len(rejects))))
-    height = 0.8 / max(1, len(rejects))
-    for k, (name, per) in enumerate(rejects.items()):
-        ax.barh([i + k * height for i in range(len(reasons))],
-                [per.get(r, 0) for r in reasons], height=height, label=name)
-    ax.set_yticks([i + 0.4 - height / 2 for i in range(len(reasons))], reasons)
+def rejects_figure(plt: Any, rejects: dict[str, dict[str, int]]) -> Any:
+    """One bar per cause, at its label, made of one segment per dataset that lost documents
+    to it (a bar per dataset and cause makes a picture taller than a screen, with most
+    bars empty)."""
+    reasons = sorted({r for per in rejects.values() for r, n in per.items() if n})
+    losing = [name for name, per in rejects.items() if any(per.values())]
+    fig, ax = plt.subplots(figsize=(8, 1.6 + 0.35 * max(1, len(reasons))
+                                    + 0.25 * ((len(losing) + 2) // 3)), layout="constrained")
+    colours = plt.get_cmap("tab10" if len(losing) <= 10 else "tab20").colors
+    left = [0] * len(reasons)
+    for k, name in enumerate(losing):
+        widths = [rejects[name].get(r, 0) for r in reasons]
+        ax.barh(range(len(reasons)), widths, left=left, height=0.7,
+                color=colours[k % len(colours)], label=name)
+        left = [a + w for a, w in zip(left, widths, strict=True)]
+    ax.set_yticks(range(len(reasons)), reasons)
+    ax.invert_yaxis()  # causes read top-down in alphabetical order
     ax.set_xlabel("documents lost")
     _whole(ax.xaxis)
     ax.set_title("documents lost per cause")
-    if rejects:
-        ax.legend()
+    if losing:
+        fig.legend(loc="outside lower center", ncols=min(3, len(losing)), frameon=False)
+    else:
+        _nothing(ax, "no document lost")
+    return fig
+
+
+def _write(plt: Any, fig: Any, path: Path) -> None:
     _save(fig, path)
     plt.close(fig)
 
@@ -189,11 +230,11 @@ def write_report(data_dir: Path, out: Path) -> dict[str, Any]:
         report["datasets"][folder.name] = {"splits": stats["splits"],
                                            "rejects": rejects[folder.name],
                                            "licences": stats.get("licences", {})}
-        for kind, draw in (("lengths", _lengths_plot), ("years", _years_plot)):
+        for kind, draw in (("lengths", lengths_figure), ("years", years_figure)):
             name = f"{folder.name}-{kind}.png"
-            draw(plt, folder.name, values, out / name)
+            _write(plt, draw(plt, folder.name, values), out / name)
             report["plots"].append(name)
-    _rejects_plot(plt, rejects, out / "rejects.png")
+    _write(plt, rejects_figure(plt, rejects), out / "rejects.png")
     report["plots"].append("rejects.png")
     atomic_write_bytes(out / "report.json",
                        (json.dumps(report, indent=2, sort_keys=True) + "\n").encode())

@@ -20,6 +20,11 @@ COLOURS: dict[str, tuple[int, int, int]] = {
     DROPPED: (44, 160, 44),
     "order": (255, 127, 14),
 }
+# One colour per abstract language, in the document's sorted order of languages: two
+# abstracts side by side must not look like one.
+ABSTRACT_COLOURS: tuple[tuple[int, int, int], ...] = (
+    COLOURS[ABSTRACT], (148, 103, 189), (227, 119, 194), (140, 86, 75), (23, 190, 207),
+)
 FILL_ALPHA = 70
 LEGEND_LINE = 18
 
@@ -46,11 +51,23 @@ def _px(box: tuple[float, float, float, float]) -> tuple[float, float, float, fl
     return (box[0] * SCALE, box[1] * SCALE, box[2] * SCALE, box[3] * SCALE)
 
 
-def _draw_marks(image: Image.Image, layer: PageLayers) -> None:
+def mark_colours(layers: DocumentLayers) -> dict[tuple[str, str], tuple[int, int, int]]:
+    """Colour of each (kind, label) drawn anywhere in the document: abstracts by language,
+    the same on every page."""
+    found = {(m.kind, m.label) for page in layers.pages.values() for m in page.marks}
+    languages = sorted(label for kind, label in found if kind == ABSTRACT)
+    colours = {key: COLOURS[key[0]] for key in found}
+    for k, language in enumerate(languages):
+        colours[(ABSTRACT, language)] = ABSTRACT_COLOURS[k % len(ABSTRACT_COLOURS)]
+    return colours
+
+
+def _draw_marks(image: Image.Image, layer: PageLayers,
+                colours: dict[tuple[str, str], tuple[int, int, int]]) -> None:
     overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
     draw = ImageDraw.Draw(overlay)
     for mark in layer.marks:
-        colour = COLOURS[mark.kind]
+        colour = colours[(mark.kind, mark.label)]
         draw.rectangle(_px(mark.box), fill=(*colour, FILL_ALPHA), outline=(*colour, 255))
     image.paste(Image.alpha_composite(image.convert("RGBA"), overlay).convert("RGB"))
 
@@ -68,16 +85,20 @@ def _draw_order(image: Image.Image, layer: PageLayers) -> None:
             draw.text((box[0] * SCALE - 14, box[1] * SCALE), str(number), fill=colour)
 
 
-def _legend(layer: PageLayers, reading_order: bool, header: list[str]) -> list[tuple[str, str]]:
-    """(colour key, text) lines; the key "" is plain text."""
-    lines = [("", text) for text in header]
+Legend = list[tuple[tuple[int, int, int] | None, str]]
+
+
+def _legend(layer: PageLayers, reading_order: bool, header: list[str],
+            colours: dict[tuple[str, str], tuple[int, int, int]]) -> Legend:
+    """(colour, text) lines; no colour for plain text."""
+    lines: Legend = [(None, text) for text in header]
     counts = Counter((m.kind, m.label) for m in layer.marks)
     names = {KEPT: "kept words", ABSTRACT: "removed abstract", DROPPED: "dropped by cleaner"}
     for (kind, label), n in sorted(counts.items()):
         suffix = f" ({'language ' if kind == ABSTRACT else ''}{label})" if label else ""
-        lines.append((kind, f"{names[kind]}{suffix}: {n} words"))
+        lines.append((colours[(kind, label)], f"{names[kind]}{suffix}: {n} words"))
     if reading_order and layer.order:
-        lines.append(("order", "reading order (block numbers)"))
+        lines.append((COLOURS["order"], "reading order (block numbers)"))
     return lines
 
 
@@ -87,23 +108,24 @@ def render_page(layers: DocumentLayers, index: int, reading_order: bool = False)
         raise ValueError("no PDF to render")
     page = _render(layers.pdf_path, index)
     layer = layers.pages.get(index, PageLayers())
-    _draw_marks(page, layer)
+    colours = mark_colours(layers)
+    _draw_marks(page, layer, colours)
     if reading_order:
         _draw_order(page, layer)
     header = [f"{layers.article_id}, page {index + 1}"]
     if layers.rejected:
         header.append(f"not published: {layers.rejected}")
     header += layers.notes
-    legend = _legend(layer, reading_order, header)
+    legend = _legend(layer, reading_order, header, colours)
     out = Image.new("RGB", (page.width, page.height + LEGEND_LINE * len(legend) + 8), "white")
     out.paste(page, (0, 0))
     draw = ImageDraw.Draw(out)
     font = ImageFont.load_default()
     y = page.height + 4
-    for key, text in legend:
+    for colour, text in legend:
         x = 6
-        if key:
-            draw.rectangle((x, y + 3, x + 10, y + 13), fill=COLOURS[key], outline=(0, 0, 0))
+        if colour is not None:
+            draw.rectangle((x, y + 3, x + 10, y + 13), fill=colour, outline=(0, 0, 0))
             x += 16
         draw.text((x, y + 2), text[:160], fill=(0, 0, 0), font=font)
         y += LEGEND_LINE

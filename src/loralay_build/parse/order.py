@@ -140,7 +140,9 @@ class _Cutter:
     line up in both columns and read it band by band; consecutive bands are merged while
     their union still has a column gutter and the next band continues one of the columns
     so far, so each column stays whole. A band that only sits beside the ones above (a
-    left-aligned "Abstract" heading under a centred title) is not a column of theirs.
+    left-aligned "Abstract" heading under a centred title) is not a column of theirs. Text
+    above without columns is one of the columns below only when it lines up with one (a
+    centred author line over the first row of two columns is not the right column's start).
     """
 
     def __init__(self, rects: Sequence[Box], gap_x: float, gap_y: float) -> None:
@@ -164,7 +166,8 @@ class _Cutter:
         for band in bands[1:]:
             cover = self._cover(band)
             joined = _merge_spans(covered + cover, self.gap_x)
-            if len(joined) > 1 and _overlap(covered, cover):
+            if (len(joined) > 1 and _overlap(covered, cover)
+                    and (len(covered) > 1 or _aligned(covered[0], cover, self.gap_x))):
                 merged[-1] = merged[-1] + band
                 covered = joined
             else:
@@ -225,6 +228,13 @@ class _Cutter:
 def _overlap(a: Spans, b: Spans) -> bool:
     """Some span of `a` shares x-extent with some span of `b`."""
     return any(a0 < b1 and b0 < a1 for a0, a1 in a for b0, b1 in b)
+
+
+def _aligned(span: tuple[float, float], columns: Spans, gap: float) -> bool:
+    """Whether `span` starts where a column it overlaps starts, or lies inside that column."""
+    a0, a1 = span
+    return any(abs(a0 - c0) < gap or (a0 > c0 - gap and a1 < c1 + gap)
+               for c0, c1 in columns if a0 < c1 and c0 < a1)
 
 
 def _merge_spans(spans: Spans, gap: float) -> Spans:

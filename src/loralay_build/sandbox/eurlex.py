@@ -104,7 +104,7 @@ class EurlexSandbox(FakeService):
                        "cellar_url": f"{base}/cellar/resource/", "sparql_page": 10,
                        "eurlex_url": f"{base}/eurlex/",
                        "page_size": 10, "languages": list(languages), "waf_backoff": 0.01,
-                       "waf_retries": 2},
+                       "waf_retries": 2, "waf_log": "info"},  # its challenges are expected
             "http": {"min_interval": 0.0, "backoff_base": 0.01},
         }
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
+from typing import IO, Any
 
 from loralay_build.errors import LoralayError
 from loralay_build.http import HttpClient
@@ -22,16 +23,17 @@ from loralay_build.http import HttpClient
 log = logging.getLogger(__name__)
 
 STOP_WAIT = 10.0
+# A crawl's log line as `spiders.run` formats it (LOG_FORMAT): level, logger, message.
+_LOG_LINE = re.compile(r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (.*)$")
 
 
 def crawl_policy(client: HttpClient) -> dict[str, Any]:
     """The run's HTTP policy for a spider (`policy` in its config): one policy for both HTTP
-    stacks. Hosts `url_rewrite` maps to are trusted, as HttpClient trusts rewritten URLs."""
+    stacks, with the same trusted endpoints (host and port)."""
     settings = client.settings
-    rewritten = {urlsplit(url).hostname or "" for url in settings.url_rewrite.values()}
     return {
         "allowed_hosts": list(settings.allowed_hosts),
-        "trusted_hosts": sorted((client.trusted_hosts | rewritten) - {""}),
+        "trusted_endpoints": sorted([host, port] for host, port in client.trusted),
         "allow_private": settings.allow_private,
         "deadline": settings.deadline,
     }
@@ -46,9 +48,12 @@ def spider_items(spider: str, config: dict[str, Any],
         path.write_text(json.dumps(config), encoding="utf-8")
         proc = subprocess.Popen(
             [sys.executable, "-m", "loralay_build.sources.spiders.run", spider, str(path)],
-            stdout=subprocess.PIPE, text=True, encoding="utf-8",
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
+            errors="replace",
         )
-        assert proc.stdout is not None
+        assert proc.stdout is not None and proc.stderr is not None
+        relay = threading.Thread(target=_relay, args=(proc.stderr, label), daemon=True)
+        relay.start()
         try:
             for line in proc.stdout:
                 item = json.loads(line)
@@ -59,8 +64,25 @@ def spider_items(spider: str, config: dict[str, Any],
                 yield item
         finally:
             _stop(proc)
+            relay.join(STOP_WAIT)
+            proc.stderr.close()
         if proc.returncode != 0:
             raise LoralayError(f"the {label} crawl exited with {proc.returncode}")
+
+
+def _relay(stream: IO[str], label: str) -> None:
+    """The crawl's log lines through this process's logging: printed above the progress bars
+    (a line written straight to the terminal lands inside one) and silenced by -q. A line
+    without a level (a traceback's) keeps the level of the line before it."""
+    level = logging.WARNING
+    for line in stream:
+        text = line.rstrip("\n")
+        found = _LOG_LINE.match(text)
+        if found:
+            level = logging.getLevelNamesMapping()[found.group(1)]
+            text = found.group(2)
+        if text:
+            log.log(level, "%s crawl: %s", label, text)
 
 
 def _stop(proc: subprocess.Popen[str]) -> None:

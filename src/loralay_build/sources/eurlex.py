@@ -38,6 +38,7 @@ from loralay_build.sources.eurlex_cellar import (
     negotiate,
     negotiate_parts,
     store_pdf,
+    waf_log_level,
 )
 from loralay_build.sources.eurlex_links import (
     Act,
@@ -128,6 +129,7 @@ class EurlexSource:
         if preset not in SPLIT_PRESETS:
             raise ConfigError(f"[source] split_preset must be one of {SPLIT_PRESETS}, "
                               f"not {preset!r}")
+        waf_log_level(cfg)  # a bad level stops the run here, not at the first challenge
         marks = (None, None) if ctx.since else (
             ctx.state.get_mark(MARK_SCOPE, "act_date"),
             ctx.state.get_mark(MARK_SCOPE, "summary_modified"))

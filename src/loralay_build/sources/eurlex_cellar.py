@@ -101,11 +101,22 @@ class ChallengeGuard:
                                  "resources in a row; the rest waits for the next run")
 
 
+def waf_log_level(cfg: dict[str, Any]) -> int:
+    """The level of a challenge's log line (`waf_log`); ConfigError for an unknown name."""
+    name = str(cfg.get("waf_log", "warning"))
+    level = logging.getLevelNamesMapping().get(name.upper())
+    if level is None:
+        raise ConfigError(f"[source] waf_log must be a log level such as info or warning, "
+                          f"not {name!r}")
+    return level
+
+
 def guarded_get(client: HttpClient, url: str, headers: dict[str, str],
                 cfg: dict[str, Any], guard: ChallengeGuard | None = None) -> bytes:
     """GET a body that is never a WAF challenge (202, `x-amzn-waf-action`, script markers):
     a challenge is retried after a growing pause and ends as a `blocked` reject, or, when
-    its host keeps challenging, as HostChallenged (see ChallengeGuard)."""
+    its host keeps challenging, as HostChallenged (see ChallengeGuard). Each challenge is
+    logged at `waf_log` (a sandbox's challenges are expected: info)."""
     guard = guard or ChallengeGuard(None, cfg)
     guard.check(url)
     pause = float(cfg.get("waf_backoff", 2.0))
@@ -124,7 +135,7 @@ def guarded_get(client: HttpClient, url: str, headers: dict[str, str],
             return body
         if attempt < retries:
             wait = min(pause, float(cfg.get("waf_backoff_max", 30.0)))
-            log.warning("bot challenge at %s; trying again in %.1fs", url, wait)
+            log.log(waf_log_level(cfg), "bot challenge at %s; trying again in %.1fs", url, wait)
             client.sleep(wait)
             pause *= 2
     guard.challenged(url)

@@ -43,6 +43,28 @@ HEADINGS = frozenset(
         "영문초록",
     }
 )
+# Headings of typed abstracts (JATS `abstract-type`, sub-articles) printed as several words;
+# the heading word alone would leave "Author" of "Author Summary" in the body.
+HEADING_PHRASES = frozenset(
+    {
+        ("author", "summary"),
+        ("authors", "summary"),
+        ("author's", "summary"),
+        ("editor's", "summary"),
+        ("editors", "summary"),
+        ("editor's", "evaluation"),
+        ("plain", "language", "summary"),
+        ("lay", "summary"),
+        ("lay", "abstract"),
+        ("one", "sentence", "summary"),
+        ("graphical", "abstract"),
+        ("visual", "abstract"),
+        ("elife", "digest"),
+        ("significance", "statement"),
+    }
+    | {(word,) for word in HEADINGS}
+)
+_LONGEST_HEADING = max(len(phrase) for phrase in HEADING_PHRASES)
 _CIGAR = re.compile(r"(\d+)([=XID])")
 _EDLIB_ALPHABET = 256
 # An edge of an alignment is unrelated text when it has more edits than this share of its
@@ -100,17 +122,34 @@ class Search:
         return self.match if self.verdict == "found" else None
 
 
-def is_heading(token: str) -> bool:
-    """Whether a normalised token is an abstract heading such as "Résumé:" or "ABSTRACT"."""
-    return token.strip(".:;,'\"()[]") in HEADINGS
+def _bare(token: str) -> str:
+    """A normalised token without the punctuation a printed heading carries ("Résumé:")."""
+    return token.strip(".:;,'\"()[]")
+
+
+def heading_before(tokens: Sequence[str], end: int) -> int:
+    """How many tokens just before `end` form an abstract heading ("Abstract", "Author
+    Summary"); 0 when they do not."""
+    for n in range(min(_LONGEST_HEADING, end), 0, -1):
+        if tuple(_bare(t) for t in tokens[end - n : end]) in HEADING_PHRASES:
+            return n
+    return 0
+
+
+def _heading_at(tokens: Sequence[str], start: int) -> int:
+    """How many tokens from `start` form an abstract heading; 0 when they do not."""
+    for n in range(min(_LONGEST_HEADING, len(tokens) - start), 0, -1):
+        if tuple(_bare(t) for t in tokens[start : start + n]) in HEADING_PHRASES:
+            return n
+    return 0
 
 
 def query_tokens(abstract: str) -> list[str]:
-    """Normalised tokens of a metadata abstract without its leading heading words."""
+    """Normalised tokens of a metadata abstract without its leading headings."""
     tokens = normalise_text(abstract)
     skip = 0
-    while skip < min(3, len(tokens) - 1) and is_heading(tokens[skip]):
-        skip += 1
+    while skip < 3 and (n := _heading_at(tokens, skip)) and skip + n < len(tokens):
+        skip += n
     return tokens[skip:]
 
 
@@ -137,8 +176,8 @@ class Body:
         """Snap the character span [first, last] to whole PDF words, with preceding headings."""
         t0 = self.token_at(first, leading=True)
         t1 = self.token_at(last, leading=False)
-        while t0 > 0 and is_heading(self.tokens.texts[t0 - 1]):
-            t0 -= 1
+        while t0 > 0 and (n := heading_before(self.tokens.texts, t0)):
+            t0 -= n
         return Match(self.tokens.first_word[t0], self.tokens.end_word[t1], distance, method)
 
 

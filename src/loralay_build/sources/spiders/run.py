@@ -14,6 +14,7 @@ from typing import Any
 
 from scrapy import Spider
 from scrapy.crawler import CrawlerProcess
+from scrapy.settings import default_settings
 
 from loralay_build.sources.spiders.koreascience import KoreaScienceSpider
 from loralay_build.sources.spiders.scielo_site import SciELOSiteSpider
@@ -29,6 +30,11 @@ class StdoutPipeline:
         sys.stdout.write(json.dumps(item, ensure_ascii=False) + "\n")
         sys.stdout.flush()
         return item
+
+
+# Scrapy renamed the setting (the old name still works there, with a deprecation warning).
+RESOLVER_SETTING = ("TWISTED_DNS_RESOLVER" if hasattr(default_settings, "TWISTED_DNS_RESOLVER")
+                    else "DNS_RESOLVER")
 
 
 def crawl_settings(config: dict[str, Any]) -> dict[str, Any]:
@@ -53,9 +59,11 @@ def crawl_settings(config: dict[str, Any]) -> dict[str, Any]:
             # after every middleware that makes requests (redirects, retries): it sees all
             "loralay_build.sources.spiders.middleware.PolicyMiddleware": 950,
         },
+        RESOLVER_SETTING: "loralay_build.sources.spiders.middleware.PolicyResolver",
         **policy_settings(config.get("policy", {})),
         "ITEM_PIPELINES": {"loralay_build.sources.spiders.run.StdoutPipeline": 100},
         "LOG_LEVEL": str(config.get("log_level", "WARNING")),
+        "LOG_FORMAT": "%(levelname)s %(name)s: %(message)s",  # read back by crawl._relay
         "COOKIES_ENABLED": False,
         "LOG_INSTALL_ROOT_HANDLER": True,
     }
@@ -65,7 +73,8 @@ def policy_settings(policy: dict[str, Any]) -> dict[str, Any]:
     """The `policy` the source passed (`crawl.crawl_policy`) as PolicyMiddleware settings."""
     return {
         "POLICY_ALLOWED_HOSTS": list(policy.get("allowed_hosts", [])),
-        "POLICY_TRUSTED_HOSTS": list(policy.get("trusted_hosts", [])),
+        "POLICY_TRUSTED_ENDPOINTS": [f"{host}:{port}"
+                                     for host, port in policy.get("trusted_endpoints", [])],
         "POLICY_ALLOW_PRIVATE": bool(policy.get("allow_private", False)),
         "POLICY_DEADLINE": float(policy.get("deadline", 300.0)),
     }
