@@ -50,7 +50,7 @@ def build_cpu(manifest: Path, images: bool) -> tuple[float, int]:
     with tempfile.TemporaryDirectory() as out:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         command = [sys.executable, "-m", "loralay_build.cli", "local", "--input", str(manifest),
-                   "--out", out, "--workers", "2", "--no-filter", "-q"]
+                   "--out", out, "--workers", "2", "--no-filter", "--allow-outside", "-q"]
         subprocess.run(command + (["--page-images"] if images else []), check=True)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         build = json.loads((Path(out) / "local" / "build.json").read_text())
