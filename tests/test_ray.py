@@ -1,21 +1,25 @@
-"""`--executor ray`: same output as the local executor, the same isolation, the same resume.
+"""`--executor ray`: same output as the local executor, the same isolation, the same resume,
+on several nodes, one of which may leave mid-build.
 
-One local Ray instance (2 CPUs) serves the whole module: the builds run as real
-`build-corpus` subprocesses that join it with `--ray-address`, the hostile-PDF sweep runs
-in this process.
+One real two-node Ray cluster on this machine (a head and a worker node, one CPU each)
+serves the whole module: the builds run as real `build-corpus` subprocesses that join it
+with `--ray-address`, the hostile-PDF sweep runs in this process.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,15 +42,44 @@ SEED = 5
 TIMEOUT = 20.0  # the 1 GiB bomb needs ~6 s (more on a busy machine) to reach MemoryError
 
 
+@dataclass
+class RayCluster:
+    cluster: Any  # ray.cluster_utils.Cluster
+    worker: Any  # its worker node (the head is the other)
+
+
 @pytest.fixture(scope="module")
-def ray_address() -> Iterator[str]:
-    """A local Ray instance for the module; builds join it instead of starting their own."""
+def ray_cluster() -> Iterator[RayCluster]:
+    """A head and a worker node, one CPU each; builds join it instead of starting their own."""
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True,
+                      head_node_args={"num_cpus": 1, "include_dashboard": False})
     try:
-        yield str(ray.get_runtime_context().gcs_address)
+        worker = cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()
+        ray.init(address=cluster.address, log_to_driver=False)
+        yield RayCluster(cluster, worker)
     finally:
         ray.shutdown()
+        cluster.shutdown()
+
+
+@pytest.fixture(scope="module")
+def ray_address(ray_cluster: RayCluster) -> str:
+    return str(ray_cluster.cluster.address)
+
+
+SPREAD = re.compile(r"ray: (\d+) documents on (\d+) nodes \((.*)\); (\d+) resubmitted")
+
+
+def spread(stderr: str) -> tuple[dict[str, int], int]:
+    """Documents per node and documents resubmitted, from a build's `-v` log."""
+    (found,) = SPREAD.findall(stderr)
+    per_node = {k: int(v) for k, v in (pair.split("=") for pair in found[2].split(", "))}
+    assert sum(per_node.values()) == int(found[0]) and len(per_node) == int(found[1])
+    return per_node, int(found[3])
 
 
 def digests(folder: Path) -> dict[str, str]:
@@ -64,9 +97,15 @@ def contents(folder: Path) -> dict[str, bytes]:
     return files
 
 
+def hal_command(out: Path, config: Path, *extra: str) -> list[str]:
+    """`build-corpus hal`, with its log (-v) when asked, quiet otherwise."""
+    argv = buildrun.command(out, config, *extra)
+    return [a for a in argv if a != "-q"] if "-v" in extra else argv
+
+
 def hal_build(out: Path, config: Path, *extra: str,
               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(buildrun.command(out, config, *extra), capture_output=True,
+    return subprocess.run(hal_command(out, config, *extra), capture_output=True,
                           timeout=buildrun.RUN_TIMEOUT, env={**os.environ, **(env or {})})
 
 
@@ -96,7 +135,8 @@ def test_local_corpus_is_byte_identical(ray_address: str, tmp_path: Path) -> Non
                   "--ray-address", ray_address, "-v",
                   env={"LORALAY_RUN__SHARED_BLOBS": "true"})  # workers read --out directly
     assert ray.returncode == 0, ray.stderr
-    assert "ray: 2 CPUs" in ray.stderr  # the documents did go through Ray
+    per_node, _ = spread(ray.stderr)
+    assert len(per_node) == 2 and sum(per_node.values()) == 7  # both nodes processed some
     assert contents(tmp_path / "ray" / "local") == contents(tmp_path / "local" / "local")
 
 
@@ -105,8 +145,10 @@ def test_hal_corpus_is_byte_identical(ray_address: str, hal_reference: Path,
     with Sandbox(docs=DOCS, seed=SEED) as sandbox:  # the blobs travel inside the tasks
         config = buildrun.write_config(sandbox, tmp_path / "config.toml")
         result = hal_build(tmp_path / "out", config, "--executor", "ray",
-                           "--ray-address", ray_address)
+                           "--ray-address", ray_address, "-v")
     assert result.returncode == 0, result.stderr.decode()[-2000:]
+    per_node, resubmitted = spread(result.stderr.decode())
+    assert len(per_node) == 2 and resubmitted == 0
     assert digests(tmp_path / "out" / "hal") == digests(hal_reference)
 
 
@@ -157,6 +199,56 @@ def test_driver_killed_mid_processing_resumes(ray_address: str, hal_reference: P
     redone = sum(v for k, v in json.loads(counts).items()
                  if k == "processed" or k.startswith("rejected_"))
     assert redone == left["fetched"]  # only what the killed driver had not committed
+
+
+def _last_run_counts(out: Path) -> dict[str, int]:
+    with sqlite3.connect(out / STATE_DIR / "state.sqlite") as conn:
+        (counts,) = conn.execute("SELECT counts FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+    found: dict[str, int] = json.loads(counts)
+    return found
+
+
+def test_node_removed_mid_build(ray_cluster: RayCluster, hal_reference: Path,
+                                tmp_path: Path) -> None:
+    """The worker node leaves while it parses: its documents go to the head, each document is
+    committed once, and the corpus is byte-identical to the local executor's."""
+    cluster = ray_cluster.cluster
+    out = tmp_path / "out"
+    env = {**os.environ, "LORALAY_RUN__COMMIT_BATCH": "1"}  # progress visible in the state
+    try:
+        with Sandbox(docs=DOCS, seed=SEED) as sandbox:
+            config = buildrun.write_config(sandbox, tmp_path / "config.toml")
+            argv = hal_command(out, config, "--executor", "ray", "--ray-address",
+                               str(cluster.address), "-v")
+            with open(tmp_path / "stderr", "wb") as log:
+                proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=log)
+                try:
+                    deadline = time.monotonic() + buildrun.RUN_TIMEOUT
+                    while proc.poll() is None and time.monotonic() < deadline:
+                        if _counts(out).get("processed", 0) >= 2:
+                            break
+                        time.sleep(0.01)
+                    assert proc.poll() is None, "the build ended before the node left"
+                    cluster.remove_node(ray_cluster.worker)
+                    proc.wait(timeout=buildrun.RUN_TIMEOUT)
+                finally:
+                    proc.kill()
+                    proc.wait()
+        stderr = (tmp_path / "stderr").read_text()
+        assert proc.returncode == 0, stderr[-2000:]
+        per_node, resubmitted = spread(stderr)
+        assert resubmitted >= 1, stderr[-2000:]  # the node did leave with documents on it
+        assert stderr.count("a node was lost with") == resubmitted
+        assert digests(out / "hal") == digests(hal_reference)
+        assert buildrun.split_ids(out / "hal") == buildrun.split_ids(hal_reference)
+        # Each document processed or rejected once, as many as without Ray.
+        assert _last_run_counts(out) == _last_run_counts(hal_reference.parent)
+        assert sum(per_node.values()) == sum(
+            n for k, n in _last_run_counts(out).items()
+            if k == "processed" or k.startswith("rejected_"))
+    finally:  # the module's other tests keep two nodes
+        ray_cluster.worker = cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()
 
 
 def _task(path: Path, backend: str, source_id: str | None = None) -> Task:

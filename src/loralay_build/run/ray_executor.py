@@ -7,6 +7,12 @@ Ray worker would also cap Ray's own threads and shared-memory maps. So each Ray 
 the document to a persistent child process from `run/isolation.py` (forked from a preloaded
 server, RLIMIT_AS, killed on timeout, replaced on death, recycled, dies with its parent), exactly
 as the local executor does, and the same failures become the same rejects with the same details.
+
+Nodes may leave mid-build (preempted, scaled down, crashed). Ray's own retries would count a
+lost node against the document, and a document whose nodes died a few times would become a
+reject. So the driver resubmits itself: a document whose node died goes to the nodes that
+remain without counting against it; one whose Ray worker died alone is retried a bounded
+number of times, then rejected.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import functools
 import logging
 import pickle
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -35,7 +42,10 @@ except ImportError as exc:  # the optional extra is not installed
 
 log = logging.getLogger(__name__)
 
-SYSTEM_RETRIES = 2  # Ray re-runs a task whose worker or node died this many times
+SYSTEM_RETRIES = 2  # the driver resubmits a document whose Ray worker died this many times
+# A document whose node died is resubmitted without counting against it, up to this many times
+# (a document that took down that many nodes is not a cluster accident).
+NODE_LOSSES = 5
 IN_FLIGHT_PER_CPU = 2  # enough queued work to keep every CPU busy between two commits
 
 ProcessFn = Callable[[Task], Outcome]
@@ -74,19 +84,21 @@ def _isolated(pool: IsolatedPool[Task, bytes], task: Task) -> bytes | Outcome:
 
 def process_remote(
     func: ProcessFn, limits: Limits, task: Task, files: dict[str, bytes] | None
-) -> bytes | Outcome:
-    """One document in this worker's isolated child; `files` are the blob (and, for a bundle,
-    its parts) by their place in the store, when the store is not on shared disk."""
+) -> tuple[str, bytes | Outcome]:
+    """One document in this worker's isolated child, with the node that did it; `files` are
+    the blob (and, for a bundle, its parts) by their place in the store, when the store is not
+    on shared disk."""
+    node = ray.get_runtime_context().get_node_id()
     pool = _worker_pool(func, limits)
     if files is None:
-        return _isolated(pool, task)
+        return node, _isolated(pool, task)
     with tempfile.TemporaryDirectory(prefix="loralay-") as folder:
         for name, data in files.items():  # the store's layout, so bundle parts resolve
             target = Path(folder) / name
             target.parent.mkdir(exist_ok=True)
             target.write_bytes(data)
         path = Path(folder) / _store_name(Path(task.pdf_path))
-        return _isolated(pool, dataclasses.replace(task, pdf_path=str(path)))
+        return node, _isolated(pool, dataclasses.replace(task, pdf_path=str(path)))
 
 
 def _store_name(path: Path) -> str:
@@ -128,6 +140,18 @@ def _connect(settings: RunSettings) -> bool:
     return True
 
 
+Result = tuple[str, bytes | Outcome]  # the node that ran a task, and what it returned
+
+
+@dataclasses.dataclass
+class _Sent:
+    """A submitted document and what befell it so far."""
+
+    task: Task
+    crashes: int = 0  # its Ray worker died
+    node_losses: int = 0  # its node died
+
+
 class RayExecutor:
     """Documents as Ray tasks, at most `in_flight` at a time; outcomes come as they finish."""
 
@@ -139,18 +163,21 @@ class RayExecutor:
         cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
         self.in_flight = settings.in_flight or IN_FLIGHT_PER_CPU * max(1, cpus)
         self.remote = ray.remote(process_remote).options(
-            num_cpus=1, max_retries=SYSTEM_RETRIES, retry_exceptions=False
+            num_cpus=1, max_retries=0, retry_exceptions=False
         )
-        self.pending: dict[ray.ObjectRef[bytes | Outcome], Task] = {}
+        self.pending: dict[ray.ObjectRef[Result], _Sent] = {}
+        self.per_node: Counter[str] = Counter()  # documents each node returned
+        self.resubmitted = 0  # documents sent again after their node died
         log.info("ray: %d CPUs, up to %d documents in flight", cpus, self.in_flight)
 
-    def _submit(self, task: Task) -> None:
+    def _submit(self, sent: _Sent) -> None:
+        task = sent.task
         if self.settings.shared_blobs:  # a worker's current folder is not the driver's
             path = str(Path(task.pdf_path).absolute())
-            sent, pdf = dataclasses.replace(task, pdf_path=path), None
+            shipped, pdf = dataclasses.replace(task, pdf_path=path), None
         else:
-            sent, pdf = task, _blob_files(Path(task.pdf_path))
-        self.pending[self.remote.remote(self.func, self.limits, sent, pdf)] = task
+            shipped, pdf = task, _blob_files(Path(task.pdf_path))
+        self.pending[self.remote.remote(self.func, self.limits, shipped, pdf)] = sent
 
     def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
         source = iter(tasks)
@@ -161,40 +188,63 @@ class RayExecutor:
                 if task is None:
                     exhausted = True
                 else:
-                    self._submit(task)
+                    self._submit(_Sent(task))
             if not self.pending:
                 return
             ready, _ = ray.wait(list(self.pending), num_returns=1)
             for ref in ready:
-                task = self.pending.pop(ref)
-                yield task, self._collect(ref, task)
+                sent = self.pending.pop(ref)
+                outcome = self._collect(ref, sent)
+                if outcome is None:
+                    self._submit(sent)
+                else:
+                    yield sent.task, outcome
 
-    def _collect(self, ref: ray.ObjectRef[bytes | Outcome], task: Task) -> Outcome:
+    def _collect(self, ref: ray.ObjectRef[Result], sent: _Sent) -> Outcome | None:
+        """The document's outcome, or None when it must be sent again."""
         try:
-            value: bytes | Outcome = ray.get(ref)
+            node, value = ray.get(ref)
         except ray_errors.OutOfMemoryError:
             return Outcome(reason=Reason.TOO_LARGE, detail="ray: killed by the memory monitor")
-        except (ray_errors.WorkerCrashedError, ray_errors.NodeDiedError) as exc:
+        except ray_errors.NodeDiedError as exc:
+            sent.node_losses += 1
+            if sent.node_losses <= NODE_LOSSES:
+                self.resubmitted += 1
+                log.warning("ray: a node was lost with %s in flight; sent to the others",
+                            sent.task.candidate.id)
+                return None
+            return Outcome(reason=Reason.CORRUPTED,
+                           detail=f"ray: {type(exc).__name__} {sent.node_losses} times")
+        except ray_errors.WorkerCrashedError as exc:
             # The isolated child absorbs what a PDF can do; a Ray worker that still died on
             # every retry of this one document makes it a reject, not a stuck build.
+            sent.crashes += 1
+            if sent.crashes <= SYSTEM_RETRIES:
+                return None
             return Outcome(reason=Reason.CORRUPTED,
                            detail=f"ray: {type(exc).__name__} after {SYSTEM_RETRIES} retries")
         except ray_errors.RayTaskError as exc:  # a bug outside the child, e.g. a full disk
             return Outcome(reason=Reason.CORRUPTED, detail=str(exc).splitlines()[0][:500])
         except ray_errors.RayError as exc:
             raise RayClusterError(
-                f"ray failed on {task.candidate.id}: {type(exc).__name__}; "
+                f"ray failed on {sent.task.candidate.id}: {type(exc).__name__}; "
                 "run the same command again to resume"
             ) from exc
+        self.per_node[node] += 1
         if isinstance(value, bytes):
             outcome: Outcome = pickle.loads(value)  # from this run's own isolated child
             return outcome
         return value
 
     def close(self) -> None:
-        """Cancel what is still queued (an interrupted run) and leave the cluster."""
+        """Cancel what is still queued (an interrupted run), say where the documents went
+        and leave the cluster."""
         for ref in self.pending:
             ray.cancel(ref, force=True)
         self.pending.clear()
+        if self.per_node:
+            nodes = ", ".join(f"{node[:12]}={n}" for node, n in sorted(self.per_node.items()))
+            log.info("ray: %d documents on %d nodes (%s); %d resubmitted after a node was lost",
+                     self.per_node.total(), len(self.per_node), nodes, self.resubmitted)
         if self.owner:
             ray.shutdown()
