@@ -140,6 +140,25 @@ def test_local_corpus_is_byte_identical(ray_address: str, tmp_path: Path) -> Non
     assert contents(tmp_path / "ray" / "local") == contents(tmp_path / "local" / "local")
 
 
+def test_without_an_address_a_private_instance_is_started(ray_address: str,
+                                                           tmp_path: Path) -> None:
+    """Another cluster runs on this machine (the module's, also named by RAY_ADDRESS): a
+    build without --ray-address still gets its own instance of --workers CPUs."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    manifest = write_manifest(docs / "docs.jsonl", make_corpus(docs, 3))
+    args = ("local", "--input", str(manifest), "--workers", "1", "--no-filter")
+    local = run_cli(*args, "--out", str(tmp_path / "local"), "--executor", "local")
+    assert local.returncode == 0, local.stderr
+    ray = run_cli(*args, "--out", str(tmp_path / "ray"), "--executor", "ray", "-v",
+                  env={"RAY_ADDRESS": ray_address})
+    assert ray.returncode == 0, ray.stderr
+    assert "ray: 1 CPUs" in ray.stderr
+    per_node, _ = spread(ray.stderr)
+    assert len(per_node) == 1 and sum(per_node.values()) == 3
+    assert contents(tmp_path / "ray" / "local") == contents(tmp_path / "local" / "local")
+
+
 def test_hal_corpus_is_byte_identical(ray_address: str, hal_reference: Path,
                                       tmp_path: Path) -> None:
     with Sandbox(docs=DOCS, seed=SEED) as sandbox:  # the blobs travel inside the tasks

@@ -128,14 +128,16 @@ def _connect(settings: RunSettings) -> bool:
     """Join the configured cluster, or start a local instance; True if this call started it."""
     if ray.is_initialized():
         return False
-    address = settings.ray_address or None
+    # Without an address Ray would join a cluster started on this machine or named by
+    # RAY_ADDRESS; "local" always starts the private instance the setting promises.
+    address = settings.ray_address or "local"
     options: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
-    if address is None:
+    if address == "local":
         options.update(num_cpus=settings.workers, include_dashboard=False)
     try:
         ray.init(address=address, **options)
     except (ConnectionError, ValueError, RuntimeError, TimeoutError) as exc:
-        where = f"at {address}" if address else "locally"
+        where = f"at {address}" if settings.ray_address else "locally"
         raise ConfigError(f"cannot start or join Ray {where}: {exc}".splitlines()[0]) from exc
     return True
 
@@ -224,7 +226,9 @@ class RayExecutor:
             return Outcome(reason=Reason.CORRUPTED,
                            detail=f"ray: {type(exc).__name__} after {SYSTEM_RETRIES} retries")
         except ray_errors.RayTaskError as exc:  # a bug outside the child, e.g. a full disk
-            return Outcome(reason=Reason.CORRUPTED, detail=str(exc).splitlines()[0][:500])
+            # Its own text starts with the worker's pid and address: the cause is what repeats.
+            cause = f"{type(exc.cause).__name__}: {exc.cause}"
+            return Outcome(reason=Reason.CORRUPTED, detail=cause.splitlines()[0][:500])
         except ray_errors.RayError as exc:
             raise RayClusterError(
                 f"ray failed on {sent.task.candidate.id}: {type(exc).__name__}; "
