@@ -311,6 +311,28 @@ def test_hostile_pdfs_cost_one_reject_each(ray_address: str) -> None:
     assert found["A00_control_valid"][0] is Reason.ABSTRACT_NOT_FOUND  # parsed normally
 
 
+def _unpicklable(task: Task) -> Outcome:
+    return Outcome(reason=Reason.CORRUPTED)
+
+
+def test_failure_outside_the_isolated_child_names_its_cause(ray_address: str) -> None:
+    """The Ray worker cannot hand a function it cannot pickle to its child: the reject says
+    why, not which worker process on which address raised."""
+    from loralay_build.run.ray_executor import RayExecutor
+
+    func = _unpicklable
+    func.__qualname__ = "nowhere"  # pickled by value for Ray, by name for the child: fails
+    executor = RayExecutor(RunSettings(executor="ray"), func=func)
+    try:
+        (outcome,) = [o for _, o in executor.run([_task(BADPDFS / "A00_control_valid.pdf",
+                                                          "pdfium")])]
+    finally:
+        executor.close()
+    assert outcome.reason is Reason.CORRUPTED
+    assert outcome.detail.startswith("PicklingError: Can't pickle"), outcome.detail
+    assert "attribute lookup nowhere" in outcome.detail
+
+
 def test_missing_ray_extra_is_one_line_and_exit_2(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
