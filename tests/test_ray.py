@@ -1,8 +1,8 @@
 """`--executor ray`: same output as the local executor, the same isolation, the same resume,
 on several nodes, one of which may leave mid-build.
 
-One real two-node Ray cluster on this machine (a head and a worker node, one CPU each)
-serves the whole module: the builds run as real `build-corpus` subprocesses that join it
+One real Ray cluster on this machine (a head without CPUs and two worker nodes of one CPU
+each) serves the whole module: the builds run as real `build-corpus` subprocesses that join it
 with `--ray-address`, the hostile-PDF sweep runs in this process.
 """
 
@@ -42,25 +42,70 @@ SEED = 5
 TIMEOUT = 20.0  # the 1 GiB bomb needs ~6 s (more on a busy machine) to reach MemoryError
 
 
+WORKER_NODES = 2
+
+
 @dataclass
 class RayCluster:
+    """A head without CPUs (it runs Ray's services and the drivers, as on a real cluster) and
+    worker nodes of one CPU each."""
+
     cluster: Any  # ray.cluster_utils.Cluster
-    worker: Any  # its worker node (the head is the other)
+    workers: list[Any]
+
+    def remove(self, nodes: list[Any]) -> None:
+        for node in nodes:
+            self.cluster.remove_node(node)
+            self.workers.remove(node)
+
+    def parsing_node(self, timeout: float) -> Any:
+        """A worker node whose isolated child is parsing a document right now (its CPU time
+        grows), so a task is running there."""
+        last = [_parse_ticks(node) for node in self.workers]
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            time.sleep(0.02)
+            for i, node in enumerate(self.workers):
+                ticks = _parse_ticks(node)
+                if ticks > last[i]:
+                    return node
+                last[i] = ticks
+        raise AssertionError("no worker node parsed anything")
+
+    def restore(self) -> None:
+        """Worker nodes back to `WORKER_NODES`, for the module's other tests."""
+        while len(self.workers) < WORKER_NODES:
+            self.workers.append(self.cluster.add_node(num_cpus=1))
+        self.cluster.wait_for_nodes()
+
+
+def _parse_ticks(node: Any) -> int:
+    """CPU ticks so far of a node's isolated children and their fork servers."""
+    total = 0
+    for pid in buildrun.children(node.all_processes["raylet"][0].process.pid):
+        try:
+            if b"multiprocessing.forkserver" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                continue
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # it just ended
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total
 
 
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[RayCluster]:
-    """A head and a worker node, one CPU each; builds join it instead of starting their own."""
+    """The module's cluster; builds join it instead of starting their own."""
     ray = pytest.importorskip("ray")
     from ray.cluster_utils import Cluster
 
     cluster = Cluster(initialize_head=True,
-                      head_node_args={"num_cpus": 1, "include_dashboard": False})
+                      head_node_args={"num_cpus": 0, "include_dashboard": False})
     try:
-        worker = cluster.add_node(num_cpus=1)
-        cluster.wait_for_nodes()
+        nodes = RayCluster(cluster, [])
+        nodes.restore()
         ray.init(address=cluster.address, log_to_driver=False)
-        yield RayCluster(cluster, worker)
+        yield nodes
     finally:
         ray.shutdown()
         cluster.shutdown()
@@ -229,26 +274,25 @@ def _last_run_counts(out: Path) -> dict[str, int]:
 
 def test_node_removed_mid_build(ray_cluster: RayCluster, hal_reference: Path,
                                 tmp_path: Path) -> None:
-    """The worker node leaves while it parses: its documents go to the head, each document is
+    """A worker node leaves while it parses: its documents go to the other, each document is
     committed once, and the corpus is byte-identical to the local executor's."""
-    cluster = ray_cluster.cluster
     out = tmp_path / "out"
     env = {**os.environ, "LORALAY_RUN__COMMIT_BATCH": "1"}  # progress visible in the state
     try:
         with Sandbox(docs=DOCS, seed=SEED) as sandbox:
             config = buildrun.write_config(sandbox, tmp_path / "config.toml")
             argv = hal_command(out, config, "--executor", "ray", "--ray-address",
-                               str(cluster.address), "-v")
+                               str(ray_cluster.cluster.address), "-v")
             with open(tmp_path / "stderr", "wb") as log:
                 proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=log)
                 try:
                     deadline = time.monotonic() + buildrun.RUN_TIMEOUT
                     while proc.poll() is None and time.monotonic() < deadline:
-                        if _counts(out).get("processed", 0) >= 2:
+                        if _counts(out).get("processed", 0) >= 1:
                             break
                         time.sleep(0.01)
                     assert proc.poll() is None, "the build ended before the node left"
-                    cluster.remove_node(ray_cluster.worker)
+                    ray_cluster.remove([ray_cluster.parsing_node(timeout=60)])
                     proc.wait(timeout=buildrun.RUN_TIMEOUT)
                 finally:
                     proc.kill()
@@ -265,9 +309,51 @@ def test_node_removed_mid_build(ray_cluster: RayCluster, hal_reference: Path,
         assert sum(per_node.values()) == sum(
             n for k, n in _last_run_counts(out).items()
             if k == "processed" or k.startswith("rejected_"))
-    finally:  # the module's other tests keep two nodes
-        ray_cluster.worker = cluster.add_node(num_cpus=1)
-        cluster.wait_for_nodes()
+    finally:
+        ray_cluster.restore()
+
+
+def test_cluster_without_cpus_stops_then_resumes(ray_cluster: RayCluster, hal_reference: Path,
+                                                 tmp_path: Path) -> None:
+    """Every worker node leaves mid-build: the driver does not wait forever but stops after
+    [run] ray_no_cpu_wait with one line and exit 1; with nodes back the same command finishes
+    the corpus, byte-identical."""
+    out = tmp_path / "out"
+    env = {**os.environ, "LORALAY_RUN__COMMIT_BATCH": "1", "LORALAY_RUN__RAY_NO_CPU_WAIT": "3"}
+    try:
+        with Sandbox(docs=DOCS, seed=SEED) as sandbox:
+            config = buildrun.write_config(sandbox, tmp_path / "config.toml")
+            argv = hal_command(out, config, "--executor", "ray", "--ray-address",
+                               str(ray_cluster.cluster.address))
+            proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, text=True)
+            try:
+                deadline = time.monotonic() + buildrun.RUN_TIMEOUT
+                while proc.poll() is None and time.monotonic() < deadline:
+                    if _counts(out).get("processed", 0) >= 2:
+                        break
+                    time.sleep(0.01)
+                assert proc.poll() is None, "the build ended before the nodes left"
+                ray_cluster.remove(list(ray_cluster.workers))
+                _, stderr = proc.communicate(timeout=120)
+            finally:
+                proc.kill()
+                proc.wait()
+            assert proc.returncode == 1, stderr[-2000:]
+            assert "Traceback" not in stderr
+            (line,) = [x for x in stderr.splitlines() if "build failed" in x]
+            assert line.endswith("run the same command again once nodes have joined"), line
+            assert "the Ray cluster has had no CPU for 3 s" in line
+            left = _counts(out)
+            assert left.get("processed", 0) >= 2 and left.get("fetched", 0) >= 1, left
+            ray_cluster.restore()
+            resumed = hal_build(out, config, "--executor", "ray", "--ray-address",
+                                str(ray_cluster.cluster.address))
+        assert resumed.returncode == 0, resumed.stderr.decode()[-2000:]
+        assert digests(out / "hal") == digests(hal_reference)
+        assert buildrun.split_ids(out / "hal") == buildrun.split_ids(hal_reference)
+    finally:
+        ray_cluster.restore()
 
 
 def _task(path: Path, backend: str, source_id: str | None = None) -> Task:

@@ -22,6 +22,7 @@ import functools
 import logging
 import pickle
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -47,6 +48,7 @@ SYSTEM_RETRIES = 2  # the driver resubmits a document whose Ray worker died this
 # (a document that took down that many nodes is not a cluster accident).
 NODE_LOSSES = 5
 IN_FLIGHT_PER_CPU = 2  # enough queued work to keep every CPU busy between two commits
+CPU_CHECK_SECONDS = 5.0  # with nothing finished for this long, the driver counts the CPUs
 
 ProcessFn = Callable[[Task], Outcome]
 
@@ -193,14 +195,38 @@ class RayExecutor:
                     self._submit(_Sent(task))
             if not self.pending:
                 return
-            ready, _ = ray.wait(list(self.pending), num_returns=1)
-            for ref in ready:
+            for ref in self._wait():
                 sent = self.pending.pop(ref)
                 outcome = self._collect(ref, sent)
                 if outcome is None:
                     self._submit(sent)
                 else:
                     yield sent.task, outcome
+
+    def _wait(self) -> list[ray.ObjectRef[Result]]:
+        """At least one finished task. Ray would wait forever for a CPU when the cluster has
+        none left (every node gone); the driver stops after `ray_no_cpu_wait` seconds."""
+        patience = self.settings.ray_no_cpu_wait
+        without_cpu: float | None = None
+        while True:
+            ready, _ = ray.wait(list(self.pending), num_returns=1,
+                                timeout=min(CPU_CHECK_SECONDS, patience))
+            if ready:
+                return ready
+            cpus = ray.cluster_resources().get("CPU", 0)  # type: ignore[no-untyped-call]
+            if cpus > 0:
+                without_cpu = None
+                continue
+            now = time.monotonic()
+            if without_cpu is None:
+                without_cpu = now
+                log.warning("ray: the cluster has no CPU left; waiting up to %.0f s for nodes",
+                            patience)
+            elif now - without_cpu >= patience:
+                raise RayClusterError(
+                    f"the Ray cluster has had no CPU for {patience:.0f} s with "
+                    f"{len(self.pending)} documents waiting; run the same command again "
+                    "once nodes have joined")
 
     def _collect(self, ref: ray.ObjectRef[Result], sent: _Sent) -> Outcome | None:
         """The document's outcome, or None when it must be sent again."""
