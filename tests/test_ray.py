@@ -450,7 +450,7 @@ def test_ray_address_with_another_executor_is_a_usage_error(tmp_path: Path) -> N
 def test_where_work_runs_is_not_part_of_the_config_hash() -> None:
     base = load_settings("local", environ={}).config_hash()
     placed = {"run": {"executor": "ray", "workers": 8, "ray_address": "auto",
-                      "shared_blobs": True, "in_flight": 64}}
+                      "shared_blobs": True, "in_flight": 64, "ray_no_cpu_wait": 5.0}}
     assert load_settings("local", environ={}, overrides=placed).config_hash() == base
     limits = {"run": {"timeout": 5.0}}
     assert load_settings("local", environ={}, overrides=limits).config_hash() != base
