@@ -447,6 +447,18 @@ def test_ray_address_with_another_executor_is_a_usage_error(tmp_path: Path) -> N
     assert "--ray-address needs --executor ray" in result.stderr
 
 
+def test_ray_no_cpu_wait_must_be_positive(tmp_path: Path) -> None:
+    """Zero would make the driver poll the cluster without pause."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    manifest = write_manifest(docs / "docs.jsonl", make_corpus(docs, 1))
+    result = run_cli("local", "--input", str(manifest), "--out", str(tmp_path / "out"),
+                     env={"LORALAY_RUN__RAY_NO_CPU_WAIT": "0"})
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "configuration error: [run] ray_no_cpu_wait must be positive, got 0"]
+
+
 def test_where_work_runs_is_not_part_of_the_config_hash() -> None:
     base = load_settings("local", environ={}).config_hash()
     placed = {"run": {"executor": "ray", "workers": 8, "ray_address": "auto",

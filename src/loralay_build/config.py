@@ -77,6 +77,9 @@ class RunSettings:
     def __post_init__(self) -> None:
         if self.workers < 1:
             raise ConfigError(f"[run] workers must be at least 1, got {self.workers}")
+        if not self.ray_no_cpu_wait > 0:
+            raise ConfigError(
+                f"[run] ray_no_cpu_wait must be positive, got {self.ray_no_cpu_wait:g}")
 
 
 @dataclass(frozen=True)
