@@ -356,6 +356,43 @@ def test_cluster_without_cpus_stops_then_resumes(ray_cluster: RayCluster, hal_re
         ray_cluster.restore()
 
 
+def test_nodes_that_join_mid_build_get_work(ray_cluster: RayCluster, hal_reference: Path,
+                                            tmp_path: Path) -> None:
+    """The build starts while no worker node is there (the head has no CPU): it waits, and
+    the nodes that join get as many documents in flight as their CPUs take."""
+    out = tmp_path / "out"
+    env = {**os.environ, "LORALAY_RUN__RAY_NO_CPU_WAIT": "300"}
+    ray_cluster.remove(list(ray_cluster.workers))
+    try:
+        with Sandbox(docs=DOCS, seed=SEED) as sandbox:
+            config = buildrun.write_config(sandbox, tmp_path / "config.toml")
+            argv = hal_command(out, config, "--executor", "ray", "--ray-address",
+                               str(ray_cluster.cluster.address), "-v")
+            with open(tmp_path / "stderr", "wb") as log:
+                proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=log)
+                try:
+                    deadline = time.monotonic() + buildrun.RUN_TIMEOUT
+                    while proc.poll() is None and time.monotonic() < deadline:
+                        if "the cluster has no CPU left" in (tmp_path / "stderr").read_text():
+                            break
+                        time.sleep(0.05)
+                    assert proc.poll() is None, "the build ended before nodes joined"
+                    ray_cluster.restore()
+                    proc.wait(timeout=buildrun.RUN_TIMEOUT)
+                finally:
+                    proc.kill()
+                    proc.wait()
+        stderr = (tmp_path / "stderr").read_text()
+        assert proc.returncode == 0, stderr[-2000:]
+        assert "ray: 2 CPUs, up to 4 documents in flight" in stderr  # followed the nodes
+        assert "ray: 0 CPUs, up to 2 documents in flight" in stderr
+        per_node, _ = spread(stderr)
+        assert len(per_node) == 2
+        assert digests(out / "hal") == digests(hal_reference)
+    finally:
+        ray_cluster.restore()
+
+
 def _task(path: Path, backend: str, source_id: str | None = None) -> Task:
     candidate = Candidate(
         id=f"badpdf:{source_id or path.stem}", source="local",

@@ -48,7 +48,7 @@ SYSTEM_RETRIES = 2  # the driver resubmits a document whose Ray worker died this
 # (a document that took down that many nodes is not a cluster accident).
 NODE_LOSSES = 5
 IN_FLIGHT_PER_CPU = 2  # enough queued work to keep every CPU busy between two commits
-CPU_CHECK_SECONDS = 5.0  # with nothing finished for this long, the driver counts the CPUs
+CPU_CHECK_SECONDS = 5.0  # how often the driver counts the cluster's CPUs
 
 ProcessFn = Callable[[Task], Outcome]
 
@@ -164,15 +164,25 @@ class RayExecutor:
         self.func = func
         self.limits = limits_of(settings)
         self.owner = _connect(settings)
-        cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
-        self.in_flight = settings.in_flight or IN_FLIGHT_PER_CPU * max(1, cpus)
+        self.in_flight = 0
+        self.sized = 0.0  # when `in_flight` last followed the cluster's CPUs
+        self._resize()
         self.remote = ray.remote(process_remote).options(
             num_cpus=1, max_retries=0, retry_exceptions=False
         )
         self.pending: dict[ray.ObjectRef[Result], _Sent] = {}
         self.per_node: Counter[str] = Counter()  # documents each node returned
         self.resubmitted = 0  # documents sent again after their node died
-        log.info("ray: %d CPUs, up to %d documents in flight", cpus, self.in_flight)
+
+    def _resize(self) -> None:
+        """Two documents in flight per CPU of the cluster as it is now: nodes that join
+        mid-build get work, and a driver started before its nodes is not stuck at two."""
+        self.sized = time.monotonic()
+        cpus = int(ray.cluster_resources().get("CPU", 0))  # type: ignore[no-untyped-call]
+        wanted = self.settings.in_flight or IN_FLIGHT_PER_CPU * max(1, cpus)
+        if wanted != self.in_flight:
+            self.in_flight = wanted
+            log.info("ray: %d CPUs, up to %d documents in flight", cpus, wanted)
 
     def _submit(self, sent: _Sent) -> None:
         task = sent.task
@@ -187,6 +197,8 @@ class RayExecutor:
         source = iter(tasks)
         exhausted = False
         while True:
+            if time.monotonic() - self.sized >= CPU_CHECK_SECONDS:
+                self._resize()
             while not exhausted and len(self.pending) < self.in_flight:
                 task = next(source, None)
                 if task is None:
