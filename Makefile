@@ -1,7 +1,7 @@
 PYTHON ?= python3
 OUT ?= data
 
-.PHONY: install test test-all demo lint typecheck bench-parse bench-match realdocs bench-e2e
+.PHONY: install test test-all demo lint typecheck bench-parse bench-match realdocs bench-e2e bench-ray-driver
 
 install:  ## install the package with its test and lint tools
 	$(PYTHON) -m pip install -e ".[dev]"
@@ -24,6 +24,9 @@ bench-parse:  ## PDF backends on a folder of PDFs: make bench-parse DIR=../share
 
 bench-e2e:  ## whole build vs parse-only CPU, wall, RSS, re-run: make bench-e2e DIR=../shared/realdocs
 	$(PYTHON) scripts/bench_e2e.py $(DIR)
+
+bench-ray-driver:  ## the Ray driver's ceiling, processing stubbed out: make bench-ray-driver DIR=../shared/realdocs
+	$(PYTHON) scripts/bench_ray_driver.py $(DIR)
 
 bench-match:  ## abstract matchers on a realdocs-style folder: make bench-match DIR=../shared/realdocs
 	$(PYTHON) scripts/bench_match.py $(DIR)

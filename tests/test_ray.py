@@ -1,21 +1,25 @@
-"""`--executor ray`: same output as the local executor, the same isolation, the same resume.
+"""`--executor ray`: same output as the local executor, the same isolation, the same resume,
+on several nodes, one of which may leave mid-build.
 
-One local Ray instance (2 CPUs) serves the whole module: the builds run as real
-`build-corpus` subprocesses that join it with `--ray-address`, the hostile-PDF sweep runs
-in this process.
+One real Ray cluster on this machine (a head without CPUs and two worker nodes of one CPU
+each) serves the whole module: the builds run as real `build-corpus` subprocesses that join it
+with `--ray-address`, the hostile-PDF sweep runs in this process.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,15 +42,89 @@ SEED = 5
 TIMEOUT = 20.0  # the 1 GiB bomb needs ~6 s (more on a busy machine) to reach MemoryError
 
 
+WORKER_NODES = 2
+
+
+@dataclass
+class RayCluster:
+    """A head without CPUs (it runs Ray's services and the drivers, as on a real cluster) and
+    worker nodes of one CPU each."""
+
+    cluster: Any  # ray.cluster_utils.Cluster
+    workers: list[Any]
+
+    def remove(self, nodes: list[Any]) -> None:
+        for node in nodes:
+            self.cluster.remove_node(node)
+            self.workers.remove(node)
+
+    def parsing_node(self, timeout: float) -> Any:
+        """A worker node whose isolated child is parsing a document right now (its CPU time
+        grows), so a task is running there."""
+        last = [_parse_ticks(node) for node in self.workers]
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            time.sleep(0.02)
+            for i, node in enumerate(self.workers):
+                ticks = _parse_ticks(node)
+                if ticks > last[i]:
+                    return node
+                last[i] = ticks
+        raise AssertionError("no worker node parsed anything")
+
+    def restore(self) -> None:
+        """Worker nodes back to `WORKER_NODES`, for the module's other tests."""
+        while len(self.workers) < WORKER_NODES:
+            self.workers.append(self.cluster.add_node(num_cpus=1))
+        self.cluster.wait_for_nodes()
+
+
+def _parse_ticks(node: Any) -> int:
+    """CPU ticks so far of a node's isolated children and their fork servers."""
+    total = 0
+    for pid in buildrun.children(node.all_processes["raylet"][0].process.pid):
+        try:
+            if b"multiprocessing.forkserver" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                continue
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # it just ended
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total
+
+
 @pytest.fixture(scope="module")
-def ray_address() -> Iterator[str]:
-    """A local Ray instance for the module; builds join it instead of starting their own."""
+def ray_cluster() -> Iterator[RayCluster]:
+    """The module's cluster; builds join it instead of starting their own."""
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True,
+                      head_node_args={"num_cpus": 0, "include_dashboard": False})
     try:
-        yield str(ray.get_runtime_context().gcs_address)
+        nodes = RayCluster(cluster, [])
+        nodes.restore()
+        ray.init(address=cluster.address, log_to_driver=False)
+        yield nodes
     finally:
         ray.shutdown()
+        cluster.shutdown()
+
+
+@pytest.fixture(scope="module")
+def ray_address(ray_cluster: RayCluster) -> str:
+    return str(ray_cluster.cluster.address)
+
+
+SPREAD = re.compile(r"ray: (\d+) documents on (\d+) nodes \((.*)\); (\d+) resubmitted")
+
+
+def spread(stderr: str) -> tuple[dict[str, int], int]:
+    """Documents per node and documents resubmitted, from a build's `-v` log."""
+    (found,) = SPREAD.findall(stderr)
+    per_node = {k: int(v) for k, v in (pair.split("=") for pair in found[2].split(", "))}
+    assert sum(per_node.values()) == int(found[0]) and len(per_node) == int(found[1])
+    return per_node, int(found[3])
 
 
 def digests(folder: Path) -> dict[str, str]:
@@ -64,9 +142,15 @@ def contents(folder: Path) -> dict[str, bytes]:
     return files
 
 
+def hal_command(out: Path, config: Path, *extra: str) -> list[str]:
+    """`build-corpus hal`, with its log (-v) when asked, quiet otherwise."""
+    argv = buildrun.command(out, config, *extra)
+    return [a for a in argv if a != "-q"] if "-v" in extra else argv
+
+
 def hal_build(out: Path, config: Path, *extra: str,
               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(buildrun.command(out, config, *extra), capture_output=True,
+    return subprocess.run(hal_command(out, config, *extra), capture_output=True,
                           timeout=buildrun.RUN_TIMEOUT, env={**os.environ, **(env or {})})
 
 
@@ -96,7 +180,27 @@ def test_local_corpus_is_byte_identical(ray_address: str, tmp_path: Path) -> Non
                   "--ray-address", ray_address, "-v",
                   env={"LORALAY_RUN__SHARED_BLOBS": "true"})  # workers read --out directly
     assert ray.returncode == 0, ray.stderr
-    assert "ray: 2 CPUs" in ray.stderr  # the documents did go through Ray
+    per_node, _ = spread(ray.stderr)
+    assert len(per_node) == 2 and sum(per_node.values()) == 6  # both nodes processed some
+    assert contents(tmp_path / "ray" / "local") == contents(tmp_path / "local" / "local")
+
+
+def test_without_an_address_a_private_instance_is_started(ray_address: str,
+                                                           tmp_path: Path) -> None:
+    """Another cluster runs on this machine (the module's, also named by RAY_ADDRESS): a
+    build without --ray-address still gets its own instance of --workers CPUs."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    manifest = write_manifest(docs / "docs.jsonl", make_corpus(docs, 3))
+    args = ("local", "--input", str(manifest), "--workers", "1", "--no-filter")
+    local = run_cli(*args, "--out", str(tmp_path / "local"), "--executor", "local")
+    assert local.returncode == 0, local.stderr
+    ray = run_cli(*args, "--out", str(tmp_path / "ray"), "--executor", "ray", "-v",
+                  env={"RAY_ADDRESS": ray_address})
+    assert ray.returncode == 0, ray.stderr
+    assert "ray: 1 CPUs" in ray.stderr
+    per_node, _ = spread(ray.stderr)
+    assert len(per_node) == 1 and sum(per_node.values()) == 3
     assert contents(tmp_path / "ray" / "local") == contents(tmp_path / "local" / "local")
 
 
@@ -105,8 +209,10 @@ def test_hal_corpus_is_byte_identical(ray_address: str, hal_reference: Path,
     with Sandbox(docs=DOCS, seed=SEED) as sandbox:  # the blobs travel inside the tasks
         config = buildrun.write_config(sandbox, tmp_path / "config.toml")
         result = hal_build(tmp_path / "out", config, "--executor", "ray",
-                           "--ray-address", ray_address)
+                           "--ray-address", ray_address, "-v")
     assert result.returncode == 0, result.stderr.decode()[-2000:]
+    per_node, resubmitted = spread(result.stderr.decode())
+    assert len(per_node) == 2 and resubmitted == 0
     assert digests(tmp_path / "out" / "hal") == digests(hal_reference)
 
 
@@ -159,6 +265,134 @@ def test_driver_killed_mid_processing_resumes(ray_address: str, hal_reference: P
     assert redone == left["fetched"]  # only what the killed driver had not committed
 
 
+def _last_run_counts(out: Path) -> dict[str, int]:
+    with sqlite3.connect(out / STATE_DIR / "state.sqlite") as conn:
+        (counts,) = conn.execute("SELECT counts FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+    found: dict[str, int] = json.loads(counts)
+    return found
+
+
+def test_node_removed_mid_build(ray_cluster: RayCluster, hal_reference: Path,
+                                tmp_path: Path) -> None:
+    """A worker node leaves while it parses: its documents go to the other, each document is
+    committed once, and the corpus is byte-identical to the local executor's."""
+    out = tmp_path / "out"
+    env = {**os.environ, "LORALAY_RUN__COMMIT_BATCH": "1"}  # progress visible in the state
+    try:
+        with Sandbox(docs=DOCS, seed=SEED) as sandbox:
+            config = buildrun.write_config(sandbox, tmp_path / "config.toml")
+            argv = hal_command(out, config, "--executor", "ray", "--ray-address",
+                               str(ray_cluster.cluster.address), "-v")
+            with open(tmp_path / "stderr", "wb") as log:
+                proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=log)
+                try:
+                    deadline = time.monotonic() + buildrun.RUN_TIMEOUT
+                    while proc.poll() is None and time.monotonic() < deadline:
+                        if _counts(out).get("processed", 0) >= 1:
+                            break
+                        time.sleep(0.01)
+                    assert proc.poll() is None, "the build ended before the node left"
+                    ray_cluster.remove([ray_cluster.parsing_node(timeout=60)])
+                    proc.wait(timeout=buildrun.RUN_TIMEOUT)
+                finally:
+                    proc.kill()
+                    proc.wait()
+        stderr = (tmp_path / "stderr").read_text()
+        assert proc.returncode == 0, stderr[-2000:]
+        per_node, resubmitted = spread(stderr)
+        assert resubmitted >= 1, stderr[-2000:]  # the node did leave with documents on it
+        assert stderr.count("a node was lost with") == resubmitted
+        assert digests(out / "hal") == digests(hal_reference)
+        assert buildrun.split_ids(out / "hal") == buildrun.split_ids(hal_reference)
+        # Each document processed or rejected once, as many as without Ray.
+        assert _last_run_counts(out) == _last_run_counts(hal_reference.parent)
+        assert sum(per_node.values()) == sum(
+            n for k, n in _last_run_counts(out).items()
+            if k == "processed" or k.startswith("rejected_"))
+    finally:
+        ray_cluster.restore()
+
+
+def test_cluster_without_cpus_stops_then_resumes(ray_cluster: RayCluster, hal_reference: Path,
+                                                 tmp_path: Path) -> None:
+    """Every worker node leaves mid-build: the driver does not wait forever but stops after
+    [run] ray_no_cpu_wait with one line and exit 1; with nodes back the same command finishes
+    the corpus, byte-identical."""
+    out = tmp_path / "out"
+    env = {**os.environ, "LORALAY_RUN__COMMIT_BATCH": "1", "LORALAY_RUN__RAY_NO_CPU_WAIT": "3"}
+    try:
+        with Sandbox(docs=DOCS, seed=SEED) as sandbox:
+            config = buildrun.write_config(sandbox, tmp_path / "config.toml")
+            argv = hal_command(out, config, "--executor", "ray", "--ray-address",
+                               str(ray_cluster.cluster.address))
+            proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, text=True)
+            try:
+                deadline = time.monotonic() + buildrun.RUN_TIMEOUT
+                while proc.poll() is None and time.monotonic() < deadline:
+                    if _counts(out).get("processed", 0) >= 2:
+                        break
+                    time.sleep(0.01)
+                assert proc.poll() is None, "the build ended before the nodes left"
+                ray_cluster.remove(list(ray_cluster.workers))
+                _, stderr = proc.communicate(timeout=120)
+            finally:
+                proc.kill()
+                proc.wait()
+            assert proc.returncode == 1, stderr[-2000:]
+            assert "Traceback" not in stderr
+            (line,) = [x for x in stderr.splitlines() if "build failed" in x]
+            assert line.endswith("run the same command again once nodes have joined"), line
+            assert "the Ray cluster has had no CPU for 3 s" in line
+            left = _counts(out)
+            assert left.get("processed", 0) >= 2 and left.get("fetched", 0) >= 1, left
+            ray_cluster.restore()
+            resumed = hal_build(out, config, "--executor", "ray", "--ray-address",
+                                str(ray_cluster.cluster.address))
+        assert resumed.returncode == 0, resumed.stderr.decode()[-2000:]
+        assert digests(out / "hal") == digests(hal_reference)
+        assert buildrun.split_ids(out / "hal") == buildrun.split_ids(hal_reference)
+    finally:
+        ray_cluster.restore()
+
+
+def test_nodes_that_join_mid_build_get_work(ray_cluster: RayCluster, hal_reference: Path,
+                                            tmp_path: Path) -> None:
+    """The build starts while no worker node is there (the head has no CPU): it waits, and
+    the nodes that join get as many documents in flight as their CPUs take."""
+    out = tmp_path / "out"
+    env = {**os.environ, "LORALAY_RUN__RAY_NO_CPU_WAIT": "300"}
+    ray_cluster.remove(list(ray_cluster.workers))
+    try:
+        with Sandbox(docs=DOCS, seed=SEED) as sandbox:
+            config = buildrun.write_config(sandbox, tmp_path / "config.toml")
+            argv = hal_command(out, config, "--executor", "ray", "--ray-address",
+                               str(ray_cluster.cluster.address), "-v")
+            with open(tmp_path / "stderr", "wb") as log:
+                proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=log)
+                try:
+                    deadline = time.monotonic() + buildrun.RUN_TIMEOUT
+                    while proc.poll() is None and time.monotonic() < deadline:
+                        if "the cluster has no CPU left" in (tmp_path / "stderr").read_text():
+                            break
+                        time.sleep(0.05)
+                    assert proc.poll() is None, "the build ended before nodes joined"
+                    ray_cluster.restore()
+                    proc.wait(timeout=buildrun.RUN_TIMEOUT)
+                finally:
+                    proc.kill()
+                    proc.wait()
+        stderr = (tmp_path / "stderr").read_text()
+        assert proc.returncode == 0, stderr[-2000:]
+        assert "ray: 2 CPUs, up to 4 documents in flight" in stderr  # followed the nodes
+        assert "ray: 0 CPUs, up to 2 documents in flight" in stderr
+        per_node, _ = spread(stderr)
+        assert len(per_node) == 2
+        assert digests(out / "hal") == digests(hal_reference)
+    finally:
+        ray_cluster.restore()
+
+
 def _task(path: Path, backend: str, source_id: str | None = None) -> Task:
     candidate = Candidate(
         id=f"badpdf:{source_id or path.stem}", source="local",
@@ -200,6 +434,28 @@ def test_hostile_pdfs_cost_one_reject_each(ray_address: str) -> None:
     assert found["A00_control_valid"][0] is Reason.ABSTRACT_NOT_FOUND  # parsed normally
 
 
+def _unpicklable(task: Task) -> Outcome:
+    return Outcome(reason=Reason.CORRUPTED)
+
+
+def test_failure_outside_the_isolated_child_names_its_cause(ray_address: str) -> None:
+    """The Ray worker cannot hand a function it cannot pickle to its child: the reject says
+    why, not which worker process on which address raised."""
+    from loralay_build.run.ray_executor import RayExecutor
+
+    func = _unpicklable
+    func.__qualname__ = "nowhere"  # pickled by value for Ray, by name for the child: fails
+    executor = RayExecutor(RunSettings(executor="ray"), func=func)
+    try:
+        (outcome,) = [o for _, o in executor.run([_task(BADPDFS / "A00_control_valid.pdf",
+                                                          "pdfium")])]
+    finally:
+        executor.close()
+    assert outcome.reason is Reason.CORRUPTED
+    assert outcome.detail.startswith("PicklingError: Can't pickle"), outcome.detail
+    assert "attribute lookup nowhere" in outcome.detail
+
+
 def test_missing_ray_extra_is_one_line_and_exit_2(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -228,10 +484,22 @@ def test_ray_address_with_another_executor_is_a_usage_error(tmp_path: Path) -> N
     assert "--ray-address needs --executor ray" in result.stderr
 
 
+def test_ray_no_cpu_wait_must_be_positive(tmp_path: Path) -> None:
+    """Zero would make the driver poll the cluster without pause."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    manifest = write_manifest(docs / "docs.jsonl", make_corpus(docs, 1))
+    result = run_cli("local", "--input", str(manifest), "--out", str(tmp_path / "out"),
+                     env={"LORALAY_RUN__RAY_NO_CPU_WAIT": "0"})
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "configuration error: [run] ray_no_cpu_wait must be positive, got 0"]
+
+
 def test_where_work_runs_is_not_part_of_the_config_hash() -> None:
     base = load_settings("local", environ={}).config_hash()
     placed = {"run": {"executor": "ray", "workers": 8, "ray_address": "auto",
-                      "shared_blobs": True, "in_flight": 64}}
+                      "shared_blobs": True, "in_flight": 64, "ray_no_cpu_wait": 5.0}}
     assert load_settings("local", environ={}, overrides=placed).config_hash() == base
     limits = {"run": {"timeout": 5.0}}
     assert load_settings("local", environ={}, overrides=limits).config_hash() != base

@@ -68,6 +68,9 @@ class RunSettings:
     ray_address: str = ""
     shared_blobs: bool = False  # Ray tasks read PDFs from --out (every node mounts it) or get bytes
     in_flight: int = 0  # Ray tasks submitted and not yet committed; 0 = 2 per cluster CPU
+    # Seconds the driver waits for nodes when the Ray cluster has no CPU left, then stops
+    # (nothing is lost: the same command resumes once nodes have joined).
+    ray_no_cpu_wait: float = 600.0
     # Processed documents are committed in batches (one filesystem sync, one state commit):
     # a crash redoes at most this many documents or seconds of work.
     commit_batch: int = 64
@@ -76,6 +79,9 @@ class RunSettings:
     def __post_init__(self) -> None:
         if self.workers < 1:
             raise ConfigError(f"[run] workers must be at least 1, got {self.workers}")
+        if not self.ray_no_cpu_wait > 0:
+            raise ConfigError(
+                f"[run] ray_no_cpu_wait must be positive, got {self.ray_no_cpu_wait:g}")
 
 
 @dataclass(frozen=True)
@@ -203,7 +209,7 @@ class Settings:
 
 
 PLACEMENT_KEYS = frozenset({"executor", "workers", "ray_address", "shared_blobs", "in_flight",
-                            "commit_batch", "commit_seconds"})
+                            "ray_no_cpu_wait", "commit_batch", "commit_seconds"})
 
 
 def _hash(obj: object) -> str:

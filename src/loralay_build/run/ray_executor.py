@@ -7,6 +7,12 @@ Ray worker would also cap Ray's own threads and shared-memory maps. So each Ray 
 the document to a persistent child process from `run/isolation.py` (forked from a preloaded
 server, RLIMIT_AS, killed on timeout, replaced on death, recycled, dies with its parent), exactly
 as the local executor does, and the same failures become the same rejects with the same details.
+
+Nodes may leave mid-build (preempted, scaled down, crashed). Ray's own retries would count a
+lost node against the document, and a document whose nodes died a few times would become a
+reject. So the driver resubmits itself: a document whose node died goes to the nodes that
+remain without counting against it; one whose Ray worker died alone is retried a bounded
+number of times, then rejected.
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ import functools
 import logging
 import pickle
 import tempfile
+import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -35,8 +43,12 @@ except ImportError as exc:  # the optional extra is not installed
 
 log = logging.getLogger(__name__)
 
-SYSTEM_RETRIES = 2  # Ray re-runs a task whose worker or node died this many times
+SYSTEM_RETRIES = 2  # the driver resubmits a document whose Ray worker died this many times
+# A document whose node died is resubmitted without counting against it, up to this many times
+# (a document that took down that many nodes is not a cluster accident).
+NODE_LOSSES = 5
 IN_FLIGHT_PER_CPU = 2  # enough queued work to keep every CPU busy between two commits
+CPU_CHECK_SECONDS = 5.0  # how often the driver counts the cluster's CPUs
 
 ProcessFn = Callable[[Task], Outcome]
 
@@ -74,19 +86,21 @@ def _isolated(pool: IsolatedPool[Task, bytes], task: Task) -> bytes | Outcome:
 
 def process_remote(
     func: ProcessFn, limits: Limits, task: Task, files: dict[str, bytes] | None
-) -> bytes | Outcome:
-    """One document in this worker's isolated child; `files` are the blob (and, for a bundle,
-    its parts) by their place in the store, when the store is not on shared disk."""
+) -> tuple[str, bytes | Outcome]:
+    """One document in this worker's isolated child, with the node that did it; `files` are
+    the blob (and, for a bundle, its parts) by their place in the store, when the store is not
+    on shared disk."""
+    node = ray.get_runtime_context().get_node_id()
     pool = _worker_pool(func, limits)
     if files is None:
-        return _isolated(pool, task)
+        return node, _isolated(pool, task)
     with tempfile.TemporaryDirectory(prefix="loralay-") as folder:
         for name, data in files.items():  # the store's layout, so bundle parts resolve
             target = Path(folder) / name
             target.parent.mkdir(exist_ok=True)
             target.write_bytes(data)
         path = Path(folder) / _store_name(Path(task.pdf_path))
-        return _isolated(pool, dataclasses.replace(task, pdf_path=str(path)))
+        return node, _isolated(pool, dataclasses.replace(task, pdf_path=str(path)))
 
 
 def _store_name(path: Path) -> str:
@@ -116,16 +130,30 @@ def _connect(settings: RunSettings) -> bool:
     """Join the configured cluster, or start a local instance; True if this call started it."""
     if ray.is_initialized():
         return False
-    address = settings.ray_address or None
+    # Without an address Ray would join a cluster started on this machine or named by
+    # RAY_ADDRESS; "local" always starts the private instance the setting promises.
+    address = settings.ray_address or "local"
     options: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
-    if address is None:
+    if address == "local":
         options.update(num_cpus=settings.workers, include_dashboard=False)
     try:
         ray.init(address=address, **options)
     except (ConnectionError, ValueError, RuntimeError, TimeoutError) as exc:
-        where = f"at {address}" if address else "locally"
+        where = f"at {address}" if settings.ray_address else "locally"
         raise ConfigError(f"cannot start or join Ray {where}: {exc}".splitlines()[0]) from exc
     return True
+
+
+Result = tuple[str, bytes | Outcome]  # the node that ran a task, and what it returned
+
+
+@dataclasses.dataclass
+class _Sent:
+    """A submitted document and what befell it so far."""
+
+    task: Task
+    crashes: int = 0  # its Ray worker died
+    node_losses: int = 0  # its node died
 
 
 class RayExecutor:
@@ -136,65 +164,129 @@ class RayExecutor:
         self.func = func
         self.limits = limits_of(settings)
         self.owner = _connect(settings)
-        cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
-        self.in_flight = settings.in_flight or IN_FLIGHT_PER_CPU * max(1, cpus)
+        self.in_flight = 0
+        self.sized = 0.0  # when `in_flight` last followed the cluster's CPUs
+        self._resize()
         self.remote = ray.remote(process_remote).options(
-            num_cpus=1, max_retries=SYSTEM_RETRIES, retry_exceptions=False
+            num_cpus=1, max_retries=0, retry_exceptions=False
         )
-        self.pending: dict[ray.ObjectRef[bytes | Outcome], Task] = {}
-        log.info("ray: %d CPUs, up to %d documents in flight", cpus, self.in_flight)
+        self.pending: dict[ray.ObjectRef[Result], _Sent] = {}
+        self.per_node: Counter[str] = Counter()  # documents each node returned
+        self.resubmitted = 0  # documents sent again after their node died
 
-    def _submit(self, task: Task) -> None:
+    def _resize(self) -> None:
+        """Two documents in flight per CPU of the cluster as it is now: nodes that join
+        mid-build get work, and a driver started before its nodes is not stuck at two."""
+        self.sized = time.monotonic()
+        cpus = int(ray.cluster_resources().get("CPU", 0))  # type: ignore[no-untyped-call]
+        wanted = self.settings.in_flight or IN_FLIGHT_PER_CPU * max(1, cpus)
+        if wanted != self.in_flight:
+            self.in_flight = wanted
+            log.info("ray: %d CPUs, up to %d documents in flight", cpus, wanted)
+
+    def _submit(self, sent: _Sent) -> None:
+        task = sent.task
         if self.settings.shared_blobs:  # a worker's current folder is not the driver's
             path = str(Path(task.pdf_path).absolute())
-            sent, pdf = dataclasses.replace(task, pdf_path=path), None
+            shipped, pdf = dataclasses.replace(task, pdf_path=path), None
         else:
-            sent, pdf = task, _blob_files(Path(task.pdf_path))
-        self.pending[self.remote.remote(self.func, self.limits, sent, pdf)] = task
+            shipped, pdf = task, _blob_files(Path(task.pdf_path))
+        self.pending[self.remote.remote(self.func, self.limits, shipped, pdf)] = sent
 
     def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
         source = iter(tasks)
         exhausted = False
         while True:
+            if time.monotonic() - self.sized >= CPU_CHECK_SECONDS:
+                self._resize()
             while not exhausted and len(self.pending) < self.in_flight:
                 task = next(source, None)
                 if task is None:
                     exhausted = True
                 else:
-                    self._submit(task)
+                    self._submit(_Sent(task))
             if not self.pending:
                 return
-            ready, _ = ray.wait(list(self.pending), num_returns=1)
-            for ref in ready:
-                task = self.pending.pop(ref)
-                yield task, self._collect(ref, task)
+            for ref in self._wait():
+                sent = self.pending.pop(ref)
+                outcome = self._collect(ref, sent)
+                if outcome is None:
+                    self._submit(sent)
+                else:
+                    yield sent.task, outcome
 
-    def _collect(self, ref: ray.ObjectRef[bytes | Outcome], task: Task) -> Outcome:
+    def _wait(self) -> list[ray.ObjectRef[Result]]:
+        """At least one finished task. Ray would wait forever for a CPU when the cluster has
+        none left (every node gone); the driver stops after `ray_no_cpu_wait` seconds."""
+        patience = self.settings.ray_no_cpu_wait
+        without_cpu: float | None = None
+        while True:
+            ready, _ = ray.wait(list(self.pending), num_returns=1,
+                                timeout=min(CPU_CHECK_SECONDS, patience))
+            if ready:
+                return ready
+            cpus = ray.cluster_resources().get("CPU", 0)  # type: ignore[no-untyped-call]
+            if cpus > 0:
+                without_cpu = None
+                continue
+            now = time.monotonic()
+            if without_cpu is None:
+                without_cpu = now
+                log.warning("ray: the cluster has no CPU left; waiting up to %.0f s for nodes",
+                            patience)
+            elif now - without_cpu >= patience:
+                raise RayClusterError(
+                    f"the Ray cluster has had no CPU for {patience:.0f} s with "
+                    f"{len(self.pending)} documents waiting; run the same command again "
+                    "once nodes have joined")
+
+    def _collect(self, ref: ray.ObjectRef[Result], sent: _Sent) -> Outcome | None:
+        """The document's outcome, or None when it must be sent again."""
         try:
-            value: bytes | Outcome = ray.get(ref)
+            node, value = ray.get(ref)
         except ray_errors.OutOfMemoryError:
             return Outcome(reason=Reason.TOO_LARGE, detail="ray: killed by the memory monitor")
-        except (ray_errors.WorkerCrashedError, ray_errors.NodeDiedError) as exc:
+        except ray_errors.NodeDiedError as exc:
+            sent.node_losses += 1
+            if sent.node_losses <= NODE_LOSSES:
+                self.resubmitted += 1
+                log.warning("ray: a node was lost with %s in flight; sent to the others",
+                            sent.task.candidate.id)
+                return None
+            return Outcome(reason=Reason.CORRUPTED,
+                           detail=f"ray: {type(exc).__name__} {sent.node_losses} times")
+        except ray_errors.WorkerCrashedError as exc:
             # The isolated child absorbs what a PDF can do; a Ray worker that still died on
             # every retry of this one document makes it a reject, not a stuck build.
+            sent.crashes += 1
+            if sent.crashes <= SYSTEM_RETRIES:
+                return None
             return Outcome(reason=Reason.CORRUPTED,
                            detail=f"ray: {type(exc).__name__} after {SYSTEM_RETRIES} retries")
         except ray_errors.RayTaskError as exc:  # a bug outside the child, e.g. a full disk
-            return Outcome(reason=Reason.CORRUPTED, detail=str(exc).splitlines()[0][:500])
+            # Its own text starts with the worker's pid and address: the cause is what repeats.
+            cause = f"{type(exc.cause).__name__}: {exc.cause}"
+            return Outcome(reason=Reason.CORRUPTED, detail=cause.splitlines()[0][:500])
         except ray_errors.RayError as exc:
             raise RayClusterError(
-                f"ray failed on {task.candidate.id}: {type(exc).__name__}; "
+                f"ray failed on {sent.task.candidate.id}: {type(exc).__name__}; "
                 "run the same command again to resume"
             ) from exc
+        self.per_node[node] += 1
         if isinstance(value, bytes):
             outcome: Outcome = pickle.loads(value)  # from this run's own isolated child
             return outcome
         return value
 
     def close(self) -> None:
-        """Cancel what is still queued (an interrupted run) and leave the cluster."""
+        """Cancel what is still queued (an interrupted run), say where the documents went
+        and leave the cluster."""
         for ref in self.pending:
             ray.cancel(ref, force=True)
         self.pending.clear()
+        if self.per_node:
+            nodes = ", ".join(f"{node[:12]}={n}" for node, n in sorted(self.per_node.items()))
+            log.info("ray: %d documents on %d nodes (%s); %d resubmitted after a node was lost",
+                     self.per_node.total(), len(self.per_node), nodes, self.resubmitted)
         if self.owner:
             ray.shutdown()
