@@ -108,7 +108,7 @@ def ray_cluster() -> Iterator[RayCluster]:
         yield nodes
     finally:
         ray.shutdown()
-        cluster.shutdown()
+        cluster.shutdown()  # type: ignore[no-untyped-call]
 
 
 @pytest.fixture(scope="module")
