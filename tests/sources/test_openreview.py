@@ -275,3 +275,47 @@ def test_split_ids_keep_a_published_membership(server: SandboxServer, tmp_path: 
     splits = published_splits(out / "openreview")
     assert splits[f"openreview:{newest[0]}"] == splits[f"openreview:{newest[1]}"] == "train"
     assert "test" in splits.values()  # the others still split by venue year
+
+
+# -- splits across runs -----------------------------------------------------------------------
+
+def test_a_late_twin_never_moves_a_published_paper(server: SandboxServer,
+                                                   tmp_path: Path) -> None:
+    box = sandbox_on(server, faults=False)
+    cfg = config(tmp_path, box)
+    out = tmp_path / "data"
+    assert build(out, cfg, "--venue", ICLR24).exit_code == 0
+    first = published_splits(out / "openreview")
+    evaluated = sorted(cid for cid, split in first.items() if split != "train")
+    assert evaluated
+    twins = [box.add_twin(box.subs[cid.split(":", 1)[1]], ICLR19) for cid in evaluated]
+    assert build(out, cfg, "--venue", ICLR24, "--venue", ICLR19).exit_code == 0
+    second = published_splits(out / "openreview")
+    assert {cid: second.get(cid) for cid in first} == first  # nothing moved or dropped
+    reasons = rejects(out / "openreview")
+    for twin in twins:  # the 2018 copies came later: they are the duplicates
+        assert reasons[f"openreview:{twin.note_id}"] == "duplicate"
+    clusters = json.loads((out / "openreview" / "build.json").read_text())["duplicate_clusters"]
+    assert {c["representative"]: c["split"] for c in clusters
+            if c["representative"] in evaluated} == {cid: first[cid] for cid in evaluated}
+
+
+def test_limited_then_continued_crawl_ends_with_the_splits_of_an_unlimited_one(
+        server: SandboxServer, tmp_path: Path) -> None:
+    box = sandbox_on(server, faults=False, n_docs=15)
+    cfg = config(tmp_path, box)
+    whole = tmp_path / "whole"
+    assert build(whole, cfg).exit_code == 0
+    expected = published_splits(whole / "openreview")
+    box.pdf_limit = 3
+    box.reset_limit()
+    out = tmp_path / "limited"
+    assert build(out, cfg).exit_code == 3
+    partial = published_splits(out / "openreview")
+    assert partial and {cid: expected.get(cid) for cid in partial} == partial
+    while status(out, "openreview")["statuses"].get("retry"):
+        box.reset_limit()
+        assert build(out, cfg).exit_code in (0, 3)
+        partial = published_splits(out / "openreview")
+        assert {cid: expected.get(cid) for cid in partial} == partial
+    assert published_splits(out / "openreview") == expected

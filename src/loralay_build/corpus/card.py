@@ -102,7 +102,9 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
         f"({ratios['train']:.0%} / {ratios['validation']:.0%} / {ratios['test']:.0%}). "
         "Assignments are stored and never change; later builds top validation and test up "
         "to their share with the newest new documents, so no document ever moves from "
-        "validation or test into train. Documents without a date count as oldest.",
+        "validation or test into train. Documents without a date count as oldest. "
+        "Documents still waiting for a download hold their place by date, so a partial "
+        "build gives validation and test only to documents a complete build would.",
         "", "## Filters", "",
     ]
     if build.get("source") in SOURCE_NOTES:
@@ -118,7 +120,9 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
         f"{len(clusters)} cluster(s) of near-duplicate documents (identical PDF, or equal "
         "normalised title with similar abstract; see `duplicate_clusters` in build.json). "
         "Each cluster is one work: only its representative, the earliest member (by venue "
-        "year when known, date, then id), is published; the others are dropped as `duplicate`.",
+        "year when known, date, then id), is published; the others are dropped as `duplicate`. "
+        "A member published by an earlier build stays the representative, in its split: a "
+        "copy found later is the duplicate.",
     ]
     lines += ["", "## Columns", "", "| column | type | content |", "|---|---|---|"]
     for field in EXAMPLE_SCHEMA:
