@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 from loralay_build.cli import main
 from loralay_build.sandbox.openreview import ICLR19, ICLR24, WORKSHOP23, OpenReviewSandbox
 from loralay_build.sandbox.server import SandboxServer
-from loralay_build.sources.openreview_notes import STATUSES, VenueIds, to_candidate
+from loralay_build.sources.openreview_notes import STATUSES, VenueIds, decided_status, to_candidate
 from loralay_build.text.normalize import normalise_text, normalise_words
 
 from .cli_helpers import FAST, published_splits, rejects, rows, status, write_config
@@ -97,8 +97,26 @@ def test_v1_and_v2_notes_from_the_sandbox(server: SandboxServer) -> None:
     assert "invitation" in v1_note and isinstance(v1_note["content"]["title"], str)
     assert v1.extra["columns"]["tldr_key"] == "TL;DR" and v1.title == sub1.title
     assert v1.extra["columns"]["decision"] == "Accept (Poster)"
+    assert v1.extra["columns"]["status"] == v2.extra["columns"]["status"] == "accepted"
     assert {r["kind"] for r in v1.extra["columns"]["reviews"]} == {"Official_Review",
                                                                    "Decision"}
+
+
+def test_decision_text_kept_and_status_normalised(server: SandboxServer) -> None:
+    box = sandbox_on(server, n_docs=15)
+    seen = set()
+    for sub in box.subs.values():
+        cand = to_candidate(box.note(sub, details="replies"), "or", VenueIds.of(sub.venue),
+                            sub.status, "p", "w", False)
+        columns = cand.extra["columns"]
+        expected = {"accepted": "Accept (Poster)", "rejected": "Reject"}.get(sub.status)
+        assert (columns["decision"], columns["status"]) == (expected, sub.status)
+        seen.add((sub.v1, sub.status))
+    assert {(False, "under_review"), (True, "rejected"), (False, "accepted")} <= seen
+    texts = {"Accept (Oral)": "accepted", "Accept: notable-top-5%": "accepted",
+             "Reject": "rejected", "Invite to Workshop Track": "rejected",
+             "Desk Rejected": "desk_rejected", "Withdrawn": "withdrawn", "": "under_review"}
+    assert {t: decided_status(t) for t in texts} == texts
 
 
 # -- paging -----------------------------------------------------------------------------------
@@ -162,6 +180,9 @@ def test_build_loads_with_tldr_and_abstract_removed(server: SandboxServer,
         own = [x for x in row["abstract"].split(". ") if x not in sections]  # not in the body
         assert own and not any(" ".join(normalise_text(x)) in body for x in own)
         assert row["year"] == int(sub.venue.split("/")[1])
+        assert row["status"] == sub.status
+        assert row["decision"] == {"accepted": "Accept (Poster)", "rejected": "Reject"}.get(
+            sub.status)
     markdown = [r for r in published.values() if "**" in r["abstract_original"]]
     assert markdown and "**" not in markdown[0]["abstract"]
     loaded = datasets.load_dataset(str(folder), cache_dir=str(tmp_path / "hf"))

@@ -34,7 +34,9 @@ COLUMN_DOCS = {
     "venue": "venue as the source names it (`ICLR 2024 poster`)",
     "venue_id": "venue id the document was selected from (`ICLR.cc/2024/Conference`)",
     "year": "year of the venue",
-    "decision": "decision text, or the selection status (accepted, under_review, ...)",
+    "decision": "the decision text as the venue wrote it (`Accept (Poster)`); null if none",
+    "status": "normalised outcome: accepted, rejected, withdrawn, desk_rejected or "
+              "under_review",
     "keywords": "author keywords",
     "reviews": "with --with-reviews: review, meta-review and decision summaries",
     "reference_text": "the document's text from its HTML (EUR-Lex acts); null for other sources",

@@ -44,6 +44,7 @@ OPENREVIEW_FIELDS = [
     pa.field("venue_id", pa.string()),
     pa.field("year", pa.int16()),
     pa.field("decision", pa.string()),
+    pa.field("status", pa.string()),
     pa.field("keywords", pa.list_(pa.string())),
     pa.field("reviews", pa.list_(REVIEW_TYPE)),
 ]
