@@ -147,3 +147,30 @@ def test_id_list_uses_the_atom_api_through_its_rate_limit(
     assert set(published_splits(out / "arxiv")) == {"arxiv:1801.10000", "arxiv:hep-th/0101001"}
     # `metadata` policy: the abstract's version (v2), fetched from the export host.
     assert len(arxiv_box.server.requests("/_host/export.arxiv.org/pdf/hep-th/0101001v2")) == 1
+
+
+def test_an_older_pdf_is_matched_against_its_own_abstract(arxiv_box: ArxivSandbox,
+                                                          tmp_path: Path) -> None:
+    snapshot = arxiv_box.write_snapshot(tmp_path / "snapshot.jsonl")
+    config = write_config(tmp_path / "c.toml", arxiv_box.client_config(), FAST)
+    out = tmp_path / "data"
+    args = ("arxiv", "--out", str(out), "--config", str(config), "--metadata", str(snapshot))
+    assert run_cli(*args).exit_code == 0
+    published = rows(out / "arxiv")
+    paper = arxiv_box.papers["hep-th/0101001"]  # v2 in the metadata, only v1 in the bucket
+    assert paper.printed(1) != paper.printed(2)
+    row = published["arxiv:hep-th/0101001"]
+    assert row["version"] == 1 and row["abstract"] == paper.printed(1)
+    assert row["matches"][0]["found"]
+    for other in arxiv_box.papers.values():
+        if other.behaviour == "ok":  # the version the metadata describes
+            assert published[f"arxiv:{other.id}"]["version"] == len(other.created)
+
+    def versioned() -> list[str]:
+        return [e.query for e in arxiv_box.server.requests("/arxiv/api/query")
+                if e.status == 200 and "0101001v1" in e.query]
+
+    assert len(versioned()) == 1
+    assert run_cli(*args).exit_code == 0  # the state keeps v1's abstract: not asked again
+    assert len(versioned()) == 1
+    assert rows(out / "arxiv")["arxiv:hep-th/0101001"] == row

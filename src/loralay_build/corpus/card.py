@@ -39,6 +39,8 @@ COLUMN_DOCS = {
               "under_review",
     "keywords": "author keywords",
     "reviews": "with --with-reviews: review, meta-review and decision summaries",
+    "version": "the paper version the PDF is (arXiv), the abstract being that version's "
+               "when its record was found; null for other sources",
     "reference_text": "the document's text from its HTML (EUR-Lex acts); null for other sources",
 }
 

@@ -74,6 +74,8 @@ EXAMPLE_SCHEMA = pa.schema(
         pa.field("pdf_sha256", pa.string()),
         pa.field("matches", pa.list_(MATCH_TYPE)),
         *OPENREVIEW_FIELDS,
+        # The version of the paper the PDF is (arXiv); null for sources without versions.
+        pa.field("version", pa.int16()),
         # The act's text from its HTML (EUR-Lex); null for sources without a reference text.
         pa.field("reference_text", pa.string()),
     ]

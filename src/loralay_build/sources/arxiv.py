@@ -7,7 +7,10 @@ Discovery yields the same candidates whichever way the metadata comes:
   * `oai = true`: ListRecords with `set`, `from` (default: the stored datestamp), `until`;
   * otherwise the ids of `ids` / `split_ids`, looked up 100 at a time in the Atom API.
 The PDF version is chosen during discovery (arxiv_files), so the record names the file it
-was built from.
+was built from. When that is not the version the metadata describes (the bucket lacks the
+newest), the abstract matched is that version's own: from an earlier crawl that saw it as
+the newest, else from the Atom API's record of that version; the latest one only when
+neither has it.
 """
 
 from __future__ import annotations
@@ -16,14 +19,15 @@ import json
 import logging
 import tempfile
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from loralay_build.blobs import BlobStore
 from loralay_build.errors import ConfigError, Reason, Reject
-from loralay_build.http import HttpClient, HttpStatusError
+from loralay_build.http import HttpClient, HttpError, HttpStatusError
 from loralay_build.records import Candidate
-from loralay_build.safexml import children, parse_xml
+from loralay_build.safexml import XmlRejected, children, parse_xml
 from loralay_build.sources.arxiv_files import PdfChoice, PdfLocator
 from loralay_build.sources.arxiv_meta import (
     ArxivMeta,
@@ -53,11 +57,14 @@ def no_slash(arxiv_id: str) -> str:
 
 
 def to_candidate(meta: ArxivMeta, choice: PdfChoice, dataset: str, language: str,
-                 policy: str, preset: str | None) -> Candidate:
+                 policy: str, preset: str | None, abstract_version: int | None = None) -> Candidate:
+    """`meta` holds the title and abstract of `abstract_version` (its own version if None)."""
     extra: dict[str, Any] = {
         "categories": meta.categories,
         "meta_version": meta.version,
+        "abstract_version": abstract_version or meta.version,
         "version": choice.version,
+        "columns": {"version": choice.version},
         "policy": policy,
         "host": choice.host,
         "md5": choice.md5,
@@ -131,8 +138,9 @@ class ArxivSource:
             for meta in batch:
                 old = known.get(f"arxiv:{meta.id}")
                 choice = _reuse(old, meta, locator.policy) or locator.choose(meta)
-                out.append(to_candidate(meta, choice, ctx.dataset, language, locator.policy,
-                                        presets.get(meta.id)))
+                shown, version = self._abstract_of(ctx, meta, choice.version, old, language)
+                out.append(to_candidate(shown, choice, ctx.dataset, language, locator.policy,
+                                        presets.get(meta.id), version))
             seen += len(out)
             if out:
                 yield out
@@ -179,6 +187,33 @@ class ArxivSource:
             if missing:
                 log.warning("arXiv API knows none of %s", ", ".join(sorted(missing)))
             yield found
+
+    def _abstract_of(self, ctx: DiscoveryContext, meta: ArxivMeta, version: int,
+                     old: Candidate | None, language: str) -> tuple[ArxivMeta, int]:
+        """`meta` with the title and abstract of `version` (the PDF's), and the version they
+        belong to: the latest's when no record of `version` can be had."""
+        if version == meta.version:
+            return meta, version
+        if old is not None and version in (old.extra.get("abstract_version"),
+                                           old.extra.get("meta_version")):
+            shown = old.abstracts.get(language)
+            if shown:
+                return replace(meta, title=old.title, abstract=shown), version
+        url = str(ctx.config.get("api_url", API_URL))
+        try:
+            answer = ctx.client.get(url, {"id_list": f"{meta.id}v{version}", "start": 0,
+                                          "max_results": 1})
+            entries = [from_atom_entry(e) for e in children(parse_xml(answer.body), "entry")]
+        except (HttpError, XmlRejected) as exc:  # a transient failure stops discovery
+            entries = []
+            log.warning("arXiv API: no record of %sv%d (%s)", meta.id, version, exc)
+        found = next((m for m in entries if m is not None and m.id == meta.id
+                      and m.version == version and m.abstract), None)
+        if found is None:
+            log.warning("%s: the PDF is v%d, its abstract unknown: matched against v%d's",
+                        meta.id, version, meta.version)
+            return meta, meta.version
+        return replace(meta, title=found.title or meta.title, abstract=found.abstract), version
 
     def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
         try:
