@@ -117,3 +117,29 @@ def test_every_published_text_is_nfc(tmp_path: Path) -> None:
         texts = _strings(row)
         assert [t for t in texts if not unicodedata.is_normalized("NFC", t)] == []
         assert any(not t.isascii() for t in row["article_words"])
+
+
+def test_a_later_copy_of_a_published_pdf_is_the_duplicate(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    entries = make_corpus(docs, 5)
+    for entry in entries:
+        entry["id"] = f"z-{entry['id']}"  # ids after the copy's, which sorts first
+    manifest = write_manifest(docs / "docs.jsonl", entries)
+    out = tmp_path / "data"
+    args = ("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
+            "--no-filter")
+    assert run_cli(*args).returncode == 0
+    first = {r["article_id"]: p.name.split("-")[0] for p in (out / "local").glob("*.parquet")
+             for r in pq.read_table(p, columns=["article_id"]).to_pylist()}
+    copied = max(first, key=lambda cid: (first[cid] != "train", cid))
+    original = next(e for e in entries if f"local:{e['id']}" == copied)
+    write_manifest(manifest, [*entries, {**original, "id": "a-copy"}])  # same PDF, new id
+    result = run_cli(*args)
+    assert result.returncode == 0, result.stderr
+    second = {r["article_id"]: p.name.split("-")[0] for p in (out / "local").glob("*.parquet")
+              for r in pq.read_table(p, columns=["article_id"]).to_pylist()}
+    assert second == first  # the published copy stays, in its split
+    rejects = {json.loads(x)["id"]: json.loads(x)["detail"]
+               for x in (out / "local" / "rejects.jsonl").read_text().splitlines()}
+    assert rejects["local:a-copy"] == f"same PDF as {copied}"
