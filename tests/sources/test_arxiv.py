@@ -174,3 +174,26 @@ def test_an_older_pdf_is_matched_against_its_own_abstract(arxiv_box: ArxivSandbo
     assert run_cli(*args).exit_code == 0  # the state keeps v1's abstract: not asked again
     assert len(versioned()) == 1
     assert rows(out / "arxiv")["arxiv:hep-th/0101001"] == row
+
+
+def test_an_earlier_crawl_supplies_the_abstract_of_the_version_used(
+        arxiv_box: ArxivSandbox, tmp_path: Path) -> None:
+    paper = arxiv_box.papers["hep-th/0101001"]  # only v1 in the bucket
+    lines = [json.loads(line) for line in arxiv_box.snapshot_lines()]
+    record = next(r for r in lines if r["id"] == paper.id)
+    record["abstract"] = paper.latex(1)  # the snapshot of when v1 was the newest
+    for key in ("versions", "versions_dates"):  # either snapshot layout
+        if key in record:
+            record[key] = record[key][:1]
+    snapshot = tmp_path / "snapshot.jsonl"
+    snapshot.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    config = write_config(tmp_path / "c.toml", arxiv_box.client_config(), FAST)
+    out = tmp_path / "data"
+    args = ("arxiv", "--out", str(out), "--config", str(config), "--metadata", str(snapshot))
+    assert run_cli(*args).exit_code == 0
+    first = rows(out / "arxiv")["arxiv:hep-th/0101001"]
+    assert first["version"] == 1 and first["abstract"] == paper.printed(1)
+    arxiv_box.write_snapshot(snapshot)  # v2 announced, its PDF not in the bucket
+    assert run_cli(*args).exit_code == 0
+    assert not [e for e in arxiv_box.server.requests("/arxiv/api/query") if "v1" in e.query]
+    assert rows(out / "arxiv")["arxiv:hep-th/0101001"] == first

@@ -194,8 +194,8 @@ class ArxivSource:
         belong to: the latest's when no record of `version` can be had."""
         if version == meta.version:
             return meta, version
-        if old is not None and version in (old.extra.get("abstract_version"),
-                                           old.extra.get("meta_version")):
+        if old is not None and version == old.extra.get("abstract_version",
+                                                        old.extra.get("meta_version")):
             shown = old.abstracts.get(language)
             if shown:
                 return replace(meta, title=old.title, abstract=shown), version
