@@ -384,9 +384,11 @@ class Pipeline:
             remove_stale(out_dir, previous["files"])  # left by a run stopped after the switch
         else:
             reuse = previous.get("data_fingerprint") == data_fingerprint
+            listed = None if clusters is None else [  # clusters of downloaded documents
+                c for c in clusters if any(m not in waiting_ids for m in c.members)]
             self._write(out_dir, kept, splits, rejects, threshold_values,
                         (fingerprint, data_fingerprint), previous["files"] if reuse else None,
-                        clusters)
+                        listed)
             self.report.published = True
         # Statuses follow the files: "published" is recorded once the shards are in place.
         with self.state.transaction():
