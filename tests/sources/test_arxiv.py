@@ -151,17 +151,22 @@ def test_id_list_uses_the_atom_api_through_its_rate_limit(
 
 def test_an_older_pdf_is_matched_against_its_own_abstract(arxiv_box: ArxivSandbox,
                                                           tmp_path: Path) -> None:
+    revised = [p for p in arxiv_box.papers.values() if len(p.created) > 1 and p.behaviour == "ok"]
+    for paper in revised:
+        paper.behaviour = "latest_missing"  # v2 in the metadata, only v1 in the bucket
     snapshot = arxiv_box.write_snapshot(tmp_path / "snapshot.jsonl")
     config = write_config(tmp_path / "c.toml", arxiv_box.client_config(), FAST)
     out = tmp_path / "data"
     args = ("arxiv", "--out", str(out), "--config", str(config), "--metadata", str(snapshot))
     assert run_cli(*args).exit_code == 0
     published = rows(out / "arxiv")
-    paper = arxiv_box.papers["hep-th/0101001"]  # v2 in the metadata, only v1 in the bucket
-    assert paper.printed(1) != paper.printed(2)
+    paper = arxiv_box.papers["hep-th/0101001"]
+    assert paper.behaviour == "latest_missing" and paper.printed(1) != paper.printed(2)
+    for older in [paper, *revised]:
+        row = published[f"arxiv:{older.id}"]
+        assert row["version"] == 1 and row["abstract"] == older.printed(1)
+        assert row["matches"][0]["found"]
     row = published["arxiv:hep-th/0101001"]
-    assert row["version"] == 1 and row["abstract"] == paper.printed(1)
-    assert row["matches"][0]["found"]
     for other in arxiv_box.papers.values():
         if other.behaviour == "ok":  # the version the metadata describes
             assert published[f"arxiv:{other.id}"]["version"] == len(other.created)
@@ -170,7 +175,8 @@ def test_an_older_pdf_is_matched_against_its_own_abstract(arxiv_box: ArxivSandbo
         return [e.query for e in arxiv_box.server.requests("/arxiv/api/query")
                 if e.status == 200 and "0101001v1" in e.query]
 
-    assert len(versioned()) == 1
+    assert revised and len(versioned()) == 1  # one request for every older version
+    assert all(f"{p.id}v1" in versioned()[0] for p in revised)
     assert run_cli(*args).exit_code == 0  # the state keeps v1's abstract: not asked again
     assert len(versioned()) == 1
     assert rows(out / "arxiv")["arxiv:hep-th/0101001"] == row

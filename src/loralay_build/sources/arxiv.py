@@ -134,11 +134,18 @@ class ArxivSource:
         known = {row.candidate.id: row.candidate for row in ctx.state.rows(ctx.dataset)}
         seen = 0
         for batch in metas:
-            out = []
+            picked = []
             for meta in batch:
                 old = known.get(f"arxiv:{meta.id}")
                 choice = _reuse(old, meta, locator.policy) or locator.choose(meta)
-                shown, version = self._abstract_of(ctx, meta, choice.version, old, language)
+                picked.append((meta, choice, old))
+            records = self._versions(ctx, [
+                (meta.id, choice.version) for meta, choice, old in picked
+                if choice.version != meta.version and not _earlier(old, choice.version, language)
+            ])
+            out = []
+            for meta, choice, old in picked:
+                shown, version = _abstract_of(meta, choice.version, old, language, records)
                 out.append(to_candidate(shown, choice, ctx.dataset, language, locator.policy,
                                         presets.get(meta.id), version))
             seen += len(out)
@@ -188,32 +195,20 @@ class ArxivSource:
                 log.warning("arXiv API knows none of %s", ", ".join(sorted(missing)))
             yield found
 
-    def _abstract_of(self, ctx: DiscoveryContext, meta: ArxivMeta, version: int,
-                     old: Candidate | None, language: str) -> tuple[ArxivMeta, int]:
-        """`meta` with the title and abstract of `version` (the PDF's), and the version they
-        belong to: the latest's when no record of `version` can be had."""
-        if version == meta.version:
-            return meta, version
-        if old is not None and version == old.extra.get("abstract_version",
-                                                        old.extra.get("meta_version")):
-            shown = old.abstracts.get(language)
-            if shown:
-                return replace(meta, title=old.title, abstract=shown), version
+    def _versions(self, ctx: DiscoveryContext,
+                  wanted: list[tuple[str, int]]) -> dict[tuple[str, int], ArxivMeta]:
+        """The Atom API's records of the given (id, version) pairs, one request for all."""
+        if not wanted:
+            return {}
         url = str(ctx.config.get("api_url", API_URL))
+        ids = ",".join(f"{arxiv_id}v{version}" for arxiv_id, version in wanted)
         try:
-            answer = ctx.client.get(url, {"id_list": f"{meta.id}v{version}", "start": 0,
-                                          "max_results": 1})
+            answer = ctx.client.get(url, {"id_list": ids, "start": 0, "max_results": len(wanted)})
             entries = [from_atom_entry(e) for e in children(parse_xml(answer.body), "entry")]
         except (HttpError, XmlRejected) as exc:  # a transient failure stops discovery
-            entries = []
-            log.warning("arXiv API: no record of %sv%d (%s)", meta.id, version, exc)
-        found = next((m for m in entries if m is not None and m.id == meta.id
-                      and m.version == version and m.abstract), None)
-        if found is None:
-            log.warning("%s: the PDF is v%d, its abstract unknown: matched against v%d's",
-                        meta.id, version, meta.version)
-            return meta, meta.version
-        return replace(meta, title=found.title or meta.title, abstract=found.abstract), version
+            log.warning("arXiv API: no record of %s (%s)", ids, exc)
+            return {}
+        return {(m.id, m.version): m for m in entries if m is not None and m.abstract}
 
     def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
         try:
@@ -223,6 +218,31 @@ class ArxivSource:
             if exc.status == 403 and b"<" in exc.body:
                 raise Reject(Reason.BLOCKED, f"robot page from {exc.url}") from exc
             raise
+
+
+def _earlier(old: Candidate | None, version: int, language: str) -> str:
+    """The abstract an earlier crawl stored for `version` of the paper; "" if none."""
+    if old is None or version != old.extra.get("abstract_version",
+                                               old.extra.get("meta_version")):
+        return ""
+    return old.abstracts.get(language, "")
+
+
+def _abstract_of(meta: ArxivMeta, version: int, old: Candidate | None, language: str,
+                 records: dict[tuple[str, int], ArxivMeta]) -> tuple[ArxivMeta, int]:
+    """`meta` with the title and abstract of `version` (the PDF's), and the version they
+    belong to: the latest's when no record of `version` could be had."""
+    if version == meta.version:
+        return meta, version
+    if shown := _earlier(old, version, language):
+        assert old is not None
+        return replace(meta, title=old.title, abstract=shown), version
+    found = records.get((meta.id, version))
+    if found is None:
+        log.warning("%s: the PDF is v%d, its abstract unknown: matched against v%d's",
+                    meta.id, version, meta.version)
+        return meta, meta.version
+    return replace(meta, title=found.title or meta.title, abstract=found.abstract), version
 
 
 def _reuse(old: Candidate | None, meta: ArxivMeta, policy: str) -> PdfChoice | None:
