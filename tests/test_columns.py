@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from loralay_build.columns import Strings
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
-from loralay_build.corpus.writer import WorkStore, rows_table, write_split
+from loralay_build.corpus.writer import WorkStore, rows_table, write_rows, write_split
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, Page
 from loralay_build.run.process import Task, build_row
@@ -57,7 +58,7 @@ def test_row_of_compact_columns_equals_the_python_row(
     row = build_row(task, doc, {"en": "an abstract"}, [], ("en", 0.9))
     sizes = {p.index: p for p in pages}
     plain = dict(row)
-    plain["article_words"] = words
+    plain["article_words"] = [unicodedata.normalize("NFC", w) for w in words]  # published NFC
     plain["article_bboxes"] = [[round(v) for v in b] for b, _ in items]
     plain["article_norm_bboxes"] = [
         _reference_norm(b, sizes[p].width, sizes[p].height) for b, p in items
@@ -118,3 +119,17 @@ def test_rows_table_holds_each_row_as_its_own_batch() -> None:
     assert table.num_rows == len(rows)
     for i, row in enumerate(rows):
         assert table.slice(i, 1).equals(rows_table([row]))
+
+
+def test_view_rows_are_written_nfc(tmp_path: Path) -> None:
+    """Derived views write their own rows: their texts are NFC like the layout rows'."""
+    schema = pa.schema([pa.field("text", pa.string()),
+                        pa.field("sentences", pa.list_(pa.string())),
+                        pa.field("refs", pa.list_(pa.struct([("title", pa.string())])))])
+    nfd = "Re\u0301sume\u0301 me\u0301moire"
+    row = {"text": nfd, "sentences": [nfd, "plain"], "refs": [{"title": nfd}]}
+    files = write_rows(tmp_path, "train", "g", [row], schema, OutputSettings())
+    (written,) = pq.read_table(tmp_path / files[0].name).to_pylist()
+    composed = "R\u00e9sum\u00e9 m\u00e9moire"
+    assert written == {"text": composed, "sentences": [composed, "plain"],
+                       "refs": [{"title": composed}]}

@@ -8,7 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loralay_build.config import SplitSettings
-from loralay_build.corpus.dedup import DedupItem, cluster_splits, find_clusters, similarity
+from loralay_build.corpus.dedup import (
+    DedupItem,
+    cluster_splits,
+    find_clusters,
+    keep_published,
+    similarity,
+)
 from loralay_build.corpus.split import SplitItem
 
 WORDS = ("model", "attention", "graph", "layout", "summary", "token", "corpus", "vision",
@@ -76,7 +82,25 @@ def test_every_cluster_lands_in_one_split(corpus: tuple[list[DedupItem], list[se
     for cluster in clusters:
         keys = [(by_id[m].sort_key, m) for m in cluster.members]
         assert (by_id[cluster.representative].sort_key, cluster.representative) == min(keys)
-    splits = cluster_splits(split_items, clusters, RATIOS)
+    stored = {i.id: i.current for i in split_items if i.current}
+    splits = cluster_splits(split_items, keep_published(clusters, stored), RATIOS, stored)
     assert set(splits) == {i.id for i in split_items}
+    rank = ("test", "validation", "train")
     for work in works:  # even when earlier builds stored different splits for the copies
         assert len({splits[m] for m in work}) == 1
+        earlier = [stored[m] for m in work if m in stored]
+        if earlier:  # nothing leaves validation or test
+            assert splits[next(iter(work))] == min(earlier, key=rank.index)
+
+
+def test_a_late_twin_never_displaces_the_published_copy() -> None:
+    rng = random.Random(4)
+    text = abstract(rng)
+    late = DedupItem("late", "Same Work", text, "s1", "2018")  # earlier date, found later
+    published = DedupItem("pub", "Same Work", text, "s2", "2024")
+    (cluster,) = keep_published(find_clusters([late, published]), {"pub": "validation"})
+    assert cluster.representative == "pub" and cluster.members == ("pub", "late")
+    # The published copy filtered out since: the late twin takes the work's split, not train.
+    splits = cluster_splits([SplitItem("late", "2018", None, None)], [cluster], RATIOS,
+                            {"pub": "validation"})
+    assert splits == {"late": "validation"}

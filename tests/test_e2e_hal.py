@@ -15,10 +15,12 @@ import pyarrow.parquet as pq
 from loralay_build.config import builtin_config
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.sandbox import Sandbox
+from loralay_build.sandbox.hal import OUTAGE
 from loralay_build.sandbox.server import Reply, Request
 from loralay_build.state import State
 
 from .conftest import run_cli, write_toml
+from .sources.cli_helpers import published_splits
 
 EXPECTED_REJECTS = {
     "scan": "no_text_layer",
@@ -227,3 +229,32 @@ def test_output_loads_with_datasets(sandbox: Sandbox, hal_config: Path, tmp_path
     assert features["word_pages"].feature.dtype == "int16"
     row = loaded["train"][0]
     assert row["article_words"] and row["abstract"]
+
+
+def test_partial_build_then_completed_has_the_splits_of_a_complete_build(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    overlay = sandbox.hal.client_config()
+    overlay["run"] = {"workers": 1, "timeout": 30.0}
+    overlay["http"].update(backoff_base=0.05, backoff_max=0.1)
+    overlay["filters"] = {"enabled": False}  # percentiles of a partial set would differ
+    overlay["split"] = {"train": 0.6, "validation": 0.2, "test": 0.2}
+    config = write_toml(tmp_path / "hal.toml", overlay)
+    whole = tmp_path / "whole"
+    assert run_cli("hal", "--out", str(whole), "--config", str(config)).returncode == 0
+    expected = published_splits(whole / "hal")
+    evaluated = [sandbox.hal.records[int(cid.split(":")[1])]
+                 for cid, split in expected.items() if split != "train"]
+    assert evaluated
+    behaviours = {record.docid: record.behaviour for record in evaluated}
+    for record in evaluated:  # the newest documents' host is down during the first build
+        record.behaviour = OUTAGE
+    out = tmp_path / "partial"
+    first = run_cli("hal", "--out", str(out), "--config", str(config))
+    assert first.returncode == 3, first.stderr
+    partial = published_splits(out / "hal")
+    assert partial and {cid: expected.get(cid) for cid in partial} == partial
+    for record in evaluated:
+        record.behaviour = behaviours[record.docid]
+    assert run_cli("hal", "--out", str(out), "--config", str(config)).returncode == 0
+    assert published_splits(out / "hal") == expected

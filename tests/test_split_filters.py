@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import random
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,6 +39,26 @@ def test_incremental_builds_never_move_a_document(first: int, additions: list[in
         stored = new
     test_share = sum(v == "test" for v in stored.values()) / len(stored)
     assert abs(test_share - 0.1) <= 0.1  # topped up as the corpus grows
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 80), st.randoms(use_true_random=False))
+def test_waiting_documents_hold_their_place(n: int, rng: random.Random) -> None:
+    """Documents published over several partial builds, the others waiting each time (ranked,
+    not stored), end with the splits one complete build gives, and never get an evaluation
+    split the complete build does not give them."""
+    corpus = items(n)
+    rng.shuffle(corpus)
+    complete = assign_splits(corpus, RATIOS)
+    stored: dict[str, str] = {}
+    while len(stored) < n:
+        waiting = [i for i in corpus if i.id not in stored]
+        ready = set(rng.sample([i.id for i in waiting], rng.randint(1, len(waiting))))
+        placed = assign_splits([SplitItem(i.id, i.published, stored.get(i.id), None)
+                                for i in corpus], RATIOS)
+        stored.update((k, placed[k]) for k in ready)
+        assert all(complete[k] == v for k, v in stored.items())
+    assert stored == complete
 
 
 def test_preset_split_wins_and_undated_documents_count_as_oldest() -> None:

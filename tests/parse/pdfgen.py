@@ -160,3 +160,18 @@ def accent_pdf(path: Path, lines: list[list[tuple[str, str, str]]], size: float 
             x = end + stringWidth(rest, "AccentSans", size) + space
     c.showPage()
     c.save()
+
+
+def text_layer_pdf(path: Path, lines: list[str], size: float = 12.0) -> None:
+    """One page of lines in DejaVu Sans, drawn code point by code point as given: a
+    combining mark after its letter lands in the text layer as a glyph of its own."""
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    pdfmetrics.registerFont(TTFont("AccentSans", str(ACCENT_FONT)))
+    c = canvas.Canvas(str(path), pagesize=(PAGE_W, PAGE_H))
+    c.setFont("AccentSans", size)
+    for j, line in enumerate(lines):
+        c.drawString(72, PAGE_H - 100 - j * 2 * size, line)
+    c.showPage()
+    c.save()

@@ -147,3 +147,59 @@ def test_id_list_uses_the_atom_api_through_its_rate_limit(
     assert set(published_splits(out / "arxiv")) == {"arxiv:1801.10000", "arxiv:hep-th/0101001"}
     # `metadata` policy: the abstract's version (v2), fetched from the export host.
     assert len(arxiv_box.server.requests("/_host/export.arxiv.org/pdf/hep-th/0101001v2")) == 1
+
+
+def test_an_older_pdf_is_matched_against_its_own_abstract(arxiv_box: ArxivSandbox,
+                                                          tmp_path: Path) -> None:
+    revised = [p for p in arxiv_box.papers.values() if len(p.created) > 1 and p.behaviour == "ok"]
+    for paper in revised:
+        paper.behaviour = "latest_missing"  # v2 in the metadata, only v1 in the bucket
+    snapshot = arxiv_box.write_snapshot(tmp_path / "snapshot.jsonl")
+    config = write_config(tmp_path / "c.toml", arxiv_box.client_config(), FAST)
+    out = tmp_path / "data"
+    args = ("arxiv", "--out", str(out), "--config", str(config), "--metadata", str(snapshot))
+    assert run_cli(*args).exit_code == 0
+    published = rows(out / "arxiv")
+    paper = arxiv_box.papers["hep-th/0101001"]
+    assert paper.behaviour == "latest_missing" and paper.printed(1) != paper.printed(2)
+    for older in [paper, *revised]:
+        row = published[f"arxiv:{older.id}"]
+        assert row["version"] == 1 and row["abstract"] == older.printed(1)
+        assert row["matches"][0]["found"]
+    row = published["arxiv:hep-th/0101001"]
+    for other in arxiv_box.papers.values():
+        if other.behaviour == "ok":  # the version the metadata describes
+            assert published[f"arxiv:{other.id}"]["version"] == len(other.created)
+
+    def versioned() -> list[str]:
+        return [e.query for e in arxiv_box.server.requests("/arxiv/api/query")
+                if e.status == 200 and "0101001v1" in e.query]
+
+    assert revised and len(versioned()) == 1  # one request for every older version
+    assert all(f"{p.id}v1" in versioned()[0] for p in revised)
+    assert run_cli(*args).exit_code == 0  # the state keeps v1's abstract: not asked again
+    assert len(versioned()) == 1
+    assert rows(out / "arxiv")["arxiv:hep-th/0101001"] == row
+
+
+def test_an_earlier_crawl_supplies_the_abstract_of_the_version_used(
+        arxiv_box: ArxivSandbox, tmp_path: Path) -> None:
+    paper = arxiv_box.papers["hep-th/0101001"]  # only v1 in the bucket
+    lines = [json.loads(line) for line in arxiv_box.snapshot_lines()]
+    record = next(r for r in lines if r["id"] == paper.id)
+    record["abstract"] = paper.latex(1)  # the snapshot of when v1 was the newest
+    for key in ("versions", "versions_dates"):  # either snapshot layout
+        if key in record:
+            record[key] = record[key][:1]
+    snapshot = tmp_path / "snapshot.jsonl"
+    snapshot.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    config = write_config(tmp_path / "c.toml", arxiv_box.client_config(), FAST)
+    out = tmp_path / "data"
+    args = ("arxiv", "--out", str(out), "--config", str(config), "--metadata", str(snapshot))
+    assert run_cli(*args).exit_code == 0
+    first = rows(out / "arxiv")["arxiv:hep-th/0101001"]
+    assert first["version"] == 1 and first["abstract"] == paper.printed(1)
+    arxiv_box.write_snapshot(snapshot)  # v2 announced, its PDF not in the bucket
+    assert run_cli(*args).exit_code == 0
+    assert not [e for e in arxiv_box.server.requests("/arxiv/api/query") if "v1" in e.query]
+    assert rows(out / "arxiv")["arxiv:hep-th/0101001"] == first

@@ -15,7 +15,8 @@ from click.testing import CliRunner, Result
 from loralay_build.cli import main
 from loralay_build.sandbox.openreview import ICLR19, ICLR24, WORKSHOP23, OpenReviewSandbox
 from loralay_build.sandbox.server import SandboxServer
-from loralay_build.sources.openreview_notes import STATUSES, VenueIds, to_candidate
+from loralay_build.sources.openreview_notes import STATUSES, VenueIds, decided_status, to_candidate
+from loralay_build.state import State
 from loralay_build.text.normalize import normalise_text, normalise_words
 
 from .cli_helpers import FAST, published_splits, rejects, rows, status, write_config
@@ -97,8 +98,26 @@ def test_v1_and_v2_notes_from_the_sandbox(server: SandboxServer) -> None:
     assert "invitation" in v1_note and isinstance(v1_note["content"]["title"], str)
     assert v1.extra["columns"]["tldr_key"] == "TL;DR" and v1.title == sub1.title
     assert v1.extra["columns"]["decision"] == "Accept (Poster)"
+    assert v1.extra["columns"]["status"] == v2.extra["columns"]["status"] == "accepted"
     assert {r["kind"] for r in v1.extra["columns"]["reviews"]} == {"Official_Review",
                                                                    "Decision"}
+
+
+def test_decision_text_kept_and_status_normalised(server: SandboxServer) -> None:
+    box = sandbox_on(server, n_docs=15)
+    seen = set()
+    for sub in box.subs.values():
+        cand = to_candidate(box.note(sub, details="replies"), "or", VenueIds.of(sub.venue),
+                            sub.status, "p", "w", False)
+        columns = cand.extra["columns"]
+        expected = {"accepted": "Accept (Poster)", "rejected": "Reject"}.get(sub.status)
+        assert (columns["decision"], columns["status"]) == (expected, sub.status)
+        seen.add((sub.v1, sub.status))
+    assert {(False, "under_review"), (True, "rejected"), (False, "accepted")} <= seen
+    texts = {"Accept (Oral)": "accepted", "Accept: notable-top-5%": "accepted",
+             "Reject": "rejected", "Invite to Workshop Track": "rejected",
+             "Desk Rejected": "desk_rejected", "Withdrawn": "withdrawn", "": "under_review"}
+    assert {t: decided_status(t) for t in texts} == texts
 
 
 # -- paging -----------------------------------------------------------------------------------
@@ -162,6 +181,9 @@ def test_build_loads_with_tldr_and_abstract_removed(server: SandboxServer,
         own = [x for x in row["abstract"].split(". ") if x not in sections]  # not in the body
         assert own and not any(" ".join(normalise_text(x)) in body for x in own)
         assert row["year"] == int(sub.venue.split("/")[1])
+        assert row["status"] == sub.status
+        assert row["decision"] == {"accepted": "Accept (Poster)", "rejected": "Reject"}.get(
+            sub.status)
     markdown = [r for r in published.values() if "**" in r["abstract_original"]]
     assert markdown and "**" not in markdown[0]["abstract"]
     loaded = datasets.load_dataset(str(folder), cache_dir=str(tmp_path / "hf"))
@@ -191,6 +213,7 @@ def test_rate_limited_run_exits_3_and_the_next_completes(server: SandboxServer,
     assert len(server.requests(PDF)) == 3  # two PDFs, one 429, then no more asking
     box.reset_limit()
     fetched_before = set(pdf_successes(server))
+    box.pdf_limit = 3
     while status(out, "openreview")["statuses"].get("retry"):
         box.reset_limit()
         assert build(out, cfg).exit_code in (0, 3)
@@ -275,3 +298,57 @@ def test_split_ids_keep_a_published_membership(server: SandboxServer, tmp_path: 
     splits = published_splits(out / "openreview")
     assert splits[f"openreview:{newest[0]}"] == splits[f"openreview:{newest[1]}"] == "train"
     assert "test" in splits.values()  # the others still split by venue year
+
+
+# -- splits across runs -----------------------------------------------------------------------
+
+def test_a_late_twin_never_moves_a_published_paper(server: SandboxServer,
+                                                   tmp_path: Path) -> None:
+    box = sandbox_on(server, faults=False)
+    cfg = config(tmp_path, box)
+    out = tmp_path / "data"
+    assert build(out, cfg, "--venue", ICLR24).exit_code == 0
+    first = published_splits(out / "openreview")
+    evaluated = sorted(cid for cid, split in first.items() if split != "train")
+    assert evaluated
+    twins = [box.add_twin(box.subs[cid.split(":", 1)[1]], ICLR19) for cid in evaluated]
+    assert build(out, cfg, "--venue", ICLR24, "--venue", ICLR19).exit_code == 0
+    second = published_splits(out / "openreview")
+    assert {cid: second.get(cid) for cid in first} == first  # nothing moved or dropped
+    reasons = rejects(out / "openreview")
+    for twin in twins:  # the 2018 copies came later: they are the duplicates
+        assert reasons[f"openreview:{twin.note_id}"] == "duplicate"
+    clusters = json.loads((out / "openreview" / "build.json").read_text())["duplicate_clusters"]
+    assert {c["representative"]: c["split"] for c in clusters
+            if c["representative"] in evaluated} == {cid: first[cid] for cid in evaluated}
+
+
+def test_limited_then_continued_crawl_ends_with_the_splits_of_an_unlimited_one(
+        server: SandboxServer, tmp_path: Path) -> None:
+    box = sandbox_on(server, faults=False, n_docs=15)
+    cfg = config(tmp_path, box)
+    whole = tmp_path / "whole"
+    assert build(whole, cfg).exit_code == 0
+    expected = published_splits(whole / "openreview")
+    box.pdf_limit = 1
+    box.reset_limit()
+    out = tmp_path / "limited"
+    assert build(out, cfg).exit_code == 3
+    state = State(out)
+    try:
+        waiting = {r.candidate.id for r in state.rows("openreview", ["discovered", "retry"])}
+    finally:
+        state.close()
+    build_record = json.loads((out / "openreview" / "build.json").read_text())
+    assert waiting and all(set(c["members"]) - waiting  # only works with a downloaded copy
+                           for c in build_record["duplicate_clusters"])
+    box.pdf_limit = 3
+    seen_partial = False
+    while status(out, "openreview")["statuses"].get("retry"):
+        partial = published_splits(out / "openreview")
+        assert {cid: expected.get(cid) for cid in partial} == partial
+        seen_partial |= 0 < len(partial) < len(expected)
+        box.reset_limit()
+        assert build(out, cfg).exit_code in (0, 3)
+    assert seen_partial
+    assert published_splits(out / "openreview") == expected

@@ -38,9 +38,13 @@ COLUMN_DOCS = {
     "venue": "venue as the source names it (`ICLR 2024 poster`)",
     "venue_id": "venue id the document was selected from (`ICLR.cc/2024/Conference`)",
     "year": "year of the venue",
-    "decision": "decision text, or the selection status (accepted, under_review, ...)",
+    "decision": "the decision text as the venue wrote it (`Accept (Poster)`); null if none",
+    "status": "normalised outcome: accepted, rejected, withdrawn, desk_rejected or "
+              "under_review",
     "keywords": "author keywords",
     "reviews": "with --with-reviews: review, meta-review and decision summaries",
+    "version": "the paper version the PDF is (arXiv), the abstract being that version's "
+               "when its record was found; null for other sources",
     "reference_text": "the document's text from its HTML (EUR-Lex acts); null for other sources",
 }
 
@@ -203,7 +207,9 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
         f"({ratios['train']:.0%} / {ratios['validation']:.0%} / {ratios['test']:.0%}). "
         "Assignments are stored and never change; later builds top validation and test up "
         "to their share with the newest new documents, so no document ever moves from "
-        "validation or test into train. Documents without a date count as oldest.",
+        "validation or test into train. Documents without a date count as oldest. "
+        "Documents still waiting for a download hold their place by date, so a partial "
+        "build gives validation and test only to documents a complete build would.",
         "", "## Filters", "",
     ]
     if build.get("source") in SOURCE_NOTES:
@@ -219,7 +225,9 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
         f"{len(clusters)} cluster(s) of near-duplicate documents (identical PDF, or equal "
         "normalised title with similar abstract; see `duplicate_clusters` in build.json). "
         "Each cluster is one work: only its representative, the earliest member (by venue "
-        "year when known, date, then id), is published; the others are dropped as `duplicate`.",
+        "year when known, date, then id), is published; the others are dropped as `duplicate`. "
+        "A member published by an earlier build stays the representative, in its split: a "
+        "copy found later is the duplicate.",
     ]
     lines += _shared_works(build.get("dedup"))
     lines += _pages_section(build.get("pages"))

@@ -5,7 +5,9 @@ resubmission). Two documents are one work when their PDFs are byte-identical, or
 normalised titles are equal and their normalised abstracts are at least `threshold` similar
 (difflib ratio over word sequences; 0.9 by default tolerates a reworded sentence in a
 150-word abstract, not a different paper under a reused title). Clusters are transitive.
-The representative is the earliest member by (split key, id): the work's first appearance.
+The representative is the earliest member by (split key, id): the work's first appearance,
+unless a member is already published: then that member stays the representative and a twin
+found later is the duplicate, so a published work never changes id or split.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
 from loralay_build.config import SplitSettings
@@ -93,19 +96,45 @@ def find_clusters(items: list[DedupItem], threshold: float = DEFAULT_THRESHOLD) 
     return sorted(clusters, key=lambda c: c.representative)
 
 
-def cluster_splits(items: list[SplitItem], clusters: list[Cluster],
-                   ratios: SplitSettings) -> dict[str, str]:
-    """Splits of every item, a whole cluster in its representative's split.
+def keep_published(clusters: list[Cluster], stored: Mapping[str, str]) -> list[Cluster]:
+    """Clusters whose representative is a member an earlier build already published, if any.
+
+    `stored` maps ids to the split an earlier build gave them. When copies were published
+    apart (before they were recognised as one work), the one in the evaluation splits wins:
+    nothing leaves validation or test.
+    """
+    rank = {"test": 0, "validation": 1, "train": 2}
+    out = []
+    for cluster in clusters:
+        published = [m for m in cluster.members if m in stored]
+        if published:
+            lead = min(published, key=lambda m: rank.get(stored[m], 3))
+            cluster = Cluster(lead, (lead, *(m for m in cluster.members if m != lead)))
+        out.append(cluster)
+    return out
+
+
+def cluster_splits(items: list[SplitItem], clusters: list[Cluster], ratios: SplitSettings,
+                   stored: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Splits of every item, a whole cluster in one split.
 
     Only cluster leaders and unclustered items take part in the chronological assignment;
-    every other member then follows its representative, whatever an earlier build stored.
+    every other member then follows its leader. A cluster keeps the split `stored` holds for
+    any of its members (its representative's first), even when that member is no longer
+    among `items`: a late twin joins the split its work was first published under.
     """
+    stored = stored or {}
     present = {item.id for item in items}
     rep_of: dict[str, str] = {}
+    work_split: dict[str, str] = {}
     for cluster in clusters:  # the first member present leads (the representative if kept)
         lead = next((m for m in cluster.members if m in present), cluster.representative)
         rep_of.update((m, lead) for m in cluster.members)
-    leaders = [item for item in items if rep_of.get(item.id, item.id) == item.id]
+        first = next((stored[m] for m in cluster.members if m in stored), None)
+        if first:
+            work_split[lead] = first
+    leaders = [replace(item, current=work_split.get(item.id) or item.current)
+               for item in items if rep_of.get(item.id, item.id) == item.id]
     splits = assign_splits(leaders, ratios)
     for item in items:
         rep = rep_of.get(item.id, item.id)

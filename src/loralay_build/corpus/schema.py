@@ -44,6 +44,7 @@ OPENREVIEW_FIELDS = [
     pa.field("venue_id", pa.string()),
     pa.field("year", pa.int16()),
     pa.field("decision", pa.string()),
+    pa.field("status", pa.string()),
     pa.field("keywords", pa.list_(pa.string())),
     pa.field("reviews", pa.list_(REVIEW_TYPE)),
 ]
@@ -74,6 +75,8 @@ EXAMPLE_SCHEMA = pa.schema(
         pa.field("pdf_sha256", pa.string()),
         pa.field("matches", pa.list_(MATCH_TYPE)),
         *OPENREVIEW_FIELDS,
+        # The version of the paper the PDF is (arXiv); null for sources without versions.
+        pa.field("version", pa.int16()),
         # The act's text from its HTML (EUR-Lex); null for sources without a reference text.
         pa.field("reference_text", pa.string()),
     ]

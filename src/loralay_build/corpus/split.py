@@ -7,6 +7,8 @@ share of the grown corpus, taking the newest of the new documents, and sends the
 train. A document therefore never leaves validation or test (the original splitter ranked
 the whole corpus again, so new documents pushed old test documents into train). Documents
 without a date sort first (oldest). A preset split (given by the source) always wins.
+Documents a build cannot publish yet are ranked too (their split is not stored): they hold
+their place by date, so a partial build gives the newest places to no one else.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from loralay_build.config import OutputSettings
 from loralay_build.corpus.arrays import buffer_array, to_arrow
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.errors import LoralayError
+from loralay_build.nfc import nfc_values
 
 
 def _options(settings: OutputSettings) -> dict[str, Any]:
@@ -273,7 +274,8 @@ def write_rows(out_dir: Path, split: str, generation: str, rows: Sequence[dict[s
     return _write_shards(
         out_dir, split, generation, len(rows), settings,
         lambda a, b, path: _write_table(
-            pa.Table.from_arrays([to_arrow([row.get(f.name) for row in rows[a:b]], f.type)
+            pa.Table.from_arrays([to_arrow([nfc_values(row.get(f.name)) for row in rows[a:b]],
+                                           f.type)
                                   for f in schema], schema=schema),
             path, settings),
     )

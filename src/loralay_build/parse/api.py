@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from loralay_build.errors import Reason, Reject
+from loralay_build.nfc import nfc_words
 from loralay_build.parse.backend import Line, PageText, get_backend
 from loralay_build.parse.order import order_page
 from loralay_build.parse.settings import ParseSettings
@@ -154,4 +155,5 @@ def _assemble(pages: list[PageText], reading_order: bool) -> Document:
                 doc.block_ids.extend([block_id] * n)
                 line_id += 1
             block_id += 1
+    doc.words = nfc_words(doc.words)
     return doc

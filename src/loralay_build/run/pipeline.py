@@ -34,6 +34,7 @@ from loralay_build.corpus.dedup import (
     DedupItem,
     cluster_splits,
     find_clusters,
+    keep_published,
     split_key,
 )
 from loralay_build.corpus.filters import compute_thresholds
@@ -350,23 +351,39 @@ class Pipeline:
     # -- publishing ---------------------------------------------------------------------------
 
     def publish(self) -> None:
+        """Publish every processed document that is kept, in its split.
+
+        Documents still waiting (download deferred or failed for now) take part in the
+        chronological assignment without being published, so they keep their place by date:
+        a partial build gives the evaluation splits to the documents a complete build would.
+        """
         rows = self.state.rows(self.dataset, [PROCESSED, PUBLISHED, FILTERED])
+        waiting = self.state.rows(self.dataset, [DISCOVERED, RETRY, FETCHED])
+        waiting_ids = {r.candidate.id for r in waiting}
+        stored = {r.candidate.id: r.split for r in rows + waiting if r.split}
         out_dir = self.req.out_root / self.dataset
         dropped: dict[str, tuple[Reason, str]] = {}
-        clusters = self._clusters(rows)
+        held: dict[str, str] = {}  # processed twins of a work whose first appearance waits
+        clusters = self._clusters(rows + waiting, stored)
         for cluster in clusters or []:  # one representative per work (corpus.dedup)
             for cid in cluster.members[1:]:
-                dropped[cid] = (Reason.DUPLICATE, f"same work as {cluster.representative}")
+                if cid in waiting_ids:
+                    continue
+                if cluster.representative in waiting_ids:
+                    held[cid] = f"waits for {cluster.representative}, the same work"
+                else:
+                    dropped[cid] = (Reason.DUPLICATE, f"same work as {cluster.representative}")
         first_of_blob: dict[str, str] = {}
-        for row in rows:  # sorted by id: the smallest id keeps a shared file
-            if row.candidate.id in dropped:
+        # The smallest id keeps a shared file, unless another copy is published already.
+        for row in sorted(rows, key=lambda r: (r.candidate.id not in stored, r.candidate.id)):
+            if row.candidate.id in dropped or row.candidate.id in held:
                 continue
             sha = row.blob_sha or ""
             if sha in first_of_blob:
                 dropped[row.candidate.id] = (Reason.DUPLICATE, f"same PDF as {first_of_blob[sha]}")
             else:
                 first_of_blob[sha] = row.candidate.id
-        unique = [r for r in rows if r.candidate.id not in dropped]
+        unique = [r for r in rows if r.candidate.id not in dropped and r.candidate.id not in held]
         thresholds = compute_thresholds(
             [r.stats.get("n_pages", 0) for r in unique],
             [r.stats.get("summary_words", 0) for r in unique],
@@ -382,15 +399,18 @@ class Pipeline:
             if refused:
                 dropped[row.candidate.id] = refused
         kept = [r for r in unique if r.candidate.id not in dropped]
-        splits = cluster_splits(
+        kept_ids = {r.candidate.id for r in kept}
+        placed = cluster_splits(
             [
                 SplitItem(r.candidate.id, split_key(r.candidate), r.split,
                           r.candidate.extra.get("split"))
-                for r in kept
+                for r in kept + waiting
             ],
             clusters or [],
             self.settings.split,
+            stored,
         )
+        splits = {cid: split for cid, split in placed.items() if cid in kept_ids}
         shared = judge(
             [member(self.dataset, r, splits[r.candidate.id], r.status == PUBLISHED) for r in kept],
             published_members(self.state, skip=self.dataset) + other_folders(self.settings.dedup),
@@ -434,9 +454,11 @@ class Pipeline:
             remove_stale(out_dir, previous["files"])  # left by a run stopped after the switch
         else:
             reuse = previous.get("data_fingerprint") == data_fingerprint
+            listed = None if clusters is None else [  # clusters of downloaded documents
+                c for c in clusters if any(m not in waiting_ids for m in c.members)]
             self._write(out_dir, kept, splits, rejects, threshold_values,
                         (fingerprint, data_fingerprint), previous["files"] if reuse else None,
-                        dedup, clusters)
+                        dedup, listed)
             self.report.published = True
         # Statuses follow the files: "published" is recorded once the shards are in place.
         with self.state.transaction():
@@ -447,20 +469,23 @@ class Pipeline:
                 log.info("filtered %s: %s (%s)", cid, reason.value, detail)
                 self.state.set_status(self.dataset, cid, FILTERED, reason=reason.value,
                                       detail=detail)
+            for cid, detail in held.items():
+                self.state.set_status(self.dataset, cid, PROCESSED, reason=None, detail=detail)
         self.report.add("published_rows", len(kept))
 
-    def _clusters(self, rows: list[Row]) -> list[Cluster] | None:
-        """Near-duplicate clusters among the processed documents (corpus.dedup), for sources
-        whose config sets `dedup_threshold`; the others keep the shared-PDF rule alone."""
+    def _clusters(self, rows: list[Row], stored: dict[str, str]) -> list[Cluster] | None:
+        """Near-duplicate clusters among the documents (corpus.dedup), a published member
+        representing its work, for sources whose config sets `dedup_threshold`; the others
+        keep the shared-PDF rule alone."""
         threshold = self.settings.source.get("dedup_threshold")
         if threshold is None:
             return None
-        return find_clusters([
+        return keep_published(find_clusters([
             DedupItem(r.candidate.id, r.candidate.title,
                       r.candidate.abstracts.get(r.candidate.language, ""), r.blob_sha or "",
                       split_key(r.candidate))
             for r in rows
-        ], float(threshold))
+        ], float(threshold)), stored)
 
     def _write(self, out_dir: Path, kept: list[Row], splits: dict[str, str],
                rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],

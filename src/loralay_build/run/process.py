@@ -17,6 +17,7 @@ from loralay_build.config import ImageSettings
 from loralay_build.errors import Reason, Reject
 from loralay_build.images import ImagesSkipped, PageImage, page_images, removed_boxes
 from loralay_build.licences import to_spdx
+from loralay_build.nfc import nfc_values, nfc_words
 from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, MatchRecord
@@ -105,9 +106,9 @@ def build_row(
     ]
     int_boxes, norm, pages = _box_columns(body)
     main = cand.language
-    return {
+    row = {
         "article_id": cand.id,
-        "article_words": Strings.pack(body.words),
+        "article_words": Strings.pack(nfc_words(body.words)),
         "article_bboxes": int_boxes,
         "article_norm_bboxes": norm,
         "abstract": abstracts[main],
@@ -136,6 +137,7 @@ def build_row(
         "reference_text": reference_text,
         **cand.extra.get("columns", {}),  # source-specific typed columns (corpus.schema)
     }
+    return {name: nfc_values(value) for name, value in row.items()}  # every text in NFC
 
 
 def _check_boxes(doc: Document) -> None:

@@ -39,6 +39,12 @@ ROBOT_PAGE = (b"<!DOCTYPE html><html><head><title>Access Denied</title></head><b
 PAGE_SIZE = 3
 
 
+def _latex(printed: str) -> str:
+    """An abstract as arXiv's metadata holds it: LaTeX escapes, hard-wrapped, two spaces."""
+    latex = printed.replace("12%", "12\\%").replace("3–5", "3--5")
+    return "  " + "\n".join(textwrap.wrap(latex, 78)) + "\n"
+
+
 def rfc_date(day: date) -> str:
     return f"{DAYS[day.weekday()]}, {day.day} {MONTHS[day.month - 1]} {day.year} 14:57:58 GMT"
 
@@ -57,6 +63,15 @@ class Paper:
     behaviour: str = "ok"
     split: str = ""  # the original dataset's split ("" = in no list)
     pdfs: dict[int, bytes] = field(default_factory=dict)
+    older: dict[int, str] = field(default_factory=dict)  # printed abstract of earlier versions
+
+    def printed(self, version: int) -> str:
+        """The abstract as version `version` prints it (revisions rewrite abstracts)."""
+        return self.older.get(version, self.abstract_printed)
+
+    def latex(self, version: int) -> str:
+        """The abstract of version `version` as the metadata of that version holds it."""
+        return _latex(self.older[version]) if version in self.older else self.abstract_latex
 
     def pdf(self, version: int) -> bytes:
         if version not in self.pdfs:
@@ -66,7 +81,7 @@ class Paper:
             heading = "Abstract" if sum(map(ord, self.id)) % 2 else ""
             self.pdfs[version] = render_article(ArticleSpec(
                 title=self.title, authors=self.authors,
-                abstracts=[(heading, self.abstract_printed)], sections=self.sections,
+                abstracts=[(heading, self.printed(version))], sections=self.sections,
                 columns=2, side_stamp=stamp,
             ))
         return self.pdfs[version]
@@ -145,8 +160,10 @@ class ArxivSandbox(FakeService):
             arxiv_id = f"{created:%y%m}.{10000 + i:05d}"
         versions = [created] + ([created + timedelta(days=40)] if i % 2 else [])
         printed = gen.paragraph("en", rng.randint(4, 6)) + " Gains reach 12% on 3–5 day windows."
-        latex = printed.replace("12%", "12\\%").replace("3–5", "3--5")
-        wrapped = "  " + "\n".join(textwrap.wrap(latex, 78)) + "\n"
+        wrapped = _latex(printed)
+        # A revision rewrote the abstract: the first version prints one of its own.
+        older = {1: ProseGenerator(self.seed * 7919 + i + 500_000).paragraph("en", 5)
+                 + " A first version."} if len(versions) > 1 else {}
         if split is None:
             split = "" if i % 7 == 6 else ("validation" if i % 5 == 3 else
                                            "test" if i % 5 == 4 else "train")
@@ -158,7 +175,7 @@ class ArxivSandbox(FakeService):
                        [gen.paragraph("en", rng.randint(5, 8)) for _ in range(2)])
                       for n in range(1, 4)],
             datestamp=(date(2024, 1, 1) + timedelta(days=i)).isoformat(),
-            behaviour=behaviour, split=split,
+            behaviour=behaviour, split=split, older=older,
         )
         with self._lock:
             self.papers[arxiv_id] = paper
@@ -249,17 +266,21 @@ class ArxivSandbox(FakeService):
                      "</summary><author><name>arXiv api core</name></author></entry>")
             return self._feed([entry], 400)
         entries = []
-        for arxiv_id in ids:
-            p = self.papers.get(re.sub(r"v\d+$", "", arxiv_id))
+        for arxiv_id in ids:  # a versioned id gets that version's record, else the latest
+            asked = re.match(r"^(.+?)(?:v(\d+))?$", arxiv_id)
+            assert asked is not None
+            p = self.papers.get(asked.group(1))
             if p is None:
                 continue
-            n = len(p.created)
+            n = int(asked.group(2) or len(p.created))
+            if not 1 <= n <= len(p.created):
+                continue
             entries.append(
                 f"<entry><id>http://arxiv.org/abs/{p.id}v{n}</id>"
-                f"<updated>{p.created[-1]}T14:57:58Z</updated>"
+                f"<updated>{p.created[n - 1]}T14:57:58Z</updated>"
                 f"<published>{p.created[0]}T14:57:58Z</published>"
                 f"<title>{escape(p.title)}</title>"
-                f"<summary>{escape(p.abstract_latex)}</summary>"
+                f"<summary>{escape(p.latex(n))}</summary>"
                 + "".join(f"<author><name>{escape(a)}</name></author>" for a in p.authors)
                 + f'<link href="https://arxiv.org/pdf/{p.id}v{n}" rel="related" '
                 'type="application/pdf" title="pdf"/>'

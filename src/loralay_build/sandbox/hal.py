@@ -39,6 +39,8 @@ FILE_BEHAVIOURS = (
     "truncated",  # first answer cut in half without Content-Length, then the PDF
     "legacy",  # linked on the legacy host, which redirects to hal.science
 )
+# Set by tests on chosen records: 503 on every request, as long as the record keeps it.
+OUTAGE = "down"
 
 
 @dataclass
@@ -322,7 +324,7 @@ class HalSandbox(FakeService):
             return Reply(403, b"<html><body>Embargo</body></html>", {"Content-Type": "text/html"})
         if behaviour == "throttled" and seen == 0:
             return Reply(429, b"Too Many Requests", {"Retry-After": "1"})
-        if behaviour == "unavailable" and seen == 0:
+        if behaviour == OUTAGE or (behaviour == "unavailable" and seen == 0):
             return Reply(503, b"Service Unavailable")
         if behaviour == "truncated" and seen == 0:
             return Reply(stream=_close_delimited(record.pdf[: len(record.pdf) // 2]))

@@ -185,6 +185,11 @@ class OpenReviewSandbox(FakeService):
         reworded = other.abstract.replace(".", ", as shown below.", 1)
         self._add(ICLR24, "accepted", 501, title=other.title, abstract=reworded)
 
+    def add_twin(self, of: Submission, venue: str) -> Submission:
+        """The same work submitted to another venue: same title and abstract, its own PDF."""
+        return self._add(venue, "accepted", 600 + len(self.subs), title=of.title,
+                         abstract=of.abstract)
+
     # -- notes ---------------------------------------------------------------------------------
 
     def note(self, sub: Submission, details: str = "") -> dict[str, Any]:

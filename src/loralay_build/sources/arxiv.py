@@ -7,7 +7,10 @@ Discovery yields the same candidates whichever way the metadata comes:
   * `oai = true`: ListRecords with `set`, `from` (default: the stored datestamp), `until`;
   * otherwise the ids of `ids` / `split_ids`, looked up 100 at a time in the Atom API.
 The PDF version is chosen during discovery (arxiv_files), so the record names the file it
-was built from.
+was built from. When that is not the version the metadata describes (the bucket lacks the
+newest), the abstract matched is that version's own: from an earlier crawl that saw it as
+the newest, else from the Atom API's record of that version; the latest one only when
+neither has it.
 """
 
 from __future__ import annotations
@@ -16,14 +19,15 @@ import json
 import logging
 import tempfile
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from loralay_build.blobs import BlobStore
 from loralay_build.errors import ConfigError, Reason, Reject
-from loralay_build.http import HttpClient, HttpStatusError
+from loralay_build.http import HttpClient, HttpError, HttpStatusError
 from loralay_build.records import Candidate
-from loralay_build.safexml import children, parse_xml
+from loralay_build.safexml import XmlRejected, children, parse_xml
 from loralay_build.sources.arxiv_files import PdfChoice, PdfLocator
 from loralay_build.sources.arxiv_meta import (
     ArxivMeta,
@@ -53,11 +57,14 @@ def no_slash(arxiv_id: str) -> str:
 
 
 def to_candidate(meta: ArxivMeta, choice: PdfChoice, dataset: str, language: str,
-                 policy: str, preset: str | None) -> Candidate:
+                 policy: str, preset: str | None, abstract_version: int | None = None) -> Candidate:
+    """`meta` holds the title and abstract of `abstract_version` (its own version if None)."""
     extra: dict[str, Any] = {
         "categories": meta.categories,
         "meta_version": meta.version,
+        "abstract_version": abstract_version or meta.version,
         "version": choice.version,
+        "columns": {"version": choice.version},
         "policy": policy,
         "host": choice.host,
         "md5": choice.md5,
@@ -127,12 +134,20 @@ class ArxivSource:
         known = {row.candidate.id: row.candidate for row in ctx.state.rows(ctx.dataset)}
         seen = 0
         for batch in metas:
-            out = []
+            picked = []
             for meta in batch:
                 old = known.get(f"arxiv:{meta.id}")
                 choice = _reuse(old, meta, locator.policy) or locator.choose(meta)
-                out.append(to_candidate(meta, choice, ctx.dataset, language, locator.policy,
-                                        presets.get(meta.id)))
+                picked.append((meta, choice, old))
+            records = self._versions(ctx, [
+                (meta.id, choice.version) for meta, choice, old in picked
+                if choice.version != meta.version and not _earlier(old, choice.version, language)
+            ])
+            out = []
+            for meta, choice, old in picked:
+                shown, version = _abstract_of(meta, choice.version, old, language, records)
+                out.append(to_candidate(shown, choice, ctx.dataset, language, locator.policy,
+                                        presets.get(meta.id), version))
             seen += len(out)
             if out:
                 yield out
@@ -180,6 +195,21 @@ class ArxivSource:
                 log.warning("arXiv API knows none of %s", ", ".join(sorted(missing)))
             yield found
 
+    def _versions(self, ctx: DiscoveryContext,
+                  wanted: list[tuple[str, int]]) -> dict[tuple[str, int], ArxivMeta]:
+        """The Atom API's records of the given (id, version) pairs, one request for all."""
+        if not wanted:
+            return {}
+        url = str(ctx.config.get("api_url", API_URL))
+        ids = ",".join(f"{arxiv_id}v{version}" for arxiv_id, version in wanted)
+        try:
+            answer = ctx.client.get(url, {"id_list": ids, "start": 0, "max_results": len(wanted)})
+            entries = [from_atom_entry(e) for e in children(parse_xml(answer.body), "entry")]
+        except (HttpError, XmlRejected) as exc:  # a transient failure stops discovery
+            log.warning("arXiv API: no record of %s (%s)", ids, exc)
+            return {}
+        return {(m.id, m.version): m for m in entries if m is not None and m.abstract}
+
     def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
         try:
             return fetch_verified_pdf(candidate.file_url, str(candidate.extra.get("md5", "")),
@@ -188,6 +218,31 @@ class ArxivSource:
             if exc.status == 403 and b"<" in exc.body:
                 raise Reject(Reason.BLOCKED, f"robot page from {exc.url}") from exc
             raise
+
+
+def _earlier(old: Candidate | None, version: int, language: str) -> str:
+    """The abstract an earlier crawl stored for `version` of the paper; "" if none."""
+    if old is None or version != old.extra.get("abstract_version",
+                                               old.extra.get("meta_version")):
+        return ""
+    return old.abstracts.get(language, "")
+
+
+def _abstract_of(meta: ArxivMeta, version: int, old: Candidate | None, language: str,
+                 records: dict[tuple[str, int], ArxivMeta]) -> tuple[ArxivMeta, int]:
+    """`meta` with the title and abstract of `version` (the PDF's), and the version they
+    belong to: the latest's when no record of `version` could be had."""
+    if version == meta.version:
+        return meta, version
+    if shown := _earlier(old, version, language):
+        assert old is not None
+        return replace(meta, title=old.title, abstract=shown), version
+    found = records.get((meta.id, version))
+    if found is None:
+        log.warning("%s: the PDF is v%d, its abstract unknown: matched against v%d's",
+                    meta.id, version, meta.version)
+        return meta, meta.version
+    return replace(meta, title=found.title or meta.title, abstract=found.abstract), version
 
 
 def _reuse(old: Candidate | None, meta: ArxivMeta, policy: str) -> PdfChoice | None:

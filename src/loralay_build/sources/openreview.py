@@ -21,7 +21,13 @@ from loralay_build.fetch import check_pdf
 from loralay_build.http import DeferredHttpError, HttpClient, HttpStatusError
 from loralay_build.records import Candidate
 from loralay_build.sources.base import DiscoveryContext, DiscoveryFailure
-from loralay_build.sources.openreview_notes import STATUSES, VenueIds, decision, to_candidate
+from loralay_build.sources.openreview_notes import (
+    STATUSES,
+    VenueIds,
+    decided_status,
+    decision,
+    to_candidate,
+)
 from loralay_build.sources.presets import configured_ids
 
 log = logging.getLogger(__name__)
@@ -211,9 +217,7 @@ def forum_id(raw: str) -> str | None:
 
 
 def _v1_status(note: dict[str, Any]) -> str:
-    found = decision(note, "").lower()
-    return "accepted" if "accept" in found else "rejected" if "reject" in found else (
-        "under_review")
+    return decided_status(decision(note))
 
 
 def _clock(epoch: float) -> str:

@@ -135,23 +135,42 @@ def reviews(note: dict[str, Any]) -> list[dict[str, str]]:
     return out
 
 
-def decision(note: dict[str, Any], status: str) -> str:
-    """The decision text when a Decision reply is visible, else the selection status."""
+def decision(note: dict[str, Any]) -> str:
+    """The decision text of the note's visible Decision reply, as written; "" if none."""
     for review in reviews(note):
         if review["kind"] == "Decision" and review["decision"]:
             return review["decision"]
-    return status
+    return ""
+
+
+def decided_status(text: str) -> str:
+    """The status a decision text stands for ("Accept (Poster)" -> accepted).
+
+    An invitation to a workshop track is not an acceptance by the venue: rejected. A text
+    naming no outcome leaves the submission under review.
+    """
+    found = text.casefold()
+    if "withdr" in found:
+        return "withdrawn"
+    if "desk" in found and "reject" in found:
+        return "desk_rejected"
+    if "reject" in found or "workshop" in found:
+        return "rejected"
+    return "accepted" if "accept" in found else "under_review"
 
 
 def to_candidate(note: dict[str, Any], dataset: str, venue: VenueIds, status: str,
                  pdf_url: str, web_url: str, with_reviews: bool) -> Candidate:
-    """Map one submission note (either API shape) to a Candidate."""
+    """Map one submission note (either API shape) to a Candidate.
+
+    `status` is the normalised outcome (one of STATUSES): v2 reads it from the note's venue
+    id, v1 from its invitation or decision text (`decided_status`).
+    """
     content = note.get("content") or {}
     note_id = str(note["id"])
     tldr_text, tldr_key = tldr(content)
     keywords = value(content.get("keywords"))
     year = venue_year(venue.venue)
-    found = decision(note, status)
     columns: dict[str, Any] = {
         "abstract_original": text(content, "abstract"),
         "tldr": tldr_text or None,
@@ -159,7 +178,8 @@ def to_candidate(note: dict[str, Any], dataset: str, venue: VenueIds, status: st
         "venue": text(content, "venue") or venue.venue,
         "venue_id": venue.venue,
         "year": year,
-        "decision": found,
+        "decision": decision(note) or None,
+        "status": status,
         "keywords": [str(k) for k in keywords] if isinstance(keywords, list) else [],
         "reviews": reviews(note) if with_reviews else [],
     }
