@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from loralay_build.blobs import BlobStore
@@ -58,12 +59,20 @@ class DocumentLayers:
 
 
 def find_row(dataset_dir: Path, article_id: str) -> dict[str, Any] | None:
-    """The published row of `article_id`, read from the shards with a pushed-down filter."""
-    for shard in sorted(dataset_dir.glob(SHARD_GLOB)):
-        table = pq.read_table(shard, filters=[("article_id", "=", article_id)])
-        if table.num_rows:
-            row: dict[str, Any] = table.slice(0, 1).to_pylist()[0]
-            return row
+    """The published row of `article_id`.
+
+    Only the id column is read while looking (one row group at a time); then only the row
+    group holding the document is read, so memory follows one row group, not a shard.
+    """
+    for path in sorted(dataset_dir.glob(SHARD_GLOB)):
+        with pq.ParquetFile(path) as shard:
+            for group in range(shard.num_row_groups):
+                ids = shard.read_row_group(group, columns=["article_id"]).column("article_id")
+                found = pc.index(ids, article_id).as_py()
+                if found >= 0:
+                    table = shard.read_row_group(group).slice(found, 1)
+                    row: dict[str, Any] = table.to_pylist()[0]
+                    return row
     return None
 
 

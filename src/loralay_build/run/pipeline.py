@@ -13,6 +13,7 @@ import platform
 import re
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,38 @@ class RunReport:
         self.counts[key] += n
 
 
+@dataclass(frozen=True, slots=True)
+class PublishRow:
+    """What publishing needs of a processed candidate. Its metadata (abstracts, title, extra
+    fields) is dropped as each row is read and its statistics are kept as their JSON text,
+    so the plan of a large corpus stays small."""
+
+    id: str
+    blob_sha: str | None
+    work_key: str | None
+    split: str | None
+    n_pages: int
+    summary_words: int
+    stats_json: str
+    language: str
+    split_key: str
+    preset: str | None  # split imposed by the source
+
+    @classmethod
+    def of(cls, row: Row) -> PublishRow:
+        cand = row.candidate
+        preset = cand.extra.get("split")
+        return cls(cand.id, row.blob_sha, row.work_key, row.split,
+                   int(row.stats.get("n_pages", 0)), int(row.stats.get("summary_words", 0)),
+                   json.dumps(row.stats), cand.language, split_key(cand),
+                   None if preset is None else str(preset))
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        stats: dict[str, Any] = json.loads(self.stats_json)
+        return stats
+
+
 class Pipeline:
     def __init__(self, request: BuildRequest, state: State) -> None:
         self.req = request
@@ -185,8 +218,9 @@ class Pipeline:
     # -- download -----------------------------------------------------------------------------
 
     def fetch(self) -> None:
-        rows = self.state.rows(self.dataset, [DISCOVERED, RETRY])
-        for row in progress(rows, len(rows), "download"):
+        statuses = [DISCOVERED, RETRY]
+        total = self.state.count(self.dataset, statuses)
+        for row in progress(self.state.iter_rows(self.dataset, statuses), total, "download"):
             self._fetch_one(row)
 
     def _fetch_one(self, row: Row) -> None:
@@ -233,8 +267,10 @@ class Pipeline:
     # -- processing ---------------------------------------------------------------------------
 
     def work_key(self, row: Row) -> str:
-        parts = [row.blob_sha or "", candidate_hash(row.candidate), self.processing_hash,
-                 loralay_build.__version__]
+        return self._work_key(row.blob_sha or "", candidate_hash(row.candidate))
+
+    def _work_key(self, blob_sha: str, content_hash: str) -> str:
+        parts = [blob_sha, content_hash, self.processing_hash, loralay_build.__version__]
         return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
     def _task(self, row: Row) -> Task:
@@ -253,21 +289,38 @@ class Pipeline:
             min_reference_ratio=float(src.get("min_reference_ratio", 0.0)),
         )
 
+    def _todo(self) -> Iterator[tuple[str, str]]:
+        """(id, work key) of each downloaded document whose work file is missing or stale,
+        streamed from the state database (nothing per document is kept)."""
+        statuses = [FETCHED, PROCESSED, PUBLISHED, FILTERED, REJECTED]
+        for ref in self.state.iter_work(self.dataset, statuses):
+            if not ref.blob_sha:
+                continue
+            key = self._work_key(ref.blob_sha, ref.content_hash)
+            if ref.work_key != key or (ref.status != REJECTED and not self.work.has(key)):
+                yield ref.id, key
+
+    def _tasks(self, keys: dict[str, str]) -> Iterator[Task]:
+        """The tasks of `_todo`, each candidate read when its task is sent; `keys` holds the
+        work keys of the documents in flight until `_record` takes them."""
+        for cid, key in self._todo():
+            row = self.state.row(self.dataset, cid)
+            if row is not None:
+                keys[cid] = key
+                yield self._task(row)
+
     def process(self) -> None:
-        rows = self.state.rows(self.dataset, [FETCHED, PROCESSED, PUBLISHED, FILTERED, REJECTED])
-        keys = {row.candidate.id: self.work_key(row) for row in rows if row.blob_sha}
-        todo = [row for row in rows if row.candidate.id in keys
-                and (row.work_key != keys[row.candidate.id]
-                     or (row.status != REJECTED and not self.work.has(keys[row.candidate.id])))]
-        if not todo:
+        total = sum(1 for _ in self._todo())
+        if not total:
             return
         run = self.settings.run
         executor = make_executor(run, [backend_module(self.settings.parse.backend)])
         pending: list[tuple[str, Outcome]] = []
+        keys: dict[str, str] = {}
         flushed = time.monotonic()
         try:
-            outcomes = executor.run(self._task(row) for row in todo)
-            for task, outcome in progress(outcomes, len(todo), "process"):
+            outcomes = executor.run(self._tasks(keys))
+            for task, outcome in progress(outcomes, total, "process"):
                 pending.append((task.candidate.id, outcome))
                 if (len(pending) >= run.commit_batch
                         or time.monotonic() - flushed >= run.commit_seconds):
@@ -286,7 +339,7 @@ class Pipeline:
         self.work.put_many([(keys[cid], o.row) for cid, o in outcomes if o.row is not None])
         with self.state.transaction():
             for cid, outcome in outcomes:
-                key = keys[cid]
+                key = keys.pop(cid)
                 if outcome.row is not None:
                     self.state.set_status(self.dataset, cid, PROCESSED, work_key=key,
                                           stats=outcome.stats, reason=None, detail=None)
@@ -300,38 +353,37 @@ class Pipeline:
     # -- publishing ---------------------------------------------------------------------------
 
     def publish(self) -> None:
-        rows = self.state.rows(self.dataset, [PROCESSED, PUBLISHED, FILTERED])
+        rows = [PublishRow.of(r) for r in
+                self.state.iter_rows(self.dataset, [PROCESSED, PUBLISHED, FILTERED])]
         out_dir = self.req.out_root / self.dataset
         dropped: dict[str, tuple[Reason, str]] = {}
-        clusters = self._clusters(rows)
+        clusters = self._clusters()
         for cluster in clusters or []:  # one representative per work (corpus.dedup)
             for cid in cluster.members[1:]:
                 dropped[cid] = (Reason.DUPLICATE, f"same work as {cluster.representative}")
         first_of_blob: dict[str, str] = {}
         for row in rows:  # sorted by id: the smallest id keeps a shared file
-            if row.candidate.id in dropped:
+            if row.id in dropped:
                 continue
             sha = row.blob_sha or ""
             if sha in first_of_blob:
-                dropped[row.candidate.id] = (Reason.DUPLICATE, f"same PDF as {first_of_blob[sha]}")
+                dropped[row.id] = (Reason.DUPLICATE, f"same PDF as {first_of_blob[sha]}")
             else:
-                first_of_blob[sha] = row.candidate.id
-        unique = [r for r in rows if r.candidate.id not in dropped]
+                first_of_blob[sha] = row.id
+        unique = [r for r in rows if r.id not in dropped]
         thresholds = compute_thresholds(
-            [r.stats.get("n_pages", 0) for r in unique],
-            [r.stats.get("summary_words", 0) for r in unique],
+            [r.n_pages for r in unique],
+            [r.summary_words for r in unique],
             self.settings.filters,
         )
         for row in unique:
-            verdict = thresholds.verdict(row.stats.get("n_pages", 0),
-                                         row.stats.get("summary_words", 0))
+            verdict = thresholds.verdict(row.n_pages, row.summary_words)
             if verdict:
-                dropped[row.candidate.id] = verdict
-        kept = [r for r in unique if r.candidate.id not in dropped]
+                dropped[row.id] = verdict
+        kept = [r for r in unique if r.id not in dropped]
         splits = cluster_splits(
             [
-                SplitItem(r.candidate.id, split_key(r.candidate), r.split,
-                          r.candidate.extra.get("split"))
+                SplitItem(r.id, r.split_key, r.split, r.preset)
                 for r in kept
             ],
             clusters or [],
@@ -345,7 +397,7 @@ class Pipeline:
             "filters_enabled": self.settings.filters.enabled,
         }
         data_fingerprint = digest([
-            sorted((r.candidate.id, r.work_key, splits[r.candidate.id]) for r in kept),
+            sorted((r.id, r.work_key, splits[r.id]) for r in kept),
             threshold_values,
             str(EXAMPLE_SCHEMA),
             self.settings.raw.get("output", {}),
@@ -353,7 +405,7 @@ class Pipeline:
         ])
         rejects = sorted(
             [(r.candidate.id, r.reason or "", r.detail or "")
-             for r in self.state.rows(self.dataset, [REJECTED])]
+             for r in self.state.iter_rows(self.dataset, [REJECTED])]
             + [(cid, reason.value, detail) for cid, (reason, detail) in dropped.items()]
         )
         # Reports change with every reject, shards only with the kept rows.
@@ -371,15 +423,15 @@ class Pipeline:
         # Statuses follow the files: "published" is recorded once the shards are in place.
         with self.state.transaction():
             for row in kept:
-                self.state.set_status(self.dataset, row.candidate.id, PUBLISHED,
-                                      split=splits[row.candidate.id], reason=None, detail=None)
+                self.state.set_status(self.dataset, row.id, PUBLISHED,
+                                      split=splits[row.id], reason=None, detail=None)
             for cid, (reason, detail) in dropped.items():
                 log.info("filtered %s: %s (%s)", cid, reason.value, detail)
                 self.state.set_status(self.dataset, cid, FILTERED, reason=reason.value,
                                       detail=detail)
         self.report.add("published_rows", len(kept))
 
-    def _clusters(self, rows: list[Row]) -> list[Cluster] | None:
+    def _clusters(self) -> list[Cluster] | None:
         """Near-duplicate clusters among the processed documents (corpus.dedup), for sources
         whose config sets `dedup_threshold`; the others keep the shared-PDF rule alone."""
         threshold = self.settings.source.get("dedup_threshold")
@@ -389,10 +441,10 @@ class Pipeline:
             DedupItem(r.candidate.id, r.candidate.title,
                       r.candidate.abstracts.get(r.candidate.language, ""), r.blob_sha or "",
                       split_key(r.candidate))
-            for r in rows
+            for r in self.state.iter_rows(self.dataset, [PROCESSED, PUBLISHED, FILTERED])
         ], float(threshold))
 
-    def _write(self, out_dir: Path, kept: list[Row], splits: dict[str, str],
+    def _write(self, out_dir: Path, kept: list[PublishRow], splits: dict[str, str],
                rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],
                fingerprints: tuple[str, str], reuse: list[dict[str, Any]] | None,
                clusters: list[Cluster] | None = None) -> None:
@@ -406,7 +458,7 @@ class Pipeline:
             generation = fingerprints[1][:8]
             written = []
             for split in SPLITS:
-                keys = [r.work_key or "" for r in kept if splits[r.candidate.id] == split]
+                keys = [r.work_key or "" for r in kept if splits[r.id] == split]
                 written += write_split(out_dir, split, generation, keys, self.work,
                                        self.settings.output)
             files = [f.__dict__ for f in written]
@@ -433,7 +485,7 @@ class Pipeline:
         remove_stale(out_dir, files)
         log.info("published %d documents to %s", len(kept), out_dir)
 
-    def _build_record(self, kept: list[Row], splits: dict[str, str],
+    def _build_record(self, kept: list[PublishRow], splits: dict[str, str],
                       rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],
                       fingerprints: tuple[str, str],
                       files: list[dict[str, Any]]) -> dict[str, Any]:
@@ -442,11 +494,12 @@ class Pipeline:
         methods: Counter[str] = Counter()
         formats: Counter[str] = Counter()  # pdf, html or pdf+html (a bundle's parts)
         for row in kept:
-            leakage += row.stats.get("leakage", [])
-            methods.update(row.stats.get("methods", []))
-            removed.update(row.stats.get("removed", {}))
-            formats[row.stats.get("formats") or "pdf"] += 1
-        languages = {r.candidate.language for r in kept if r.candidate.language}
+            stats = row.stats
+            leakage += stats.get("leakage", [])
+            methods.update(stats.get("methods", []))
+            removed.update(stats.get("removed", {}))
+            formats[stats.get("formats") or "pdf"] += 1
+        languages = {r.language for r in kept if r.language}
         return {
             "dataset": self.dataset,
             "source": self.req.source,
