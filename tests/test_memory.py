@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from loralay_build.corpus.verify import verify_dataset
+from loralay_build.inspect.layers import find_row
 
 from .conftest import run_cli
 from .test_local import make_corpus, write_manifest
@@ -192,3 +193,34 @@ def test_verify_checks_row_invariants_per_row_group(small: Path, tmp_path: Path)
         f"{len(rows[0]['page_sizes'])} page sizes",
         f"{name}: local:empty: no words",
     ]
+
+
+def test_inspect_reads_only_the_row_group_of_its_document(tmp_path: Path) -> None:
+    """A shard of three row groups with the first one's pages zeroed: the ids' ranges
+    written at publish send the lookup straight to the last row group, so the damage is
+    never read (a scan of the shard fails on it)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    entries = make_corpus(docs, 6)
+    for entry in entries:
+        entry["split"] = "train"
+    manifest = write_manifest(docs / "docs.jsonl", entries)
+    result = run_cli("local", "--input", str(manifest), "--out", str(tmp_path / "data"),
+                     "--executor", "serial", "--no-filter",
+                     env={"LORALAY_OUTPUT__ROW_GROUP_ROWS": "2"})
+    assert result.returncode == 0, result.stderr
+    dataset = tmp_path / "data" / "local"
+    shard = _train(dataset)
+    meta = pq.ParquetFile(shard).metadata
+    assert meta.num_row_groups == 3
+    data = bytearray(shard.read_bytes())
+    first = meta.row_group(0)
+    for j in range(first.num_columns):
+        column = first.column(j)
+        start = column.data_page_offset
+        data[start : start + column.total_compressed_size] = bytes(column.total_compressed_size)
+    shard.write_bytes(bytes(data))
+    row = find_row(dataset, "local:doc5")
+    assert row is not None and row["article_id"] == "local:doc5" and row["article_words"]
+    drawn = run_cli("inspect", str(dataset), "local:doc5", "--out", str(tmp_path / "p.png"))
+    assert drawn.returncode == 0, drawn.stderr

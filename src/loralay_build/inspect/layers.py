@@ -58,15 +58,27 @@ class DocumentLayers:
     notes: list[str] = field(default_factory=list)
 
 
+def _may_hold(shard: pq.ParquetFile, group: int, article_id: str) -> bool:
+    """Whether a row group's id range (written at publish) can hold `article_id`; True
+    when the shard has no statistics (written by an earlier version)."""
+    column = shard.metadata.row_group(group).column(0)
+    stats = column.statistics if column.path_in_schema == "article_id" else None
+    if stats is None or not stats.has_min_max:
+        return True
+    return bool(stats.min <= article_id <= stats.max)
+
+
 def find_row(dataset_dir: Path, article_id: str) -> dict[str, Any] | None:
     """The published row of `article_id`.
 
-    Only the id column is read while looking (one row group at a time); then only the row
-    group holding the document is read, so memory follows one row group, not a shard.
+    Row groups whose id range excludes it are skipped; of the others only the id column is
+    read, then the one row group holding the document, so memory follows one row group.
     """
     for path in sorted(dataset_dir.glob(SHARD_GLOB)):
         with pq.ParquetFile(path) as shard:
             for group in range(shard.num_row_groups):
+                if not _may_hold(shard, group, article_id):
+                    continue
                 ids = shard.read_row_group(group, columns=["article_id"]).column("article_id")
                 found = pc.index(ids, article_id).as_py()
                 if found >= 0:
