@@ -12,7 +12,7 @@ shards) is the only thing held for the whole dataset.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +28,17 @@ from loralay_build.corpus.split import SPLITS
 from loralay_build.views.schema import view_layout
 
 MAX_PROBLEMS_PER_SHARD = 20  # a badly broken shard should not bury the rest of the report
-# The columns the row invariants of a layout shard read; the others are read only so that
-# their page checksums are verified, one column at a time.
-ROW_COLUMNS = ["article_id", "article_words", "article_bboxes", "article_norm_bboxes",
-               "word_pages", "page_sizes", "reference_text"]
+# The columns the row invariants of a layout shard read, in the order they are read: each is
+# read alone and reduced to what the checks need before the next one. The other columns are
+# read too, one at a time, so that their page checksums are verified.
+ROW_COLUMNS = ["article_id", "page_sizes", "word_pages", "article_norm_bboxes",
+               "article_words", "article_bboxes", "reference_text"]
+
+ReadColumn = Callable[[str], pa.Array]
 
 
-def _lengths(table: pa.Table, name: str) -> np.ndarray:
+def _lengths(column: pa.Array) -> np.ndarray:
     """Per row, the length of a list column (a null list counts as empty)."""
-    column = table.column(name).combine_chunks()
     return np.asarray(pc.fill_null(pc.list_value_length(column), 0).to_numpy(), dtype=np.int64)
 
 
@@ -47,35 +49,45 @@ def _first_per_row(parents: np.ndarray, bad: np.ndarray) -> dict[int, int]:
     return dict(zip(rows.tolist(), where.tolist(), strict=True))
 
 
-def _row_problems(table: pa.Table) -> dict[int, list[str]]:
+def _bad_pages(column: pa.Array, sizes: np.ndarray) -> dict[int, str]:
+    """Row -> its first word page outside its page sizes."""
+    parents = pc.list_parent_indices(column).to_numpy()
+    values = np.asarray(pc.list_flatten(column).to_numpy(zero_copy_only=False))
+    bad = (values < 0) | (values >= sizes[parents])
+    return {row: f"word page {values[i]} outside the {sizes[row]} page sizes"
+            for row, i in _first_per_row(parents, bad).items()}
+
+
+def _bad_boxes(column: pa.Array) -> dict[int, str]:
+    """Row -> its first normalised box outside 0-1000 or inverted."""
+    parents = pc.list_parent_indices(column).to_numpy()
+    coords = np.asarray(pc.list_flatten(pc.list_flatten(column)).to_numpy(
+        zero_copy_only=False)).reshape(-1, 4)
+    x0, y0, x1, y1 = coords.T
+    bad = ~((x0 >= 0) & (x0 <= x1) & (x1 <= 1000) & (y0 >= 0) & (y0 <= y1) & (y1 <= 1000))
+    return {row: f"normalised box out of range: {coords[i].tolist()}"
+            for row, i in _first_per_row(parents, bad).items()}
+
+
+def _row_problems(read: ReadColumn) -> dict[int, list[str]]:
     """Row index -> the invariants it breaks, in the order a reader meets them: no words,
-    list lengths, the first normalised box out of range, the first word page out of range."""
-    words, boxes, norm, pages, sizes = (
-        _lengths(table, name) for name in ("article_words", "article_bboxes",
-                                           "article_norm_bboxes", "word_pages", "page_sizes"))
-    reference = pc.fill_null(pc.utf8_length(table.column("reference_text")), 0).to_numpy()
+    list lengths, the first normalised box out of range, the first word page out of range.
+    `read(name)` gives one column of the row group; only one is held at a time."""
+    sizes = _lengths(read("page_sizes"))
+    column = read("word_pages")
+    pages, pages_out = _lengths(column), _bad_pages(column, sizes)
+    column = read("article_norm_bboxes")
+    norm, boxes_out = _lengths(column), _bad_boxes(column)
+    del column
+    words, boxes = _lengths(read("article_words")), _lengths(read("article_bboxes"))
+    reference = np.asarray(pc.fill_null(pc.utf8_length(read("reference_text")), 0).to_numpy())
     out: dict[int, list[str]] = {}
-    for row in np.flatnonzero((words == 0) & (np.asarray(reference) == 0)).tolist():
+    for row in np.flatnonzero((words == 0) & (reference == 0)).tolist():
         out.setdefault(row, []).append("no words")  # a text-only row (EUR-Lex) may have none
     for row in np.flatnonzero((words != boxes) | (boxes != norm) | (norm != pages)).tolist():
         out.setdefault(row, []).append(
             f"list lengths differ: words {words[row]}, boxes {boxes[row]}, "
             f"norm boxes {norm[row]}, word_pages {pages[row]}")
-    norm_column = table.column("article_norm_bboxes").combine_chunks()
-    box_parents = pc.list_parent_indices(norm_column).to_numpy()
-    coords = np.asarray(pc.list_flatten(pc.list_flatten(norm_column)).to_numpy(
-        zero_copy_only=False), dtype=np.int64).reshape(-1, 4)
-    x0, y0, x1, y1 = coords.T
-    bad_box = ~((x0 >= 0) & (x0 <= x1) & (x1 <= 1000) & (y0 >= 0) & (y0 <= y1) & (y1 <= 1000))
-    boxes_out = {row: f"normalised box out of range: {coords[i].tolist()}"
-                 for row, i in _first_per_row(box_parents, bad_box).items()}
-    page_column = table.column("word_pages").combine_chunks()
-    page_parents = pc.list_parent_indices(page_column).to_numpy()
-    values = np.asarray(pc.list_flatten(page_column).to_numpy(zero_copy_only=False),
-                        dtype=np.int64)
-    bad_page = (values < 0) | (values >= sizes[page_parents])
-    pages_out = {row: f"word page {values[i]} outside the {sizes[row]} page sizes"
-                 for row, i in _first_per_row(page_parents, bad_page).items()}
     for found in (boxes_out, pages_out):
         for row, message in found.items():
             out.setdefault(row, []).append(message)
@@ -108,15 +120,18 @@ def _verify_shard(path: Path, entry: dict[str, Any], schema: pa.Schema, id_colum
         rest = [n for n in found.names if n not in checked]
         shard_problems = 0
         for group in range(shard.num_row_groups):
+            def read(column: str, group: int = group) -> pa.Array:
+                table = shard.read_row_group(group, columns=[column])
+                return table.column(column).combine_chunks()
+
             try:
-                table = shard.read_row_group(group, columns=checked)
+                ids = read(id_column).to_pylist() if checked else []
+                problems = _row_problems(read) if layout else {}
                 for other in rest:  # read only for its page checksums
-                    shard.read_row_group(group, columns=[other])
+                    read(other)
             except (OSError, pa.ArrowException) as exc:
                 yield f"{name}: unreadable ({exc})"
                 return
-            problems = _row_problems(table) if layout else {}
-            ids = table.column(id_column).to_pylist() if checked else []
             for row, article_id in enumerate(ids):
                 if article_id in seen:
                     yield f"{name}: {article_id} already in {seen[article_id]}"
