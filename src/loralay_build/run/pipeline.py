@@ -103,6 +103,12 @@ class RunReport:
         self.counts[key] += n
 
 
+def work_key_of(blob_sha: str, content_hash: str, processing_hash: str) -> str:
+    """The name of a document's work file: what it was made from and how."""
+    parts = [blob_sha, content_hash, processing_hash, loralay_build.__version__]
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+
+
 @dataclass(frozen=True, slots=True)
 class PublishRow:
     """What publishing needs of a processed candidate. Its metadata (abstracts, title, extra
@@ -267,11 +273,8 @@ class Pipeline:
     # -- processing ---------------------------------------------------------------------------
 
     def work_key(self, row: Row) -> str:
-        return self._work_key(row.blob_sha or "", candidate_hash(row.candidate))
-
-    def _work_key(self, blob_sha: str, content_hash: str) -> str:
-        parts = [blob_sha, content_hash, self.processing_hash, loralay_build.__version__]
-        return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+        return work_key_of(row.blob_sha or "", candidate_hash(row.candidate),
+                           self.processing_hash)
 
     def _task(self, row: Row) -> Task:
         src = self.settings.source
@@ -296,7 +299,7 @@ class Pipeline:
         for ref in self.state.iter_work(self.dataset, statuses):
             if not ref.blob_sha:
                 continue
-            key = self._work_key(ref.blob_sha, ref.content_hash)
+            key = work_key_of(ref.blob_sha, ref.content_hash, self.processing_hash)
             if ref.work_key != key or (ref.status != REJECTED and not self.work.has(key)):
                 yield ref.id, key
 
