@@ -187,11 +187,10 @@ def document_layers(dataset_dir: Path, article_id: str) -> DocumentLayers:
         if state is None:
             raise UnknownDocument(article_id)
         try:
-            record = next((r for r in state.rows(dataset_dir.name, [REJECTED, FILTERED])
-                           if r.candidate.id == article_id), None)
+            record = state.row(dataset_dir.name, article_id)  # by key, not a scan
         finally:
             state.close()
-        if record is None:
+        if record is None or record.status not in (REJECTED, FILTERED):
             raise UnknownDocument(article_id)
         rejected = f"{record.status} as {record.reason}: {record.detail or ''}".rstrip(": ")
         sha, source = record.blob_sha, record.candidate.source
