@@ -97,7 +97,7 @@ def test_shards_from_batched_work_files_match_a_direct_write(tmp_path: Path) -> 
         table = pa.Table.from_pylist(rows[start : start + 5], schema=EXAMPLE_SCHEMA)
         pq.write_table(table, direct, compression="zstd", compression_level=settings.zstd_level,
                        row_group_size=2, write_page_checksum=True, data_page_version="2.0",
-                       use_dictionary=False, write_statistics=False)
+                       use_dictionary=False, write_statistics=["article_id"])
         assert (tmp_path / files[index].name).read_bytes() == direct.read_bytes()
 
 

@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 import click
 
 from loralay_build.config import DedupSettings, load_settings, merge
+from loralay_build.corpus.folder import view_status
 from loralay_build.dates import normalise_since
 from loralay_build.errors import ConfigError
 from loralay_build.progress import BarSafeHandler, hide_progress
@@ -468,8 +469,11 @@ def status(path: Path, as_json: bool) -> None:
         }
     finally:
         state.close()
+    report.update(view_status(root, only))
+    if only is not None and only not in report:
+        _usage_error(f"{path}: no dataset {only!r} in the state of {root}")
     for info in report.values():
-        run = info["last_run"]
+        run = info.get("last_run")
         if run:
             when = run["finished"] or run["started"]
             run["when_local"] = datetime.fromtimestamp(when).astimezone().isoformat(" ", "seconds")
@@ -477,6 +481,11 @@ def status(path: Path, as_json: bool) -> None:
         click.echo(json.dumps(report, indent=2, sort_keys=True))
         return
     for dataset, info in report.items():
+        if "view" in info:
+            rows = ", ".join(f"{k} {v}" for k, v in info["rows"].items())
+            click.echo(f"{dataset}\n  the {info['view']} view of {info['layout_dataset']} "
+                       f"(its candidates are those of {info['layout_dataset']}): rows {rows}")
+            continue
         click.echo(f"{dataset}")
         for key, value in info["statuses"].items():
             click.echo(f"  {key:<12} {value:>8}")
@@ -622,6 +631,17 @@ def _require_dataset(path: Path) -> None:
                      "give one folder under the output root, e.g. data/hal")
 
 
+def _refuse_view(dataset: Path, what: str) -> None:
+    """Exit 2, naming the layout dataset, for a command that needs the layout a view lacks."""
+    from loralay_build.corpus.folder import read_build
+
+    build = read_build(dataset)
+    if build.get("view"):
+        layout = dataset.parent / str(build.get("layout_dataset"))
+        _usage_error(f"{dataset} is the {build['view']} view of {layout.name} (text only): it "
+                     f"{what}; give the layout dataset instead, e.g. {layout}")
+
+
 @main.command("inspect")
 @click.argument("dataset", type=click.Path(exists=True, path_type=Path))
 @click.argument("article_id")
@@ -640,6 +660,7 @@ def inspect_command(dataset: Path, article_id: str, page: int | None, all_pages:
     from loralay_build.inspect.render import write_pngs
 
     _require_dataset(dataset)
+    _refuse_view(dataset, "has no page to draw")
     try:
         layers = document_layers(dataset, article_id)
     except UnknownDocument:

@@ -14,7 +14,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,6 +120,17 @@ class Row:
     work_key: str | None
     stats: dict[str, Any]
     split: str | None
+
+
+@dataclass(frozen=True)
+class WorkRef:
+    """A candidate as the processing stage first looks at it (no metadata decoded)."""
+
+    id: str
+    status: str
+    blob_sha: str | None
+    work_key: str | None
+    content_hash: str
 
 
 def _row(record: sqlite3.Row) -> Row:
@@ -285,6 +296,45 @@ class State:
             query += f" AND status IN ({','.join('?' * len(wanted))})"
             args.extend(wanted)
         return [_row(r) for r in self.db.execute(query + " ORDER BY id", args)]
+
+    def iter_rows(self, dataset: str, statuses: Iterable[str], page: int = 500) -> Iterator[Row]:
+        """The rows of `rows()`, read `page` at a time, so that a stage holds one page of
+        candidates rather than the whole dataset. Rows are taken in id order after the last
+        one read, so a stage may change the statuses of rows it has seen while iterating."""
+        for record in self._pages(dataset, statuses, "*", page):
+            yield _row(record)
+
+    def iter_work(self, dataset: str, statuses: Iterable[str],
+                  page: int = 2000) -> Iterator[WorkRef]:
+        """What deciding whether a candidate needs processing reads, without decoding its
+        metadata: `content_hash` equals `candidate_hash` of the stored candidate."""
+        columns = "id, status, blob_sha, work_key, content_hash"
+        for r in self._pages(dataset, statuses, columns, page):
+            yield WorkRef(r["id"], r["status"], r["blob_sha"], r["work_key"], r["content_hash"])
+
+    def _pages(self, dataset: str, statuses: Iterable[str], columns: str,
+               page: int) -> Iterator[sqlite3.Row]:
+        wanted = list(statuses)
+        query = (f"SELECT {columns} FROM candidates WHERE dataset = ? AND id > ?"
+                 f" AND status IN ({','.join('?' * len(wanted))}) ORDER BY id LIMIT ?")
+        last = ""
+        while True:
+            records = self.db.execute(query, (dataset, last, *wanted, page)).fetchall()
+            yield from records
+            if len(records) < page:
+                return
+            last = records[-1]["id"]
+
+    def row(self, dataset: str, cand_id: str) -> Row | None:
+        record = self.db.execute("SELECT * FROM candidates WHERE dataset = ? AND id = ?",
+                                 (dataset, cand_id)).fetchone()
+        return None if record is None else _row(record)
+
+    def count(self, dataset: str, statuses: Iterable[str]) -> int:
+        wanted = list(statuses)
+        return int(self.db.execute(
+            "SELECT COUNT(*) FROM candidates WHERE dataset = ?"
+            f" AND status IN ({','.join('?' * len(wanted))})", (dataset, *wanted)).fetchone()[0])
 
     def set_status(self, dataset: str, cand_id: str, status: str, **fields: Any) -> None:
         allowed = {"reason", "detail", "attempts", "blob_sha", "work_key", "stats", "split"}

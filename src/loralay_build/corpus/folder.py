@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from loralay_build.corpus.split import SPLITS
+
 BUILD_FILE = "build.json"
 SHARD_GLOB = "*-*-of-*.parquet"
 
@@ -39,3 +41,17 @@ def published_build(path: Path) -> dict[str, Any]:
         for f in build.get("files", [])
     )
     return build if intact else {}
+
+
+def view_status(root: Path, only: str | None = None) -> dict[str, dict[str, Any]]:
+    """The derived views (PubMed `sumpubmed`, `citations`) under a data root, by folder name:
+    they have no candidates of their own in the state, so `status` reports their rows."""
+    out: dict[str, dict[str, Any]] = {}
+    for folder in datasets_under(root):
+        build = read_build(folder)
+        if build.get("view") and only in (None, folder.name):
+            rows = build.get("counts", {}).get("splits", {})
+            out[folder.name] = {"view": str(build["view"]),
+                                "layout_dataset": build.get("layout_dataset"),
+                                "rows": {k: rows[k] for k in SPLITS if rows.get(k)}}
+    return out

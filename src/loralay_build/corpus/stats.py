@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import statistics
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from loralay_build.corpus.filters import percentile
+from loralay_build.corpus.folder import read_build
 from loralay_build.corpus.split import SPLITS
 from loralay_build.licences import redistributable
 
@@ -30,31 +31,62 @@ def _year(published: str | None) -> int | None:
     return int(head) if head.isdigit() else None
 
 
+# The columns statistics read. `word_pages` stands for `article_words`: it has one entry per
+# word (an invariant `verify` checks) and is far smaller to read than the words themselves.
+STATS_COLUMNS = ["word_pages", "abstract", "lang_confidence", "page_sizes", "published"]
+
+
+def _list_lengths(column: pa.ChunkedArray) -> list[int]:
+    lengths: list[int] = pc.fill_null(pc.list_value_length(column), 0).to_pylist()
+    return lengths
+
+
 def split_values(folder: Path) -> dict[str, dict[str, list[Any]]]:
     """Per split, one value per document: article and summary words, pages, CLD2 confidence,
-    year of publication (None when unknown)."""
+    year of publication (None when unknown).
+
+    Read one row group at a time and only the small columns, so memory follows the number of
+    documents (a few numbers each), not the size of the shards.
+    """
     out: dict[str, dict[str, list[Any]]] = {}
     for split in SPLITS:
         files = sorted(folder.glob(f"{split}-*-of-*.parquet"))
         if not files:
             continue
-        table = pq.ParquetDataset(files, schema=None).read(
-            columns=["article_words", "abstract", "lang_confidence", "page_sizes", "published"]
-        )
-        out[split] = {
-            "article_words": pc.list_value_length(table.column("article_words")).to_pylist(),
-            "summary_words": [len(t.split()) for t in table.column("abstract").to_pylist()],
-            "pages": pc.list_value_length(table.column("page_sizes")).to_pylist(),
-            "lang_confidence": table.column("lang_confidence").to_pylist(),
-            "year": [_year(p) for p in table.column("published").to_pylist()],
-        }
+        values: dict[str, list[Any]] = {key: [] for key in (
+            "article_words", "summary_words", "pages", "lang_confidence", "year")}
+        for path in files:
+            with pq.ParquetFile(path) as shard:
+                for group in range(shard.num_row_groups):
+                    table = shard.read_row_group(group, columns=STATS_COLUMNS)
+                    values["article_words"] += _list_lengths(table.column("word_pages"))
+                    values["summary_words"] += [len((t or "").split())
+                                                for t in table.column("abstract").to_pylist()]
+                    values["pages"] += _list_lengths(table.column("page_sizes"))
+                    values["lang_confidence"] += table.column("lang_confidence").to_pylist()
+                    values["year"] += [_year(p) for p in table.column("published").to_pylist()]
+        out[split] = values
     return out
+
+
+def view_stats(folder: Path, build: dict[str, Any]) -> dict[str, Any]:
+    """What applies to a derived view (PubMed `sumpubmed`, `citations`): its rows per split
+    and its own counts; it has no layout, pages or article words."""
+    counts = dict(build.get("counts", {}))
+    rows = counts.pop("splits", {})
+    return {"dataset": folder.name, "view": str(build["view"]),
+            "layout_dataset": build.get("layout_dataset"),
+            "splits": {s: {"rows": rows[s]} for s in SPLITS if rows.get(s)},
+            "counts": counts}
 
 
 def corpus_stats(folder: Path,
                  values: dict[str, dict[str, list[Any]]] | None = None) -> dict[str, Any]:
     """Per split: documents, pages, article/summary lengths (whitespace tokens), compression
     ratio (mean article length over mean summary length), mean CLD2 confidence."""
+    build = read_build(folder)
+    if build.get("view"):
+        return view_stats(folder, build)
     out: dict[str, Any] = {"dataset": folder.name, "splits": {}}
     for split, columns in (split_values(folder) if values is None else values).items():
         article, summary = _lengths(columns["article_words"]), _lengths(columns["summary_words"])
@@ -67,9 +99,7 @@ def corpus_stats(folder: Path,
             "compression": article["mean"] / summary["mean"] if summary["mean"] else 0.0,
             "lang_confidence_mean": statistics.fmean(confidence) if confidence else 0.0,
         }
-    build_file = folder / "build.json"
-    if build_file.is_file():
-        build = json.loads(build_file.read_text())
+    if build:
         out["leakage"] = build.get("leakage", {})
         out["rejects"] = build.get("counts", {}).get("rejects", {})
         out["licences"] = build.get("licences", {})
@@ -77,6 +107,8 @@ def corpus_stats(folder: Path,
 
 
 def format_stats(stats: dict[str, Any]) -> str:
+    if "view" in stats:
+        return _format_view(stats)
     lines = [f"dataset {stats['dataset']}", "",
              f"{'split':<11}{'docs':>7}  {'article words mean/median/p90':>30}"
              f"  {'summary words mean/median/p90':>30}  {'pages':>6}  {'compr.':>6}"
@@ -100,4 +132,14 @@ def format_stats(stats: dict[str, Any]) -> str:
         lines += [f"  {k}{'*' if redistributable(k) else ''}: "
                   + ", ".join(f"{s} {n}" for s, n in per.items())
                   for k, per in stats["licences"].items()]
+    return "\n".join(lines)
+
+
+def _format_view(stats: dict[str, Any]) -> str:
+    lines = [f"dataset {stats['dataset']}: the {stats['view']} view of "
+             f"{stats['layout_dataset']} (text only: words, pages, lengths in words and "
+             "language confidence do not apply)", "", f"{'split':<11}{'rows':>8}"]
+    lines += [f"{split:<11}{info['rows']:>8}" for split, info in stats["splits"].items()]
+    if stats["counts"]:
+        lines += ["", "counts:"] + [f"  {k}: {v}" for k, v in stats["counts"].items()]
     return "\n".join(lines)

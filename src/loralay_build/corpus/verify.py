@@ -3,55 +3,164 @@
 Why: Parquet returns silently wrong data after bit rot unless page checksums are verified on
 read, and a shard can be swapped, truncated or deleted behind the manifest's back. This reads
 every listed shard with checksum verification on and checks what consumers rely on.
+
+Shards are read one row group at a time, and the row checks run on Arrow arrays, so memory
+follows the row-group size, not the shard's or the dataset's; the set of ids (no id in two
+shards) is the only thing held for the whole dataset.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from loralay_build.blobs import sha256_file
 from loralay_build.corpus.folder import BUILD_FILE
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS
+from loralay_build.views.schema import view_layout
 
 MAX_PROBLEMS_PER_SHARD = 20  # a badly broken shard should not bury the rest of the report
+# The columns the row invariants of a layout shard read, in the order they are read: each is
+# read alone and reduced to what the checks need before the next one. The other columns are
+# read too, one at a time, so that their page checksums are verified.
+ROW_COLUMNS = ["article_id", "page_sizes", "word_pages", "article_norm_bboxes",
+               "article_words", "article_bboxes", "reference_text"]
+
+ReadColumn = Callable[[str], pa.Array]
 
 
-def _row_problems(row: dict[str, Any]) -> Iterator[str]:
-    """Invariants of one example row."""
-    words = row["article_words"] or []
-    boxes = row["article_bboxes"] or []
-    norm = row["article_norm_bboxes"] or []
-    pages = row["word_pages"] or []
-    sizes = row["page_sizes"] or []
-    if not words and not row.get("reference_text"):  # a text-only row (EUR-Lex) may have none
-        yield "no words"
-    if not len(words) == len(boxes) == len(norm) == len(pages):
-        yield (f"list lengths differ: words {len(words)}, boxes {len(boxes)}, "
-               f"norm boxes {len(norm)}, word_pages {len(pages)}")
-    for box in norm:
-        x0, y0, x1, y1 = box
-        if not (0 <= x0 <= x1 <= 1000 and 0 <= y0 <= y1 <= 1000):
-            yield f"normalised box out of range: {box}"
-            break
-    for page in pages:
-        if not 0 <= page < len(sizes):
-            yield f"word page {page} outside the {len(sizes)} page sizes"
-            break
+def _lengths(column: pa.Array) -> np.ndarray:
+    """Per row, the length of a list column (a null list counts as empty)."""
+    return np.asarray(pc.fill_null(pc.list_value_length(column), 0).to_numpy(), dtype=np.int64)
+
+
+def _first_per_row(parents: np.ndarray, bad: np.ndarray) -> dict[int, int]:
+    """Row -> index (in the flattened values) of its first bad value."""
+    rows, first = np.unique(parents[bad], return_index=True)
+    where = np.flatnonzero(bad)[first]
+    return dict(zip(rows.tolist(), where.tolist(), strict=True))
+
+
+def _bad_pages(column: pa.Array, sizes: np.ndarray) -> dict[int, str]:
+    """Row -> its first word page outside its page sizes."""
+    parents = pc.list_parent_indices(column).to_numpy()
+    values = np.asarray(pc.list_flatten(column).to_numpy(zero_copy_only=False))
+    bad = (values < 0) | (values >= sizes[parents])
+    return {row: f"word page {values[i]} outside the {sizes[row]} page sizes"
+            for row, i in _first_per_row(parents, bad).items()}
+
+
+def _bad_boxes(column: pa.Array) -> dict[int, str]:
+    """Row -> its first normalised box outside 0-1000 or inverted."""
+    parents = pc.list_parent_indices(column).to_numpy()
+    coords = np.asarray(pc.list_flatten(pc.list_flatten(column)).to_numpy(
+        zero_copy_only=False)).reshape(-1, 4)
+    x0, y0, x1, y1 = coords.T
+    bad = ~((x0 >= 0) & (x0 <= x1) & (x1 <= 1000) & (y0 >= 0) & (y0 <= y1) & (y1 <= 1000))
+    return {row: f"normalised box out of range: {coords[i].tolist()}"
+            for row, i in _first_per_row(parents, bad).items()}
+
+
+def _row_problems(read: ReadColumn) -> dict[int, list[str]]:
+    """Row index -> the invariants it breaks, in the order a reader meets them: no words,
+    list lengths, the first normalised box out of range, the first word page out of range.
+    `read(name)` gives one column of the row group; only one is held at a time."""
+    sizes = _lengths(read("page_sizes"))
+    column = read("word_pages")
+    pages, pages_out = _lengths(column), _bad_pages(column, sizes)
+    column = read("article_norm_bboxes")
+    norm, boxes_out = _lengths(column), _bad_boxes(column)
+    del column
+    words, boxes = _lengths(read("article_words")), _lengths(read("article_bboxes"))
+    reference = np.asarray(pc.fill_null(pc.utf8_length(read("reference_text")), 0).to_numpy())
+    out: dict[int, list[str]] = {}
+    for row in np.flatnonzero((words == 0) & (reference == 0)).tolist():
+        out.setdefault(row, []).append("no words")  # a text-only row (EUR-Lex) may have none
+    for row in np.flatnonzero((words != boxes) | (boxes != norm) | (norm != pages)).tolist():
+        out.setdefault(row, []).append(
+            f"list lengths differ: words {words[row]}, boxes {boxes[row]}, "
+            f"norm boxes {norm[row]}, word_pages {pages[row]}")
+    for found in (boxes_out, pages_out):
+        for row, message in found.items():
+            out.setdefault(row, []).append(message)
+    return out
+
+
+def _verify_shard(path: Path, entry: dict[str, Any], schema: pa.Schema, id_column: str,
+                  seen: dict[str, str]) -> Iterator[str]:
+    """Problems of one listed shard, its ids added to `seen` (id -> shard name)."""
+    name = entry["name"]
+    if entry.get("split") not in SPLITS:
+        yield f"{name}: unknown split {entry.get('split')!r}"
+    if path.stat().st_size != entry.get("bytes"):
+        yield f"{name}: {path.stat().st_size} bytes, {entry.get('bytes')} listed"
+    if sha256_file(path) != entry.get("sha256"):
+        yield f"{name}: sha256 differs from {BUILD_FILE}"
+    try:
+        shard = pq.ParquetFile(path, page_checksum_verification=True)
+    except (OSError, pa.ArrowException) as exc:
+        yield f"{name}: unreadable ({exc})"
+        return
+    with shard:
+        found = shard.schema_arrow
+        if not found.equals(schema):
+            yield f"{name}: schema differs from the expected schema"
+        if shard.metadata.num_rows != entry.get("rows"):
+            yield f"{name}: {shard.metadata.num_rows} rows, {entry.get('rows')} listed"
+        layout = schema.equals(EXAMPLE_SCHEMA) and found.equals(schema)
+        checked = ROW_COLUMNS if layout else [id_column] if id_column in found.names else []
+        rest = [n for n in found.names if n not in checked]
+        shard_problems = 0
+        for group in range(shard.num_row_groups):
+            def read(column: str, group: int = group) -> pa.Array:
+                table = shard.read_row_group(group, columns=[column])
+                return table.column(column).combine_chunks()
+
+            try:
+                ids = read(id_column).to_pylist() if checked else []
+                problems = _row_problems(read) if layout else {}
+                for other in rest:  # read only for its page checksums
+                    read(other)
+            except (OSError, pa.ArrowException) as exc:
+                yield f"{name}: unreadable ({exc})"
+                return
+            for row, article_id in enumerate(ids):
+                if article_id in seen:
+                    yield f"{name}: {article_id} already in {seen[article_id]}"
+                seen[str(article_id)] = name
+                for problem in problems.get(row, ()):
+                    shard_problems += 1
+                    if shard_problems <= MAX_PROBLEMS_PER_SHARD:
+                        yield f"{name}: {article_id}: {problem}"
 
 
 def verify_dataset(folder: Path) -> list[str]:
-    """Every problem found in `folder`; an empty list means the dataset is sound."""
+    """Every problem found in `folder`; an empty list means the dataset is sound.
+
+    A layout dataset's rows are checked against the example schema and its invariants; a
+    derived view's (PubMed `sumpubmed`, `citations`) against its own schema, with its id
+    column unique across shards.
+    """
     try:
         build = json.loads((folder / BUILD_FILE).read_text())
     except (OSError, ValueError) as exc:
         return [f"{BUILD_FILE}: unreadable ({exc})"]
+    view = build.get("view")
+    if view:
+        layout = view_layout(str(view))
+        if layout is None:
+            return [f"{BUILD_FILE}: unknown view {view!r}"]
+        schema, id_column = layout
+    else:
+        schema, id_column = EXAMPLE_SCHEMA, "article_id"
     problems: list[str] = []
     seen: dict[str, str] = {}
     listed = {entry["name"] for entry in build.get("files", [])}
@@ -59,34 +168,9 @@ def verify_dataset(folder: Path) -> list[str]:
         if stray not in listed:
             problems.append(f"{stray}: not listed in {BUILD_FILE}")
     for entry in build.get("files", []):
-        name = entry["name"]
-        path = folder / name
+        path = folder / entry["name"]
         if not path.is_file():
-            problems.append(f"{name}: missing")
+            problems.append(f"{entry['name']}: missing")
             continue
-        if entry.get("split") not in SPLITS:
-            problems.append(f"{name}: unknown split {entry.get('split')!r}")
-        if path.stat().st_size != entry.get("bytes"):
-            problems.append(f"{name}: {path.stat().st_size} bytes, {entry.get('bytes')} listed")
-        if sha256_file(path) != entry.get("sha256"):
-            problems.append(f"{name}: sha256 differs from {BUILD_FILE}")
-        try:
-            table = pq.read_table(path, page_checksum_verification=True)
-        except (OSError, pa.ArrowException) as exc:
-            problems.append(f"{name}: unreadable ({exc})")
-            continue
-        if not table.schema.equals(EXAMPLE_SCHEMA):
-            problems.append(f"{name}: schema differs from the example schema")
-        if table.num_rows != entry.get("rows"):
-            problems.append(f"{name}: {table.num_rows} rows, {entry.get('rows')} listed")
-        shard_problems = 0
-        for row in table.to_pylist():
-            article_id = row.get("article_id")
-            if article_id in seen:
-                problems.append(f"{name}: {article_id} already in {seen[article_id]}")
-            seen[str(article_id)] = name
-            for problem in _row_problems(row):
-                shard_problems += 1
-                if shard_problems <= MAX_PROBLEMS_PER_SHARD:
-                    problems.append(f"{name}: {article_id}: {problem}")
+        problems += _verify_shard(path, entry, schema, id_column, seen)
     return problems

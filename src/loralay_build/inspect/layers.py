@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from loralay_build.blobs import BlobStore
@@ -57,13 +58,33 @@ class DocumentLayers:
     notes: list[str] = field(default_factory=list)
 
 
+def _may_hold(shard: pq.ParquetFile, group: int, article_id: str) -> bool:
+    """Whether a row group's id range (written at publish) can hold `article_id`; True
+    when the shard has no statistics (written by an earlier version)."""
+    column = shard.metadata.row_group(group).column(0)
+    stats = column.statistics if column.path_in_schema == "article_id" else None
+    if stats is None or not stats.has_min_max:
+        return True
+    return bool(stats.min <= article_id <= stats.max)
+
+
 def find_row(dataset_dir: Path, article_id: str) -> dict[str, Any] | None:
-    """The published row of `article_id`, read from the shards with a pushed-down filter."""
-    for shard in sorted(dataset_dir.glob(SHARD_GLOB)):
-        table = pq.read_table(shard, filters=[("article_id", "=", article_id)])
-        if table.num_rows:
-            row: dict[str, Any] = table.slice(0, 1).to_pylist()[0]
-            return row
+    """The published row of `article_id`.
+
+    Row groups whose id range excludes it are skipped; of the others only the id column is
+    read, then the one row group holding the document, so memory follows one row group.
+    """
+    for path in sorted(dataset_dir.glob(SHARD_GLOB)):
+        with pq.ParquetFile(path) as shard:
+            for group in range(shard.num_row_groups):
+                if not _may_hold(shard, group, article_id):
+                    continue
+                ids = shard.read_row_group(group, columns=["article_id"]).column("article_id")
+                found = pc.index(ids, article_id).as_py()
+                if found >= 0:
+                    table = shard.read_row_group(group).slice(found, 1)
+                    row: dict[str, Any] = table.to_pylist()[0]
+                    return row
     return None
 
 
@@ -166,11 +187,10 @@ def document_layers(dataset_dir: Path, article_id: str) -> DocumentLayers:
         if state is None:
             raise UnknownDocument(article_id)
         try:
-            record = next((r for r in state.rows(dataset_dir.name, [REJECTED, FILTERED])
-                           if r.candidate.id == article_id), None)
+            record = state.row(dataset_dir.name, article_id)  # by key, not a scan
         finally:
             state.close()
-        if record is None:
+        if record is None or record.status not in (REJECTED, FILTERED):
             raise UnknownDocument(article_id)
         rejected = f"{record.status} as {record.reason}: {record.detail or ''}".rstrip(": ")
         sha, source = record.blob_sha, record.candidate.source

@@ -24,6 +24,7 @@ import click
 from loralay_build.config import Settings, load_settings
 from loralay_build.errors import ConfigError, LockHeld, LoralayError
 from loralay_build.progress import interactive
+from loralay_build.run.heap import pin_mmap_threshold
 from loralay_build.run.pipeline import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
@@ -127,6 +128,7 @@ def build(
 
 
 def _run(request: BuildRequest, state: State) -> int:
+    pin_mmap_threshold()  # the parent's memory must not follow the corpus size
     run_id = state.start_run(request.dataset, request.command or request.source)
     code = EXIT_FAILURE
     pipeline = Pipeline(request, state)

@@ -13,6 +13,7 @@ import platform
 import re
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,10 @@ from loralay_build.blobs import BlobStore, atomic_write_bytes
 from loralay_build.config import Settings
 from loralay_build.corpus.card import render_card
 from loralay_build.corpus.contamination import (
+    Member,
     excluded_ids,
     id_keys,
     judge,
-    member,
     other_folders,
     published_members,
 )
@@ -48,7 +49,6 @@ from loralay_build.http import BodyTooLarge, HttpClient, HttpError, HttpStatusEr
 from loralay_build.licences import allowed, licence_counts, to_spdx
 from loralay_build.parse.backend import backend_module
 from loralay_build.progress import batch_progress, progress
-from loralay_build.records import Candidate
 from loralay_build.run.executors import check_executor, make_executor
 from loralay_build.run.process import ROW_FORMAT, Outcome, Task
 from loralay_build.run.views import publish_views
@@ -69,7 +69,7 @@ from loralay_build.state import (
     candidate_hash,
 )
 from loralay_build.text import leakage_summary
-from loralay_build.text.minhash import BANDS, NUM_PERM, ROWS, SHINGLE
+from loralay_build.text.minhash import BANDS, NUM_PERM, ROWS, SHINGLE, from_text
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +115,57 @@ class RunReport:
 
     def add(self, key: str, n: int = 1) -> None:
         self.counts[key] += n
+
+
+def work_key_of(blob_sha: str, content_hash: str, processing_hash: str) -> str:
+    """The name of a document's work file: what it was made from and how."""
+    parts = [blob_sha, content_hash, processing_hash, loralay_build.__version__, ROW_FORMAT]
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class PublishRow:
+    """What publishing needs of a processed candidate. Its other metadata (the other
+    abstracts, extra fields) is dropped as each row is read and its statistics are kept as
+    their JSON text, so the plan of a large corpus stays small."""
+
+    id: str
+    status: str
+    blob_sha: str | None
+    work_key: str | None
+    split: str | None
+    n_pages: int
+    summary_words: int
+    stats_json: str
+    language: str
+    split_key: str
+    preset: str | None  # split imposed by the source
+    licence: str  # SPDX
+    doi: str
+    title: str  # title and main abstract: one work across datasets (corpus.contamination)
+    abstract: str
+
+    @classmethod
+    def of(cls, row: Row) -> PublishRow:
+        cand = row.candidate
+        preset = cand.extra.get("split")
+        return cls(cand.id, row.status, row.blob_sha, row.work_key, row.split,
+                   int(row.stats.get("n_pages", 0)), int(row.stats.get("summary_words", 0)),
+                   json.dumps(row.stats), cand.language, split_key(cand),
+                   None if preset is None else str(preset), to_spdx(cand.source, cand.licence),
+                   cand.doi, cand.title, cand.abstracts.get(cand.language, ""))
+
+    def member(self, dataset: str, split: str | None) -> Member:
+        """This document as the cross-dataset check sees it."""
+        sig = self.stats.get("minhash")
+        return Member(f"{dataset}/{self.id}", dataset, self.id, split,
+                      self.status == PUBLISHED, self.split_key, self.title, self.abstract,
+                      from_text(sig) if isinstance(sig, str) else None)
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        stats: dict[str, Any] = json.loads(self.stats_json)
+        return stats
 
 
 class Pipeline:
@@ -214,8 +265,9 @@ class Pipeline:
         # Licence and exclusion rejects are judged again against today's lists: a widened
         # filter admits them without a flag, a narrower one rejects them without a request.
         self.state.requeue(self.dataset, [Reason.LICENCE.value, Reason.EXCLUDED.value])
-        rows = self.state.rows(self.dataset, [DISCOVERED, RETRY])
-        for row in progress(rows, len(rows), "download"):
+        statuses = [DISCOVERED, RETRY]
+        total = self.state.count(self.dataset, statuses)
+        for row in progress(self.state.iter_rows(self.dataset, statuses), total, "download"):
             self._fetch_one(row)
 
     def _fetch_one(self, row: Row) -> None:
@@ -231,7 +283,7 @@ class Pipeline:
             self.state.reject(self.dataset, cand.id, Reason.UNAVAILABLE,
                               "the record has no file")
             return
-        refused = self._refused(cand)
+        refused = self._refused(cand.id, cand.doi, to_spdx(cand.source, cand.licence))
         if refused:
             self.state.reject(self.dataset, cand.id, *refused)
             return
@@ -263,13 +315,12 @@ class Pipeline:
                                   detail=None)
             self.report.add("downloaded")
 
-    def _refused(self, cand: Candidate) -> tuple[Reason, str] | None:
+    def _refused(self, cid: str, doi: str, spdx: str) -> tuple[Reason, str] | None:
         """Why an exclusion list or the licence filter keeps a candidate out (None: it
         passes). Checked before download, and again at publishing."""
-        listed = id_keys(cand.id, cand.doi) & self.excluded
+        listed = id_keys(cid, doi) & self.excluded
         if listed:
             return Reason.EXCLUDED, f"listed as {min(listed)}"
-        spdx = to_spdx(cand.source, cand.licence)
         patterns = self.settings.filters.licences
         if not allowed(spdx, patterns):
             return Reason.LICENCE, f"{spdx} not in {', '.join(patterns)}"
@@ -278,9 +329,8 @@ class Pipeline:
     # -- processing ---------------------------------------------------------------------------
 
     def work_key(self, row: Row) -> str:
-        parts = [row.blob_sha or "", candidate_hash(row.candidate), self.processing_hash,
-                 loralay_build.__version__, ROW_FORMAT]
-        return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+        return work_key_of(row.blob_sha or "", candidate_hash(row.candidate),
+                           self.processing_hash)
 
     def _task(self, row: Row) -> Task:
         src = self.settings.source
@@ -299,21 +349,38 @@ class Pipeline:
             images=self.settings.images if self.settings.images.enabled else None,
         )
 
+    def _todo(self) -> Iterator[tuple[str, str]]:
+        """(id, work key) of each downloaded document whose work file is missing or stale,
+        streamed from the state database (nothing per document is kept)."""
+        statuses = [FETCHED, PROCESSED, PUBLISHED, FILTERED, REJECTED]
+        for ref in self.state.iter_work(self.dataset, statuses):
+            if not ref.blob_sha:
+                continue
+            key = work_key_of(ref.blob_sha, ref.content_hash, self.processing_hash)
+            if ref.work_key != key or (ref.status != REJECTED and not self.work.has(key)):
+                yield ref.id, key
+
+    def _tasks(self, keys: dict[str, str]) -> Iterator[Task]:
+        """The tasks of `_todo`, each candidate read when its task is sent; `keys` holds the
+        work keys of the documents in flight until `_record` takes them."""
+        for cid, key in self._todo():
+            row = self.state.row(self.dataset, cid)
+            if row is not None:
+                keys[cid] = key
+                yield self._task(row)
+
     def process(self) -> None:
-        rows = self.state.rows(self.dataset, [FETCHED, PROCESSED, PUBLISHED, FILTERED, REJECTED])
-        keys = {row.candidate.id: self.work_key(row) for row in rows if row.blob_sha}
-        todo = [row for row in rows if row.candidate.id in keys
-                and (row.work_key != keys[row.candidate.id]
-                     or (row.status != REJECTED and not self.work.has(keys[row.candidate.id])))]
-        if not todo:
+        total = sum(1 for _ in self._todo())
+        if not total:
             return
         run = self.settings.run
         executor = make_executor(run, [backend_module(self.settings.parse.backend)])
         pending: list[tuple[str, Outcome]] = []
+        keys: dict[str, str] = {}
         flushed = time.monotonic()
         try:
-            outcomes = executor.run(self._task(row) for row in todo)
-            for task, outcome in progress(outcomes, len(todo), "process"):
+            outcomes = executor.run(self._tasks(keys))
+            for task, outcome in progress(outcomes, total, "process"):
                 pending.append((task.candidate.id, outcome))
                 if (len(pending) >= run.commit_batch
                         or time.monotonic() - flushed >= run.commit_seconds):
@@ -332,7 +399,7 @@ class Pipeline:
         self.work.put_many([(keys[cid], o.row) for cid, o in outcomes if o.row is not None])
         with self.state.transaction():
             for cid, outcome in outcomes:
-                key = keys[cid]
+                key = keys.pop(cid)
                 if outcome.pages:  # page images: blobs, listed in the document's stats
                     outcome.stats["images"] = [
                         {"page": p.page, "sha256": self.blobs.add_bytes(p.data),
@@ -357,14 +424,16 @@ class Pipeline:
         chronological assignment without being published, so they keep their place by date:
         a partial build gives the evaluation splits to the documents a complete build would.
         """
-        rows = self.state.rows(self.dataset, [PROCESSED, PUBLISHED, FILTERED])
-        waiting = self.state.rows(self.dataset, [DISCOVERED, RETRY, FETCHED])
-        waiting_ids = {r.candidate.id for r in waiting}
-        stored = {r.candidate.id: r.split for r in rows + waiting if r.split}
+        rows = [PublishRow.of(r) for r in
+                self.state.iter_rows(self.dataset, [PROCESSED, PUBLISHED, FILTERED])]
+        waiting = [PublishRow.of(r) for r in
+                   self.state.iter_rows(self.dataset, [DISCOVERED, RETRY, FETCHED])]
+        waiting_ids = {r.id for r in waiting}
+        stored = {r.id: r.split for r in rows + waiting if r.split}
         out_dir = self.req.out_root / self.dataset
         dropped: dict[str, tuple[Reason, str]] = {}
         held: dict[str, str] = {}  # processed twins of a work whose first appearance waits
-        clusters = self._clusters(rows + waiting, stored)
+        clusters = self._clusters(stored)
         for cluster in clusters or []:  # one representative per work (corpus.dedup)
             for cid in cluster.members[1:]:
                 if cid in waiting_ids:
@@ -375,35 +444,33 @@ class Pipeline:
                     dropped[cid] = (Reason.DUPLICATE, f"same work as {cluster.representative}")
         first_of_blob: dict[str, str] = {}
         # The smallest id keeps a shared file, unless another copy is published already.
-        for row in sorted(rows, key=lambda r: (r.candidate.id not in stored, r.candidate.id)):
-            if row.candidate.id in dropped or row.candidate.id in held:
+        for row in sorted(rows, key=lambda r: (r.id not in stored, r.id)):
+            if row.id in dropped or row.id in held:
                 continue
             sha = row.blob_sha or ""
             if sha in first_of_blob:
-                dropped[row.candidate.id] = (Reason.DUPLICATE, f"same PDF as {first_of_blob[sha]}")
+                dropped[row.id] = (Reason.DUPLICATE, f"same PDF as {first_of_blob[sha]}")
             else:
-                first_of_blob[sha] = row.candidate.id
-        unique = [r for r in rows if r.candidate.id not in dropped and r.candidate.id not in held]
+                first_of_blob[sha] = row.id
+        unique = [r for r in rows if r.id not in dropped and r.id not in held]
         thresholds = compute_thresholds(
-            [r.stats.get("n_pages", 0) for r in unique],
-            [r.stats.get("summary_words", 0) for r in unique],
+            [r.n_pages for r in unique],
+            [r.summary_words for r in unique],
             self.settings.filters,
         )
         for row in unique:
-            verdict = thresholds.verdict(row.stats.get("n_pages", 0),
-                                         row.stats.get("summary_words", 0))
+            verdict = thresholds.verdict(row.n_pages, row.summary_words)
             if verdict:
-                dropped[row.candidate.id] = verdict
+                dropped[row.id] = verdict
         for row in unique:  # processed under an earlier, wider filter or a shorter list
-            refused = self._refused(row.candidate)
+            refused = self._refused(row.id, row.doi, row.licence)
             if refused:
-                dropped[row.candidate.id] = refused
-        kept = [r for r in unique if r.candidate.id not in dropped]
-        kept_ids = {r.candidate.id for r in kept}
+                dropped[row.id] = refused
+        kept = [r for r in unique if r.id not in dropped]
+        kept_ids = {r.id for r in kept}
         placed = cluster_splits(
             [
-                SplitItem(r.candidate.id, split_key(r.candidate), r.split,
-                          r.candidate.extra.get("split"))
+                SplitItem(r.id, r.split_key, r.split, r.preset)
                 for r in kept + waiting
             ],
             clusters or [],
@@ -412,12 +479,12 @@ class Pipeline:
         )
         splits = {cid: split for cid, split in placed.items() if cid in kept_ids}
         shared = judge(
-            [member(self.dataset, r, splits[r.candidate.id], r.status == PUBLISHED) for r in kept],
+            [r.member(self.dataset, splits[r.id]) for r in kept],
             published_members(self.state, skip=self.dataset) + other_folders(self.settings.dedup),
             self.settings.dedup,
         )
         dropped.update(shared.dropped)
-        kept = [r for r in kept if r.candidate.id not in shared.dropped]
+        kept = [r for r in kept if r.id not in shared.dropped]
         threshold_values = {
             "max_pages": thresholds.max_pages,
             "min_summary_words": thresholds.min_summary_words,
@@ -427,7 +494,7 @@ class Pipeline:
             "licences": list(self.settings.filters.licences),
         }
         data_fingerprint = digest([
-            sorted((r.candidate.id, r.work_key, splits[r.candidate.id]) for r in kept),
+            sorted((r.id, r.work_key, splits[r.id]) for r in kept),
             threshold_values,
             str(EXAMPLE_SCHEMA),
             self.settings.raw.get("output", {}),
@@ -435,7 +502,7 @@ class Pipeline:
         ])
         rejects = sorted(
             [(r.candidate.id, r.reason or "", r.detail or "")
-             for r in self.state.rows(self.dataset, [REJECTED])]
+             for r in self.state.iter_rows(self.dataset, [REJECTED])]
             + [(cid, reason.value, detail) for cid, (reason, detail) in dropped.items()]
         )
         dedup = {
@@ -463,8 +530,8 @@ class Pipeline:
         # Statuses follow the files: "published" is recorded once the shards are in place.
         with self.state.transaction():
             for row in kept:
-                self.state.set_status(self.dataset, row.candidate.id, PUBLISHED,
-                                      split=splits[row.candidate.id], reason=None, detail=None)
+                self.state.set_status(self.dataset, row.id, PUBLISHED,
+                                      split=splits[row.id], reason=None, detail=None)
             for cid, (reason, detail) in dropped.items():
                 log.info("filtered %s: %s (%s)", cid, reason.value, detail)
                 self.state.set_status(self.dataset, cid, FILTERED, reason=reason.value,
@@ -473,10 +540,10 @@ class Pipeline:
                 self.state.set_status(self.dataset, cid, PROCESSED, reason=None, detail=detail)
         self.report.add("published_rows", len(kept))
 
-    def _clusters(self, rows: list[Row], stored: dict[str, str]) -> list[Cluster] | None:
-        """Near-duplicate clusters among the documents (corpus.dedup), a published member
-        representing its work, for sources whose config sets `dedup_threshold`; the others
-        keep the shared-PDF rule alone."""
+    def _clusters(self, stored: dict[str, str]) -> list[Cluster] | None:
+        """Near-duplicate clusters among the documents, processed or waiting (corpus.dedup),
+        a published member representing its work, for sources whose config sets
+        `dedup_threshold`; the others keep the shared-PDF rule alone."""
         threshold = self.settings.source.get("dedup_threshold")
         if threshold is None:
             return None
@@ -484,10 +551,11 @@ class Pipeline:
             DedupItem(r.candidate.id, r.candidate.title,
                       r.candidate.abstracts.get(r.candidate.language, ""), r.blob_sha or "",
                       split_key(r.candidate))
-            for r in rows
+            for r in self.state.iter_rows(self.dataset, [PROCESSED, PUBLISHED, FILTERED,
+                                                         DISCOVERED, RETRY, FETCHED])
         ], float(threshold)), stored)
 
-    def _write(self, out_dir: Path, kept: list[Row], splits: dict[str, str],
+    def _write(self, out_dir: Path, kept: list[PublishRow], splits: dict[str, str],
                rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],
                fingerprints: tuple[str, str], reuse: list[dict[str, Any]] | None,
                dedup: dict[str, Any], clusters: list[Cluster] | None = None) -> None:
@@ -502,7 +570,7 @@ class Pipeline:
         else:
             written = []
             for split in SPLITS:
-                keys = [r.work_key or "" for r in kept if splits[r.candidate.id] == split]
+                keys = [r.work_key or "" for r in kept if splits[r.id] == split]
                 written += write_split(out_dir, split, generation, keys, self.work,
                                        self.settings.output)
             files = [f.__dict__ for f in written]
@@ -535,7 +603,7 @@ class Pipeline:
             for f in (pages or {}).get("files", [])])
         log.info("published %d documents to %s", len(kept), out_dir)
 
-    def _pages(self, out_dir: Path, kept: list[Row], splits: dict[str, str], generation: str,
+    def _pages(self, out_dir: Path, kept: list[PublishRow], splits: dict[str, str], generation: str,
                reuse: bool) -> dict[str, Any] | None:
         """The `pages` configuration's shards and settings (None without --page-images)."""
         images = self.settings.images
@@ -544,8 +612,8 @@ class Pipeline:
         previous = published_build(out_dir).get("pages")
         if reuse and previous is not None:
             return dict(previous)
-        by_split = {s: [(r.candidate.id, r.stats.get("images", [])) for r in kept
-                        if splits[r.candidate.id] == s] for s in SPLITS}
+        by_split = {s: [(r.id, r.stats.get("images", [])) for r in kept
+                        if splits[r.id] == s] for s in SPLITS}
         written = write_pages(out_dir, generation, by_split, self.blobs, images,
                               self.settings.output)
         return {
@@ -553,11 +621,11 @@ class Pipeline:
             "dpi": images.dpi, "format": images.format, "encoder": images.encoder(),
             "masked": images.mask, "pages_per_document": images.pages or "all",
             "documents_without_images": sorted(
-                r.candidate.id for r in kept if r.stats.get("images_skipped")),
+                r.id for r in kept if r.stats.get("images_skipped")),
             "renderer": f"pypdfium2 {_versions()['pypdfium2']}",
         }
 
-    def _build_record(self, kept: list[Row], splits: dict[str, str],
+    def _build_record(self, kept: list[PublishRow], splits: dict[str, str],
                       rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],
                       fingerprints: tuple[str, str],
                       files: list[dict[str, Any]]) -> dict[str, Any]:
@@ -566,11 +634,12 @@ class Pipeline:
         methods: Counter[str] = Counter()
         formats: Counter[str] = Counter()  # pdf, html or pdf+html (a bundle's parts)
         for row in kept:
-            leakage += row.stats.get("leakage", [])
-            methods.update(row.stats.get("methods", []))
-            removed.update(row.stats.get("removed", {}))
-            formats[row.stats.get("formats") or "pdf"] += 1
-        languages = {r.candidate.language for r in kept if r.candidate.language}
+            stats = row.stats
+            leakage += stats.get("leakage", [])
+            methods.update(stats.get("methods", []))
+            removed.update(stats.get("removed", {}))
+            formats[stats.get("formats") or "pdf"] += 1
+        languages = {r.language for r in kept if r.language}
         return {
             "dataset": self.dataset,
             "source": self.req.source,
@@ -596,7 +665,7 @@ class Pipeline:
             },
             "leakage": leakage_summary(leakage),
             "licences": licence_counts(
-                (to_spdx(r.candidate.source, r.candidate.licence), splits[r.candidate.id])
+                (r.licence, splits[r.id])
                 for r in kept),
             "files": files,
         }

@@ -67,3 +67,13 @@ def arrow_schema(columns: list[tuple[str, pa.DataType, str]]) -> pa.Schema:
 
 def card_columns(columns: list[tuple[str, pa.DataType, str]]) -> list[tuple[str, str, str]]:
     return [(name, str(kind), doc) for name, kind, doc in columns]
+
+
+def view_layout(view: str) -> tuple[pa.Schema, str] | None:
+    """A view's shard schema and its id column (unique across the dataset), or None for a
+    view this version does not know."""
+    layouts = {"sumpubmed": (SUMPUBMED, "article_id"), "citations": (CITATIONS, "citation_id")}
+    if view not in layouts:
+        return None
+    columns, id_column = layouts[view]
+    return arrow_schema(columns), id_column

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Peak memory of a build and of every read command, at several corpus sizes.
+
+    python scripts/bench_memory.py --sizes 200,800,2000 [--realdocs DIR] [--workers 2]
+
+For each size N a `local` corpus of N distinct documents is built, then `verify`, `inspect`
+(one document), `stats` and `report` are run on it. Each command runs as its own process;
+its peak RSS (VmHWM) and that of each of its descendants are sampled from /proc, so Arrow's
+allocations count as much as Python's. Reported: the build's parent and its largest worker,
+and each read command (the largest process of its tree), with wall and CPU seconds.
+
+Documents: with `--realdocs DIR` (realdocs-style `manifest.jsonl` + PDFs with gold
+abstracts) every digital-born PDF is copied with bytes appended after %%EOF until there are
+N, so each copy is a new document; without it, small one-page generated articles (a few
+templates, made distinct the same way), so large N stays cheap.
+
+The helpers (`PeakRss`, `measure`, `synthetic_corpus`, `realdocs_corpus`) are importable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MiB = 1024 * 1024
+
+
+def _children_of() -> dict[int, list[int]]:
+    """Parent pid -> child pids, for every process in /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    return children
+
+
+def vm_hwm_mib(pid: int) -> float | None:
+    """The process's peak resident set so far (VmHWM), in MiB; None once it is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return None
+
+
+class PeakRss:
+    """Peak RSS of a process and of each of its descendants, sampled from /proc.
+
+    VmHWM is the kernel's own high-water mark, so a peak between two samples is still seen
+    as long as the process is sampled once before it exits.
+    """
+
+    def __init__(self, pid: int, interval: float = 0.05) -> None:
+        self.pid = pid
+        self.interval = interval
+        self.peaks: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        children = _children_of()
+        todo = [self.pid]
+        while todo:
+            pid = todo.pop()
+            peak = vm_hwm_mib(pid)
+            if peak is not None:
+                self.peaks[pid] = max(self.peaks.get(pid, 0.0), peak)
+            todo += children.get(pid, [])
+
+    def _loop(self) -> None:
+        while True:
+            self._sample()
+            if self._stop.wait(self.interval):
+                return
+
+    def stop(self) -> tuple[float, float]:
+        """Peak MiB of the process itself and the largest peak among its descendants."""
+        self._stop.set()
+        self._thread.join()
+        others = [v for pid, v in self.peaks.items() if pid != self.pid]
+        return self.peaks.get(self.pid, 0.0), max(others, default=0.0)
+
+
+@dataclass
+class Measured:
+    returncode: int
+    parent_mib: float
+    child_mib: float
+    wall: float
+    cpu: float
+    stderr: str = field(repr=False, default="")
+
+
+def measure(argv: list[str], env: dict[str, str] | None = None) -> Measured:
+    """Run a command to its end, sampling the peak RSS of it and its descendants."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before = usage.ru_utime + usage.ru_stime
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})})
+    sampler = PeakRss(proc.pid)
+    # The last sample is taken before the process is reaped, while /proc still has it.
+    while proc.poll() is None:
+        time.sleep(0.02)
+    _, errors = proc.communicate()
+    parent, child = sampler.stop()
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return Measured(proc.returncode, parent, child, time.perf_counter() - start,
+                    usage.ru_utime + usage.ru_stime - before, errors)
+
+
+def _copy(data: bytes, k: int) -> bytes:
+    """The PDF made distinct: bytes after its %%EOF change the hash, not the content."""
+    return data + f"\n% copy {k}\n".encode()
+
+
+def synthetic_corpus(folder: Path, n: int, templates: int = 8) -> Path:
+    """N one-page generated articles (from `templates` distinct ones) and their manifest."""
+    from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
+    from loralay_build.sandbox.textgen import ProseGenerator
+
+    folder.mkdir(parents=True, exist_ok=True)
+    made = []
+    for t in range(templates):
+        gen = ProseGenerator(900 + t)
+        abstract = gen.paragraph("en", 3)
+        spec = ArticleSpec(title=gen.title("en"), authors=gen.authors(),
+                           abstracts=[("Abstract", abstract)],
+                           sections=[("1 Introduction", [gen.paragraph("en", 6)])])
+        made.append((render_article(spec), abstract, spec.title))
+    entries: list[dict[str, object]] = []
+    for k in range(n):
+        data, abstract, title = made[k % templates]
+        (folder / f"s{k}.pdf").write_bytes(_copy(data, k))
+        entries.append({"id": f"s{k}", "pdf": f"s{k}.pdf", "language": "en",
+                        "abstracts": {"en": abstract}, "title": title,
+                        "published": f"{2000 + k % 24}-{1 + k % 12:02d}"})
+    return _manifest(folder, entries)
+
+
+def realdocs_corpus(source: Path, folder: Path, n: int) -> Path:
+    """N distinct copies of the digital-born realdocs PDFs, with their gold abstracts."""
+    records = [r for r in map(json.loads, (source / "manifest.jsonl").read_text().splitlines())
+               if r.get("doc_kind", "article") == "article" and r.get("pdftotext_words", 1)]
+    folder.mkdir(parents=True, exist_ok=True)
+    entries = []
+    for k in range(n):
+        record = records[k % len(records)]
+        name = f"r{k}.pdf"
+        (folder / name).write_bytes(_copy((source / record["file"]).read_bytes(), k))
+        entries.append({"id": f"{record['id']}-{k}", "pdf": name,
+                        "language": record["language"],
+                        "abstracts": dict(record.get("abstracts") or {}),
+                        "published": record.get("date") or "", "title": record.get("title") or ""})
+    return _manifest(folder, entries)
+
+
+def _manifest(folder: Path, entries: list[dict[str, object]]) -> Path:
+    path = folder / "docs.jsonl"
+    path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries))
+    return path
+
+
+CLI = [sys.executable, "-m", "loralay_build.cli"]
+
+
+def build_argv(manifest: Path, out: Path, workers: int) -> list[str]:
+    return [*CLI, "local", "--input", str(manifest), "--out", str(out), "--workers",
+            str(workers), "--no-filter", "-q"]
+
+
+def first_id(dataset: Path) -> str:
+    """An id of the dataset's last shard, for `inspect` (the one a scan would reach last)."""
+    import pyarrow.parquet as pq
+
+    build = json.loads((dataset / "build.json").read_text())
+    last = build["files"][-1]["name"]
+    return str(pq.read_table(dataset / last, columns=["article_id"])["article_id"][-1])
+
+
+def bench_size(work: Path, n: int, realdocs: Path | None, workers: int) -> dict[str, Measured]:
+    docs = work / f"docs-{n}"
+    manifest = (realdocs_corpus(realdocs, docs, n) if realdocs
+                else synthetic_corpus(docs, n))
+    out = work / f"out-{n}"
+    dataset = out / "local"
+    results = {"build": measure(build_argv(manifest, out, workers))}
+    if results["build"].returncode not in (0, 3):
+        raise SystemExit(f"build exit {results['build'].returncode}: "
+                         f"{results['build'].stderr[-2000:]}")
+    results["verify"] = measure([*CLI, "verify", str(dataset)])
+    results["inspect"] = measure([*CLI, "inspect", str(dataset), first_id(dataset),
+                                  "--out", str(work / "inspect.png")])
+    results["stats"] = measure([*CLI, "stats", str(dataset)])
+    results["report"] = measure([*CLI, "report", str(out), "--out", str(work / f"rep-{n}")])
+    for name, m in results.items():
+        if m.returncode not in (0, 3):
+            raise SystemExit(f"{name} exit {m.returncode}: {m.stderr[-2000:]}")
+    shutil.rmtree(docs)
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="200,800", help="comma-separated document counts")
+    parser.add_argument("--realdocs", type=Path, help="realdocs-style folder (default: "
+                        "generated one-page documents)")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--keep", action="store_true", help="keep the work folder")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    work = Path(tempfile.mkdtemp(prefix="bench-memory-"))
+    kind = "realdocs copies" if args.realdocs else "generated one-page documents"
+    print(f"{kind}, --workers {args.workers}; peak RSS in MiB (wall s / CPU s)")
+    print("| documents | build parent | build worker | verify | inspect | stats | report |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    try:
+        for n in sizes:
+            r = bench_size(work, n, args.realdocs, args.workers)
+
+            def cell(name: str, r: dict[str, Measured] = r) -> str:
+                m = r[name]
+                return f"{max(m.parent_mib, m.child_mib):.0f} ({m.wall:.1f} / {m.cpu:.1f})"
+
+            b = r["build"]
+            print(f"| {n} | {b.parent_mib:.0f} ({b.wall:.1f} / {b.cpu:.1f}) "
+                  f"| {b.child_mib:.0f} | {cell('verify')} | {cell('inspect')} "
+                  f"| {cell('stats')} | {cell('report')} |", flush=True)
+    finally:
+        if args.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
