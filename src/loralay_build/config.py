@@ -100,7 +100,13 @@ class OutputSettings:
 
     shard_rows: int = 1000  # documents per shard
     row_group_rows: int = 200
+    # A row group also ends at this many uncompressed bytes, so a reader (the Hub's viewer)
+    # can read one whole even when rows reach megabytes each.
+    row_group_bytes: int = 100_000_000
     zstd_level: int = 3
+    # Pages cut where the content says, so a rewritten shard shares most pages with the old
+    # one and a content-addressed upload moves only what changed.
+    content_defined_chunking: bool = True
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
 """Work files (one Arrow IPC file per processed document) and the published Parquet shards.
 
 Work files are only read back and re-encoded into shards, so they skip Parquet's encoding:
-uncompressed Arrow IPC. Shards are written with pinned options (zstd level, row-group size,
-page checksums) and from rows in a fixed order, so the same inputs always give the same
-bytes; each file is renamed into place only once complete.
+uncompressed Arrow IPC. Shards are written with pinned options (zstd level, row-group bounds,
+page checksums and index) and from rows in a fixed order, so the same inputs always give the
+same bytes; each file is renamed into place only once complete. Which shards to write is
+decided by `corpus.publish`.
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ import ctypes
 import hashlib
 import json
 import os
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,8 @@ from loralay_build.errors import LoralayError
 
 
 def _options(settings: OutputSettings) -> dict[str, Any]:
-    """The pinned Parquet writer options: the same inputs always give the same bytes."""
+    """The pinned Parquet writer options: the same inputs always give the same bytes. The page
+    index lets a reader (the Hub's viewer) fetch single pages instead of whole row groups."""
     return {
         "compression": "zstd",
         "compression_level": settings.zstd_level,
@@ -38,20 +39,35 @@ def _options(settings: OutputSettings) -> dict[str, Any]:
         "data_page_version": "2.0",
         "use_dictionary": False,
         "write_statistics": False,
+        "write_page_index": True,
+        "use_content_defined_chunking": settings.content_defined_chunking,
     }
 
 
-def _write_parquet(table: pa.Table, path: Path, settings: OutputSettings) -> None:
-    """Write a table with the pinned writer options."""
-    pq.write_table(
-        table.combine_chunks(), path, row_group_size=settings.row_group_rows, **_options(settings)
-    )
+def write_shard(path: Path, schema: pa.Schema, tables: Iterable[pa.Table],
+                settings: OutputSettings, metadata: dict[bytes, bytes]) -> None:
+    """Write the rows of `tables` (in order) as one Parquet file, atomically.
 
-
-def _write_table(table: pa.Table, path: Path, settings: OutputSettings) -> None:
-    """Write a table atomically with the pinned writer options."""
-    with atomic_path(path) as tmp:
-        _write_parquet(table, tmp, settings)
+    A row group ends at `row_group_rows` rows or before it would pass `row_group_bytes`
+    uncompressed bytes (a single larger row is a group of its own). Only one group is in
+    memory, and the grouping depends on the rows alone, so the same rows give the same bytes.
+    """
+    max_rows, max_bytes = max(1, settings.row_group_rows), max(1, settings.row_group_bytes)
+    with atomic_path(path) as tmp, pq.ParquetWriter(
+        tmp, schema.with_metadata(metadata), **_options(settings)
+    ) as out:
+        group: list[pa.Table] = []
+        size = 0
+        for table in tables:
+            for index in range(table.num_rows):
+                row = table.slice(index, 1)
+                if group and (len(group) >= max_rows or size + row.nbytes > max_bytes):
+                    out.write_table(pa.concat_tables(group).combine_chunks(), len(group))
+                    group, size = [], 0
+                group.append(row)
+                size += row.nbytes
+        if group:
+            out.write_table(pa.concat_tables(group).combine_chunks(), len(group))
 
 
 def _column(value: Any, field: pa.Field) -> pa.Array:
@@ -208,83 +224,10 @@ class WorkStore:
         return pa.concat_tables(tables)
 
 
-def _write_shard(keys: Sequence[str], work: WorkStore, path: Path,
-                 settings: OutputSettings) -> None:
-    """Write one shard atomically, one row group at a time.
-
-    Only one row group of rows is in memory at once; the row groups are those `write_table`
-    makes of the whole shard, so the bytes are the same.
-    """
-    group = max(1, settings.row_group_rows)
-    if len(keys) <= group:
-        _write_table(work.read(keys), path, settings)
-        return
-    options = _options(settings)
-    with atomic_path(path) as tmp, pq.ParquetWriter(tmp, EXAMPLE_SCHEMA, **options) as out:
-        for start in range(0, len(keys), group):
-            out.write_table(work.read(keys[start : start + group]).combine_chunks(), group)
-
-
-@dataclass(frozen=True)
-class ShardFile:
-    name: str
-    split: str
-    rows: int
-    bytes: int
-    sha256: str
-
-
-def shard_name(split: str, generation: str, index: int, count: int) -> str:
-    """Shard file name; the generation keeps a new shard set from overwriting the old one."""
-    return f"{split}-{generation}-{index:05d}-of-{count:05d}.parquet"
-
-
-def _write_shards(out_dir: Path, split: str, generation: str, n_rows: int, settings: OutputSettings,
-                  write: Callable[[int, int, Path], None]) -> list[ShardFile]:
-    """Write rows [0, n_rows) of one split as numbered shards; `write(a, b, path)` writes rows
-    a..b to one shard file.
-
-    An empty split gets no file: `datasets` cannot read a shard without rows.
-    """
-    per_shard = max(1, settings.shard_rows)
-    count = -(-n_rows // per_shard)
-    files = []
-    for index in range(count):
-        start, stop = index * per_shard, min(n_rows, (index + 1) * per_shard)
-        path = out_dir / shard_name(split, generation, index, count)
-        write(start, stop, path)
-        data = path.read_bytes()
-        files.append(
-            ShardFile(path.name, split, stop - start, len(data), hashlib.sha256(data).hexdigest())
-        )
-    return files
-
-
-def write_split(out_dir: Path, split: str, generation: str, keys: Sequence[str],
-                work: WorkStore, settings: OutputSettings) -> list[ShardFile]:
-    """One split of processed documents (work-store keys, in the given order)."""
-    return _write_shards(out_dir, split, generation, len(keys), settings,
-                         lambda a, b, path: _write_shard(keys[a:b], work, path, settings))
-
-
-def write_rows(out_dir: Path, split: str, generation: str, rows: Sequence[dict[str, Any]],
-               schema: pa.Schema, settings: OutputSettings) -> list[ShardFile]:
-    """One split of in-memory rows (derived views)."""
-    return _write_shards(
-        out_dir, split, generation, len(rows), settings,
-        lambda a, b, path: _write_table(
-            pa.Table.from_arrays([to_arrow([row.get(f.name) for row in rows[a:b]], f.type)
-                                  for f in schema], schema=schema),
-            path, settings),
-    )
-
-
-def remove_stale(out_dir: Path, files: list[dict[str, Any]]) -> None:
-    """Delete shards of earlier builds and temporary files of interrupted writes."""
-    names = {f["name"] for f in files}
-    for stale in [*out_dir.glob("*-of-*.parquet"), *out_dir.glob(".*.tmp")]:
-        if stale.name not in names:
-            stale.unlink()
+def dict_rows_table(rows: Sequence[dict[str, Any]], schema: pa.Schema) -> pa.Table:
+    """In-memory rows of plain values (derived views) as one table of `schema`."""
+    return pa.Table.from_arrays([to_arrow([row.get(f.name) for row in rows], f.type)
+                                 for f in schema], schema=schema)
 
 
 def digest(value: Any) -> str:

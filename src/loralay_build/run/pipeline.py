@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import loralay_build
-from loralay_build.blobs import BlobStore, atomic_write_bytes
+from loralay_build.blobs import BlobStore
 from loralay_build.config import Settings
 from loralay_build.corpus.card import render_card
 from loralay_build.corpus.dedup import (
@@ -29,10 +29,10 @@ from loralay_build.corpus.dedup import (
     split_key,
 )
 from loralay_build.corpus.filters import compute_thresholds
-from loralay_build.corpus.folder import BUILD_FILE, published_build
+from loralay_build.corpus.publish import Item, publish
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS, SplitItem
-from loralay_build.corpus.writer import WorkStore, digest, remove_stale, write_split
+from loralay_build.corpus.writer import WorkStore, digest
 from loralay_build.errors import ConfigError, Deferred, LoralayError, Reason, Reject, TransientError
 from loralay_build.http import BodyTooLarge, HttpClient, HttpError, HttpStatusError
 from loralay_build.parse.backend import backend_module
@@ -358,15 +358,8 @@ class Pipeline:
         )
         # Reports change with every reject, shards only with the kept rows.
         fingerprint = digest([data_fingerprint, rejects])
-        previous = published_build(out_dir)
-        if previous.get("fingerprint") == fingerprint:
-            log.info("%s is up to date", out_dir)
-            remove_stale(out_dir, previous["files"])  # left by a run stopped after the switch
-        else:
-            reuse = previous.get("data_fingerprint") == data_fingerprint
-            self._write(out_dir, kept, splits, rejects, threshold_values,
-                        (fingerprint, data_fingerprint), previous["files"] if reuse else None,
-                        clusters)
+        if self._write(out_dir, kept, splits, rejects, threshold_values,
+                       (fingerprint, data_fingerprint), clusters):
             self.report.published = True
         # Statuses follow the files: "published" is recorded once the shards are in place.
         with self.state.transaction():
@@ -394,44 +387,38 @@ class Pipeline:
 
     def _write(self, out_dir: Path, kept: list[Row], splits: dict[str, str],
                rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],
-               fingerprints: tuple[str, str], reuse: list[dict[str, Any]] | None,
-               clusters: list[Cluster] | None = None) -> None:
-        """Publish beside the old set, then switch: new shards under new names, the card (what
-        `datasets` reads) then build.json (what `verify` reads) replaced atomically, and only
-        then the old shards removed. A crash at any point leaves a complete set in use."""
-        out_dir.mkdir(parents=True, exist_ok=True)
-        if reuse is not None:
-            files = reuse
-        else:
-            generation = fingerprints[1][:8]
-            written = []
-            for split in SPLITS:
-                keys = [r.work_key or "" for r in kept if splits[r.candidate.id] == split]
-                written += write_split(out_dir, split, generation, keys, self.work,
-                                       self.settings.output)
-            files = [f.__dict__ for f in written]
-        for split in ("validation", "test"):
-            if kept and not any(f["split"] == split for f in files):
-                log.warning("%s: the %s split is empty (too few documents); it is left out",
-                            self.dataset, split)
+               fingerprints: tuple[str, str], clusters: list[Cluster] | None) -> bool:
+        """Publish through the one publisher (corpus.publish): rows in id order per split,
+        each keyed by its work file, so only shards whose documents changed are rewritten."""
+        items = {split: [Item(r.candidate.id, r.work_key or "") for r in kept
+                         if splits[r.candidate.id] == split] for split in SPLITS}
+
+        def finish(files: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
+            for split in ("validation", "test"):
+                if kept and not any(f["split"] == split for f in files):
+                    log.warning("%s: the %s split is empty (too few documents); it is left out",
+                                self.dataset, split)
+            build = self._build_record(kept, splits, rejects, thresholds, fingerprints, files)
+            if clusters is not None:
+                build["duplicate_clusters"] = [
+                    {"representative": c.representative, "members": list(c.members),
+                     "split": splits.get(c.representative)}
+                    for c in clusters
+                ]
+            return build, render_card(self.dataset, build)
+
         lines = "".join(
             json.dumps({"id": cid, "reason": reason, "detail": detail}, ensure_ascii=False)
             + "\n"
             for cid, reason, detail in rejects
         )
-        atomic_write_bytes(out_dir / "rejects.jsonl", lines.encode())
-        build = self._build_record(kept, splits, rejects, thresholds, fingerprints, files)
-        if clusters is not None:
-            build["duplicate_clusters"] = [
-                {"representative": c.representative, "members": list(c.members),
-                 "split": splits.get(c.representative)}
-                for c in clusters
-            ]
-        atomic_write_bytes(out_dir / "README.md", render_card(self.dataset, build).encode())
-        atomic_write_bytes(out_dir / BUILD_FILE,
-                           (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
-        remove_stale(out_dir, files)
-        log.info("published %d documents to %s", len(kept), out_dir)
+        written = publish(out_dir, fingerprints[0], items,
+                          lambda group: (self.work.read([item.key]) for item in group),
+                          EXAMPLE_SCHEMA, self.settings.output, finish,
+                          {"rejects.jsonl": lines.encode()})
+        if written:
+            log.info("published %d documents to %s", len(kept), out_dir)
+        return written
 
     def _build_record(self, kept: list[Row], splits: dict[str, str],
                       rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],
