@@ -7,19 +7,21 @@ import json
 import logging
 import sys
 from collections.abc import Callable
+from contextlib import nullcontext
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
-from loralay_build.config import load_settings, merge
+from loralay_build.config import OutputSettings, load_settings, merge
+from loralay_build.corpus.folder import read_build
 from loralay_build.dates import normalise_since
-from loralay_build.errors import ConfigError
+from loralay_build.errors import ConfigError, LockHeld
 from loralay_build.progress import hide_progress
 from loralay_build.run import lifecycle
-from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_USAGE
-from loralay_build.state import FILTERED, STATE_DIR, State
+from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_LOCKED, EXIT_USAGE
+from loralay_build.state import FILTERED, STATE_DIR, RunLock, State
 
 log = logging.getLogger("loralay_build")
 
@@ -482,6 +484,30 @@ def verify(path: Path) -> None:
         click.echo(f"{path}: {len(problems)} problem(s)", err=True)
         sys.exit(EXIT_FAILURE)
     click.echo(f"{path}: ok")
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--shard-rows", type=click.IntRange(min=1), default=OutputSettings.shard_rows,
+              show_default=True, help="Rows per shard after repacking.")
+def compact(path: Path, shard_rows: int) -> None:
+    """Repack a dataset's shards full: same rows, fewer files (incremental builds add a small
+    shard per split and run)."""
+    from loralay_build.corpus.compact import CompactError, compact_dataset
+
+    _require_dataset(path)
+    owner = str(read_build(path).get("layout_dataset") or path.name)  # a view: its build's
+    lock = path.parent / STATE_DIR / f"{owner}.lock"
+    try:
+        with RunLock(lock) if lock.parent.is_dir() else nullcontext():
+            written = compact_dataset(path, shard_rows)
+    except LockHeld as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_LOCKED)
+    except CompactError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_FAILURE)
+    click.echo(f"{path}: {written} shard(s) written" if written else f"{path}: already compact")
 
 
 @main.command()

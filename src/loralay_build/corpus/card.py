@@ -61,7 +61,7 @@ SOURCE_NOTES = {
 }
 
 
-def _data_files(files: list[dict[str, Any]]) -> list[str]:
+def data_files(files: list[dict[str, Any]]) -> list[str]:
     """YAML `configs` naming each shard of this build, not a pattern: while a new build is
     published beside this one, `datasets.load_dataset` still reads exactly this set. Empty
     splits are left out, since `datasets` cannot load a split without rows."""
@@ -75,11 +75,20 @@ def _data_files(files: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def with_data_files(card: str, files: list[dict[str, Any]]) -> str:
+    """`card` with its YAML configs naming `files` instead; the rest of the text is kept."""
+    lines = card.split("\n")
+    end = 1
+    while end < len(lines) and lines[end].startswith(("configs:", "- config_name", "  ")):
+        end += 1
+    return "\n".join([lines[0], *data_files(files), *lines[end:]])
+
+
 def render_card(dataset: str, build: dict[str, Any]) -> str:
     """Card text generated from the schema and the build record."""
     splits = build["counts"]["splits"]
     languages = sorted(build.get("languages", [])) or ["multilingual"]
-    lines = ["---", *_data_files(build["files"])]
+    lines = ["---", *data_files(build["files"])]
     lines += ["language:"] + [f"- {lang}" for lang in languages]
     lines += [
         "task_categories:", "- summarization", "license: other", "pretty_name: " + dataset,
@@ -135,7 +144,7 @@ def render_view_card(dataset: str, summary: str, columns: list[tuple[str, str, s
                      build: dict[str, Any]) -> str:
     """Card of a derived view: the same YAML configs, the view's own columns and counts."""
     splits = build["counts"]["splits"]
-    lines = ["---", *_data_files(build["files"])]
+    lines = ["---", *data_files(build["files"])]
     lines += ["language:", "- en", "task_categories:", "- summarization", "license: other",
               "pretty_name: " + dataset, "---", "", f"# {dataset}", "", summary, "",
               "## Splits", "", "| split | rows |", "|---|---|"]

@@ -32,12 +32,17 @@ from loralay_build.config import OutputSettings
 from loralay_build.corpus.folder import BUILD_FILE, published_build
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.writer import digest, write_shard
+from loralay_build.errors import LoralayError
 
 log = logging.getLogger(__name__)
 
 CARD_FILE = "README.md"
 MEMBERS_KEY = b"loralay.members"
 FORMAT_KEY = b"loralay.format"
+
+
+class PublishError(LoralayError):
+    """New shards could not be written (disk full, quota); the previous set stays in use."""
 
 
 @dataclass(frozen=True)
@@ -69,8 +74,16 @@ def shard_name(split: str, generation: str, index: int, count: int) -> str:
 
 
 def format_key(schema: pa.Schema, settings: OutputSettings) -> str:
-    """What changes a shard's bytes besides its rows: a shard of another format is rewritten."""
-    return digest([str(schema), asdict(settings), loralay_build.__version__])
+    """What changes a shard's bytes besides its rows (a shard of another format is rewritten),
+    readable back by `compact`. Shard size is left out: it changes packing, not rows."""
+    output = {k: v for k, v in asdict(settings).items() if k != "shard_rows"}
+    return json.dumps({"schema": digest(str(schema)), "output": output,
+                       "version": loralay_build.__version__}, sort_keys=True)
+
+
+def output_settings(fmt: str, shard_rows: int) -> OutputSettings:
+    """The output settings a shard of format `fmt` was written with."""
+    return OutputSettings(shard_rows=shard_rows, **json.loads(fmt)["output"])
 
 
 def shard_items(path: Path) -> tuple[str, list[Item]] | None:
@@ -132,27 +145,39 @@ def publish(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[Item]]
     in_use = sorted(f["name"] for f in previous.get("files", []))
     layout = plan(folder, previous.get("files", []), splits, fmt, settings.shard_rows, repack)
     generation = digest([fingerprint, in_use, repack])[:8]
-    files = []
-    for split in SPLITS:  # `datasets` refuses an empty shard: an empty split has no file
-        files += [entry for entry in layout.kept if entry["split"] == split]
-        groups = layout.new.get(split, [])
-        for index, items in enumerate(groups):
-            name = shard_name(split, generation, index, len(groups))
-            assert name not in in_use, f"generation {generation} would overwrite {name}"
-            path = folder / name
-            members = json.dumps([[item.id, item.key] for item in items]).encode()
-            write_shard(path, schema, read(items), settings,
-                        {MEMBERS_KEY: members, FORMAT_KEY: fmt.encode()})
-            files.append(_entry(path, split, len(items)))
-    build, card = finish(files)
-    for name, data in (reports or {}).items():
-        atomic_write_bytes(folder / name, data)
-    atomic_write_bytes(folder / CARD_FILE, card.encode())
-    atomic_write_bytes(folder / BUILD_FILE,
-                       (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
+    files = [entry for split in SPLITS for entry in layout.kept if entry["split"] == split]
+    written: list[Path] = []
+    switched = False
+    try:
+        for split in SPLITS:  # `datasets` refuses an empty shard: an empty split has no file
+            groups = layout.new.get(split, [])
+            for index, items in enumerate(groups):
+                name = shard_name(split, generation, index, len(groups))
+                assert name not in in_use, f"generation {generation} would overwrite {name}"
+                path = folder / name
+                members = json.dumps([[item.id, item.key] for item in items]).encode()
+                write_shard(path, schema, read(items), settings,
+                            {MEMBERS_KEY: members, FORMAT_KEY: fmt.encode()})
+                written.append(path)
+                files.append(_entry(path, split, len(items)))
+        files.sort(key=lambda f: SPLITS.index(f["split"]))  # kept then new, split by split
+        build, card = finish(files)
+        for name, data in (reports or {}).items():
+            atomic_write_bytes(folder / name, data)
+        atomic_write_bytes(folder / CARD_FILE, card.encode())
+        switched = True
+        atomic_write_bytes(folder / BUILD_FILE,
+                           (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
+    except OSError as exc:  # disk full, quota
+        if not switched:  # the old set stays in use: nothing may look half-published
+            for path in written:
+                path.unlink(missing_ok=True)
+        raise PublishError(f"{folder}: publishing failed ({exc.strerror or exc}); "
+                           + ("run again to finish the switch" if switched
+                              else "the previous version is kept")) from exc
     remove_stale(folder, files)  # only once the card and record name the new set
-    written = sum(len(group) for groups in layout.new.values() for group in groups)
-    log.info("%s: %d shard(s) kept, %d row(s) written", folder, len(layout.kept), written)
+    rows = sum(len(group) for groups in layout.new.values() for group in groups)
+    log.info("%s: %d shard(s) kept, %d row(s) written", folder, len(layout.kept), rows)
     return True
 
 
