@@ -17,8 +17,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from loralay_build.config import OutputSettings
+from loralay_build.corpus.card import data_files
+from loralay_build.corpus.publish import Item, publish
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
-from loralay_build.corpus.writer import rows_table, write_shard
+from loralay_build.corpus.writer import dict_rows_table, rows_table, write_shard
 
 from .conftest import run_cli, write_toml
 from .test_local import make_corpus, write_manifest
@@ -262,7 +264,7 @@ def test_streaming_load(base: tuple[Path, list[dict[str, object]], Path]) -> Non
 def test_page_index_and_row_groups_bounded_by_bytes(tmp_path: Path) -> None:
     """Rows of about 3 MB each: a 4 MB bound makes one row group per row, where the row
     bound alone would put all five in one; every column chunk has its offset index."""
-    words = ["word%06d" % i for i in range(200_000)]
+    words = [f"word{i:06d}" for i in range(200_000)]
     rows = [{"article_id": f"x{i}", "article_words": words, "abstract": "a"} for i in range(5)]
     table = rows_table(rows)
     assert 2_000_000 < table.slice(0, 1).nbytes < 4_000_000
@@ -275,3 +277,39 @@ def test_page_index_and_row_groups_bounded_by_bytes(tmp_path: Path) -> None:
         assert meta.row_group(group).total_byte_size <= 4_000_000
         for column in range(meta.num_columns):
             assert meta.row_group(group).column(column).has_offset_index
+
+
+def test_a_crash_during_a_republish_with_the_same_shard_count(tmp_path: Path) -> None:
+    """Every row changes, so the new set has exactly the old shard count: the new shards must
+    still get names no listed file has, or a crash before the switch leaves a mixed set."""
+    schema = pa.schema([pa.field("article_id", pa.string()), pa.field("text", pa.string())])
+    settings = OutputSettings(shard_rows=1)
+
+    def run(version: str, crash: bool = False) -> None:
+        rows = {f"a{i}": {"article_id": f"a{i}", "text": version} for i in range(3)}
+        items = {"train": [Item(i, version) for i in rows], "validation": [], "test": []}
+
+        def finish(files: list[dict[str, object]]) -> tuple[dict[str, object], str]:
+            if crash:
+                raise KeyboardInterrupt
+            build = {"fingerprint": version, "files": files}
+            return build, "---\n" + "\n".join(data_files(files)) + "\n---\n"
+
+        publish(tmp_path, version, items,
+                lambda group: [dict_rows_table([rows[i.id] for i in group], schema)],
+                schema, settings, finish)
+
+    run("old")
+    listed = json.loads((tmp_path / "build.json").read_text())["files"]
+    with pytest.raises(KeyboardInterrupt):
+        run("new", crash=True)
+    texts = [pq.read_table(tmp_path / f["name"]).column("text").to_pylist() for f in listed]
+    assert texts == [["old"]] * 3
+    run("new")
+    assert _ids_texts(tmp_path) == {"new"}
+
+
+def _ids_texts(folder: Path) -> set[str]:
+    build = json.loads((folder / "build.json").read_text())
+    return {t for f in build["files"] for t in pq.read_table(folder / f["name"])
+            .column("text").to_pylist()}
