@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -289,10 +290,10 @@ def test_a_crash_during_a_republish_with_the_same_shard_count(tmp_path: Path) ->
         rows = {f"a{i}": {"article_id": f"a{i}", "text": version} for i in range(3)}
         items = {"train": [Item(i, version) for i in rows], "validation": [], "test": []}
 
-        def finish(files: list[dict[str, object]]) -> tuple[dict[str, object], str]:
+        def finish(files: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
             if crash:
                 raise KeyboardInterrupt
-            build = {"fingerprint": version, "files": files}
+            build: dict[str, Any] = {"fingerprint": version, "files": files}
             return build, "---\n" + "\n".join(data_files(files)) + "\n---\n"
 
         publish(tmp_path, version, items,
