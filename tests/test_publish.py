@@ -107,6 +107,14 @@ def test_adding_a_document_only_adds_a_shard(
     assert len(added) == 1 and _rows_of(out / "local", added) == 1
     assert run_cli("verify", str(out / "local")).returncode == 0
     _assert_same_rows(_rows_by_split(out / "local"), _full_republish(out, manifest, tmp_path))
+    # verify compares the rows with what a full republish writes: the work files.
+    shard = out / "local" / next(iter(added))
+    key = json.loads(pq.read_metadata(shard).metadata[b"loralay.members"])[0][1]
+    work = out / ".loralay" / "work" / key[:2] / f"{key}.arrow"
+    other = next(p for p in work.parent.parent.glob("*/*.arrow") if p != work)
+    work.write_bytes(other.read_bytes())
+    result = run_cli("verify", str(out / "local"))
+    assert result.returncode == 1 and "local:doc40 differs from its work file" in result.stdout
 
 
 def test_removing_a_document_rewrites_only_its_shard(
