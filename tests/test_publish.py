@@ -22,6 +22,7 @@ from loralay_build.corpus.card import data_files
 from loralay_build.corpus.publish import Item, publish
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.writer import dict_rows_table, rows_table, write_shard
+from loralay_build.state import RunLock
 
 from .conftest import run_cli, write_toml
 from .test_local import make_corpus, write_manifest
@@ -322,3 +323,29 @@ def _ids_texts(folder: Path) -> set[str]:
     build = json.loads((folder / "build.json").read_text())
     return {t for f in build["files"] for t in pq.read_table(folder / f["name"])
             .column("text").to_pylist()}
+
+
+def test_gc_deletes_only_what_nothing_refers_to(
+    base: tuple[Path, list[dict[str, object]], Path], tmp_path: Path
+) -> None:
+    docs, entries, _ = base
+    out = _copy(base, tmp_path)
+    retitled = {**entries[1], "title": "Another title"}  # new work file, same PDF
+    gone = {**entries[2], "abstracts": {}}  # rejected before download: PDF and work file unused
+    manifest = write_manifest(docs / "gc.jsonl", [entries[0], retitled, gone,
+                                                  *entries[3:BASE_DOCS]])
+    assert _build(manifest, out).returncode == 0
+    with RunLock(out / ".loralay" / "local.lock"):
+        held = run_cli("gc", str(out))
+    assert held.returncode == 75 and "a build is running" in held.stderr
+    assert len(list((out / ".loralay" / "work").glob("*/*.arrow"))) == BASE_DOCS + 1
+    result = run_cli("gc", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "1 blob(s) and 2 work file(s) deleted" in result.stdout
+    assert len(list((out / ".loralay" / "work").glob("*/*.arrow"))) == BASE_DOCS - 1
+    assert run_cli("verify", str(out / "local")).returncode == 0
+    shards = _shards(out / "local")
+    again = _build(manifest, out)
+    assert again.returncode == 0, again.stderr
+    assert _shards(out / "local") == shards
+    assert "0 blob(s) and 0 work file(s) deleted" in run_cli("gc", str(out)).stdout

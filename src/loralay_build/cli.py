@@ -492,6 +492,26 @@ def verify(path: Path) -> None:
 
 
 @main.command()
+@click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def gc(out: Path) -> None:
+    """Delete downloaded files and work files that no dataset under OUT refers to any more
+    (left by changed or vanished documents)."""
+    from loralay_build.run.gc import collect
+
+    root, _ = _locate_root(out)
+    state = State(root)
+    try:
+        done = collect(root, state)
+    except LockHeld as exc:
+        click.echo(f"error: {exc}: a build is running", err=True)
+        sys.exit(EXIT_LOCKED)
+    finally:
+        state.close()
+    click.echo(f"{root}: {done.blobs} blob(s) and {done.work_files} work file(s) deleted, "
+               f"{done.bytes / 1e6:.1f} MB freed")
+
+
+@main.command()
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--shard-rows", type=click.IntRange(min=1), default=OutputSettings.shard_rows,
               show_default=True, help="Rows per shard after repacking.")

@@ -328,6 +328,17 @@ class State:
             (time.time(), exit_code, json.dumps(counts, sort_keys=True), run_id),
         )
 
+    def references(self) -> tuple[set[str], set[str]]:
+        """Every blob and work key any candidate of any dataset names (for `gc`)."""
+        blobs: set[str] = set()
+        work: set[str] = set()
+        for blob, key in self.db.execute("SELECT blob_sha, work_key FROM candidates"):
+            if blob:
+                blobs.add(blob)
+            if key:
+                work.add(key)
+        return blobs, work
+
     # -- reporting ----------------------------------------------------------------------------
 
     def datasets(self) -> list[str]:
