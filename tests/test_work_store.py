@@ -12,6 +12,7 @@ import pytest
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.writer import WorkFileError, WorkStore, rows_table, write_shard
+from loralay_build.errors import ConfigError
 
 from .conftest import run_cli
 from .test_columns import _compact_row, _plain_row
@@ -142,3 +143,18 @@ def test_the_build_stops_on_a_damaged_work_file_and_keeps_the_published_set(
     assert run_cli(*args).returncode == 0
     assert work[0].is_file()
     assert {p.name: p.read_bytes() for p in (out / "local").glob("*.parquet")} == published
+
+
+def test_work_files_are_compressed_and_read_back_equal(tmp_path: Path) -> None:
+    rows = _rows()
+    for i, row in enumerate(rows):  # a page of text each, as real rows have
+        row["abstract"] = " ".join(f"mot{(i * 7 + k) % 400}" for k in range(3000))
+    plain = WorkStore(tmp_path / "plain", OutputSettings(work_compression="none"))
+    packed = WorkStore(tmp_path / "packed", OutputSettings())
+    for store in (plain, packed):
+        store.put_many(list(zip(KEYS, rows, strict=True)))
+    sizes = [sum(s.path(k).stat().st_size for k in KEYS) for s in (plain, packed)]
+    assert sizes[1] < 0.8 * sizes[0]
+    assert packed.read(KEYS).equals(plain.read(KEYS))
+    with pytest.raises(ConfigError, match="work_compression"):
+        OutputSettings(work_compression="gzip")

@@ -107,6 +107,12 @@ class OutputSettings:
     # Pages cut where the content says, so a rewritten shard shares most pages with the old
     # one and a content-addressed upload moves only what changed.
     content_defined_chunking: bool = True
+    work_compression: str = "zstd"  # of the work files: zstd, lz4 or none
+
+    def __post_init__(self) -> None:
+        if self.work_compression not in ("zstd", "lz4", "none"):
+            raise ConfigError("[output] work_compression must be zstd, lz4 or none, got "
+                              f"{self.work_compression!r}")
 
 
 @dataclass(frozen=True)

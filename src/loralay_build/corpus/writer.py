@@ -1,7 +1,7 @@
 """Work files (one Arrow IPC file per processed document) and the published Parquet shards.
 
 Work files are only read back and re-encoded into shards, so they skip Parquet's encoding:
-uncompressed Arrow IPC. Shards are written with pinned options (zstd level, row-group bounds,
+Arrow IPC, zstd-compressed. Shards are written with pinned options (zstd level, row-group bounds,
 page checksums and index) and from rows in a fixed order, so the same inputs always give the
 same bytes; each file is renamed into place only once complete. Which shards to write is
 decided by `corpus.publish`.
@@ -135,14 +135,17 @@ class WorkFileError(LoralayError):
     """A work file that publishing needs is missing or unreadable."""
 
 
-def _write_row(table: pa.Table, path: Path) -> None:
+def _write_row(table: pa.Table, path: Path, compression: str) -> None:
     """One row as an Arrow IPC file (the file format: its footer makes a cut file fail).
 
-    Uncompressed: on real rows, LZ4 buffers would cut the bytes by 30 % (to the size of the
-    Parquet work files of earlier versions) but nearly triple the CPU of writing and reading
-    a row back, which the parent pays for every document.
+    Compressed with zstd by default: on real rows that halves the work files, for about 2 ms
+    of the parent's CPU per document written and 1 ms per document read back, a few percent
+    of processing it. `[output] work_compression = "none"` trades the disk back for the CPU.
     """
-    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, EXAMPLE_SCHEMA) as writer:
+    codec = None if compression == "none" else pa.Codec(compression)
+    options = pa.ipc.IpcWriteOptions(compression=codec)
+    with pa.OSFile(str(path), "wb") as sink, \
+            pa.ipc.new_file(sink, EXAMPLE_SCHEMA, options=options) as writer:
         writer.write_table(table)
 
 
@@ -210,7 +213,7 @@ class WorkStore:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
             try:
-                _write_row(table.slice(index, 1), tmp)
+                _write_row(table.slice(index, 1), tmp, self.settings.work_compression)
                 os.replace(tmp, path)
             finally:
                 tmp.unlink(missing_ok=True)
