@@ -118,6 +118,7 @@ class Pipeline:
         self.report = RunReport()
         self.discovery_failures: list[DiscoveryFailure] = []
         self.processing_hash = self.settings.processing_hash()
+        self.fetched: set[str] = set()  # blobs stored by this run: known to be intact
 
     # -- driver -------------------------------------------------------------------------------
 
@@ -228,6 +229,7 @@ class Pipeline:
         else:
             self.state.set_status(self.dataset, cand.id, FETCHED, blob_sha=sha, reason=None,
                                   detail=None)
+            self.fetched.add(sha)
             self.report.add("downloaded")
 
     # -- processing ---------------------------------------------------------------------------
@@ -253,12 +255,32 @@ class Pipeline:
             min_reference_ratio=float(src.get("min_reference_ratio", 0.0)),
         )
 
-    def process(self) -> None:
+    def _to_process(self) -> tuple[list[Row], dict[str, str]]:
         rows = self.state.rows(self.dataset, [FETCHED, PROCESSED, PUBLISHED, FILTERED, REJECTED])
         keys = {row.candidate.id: self.work_key(row) for row in rows if row.blob_sha}
         todo = [row for row in rows if row.candidate.id in keys
                 and (row.work_key != keys[row.candidate.id]
                      or (row.status != REJECTED and not self.work.has(keys[row.candidate.id])))]
+        return todo, keys
+
+    def _fetch_again(self, todo: list[Row]) -> bool:
+        """Send documents whose stored file is gone or no longer matches (a `local` PDF
+        changed or removed since it was read, or a download not kept) back to download."""
+        stale = [row for row in todo if row.blob_sha not in self.fetched
+                 and not self.blobs.intact(row.blob_sha or "")]
+        for row in stale:
+            log.warning("%s: its file changed or vanished since it was read; reading it again",
+                        row.candidate.id)
+            self.state.set_status(self.dataset, row.candidate.id, DISCOVERED, blob_sha=None)
+        self.report.add("file_changed", len(stale))
+        if stale:
+            self.fetch()
+        return bool(stale)
+
+    def process(self) -> None:
+        todo, keys = self._to_process()
+        if self._fetch_again(todo):
+            todo, keys = self._to_process()
         if not todo:
             return
         run = self.settings.run
