@@ -60,7 +60,7 @@ def test_pdfs_are_hard_linked_and_a_changed_one_is_read_again(tmp_path: Path) ->
     assert path.stat().st_size == stat.st_size
     # Another parser: every document is processed again from the stored files.
     errors = _build(manifest, out, "--parser", "pdfplumber")
-    assert "local:doc1: its file changed or vanished" in errors
+    assert "local:doc1: its stored PDF is gone or changed" in errors
     published = _published(out / "local")
     assert published["local:doc1"] == hashlib.sha256(data).hexdigest()
     assert published["local:doc0"] == hashlib.sha256((docs / "doc0.pdf").read_bytes()).hexdigest()

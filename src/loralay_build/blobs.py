@@ -145,6 +145,15 @@ class BlobStore:
             staged.unlink(missing_ok=True)
         return sha
 
+    def discard_download(self, sha256: str) -> bool:
+        """Delete a blob the store owns (a download, not a link to a user's file); returns
+        whether it did."""
+        path = self.path(sha256)
+        if path.is_symlink() or not path.is_file() or path.stat().st_nlink > 1:
+            return False
+        path.unlink()
+        return True
+
     def intact(self, sha256: str) -> bool:
         """Whether the blob still holds the bytes of its name. A file of the store's own is
         trusted; one shared with the user's file (a link) is hashed again, since the user

@@ -116,6 +116,17 @@ class OutputSettings:
 
 
 @dataclass(frozen=True)
+class StoreSettings:
+    """What the state folder keeps."""
+
+    # Downloaded PDFs stay after publishing: a re-download (after a settings change
+    # re-processes everything) is slow and sometimes rate-limited. With false, a document's
+    # PDF is deleted once it is published, filtered or rejected, and downloaded again if it
+    # is ever processed again. `local` PDFs are links to the user's files, never deleted.
+    keep_downloads: bool = True
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything one build needs; `source` is the free-form table of the source module."""
 
@@ -127,6 +138,7 @@ class Settings:
     filters: FilterSettings = field(default_factory=FilterSettings)
     split: SplitSettings = field(default_factory=SplitSettings)
     output: OutputSettings = field(default_factory=OutputSettings)
+    store: StoreSettings = field(default_factory=StoreSettings)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def processing_hash(self) -> str:
@@ -225,7 +237,7 @@ def env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-SECTIONS = ("source", "http", "run", "parse", "match", "filters", "split", "output")
+SECTIONS = ("source", "http", "run", "parse", "match", "filters", "split", "output", "store")
 
 
 def load_settings(
@@ -258,5 +270,6 @@ def load_settings(
         filters=from_table(FilterSettings, raw.get("filters", {}), "filters"),
         split=split,
         output=from_table(OutputSettings, raw.get("output", {}), "output"),
+        store=from_table(StoreSettings, raw.get("store", {}), "store"),
         raw=raw,
     )

@@ -137,6 +137,8 @@ class Pipeline:
         self.process()
         self.publish()
         publish_views(self)
+        if not self.settings.store.keep_downloads:
+            self._discard_downloads()
         statuses = self.state.status_counts(self.dataset)
         waiting = statuses.get(RETRY, 0)
         self.report.add("waiting_retry", waiting)
@@ -269,8 +271,8 @@ class Pipeline:
         stale = [row for row in todo if row.blob_sha not in self.fetched
                  and not self.blobs.intact(row.blob_sha or "")]
         for row in stale:
-            log.warning("%s: its file changed or vanished since it was read; reading it again",
-                        row.candidate.id)
+            log.warning("%s: its stored PDF is gone or changed since it was read; fetching it "
+                        "again", row.candidate.id)
             self.state.set_status(self.dataset, row.candidate.id, DISCOVERED, blob_sha=None)
         self.report.add("file_changed", len(stale))
         if stale:
@@ -393,6 +395,14 @@ class Pipeline:
                 self.state.set_status(self.dataset, cid, FILTERED, reason=reason.value,
                                       detail=detail)
         self.report.add("published_rows", len(kept))
+
+    def _discard_downloads(self) -> None:
+        """`[store] keep_downloads = false`: delete the PDFs of documents that are done with
+        (their rows are in work files); `process` downloads one again if it needs it."""
+        done = self.state.rows(self.dataset, [PUBLISHED, FILTERED, REJECTED])
+        count = sum(self.blobs.discard_download(sha)
+                    for sha in {r.blob_sha for r in done if r.blob_sha})
+        self.report.add("downloads_discarded", count)
 
     def _clusters(self, rows: list[Row]) -> list[Cluster] | None:
         """Near-duplicate clusters among the processed documents (corpus.dedup), for sources
