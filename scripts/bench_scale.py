@@ -100,9 +100,9 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_build(manifest: Path, out: Path, workers: int) -> dict[str, float]:
+def run_build(manifest: Path, out: Path, workers: int, config: Path) -> dict[str, float]:
     argv = ["build-corpus", "local", "--input", str(manifest), "--out", str(out),
-            "--workers", str(workers), "--no-filter", "-q"]
+            "--workers", str(workers), "--no-filter", "-q", "--config", str(config)]
     before, start = _children_cpu(), time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     sampler = RssSampler(proc.pid)
@@ -157,10 +157,10 @@ def shared_bytes(old: list[Path], new: list[Path]) -> tuple[int, int]:
     return shared, total
 
 
-def step(name: str, manifest: Path, out: Path, workers: int, dataset: str,
+def step(name: str, manifest: Path, out: Path, workers: int, config: Path, dataset: str,
          results: dict[str, dict[str, float]], cache: Path) -> None:
     before = snapshot(out, dataset) if (out / ".loralay").is_dir() else {a: {} for a in AREAS}
-    result = run_build(manifest, out, workers)
+    result = run_build(manifest, out, workers, config)
     after = snapshot(out, dataset)
     folder = out / dataset
     result["pages"] = pages(folder)
@@ -180,6 +180,8 @@ def main() -> None:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--docs", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--shard-rows", type=int, default=1000,
+                        help="[output] shard_rows: smaller shards make increments cheaper")
     parser.add_argument("--keep", type=Path, help="Work in this folder and keep it.")
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
@@ -187,13 +189,15 @@ def main() -> None:
     pdfs, out, cache = work / "pdf", work / "out", work / "cache"
     pdfs.mkdir(exist_ok=True)
     manifest = pdfs / "docs.jsonl"
+    config = work / "bench.toml"
+    config.write_text(f"[output]\nshard_rows = {args.shard_rows}\n")
     dataset = "local"
     try:
         n = args.docs
         entries = make_documents(args.folder, pdfs, 0, n)
         write_manifest(manifest, entries)
         results: dict[str, dict[str, float]] = {}
-        step("full", manifest, out, args.workers, dataset, results, cache)
+        step("full", manifest, out, args.workers, config, dataset, results, cache)
         old_shards = work / "previous-shards"
         shutil.copytree(out / dataset, old_shards)
         small = max(1, n // 1000)
@@ -206,23 +210,24 @@ def main() -> None:
         for i in picked[small:]:  # gone: the file vanished after it was processed
             (pdfs / str(entries[i]["pdf"])).unlink()
         write_manifest(manifest, entries + new)
-        step("increment", manifest, out, args.workers, dataset, results, cache)
+        step("increment", manifest, out, args.workers, config, dataset, results, cache)
         previous = sorted(old_shards.glob("*.parquet"))
         names = {p.name for p in previous}
         added = [p for p in sorted((out / dataset).glob("*.parquet")) if p.name not in names]
         shared, total = shared_bytes(previous, added)
         results["increment"]["new_shard_bytes_shared_pct"] = 100 * shared / max(1, total)
-        step("nothing new", manifest, out, args.workers, dataset, results, cache)
-        report(n, args.workers, results)
+        step("nothing new", manifest, out, args.workers, config, dataset, results, cache)
+        report(n, args.workers, args.shard_rows, results)
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def report(n: int, workers: int, results: dict[str, dict[str, float]]) -> None:
+def report(n: int, workers: int, shard_rows: int,
+           results: dict[str, dict[str, float]]) -> None:
     full = results["full"]
-    print(f"\n{n} documents, --workers {workers}; increment: +{max(1, n // 100)} new, "
-          f"{max(1, n // 1000)} changed, {max(1, n // 1000)} gone")
+    print(f"\n{n} documents, --workers {workers}, shard_rows {shard_rows}; increment: "
+          f"+{max(1, n // 100)} new, {max(1, n // 1000)} changed, {max(1, n // 1000)} gone")
     steps = list(results)
     print("| measure | " + " | ".join(steps) + " |")
     print("|---|" + "---|" * len(steps))
