@@ -157,6 +157,22 @@ def shared_bytes(old: list[Path], new: list[Path]) -> tuple[int, int]:
     return shared, total
 
 
+def rewrite_plain(paths: list[Path], folder: Path) -> list[Path]:
+    """The same shards written again without content-defined chunking (the control)."""
+    from loralay_build.config import OutputSettings
+    from loralay_build.corpus.writer import write_shard
+
+    folder.mkdir(exist_ok=True)
+    settings = OutputSettings(content_defined_chunking=False)
+    out = []
+    for path in paths:
+        table = pq.read_table(path)
+        write_shard(folder / path.name, table.schema.remove_metadata(), [table], settings,
+                    dict(table.schema.metadata or {}))
+        out.append(folder / path.name)
+    return out
+
+
 def step(name: str, manifest: Path, out: Path, workers: int, config: Path, dataset: str,
          results: dict[str, dict[str, float]], cache: Path) -> None:
     before = snapshot(out, dataset) if (out / ".loralay").is_dir() else {a: {} for a in AREAS}
@@ -216,6 +232,9 @@ def main() -> None:
         added = [p for p in sorted((out / dataset).glob("*.parquet")) if p.name not in names]
         shared, total = shared_bytes(previous, added)
         results["increment"]["new_shard_bytes_shared_pct"] = 100 * shared / max(1, total)
+        shared, total = shared_bytes(rewrite_plain(previous, work / "plain-old"),
+                                     rewrite_plain(added, work / "plain-new"))
+        results["increment"]["same_without_cdc_pct"] = 100 * shared / max(1, total)
         step("nothing new", manifest, out, args.workers, config, dataset, results, cache)
         report(n, args.workers, args.shard_rows, results)
     finally:
