@@ -26,6 +26,7 @@ import os
 import random
 import resource
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -69,19 +70,21 @@ def area_files(out: Path, dataset: str) -> dict[str, list[Path]]:
     return {
         "shards": sorted((out / dataset).glob("*.parquet")),
         "work": sorted(p for p in (state / "work").rglob("*") if p.is_file()),
-        "blobs": sorted(p for p in (state / "blobs").rglob("*") if p.is_file()),
+        "blobs": sorted(p for p in (state / "blobs").glob("??/*")),
         "state": sorted(state.glob("*.sqlite*")),
     }
 
 
 def snapshot(out: Path, dataset: str) -> dict[str, dict[str, tuple[int, int, int]]]:
-    """Per area: file -> (inode, size, mtime_ns), to tell what a step wrote."""
+    """Per area: file -> (inode, size, mtime_ns), to tell what a step wrote. A link to a
+    file of the input (a `local` PDF) counts 0 bytes: it takes no space of its own."""
     snap: dict[str, dict[str, tuple[int, int, int]]] = {}
     for area, files in area_files(out, dataset).items():
         snap[area] = {}
         for path in files:
-            st = path.stat()
-            snap[area][str(path)] = (st.st_ino, st.st_size, st.st_mtime_ns)
+            st = path.lstat()
+            own = stat.S_ISREG(st.st_mode) and st.st_nlink == 1
+            snap[area][str(path)] = (st.st_ino, st.st_size if own else 0, st.st_mtime_ns)
     return snap
 
 
