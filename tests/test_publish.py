@@ -349,3 +349,19 @@ def test_gc_deletes_only_what_nothing_refers_to(
     assert again.returncode == 0, again.stderr
     assert _shards(out / "local") == shards
     assert "0 blob(s) and 0 work file(s) deleted" in run_cli("gc", str(out)).stdout
+
+
+def test_compact_refuses_while_a_build_runs_or_without_a_complete_build(
+    base: tuple[Path, list[dict[str, object]], Path], tmp_path: Path
+) -> None:
+    out = _copy(base, tmp_path)
+    before = _shards(out / "local")
+    with RunLock(out / ".loralay" / "local.lock"):
+        held = run_cli("compact", str(out / "local"), "--shard-rows", "100")
+    assert held.returncode == 75 and "another run holds" in held.stderr
+    shard = out / "local" / sorted(before)[0]
+    shard.write_bytes(shard.read_bytes()[:-10])  # cut short: not the listed file any more
+    broken = run_cli("compact", str(out / "local"), "--shard-rows", "100")
+    assert broken.returncode == 1 and "Traceback" not in broken.stderr
+    assert broken.stderr.count("\n") == 1 and "no complete published build" in broken.stderr
+    assert set(_shards(out / "local")) == set(before)
