@@ -365,3 +365,17 @@ def test_compact_refuses_while_a_build_runs_or_without_a_complete_build(
     assert broken.returncode == 1 and "Traceback" not in broken.stderr
     assert broken.stderr.count("\n") == 1 and "no complete published build" in broken.stderr
     assert set(_shards(out / "local")) == set(before)
+
+
+def test_output_settings_that_change_no_shard_byte_keep_every_shard(
+    base: tuple[Path, list[dict[str, object]], Path], tmp_path: Path
+) -> None:
+    docs = base[0]
+    out = _copy(base, tmp_path)
+    before = _shards(out / "local")
+    config = write_toml(tmp_path / "plain.toml",
+                        {"output": {"shard_rows": 8, "work_compression": "none"}})
+    result = run_cli("local", "--input", str(docs / "base.jsonl"), "--out", str(out),
+                     "--workers", "1", "--no-filter", "--config", str(config))
+    assert result.returncode == 0, result.stderr
+    assert _shards(out / "local") == before

@@ -75,8 +75,10 @@ def shard_name(split: str, generation: str, index: int, count: int) -> str:
 
 def format_key(schema: pa.Schema, settings: OutputSettings) -> str:
     """What changes a shard's bytes besides its rows (a shard of another format is rewritten),
-    readable back by `compact`. Shard size is left out: it changes packing, not rows."""
-    output = {k: v for k, v in asdict(settings).items() if k != "shard_rows"}
+    readable back by `compact`. Shard size changes packing, not rows, and the work files'
+    compression no shard byte: both are left out."""
+    output = {k: v for k, v in asdict(settings).items()
+              if k not in ("shard_rows", "work_compression")}
     return json.dumps({"schema": digest(str(schema)), "output": output,
                        "version": loralay_build.__version__}, sort_keys=True)
 
