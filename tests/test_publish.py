@@ -379,3 +379,40 @@ def test_output_settings_that_change_no_shard_byte_keep_every_shard(
                      "--workers", "1", "--no-filter", "--config", str(config))
     assert result.returncode == 0, result.stderr
     assert _shards(out / "local") == before
+
+
+def test_work_files_deleted_once_published(
+    base: tuple[Path, list[dict[str, object]], Path], tmp_path: Path
+) -> None:
+    """`[store] keep_work = false`: no work file outlives publishing; a rewritten shard reads
+    its unchanged rows back from the old one, and a lost dataset folder is rebuilt by
+    processing again. The rows stay those of a build that kept its work files."""
+    docs, entries, _ = base
+    out = tmp_path / "out"
+    config = write_toml(tmp_path / "nowork.toml",
+                        {"output": {"shard_rows": 8}, "store": {"keep_work": False}})
+
+    def build(manifest: Path) -> None:
+        result = run_cli("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
+                         "--no-filter", "--config", str(config))
+        assert result.returncode == 0, result.stderr
+
+    def work_files() -> list[Path]:
+        return list((out / ".loralay" / "work").glob("*/*.arrow"))
+
+    build(docs / "base.jsonl")
+    assert work_files() == []
+    before = _shards(out / "local")
+    changed = write_manifest(docs / "nowork.jsonl", [*entries[:3], {**entries[3], "abstracts": {}},
+                                                     *entries[4 : BASE_DOCS + 1]])
+    build(changed)
+    after = _shards(out / "local")
+    assert len(set(before) - set(after)) == 1  # doc3's shard, rewritten from the old one
+    assert work_files() == []
+    kept = _copy(base, tmp_path / "kept")
+    assert _build(changed, kept).returncode == 0
+    _assert_same_rows(_rows_by_split(out / "local"), _rows_by_split(kept / "local"))
+    assert run_cli("verify", str(out / "local")).returncode == 0
+    shutil.rmtree(out / "local")
+    build(changed)
+    _assert_same_rows(_rows_by_split(out / "local"), _rows_by_split(kept / "local"))

@@ -124,6 +124,11 @@ class StoreSettings:
     # PDF is deleted once it is published, filtered or rejected, and downloaded again if it
     # is ever processed again. `local` PDFs are links to the user's files, never deleted.
     keep_downloads: bool = True
+    # Work files stay after publishing. With false, a published document's work file is
+    # deleted once its shard is in place (the shard holds the same row, read back from there
+    # when the shard is rewritten); the work files then take no lasting space, but `verify`
+    # can no longer compare those rows with a full republish.
+    keep_work: bool = True
 
 
 @dataclass(frozen=True)

@@ -183,6 +183,40 @@ def publish(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[Item]]
     return True
 
 
+class PublishedRows:
+    """The rows of the shard set in place, by content key: where a document's work file was
+    deleted once published (`[store] keep_work = false`), its row is read back from its shard
+    when that shard is rewritten. One row group is in memory at a time."""
+
+    def __init__(self, folder: Path) -> None:
+        self.where: dict[str, tuple[Path, int]] = {}
+        for entry in published_build(folder).get("files", []):
+            found = shard_items(folder / entry["name"])
+            for index, item in enumerate(found[1] if found else []):
+                self.where[item.key] = (folder / entry["name"], index)
+        self._group: tuple[Path, int, int, pa.Table] | None = None
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.where
+
+    def read(self, key: str) -> pa.Table:
+        """The one-row table of `key`."""
+        path, index = self.where[key]
+        if self._group is None or self._group[0] != path or not (
+                self._group[1] <= index < self._group[2]):
+            shard = pq.ParquetFile(path)
+            start = 0
+            for group in range(shard.metadata.num_row_groups):
+                rows = shard.metadata.row_group(group).num_rows
+                if index < start + rows:
+                    table = shard.read_row_group(group).replace_schema_metadata(None)
+                    self._group = (path, start, start + rows, table)
+                    break
+                start += rows
+        assert self._group is not None
+        return self._group[3].slice(index - self._group[1], 1)
+
+
 def _entry(path: Path, split: str, rows: int) -> dict[str, Any]:
     return asdict(ShardFile(path.name, split, rows, path.stat().st_size, sha256_file(path)))
 

@@ -99,7 +99,8 @@ def republish_problems(folder: Path, work: WorkStore) -> list[str]:
 
     A full republish writes, for each item a shard records in its footer, that item's work
     file; incremental publishing only packs them differently. So each shard's rows are
-    compared with the work files of its recorded items, one row group in memory at a time.
+    compared with the work files of its recorded items, one row group in memory at a time
+    (rows whose work file was deleted once published are the only copy, and are skipped).
     """
     try:
         build = json.loads((folder / BUILD_FILE).read_text())
@@ -119,6 +120,8 @@ def republish_problems(folder: Path, work: WorkStore) -> list[str]:
                 table = shard.read_row_group(group)
                 for index in range(table.num_rows):
                     item = next(items, None)
+                    if item is not None and not work.has(item.key):
+                        continue  # deleted once published ([store] keep_work = false)
                     row = table.slice(index, 1)
                     if item is None or not row.equals(work.read([item.key])):
                         label = item.id if item else f"row {index} of group {group}"

@@ -195,6 +195,12 @@ class WorkStore:
             raise WorkFileError(f"work file {path} is unreadable: {exc} (delete it and run "
                                 "again: its document is then processed again)") from exc
 
+    def discard(self, key: str) -> None:
+        """Delete the work file of `key` (its row is published: `[store] keep_work`)."""
+        path = self.path(key)
+        path.unlink(missing_ok=True)
+        path.with_suffix(".parquet").unlink(missing_ok=True)
+
     def put(self, key: str, row: dict[str, Any]) -> None:
         self.put_many([(key, row)])
 

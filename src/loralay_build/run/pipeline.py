@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 import loralay_build
 from loralay_build.blobs import BlobStore
 from loralay_build.config import Settings
@@ -29,7 +31,7 @@ from loralay_build.corpus.dedup import (
     split_key,
 )
 from loralay_build.corpus.filters import compute_thresholds
-from loralay_build.corpus.publish import Item, publish
+from loralay_build.corpus.publish import Item, PublishedRows, publish
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS, SplitItem
 from loralay_build.corpus.writer import WorkStore, digest
@@ -258,11 +260,14 @@ class Pipeline:
         )
 
     def _to_process(self) -> tuple[list[Row], dict[str, str]]:
+        """Documents without their current work: a row in a published shard counts as one."""
         rows = self.state.rows(self.dataset, [FETCHED, PROCESSED, PUBLISHED, FILTERED, REJECTED])
         keys = {row.candidate.id: self.work_key(row) for row in rows if row.blob_sha}
+        published = PublishedRows(self.req.out_root / self.dataset)
         todo = [row for row in rows if row.candidate.id in keys
                 and (row.work_key != keys[row.candidate.id]
-                     or (row.status != REJECTED and not self.work.has(keys[row.candidate.id])))]
+                     or (row.status != REJECTED and not self.work.has(keys[row.candidate.id])
+                         and keys[row.candidate.id] not in published))]
         return todo, keys
 
     def _fetch_again(self, todo: list[Row]) -> bool:
@@ -395,6 +400,9 @@ class Pipeline:
                 self.state.set_status(self.dataset, cid, FILTERED, reason=reason.value,
                                       detail=detail)
         self.report.add("published_rows", len(kept))
+        if not self.settings.store.keep_work:  # the shards in place hold these rows now
+            for row in kept:
+                self.work.discard(row.work_key or "")
 
     def _discard_downloads(self) -> None:
         """`[store] keep_downloads = false`: delete the PDFs of documents that are done with
@@ -444,13 +452,20 @@ class Pipeline:
             + "\n"
             for cid, reason, detail in rejects
         )
+        published = PublishedRows(out_dir)
         written = publish(out_dir, fingerprints[0], items,
-                          lambda group: (self.work.read([item.key]) for item in group),
+                          lambda group: (self._row(item.key, published) for item in group),
                           EXAMPLE_SCHEMA, self.settings.output, finish,
                           {"rejects.jsonl": lines.encode()})
         if written:
             log.info("published %d documents to %s", len(kept), out_dir)
         return written
+
+    def _row(self, key: str, published: PublishedRows) -> pa.Table:
+        """A document's row: its work file, else (deleted once published) its published row."""
+        if self.work.has(key) or key not in published:
+            return self.work.read([key])
+        return published.read(key)
 
     def _build_record(self, kept: list[Row], splits: dict[str, str],
                       rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],
