@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from loralay_build.columns import Strings
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
-from loralay_build.corpus.writer import WorkStore, rows_table, write_rows, write_split
+from loralay_build.corpus.writer import WorkStore, dict_rows_table, rows_table, write_shard
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, Page
 from loralay_build.run.process import Task, build_row
@@ -90,15 +90,13 @@ def test_shards_from_batched_work_files_match_a_direct_write(tmp_path: Path) -> 
     rows = [_plain_row(i) for i in range(7)]
     work.put_many([(f"{i:064d}", row) for i, row in enumerate(rows)])
     keys = [f"{i:064d}" for i in range(7)]
-    files = write_split(tmp_path, "train", "gen", keys, work, settings)
-    assert [f.rows for f in files] == [5, 2]
-    for index, start in enumerate((0, 5)):
-        direct = tmp_path / f"direct{index}.parquet"
+    for start in (0, 5):
+        batched, direct = tmp_path / f"batched{start}.parquet", tmp_path / f"direct{start}.parquet"
+        write_shard(batched, EXAMPLE_SCHEMA, [work.read(keys[start : start + 5])], settings, {})
         table = pa.Table.from_pylist(rows[start : start + 5], schema=EXAMPLE_SCHEMA)
-        pq.write_table(table, direct, compression="zstd", compression_level=settings.zstd_level,
-                       row_group_size=2, write_page_checksum=True, data_page_version="2.0",
-                       use_dictionary=False, write_statistics=["article_id"])
-        assert (tmp_path / files[index].name).read_bytes() == direct.read_bytes()
+        write_shard(direct, EXAMPLE_SCHEMA, [table], settings, {})
+        assert pq.ParquetFile(batched).metadata.num_row_groups == (3 if start == 0 else 1)
+        assert batched.read_bytes() == direct.read_bytes()
 
 
 def _compact_row(i: int) -> dict[str, object]:
@@ -128,8 +126,7 @@ def test_view_rows_are_written_nfc(tmp_path: Path) -> None:
                         pa.field("refs", pa.list_(pa.struct([("title", pa.string())])))])
     nfd = "Re\u0301sume\u0301 me\u0301moire"
     row = {"text": nfd, "sentences": [nfd, "plain"], "refs": [{"title": nfd}]}
-    files = write_rows(tmp_path, "train", "g", [row], schema, OutputSettings())
-    (written,) = pq.read_table(tmp_path / files[0].name).to_pylist()
+    (written,) = dict_rows_table([row], schema).to_pylist()
     composed = "R\u00e9sum\u00e9 m\u00e9moire"
     assert written == {"text": composed, "sentences": [composed, "plain"],
                        "refs": [{"title": composed}]}

@@ -21,7 +21,7 @@ import pytest
 from loralay_build.blobs import atomic_write_bytes
 from loralay_build.cli import DEMO_DATASETS
 from loralay_build.config import load_settings
-from loralay_build.corpus.writer import write_split
+from loralay_build.corpus.writer import write_shard
 from loralay_build.run.pipeline import BuildRequest, Pipeline
 from loralay_build.sandbox import Sandbox
 from loralay_build.state import STATE_DIR, State
@@ -344,26 +344,27 @@ def test_interrupted_republish_leaves_one_complete_set(
     pipeline, state = _pipeline(manifest, out)
     assert pipeline.run() == 0
     old = sorted(load_ids(out / "local"))
-    write_manifest(manifest, entries)
+    retitled = {**entries[0], "title": "A new title"}  # its shard is replaced, not kept
+    write_manifest(manifest, [retitled, *entries[1:]])
     pipeline, state = _pipeline(manifest, out)
 
     def crash(*args: object) -> None:
         raise KeyboardInterrupt
 
-    real_write_split, real_atomic, real_unlink = write_split, atomic_write_bytes, Path.unlink
-    if crash_at == "shards":  # the first split is written, the second is not
-        calls: list[str] = []
+    real_write_shard, real_atomic, real_unlink = write_shard, atomic_write_bytes, Path.unlink
+    if crash_at == "shards":  # the first shard is written, the second is not
+        calls: list[object] = []
 
-        def split_then_crash(*args: Any) -> Any:
-            calls.append(args[1])
-            return real_write_split(*args) if len(calls) == 1 else crash()
+        def shard_then_crash(*args: Any) -> Any:
+            calls.append(args[0])
+            return real_write_shard(*args) if len(calls) == 1 else crash()
 
-        monkeypatch.setattr("loralay_build.run.pipeline.write_split", split_then_crash)
+        monkeypatch.setattr("loralay_build.corpus.publish.write_shard", shard_then_crash)
     elif crash_at == "cleanup":
         monkeypatch.setattr(Path, "unlink", lambda p, missing_ok=False: crash()
                             if p.suffix == ".parquet" else real_unlink(p, missing_ok))
     else:
-        monkeypatch.setattr("loralay_build.run.pipeline.atomic_write_bytes",
+        monkeypatch.setattr("loralay_build.corpus.publish.atomic_write_bytes",
                             lambda p, data: crash() if p.name == crash_at
                             else real_atomic(p, data))
     with pytest.raises(KeyboardInterrupt):

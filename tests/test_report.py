@@ -169,15 +169,18 @@ def test_derived_views_are_counted_not_measured(data: Path, tmp_path: Path) -> N
     import shutil
 
     from loralay_build.config import OutputSettings
-    from loralay_build.corpus.writer import write_rows
+    from loralay_build.corpus.publish import ShardFile
+    from loralay_build.corpus.writer import dict_rows_table, write_shard
 
     root = tmp_path / "data"
     shutil.copytree(data, root)
     view = root / "alpha-citations"
     view.mkdir()
     schema = pa.schema([pa.field("citation_id", pa.string())])
-    files = write_rows(view, "train", "g", [{"citation_id": "a#1"}, {"citation_id": "a#2"}],
-                       schema, OutputSettings())
+    shard = view / "train-g-00000-of-00001.parquet"
+    rows = dict_rows_table([{"citation_id": "a#1"}, {"citation_id": "a#2"}], schema)
+    write_shard(shard, schema, [rows], OutputSettings(), {})
+    files = [ShardFile(shard.name, "train", 2, shard.stat().st_size, "")]
     (view / "build.json").write_text(json.dumps({
         "view": "citations", "counts": {"splits": {"train": 2, "validation": 0, "test": 0}},
         "files": [f.__dict__ for f in files]}))

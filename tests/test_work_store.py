@@ -11,7 +11,8 @@ import pytest
 
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
-from loralay_build.corpus.writer import WorkFileError, WorkStore, rows_table, write_split
+from loralay_build.corpus.writer import WorkFileError, WorkStore, rows_table, write_shard
+from loralay_build.errors import ConfigError
 
 from .conftest import run_cli
 from .test_columns import _compact_row, _plain_row
@@ -34,8 +35,11 @@ def _write_legacy(work: WorkStore, key: str, row: dict[str, object]) -> None:
 
 
 def _shards(folder: Path, work: WorkStore) -> dict[str, bytes]:
-    files = write_split(folder, "train", "gen", KEYS, work, SETTINGS)
-    return {f.name: (folder / f.name).read_bytes() for f in files}
+    folder.mkdir(parents=True, exist_ok=True)
+    for start in range(0, len(KEYS), SETTINGS.shard_rows):
+        write_shard(folder / f"train-{start}.parquet", EXAMPLE_SCHEMA,
+                    [work.read(KEYS[start : start + SETTINGS.shard_rows])], SETTINGS, {})
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
 def test_work_files_read_back_as_the_example_schema(tmp_path: Path) -> None:
@@ -91,7 +95,8 @@ def test_a_damaged_work_file_fails_publishing_by_name(tmp_path: Path, how: str) 
     named = work.path(KEYS[3]).with_suffix(".parquet" if how.startswith("legacy") else ".arrow")
     out = tmp_path / "out"
     with pytest.raises(WorkFileError, match=f"work file {named} is unreadable"):
-        write_split(out, "train", "gen", KEYS, work, SETTINGS)
+        write_shard(out / "train.parquet", EXAMPLE_SCHEMA,
+                    (work.read([key]) for key in KEYS), SETTINGS, {})
     assert [p.name for p in out.iterdir()] == []  # no partial shard, no temporary file
 
 
@@ -138,3 +143,18 @@ def test_the_build_stops_on_a_damaged_work_file_and_keeps_the_published_set(
     assert run_cli(*args).returncode == 0
     assert work[0].is_file()
     assert {p.name: p.read_bytes() for p in (out / "local").glob("*.parquet")} == published
+
+
+def test_work_files_are_compressed_and_read_back_equal(tmp_path: Path) -> None:
+    rows = _rows()
+    for i, row in enumerate(rows):  # a page of text each, as real rows have
+        row["abstract"] = " ".join(f"mot{(i * 7 + k) % 400}" for k in range(3000))
+    plain = WorkStore(tmp_path / "plain", OutputSettings(work_compression="none"))
+    packed = WorkStore(tmp_path / "packed", OutputSettings())
+    for store in (plain, packed):
+        store.put_many(list(zip(KEYS, rows, strict=True)))
+    sizes = [sum(s.path(k).stat().st_size for k in KEYS) for s in (plain, packed)]
+    assert sizes[1] < 0.8 * sizes[0]
+    assert packed.read(KEYS).equals(plain.read(KEYS))
+    with pytest.raises(ConfigError, match="work_compression"):
+        OutputSettings(work_compression="gzip")

@@ -129,10 +129,53 @@ class BlobStore:
             handle.write(data)
             return self._publish(handle, hashlib.sha256(data).hexdigest())
 
+    def add_link(self, source: Path) -> str:
+        """Store a local file without copying it: a hard link on the same filesystem, else a
+        symbolic link to its absolute path. The blob is hashed through the link, so its name
+        matches what was linked; since it shares the user's file, `intact` re-checks it."""
+        self.tmp.mkdir(parents=True, exist_ok=True)
+        staged = self.tmp / f"{os.getpid()}-{source.name[-100:]}.link"
+        staged.unlink(missing_ok=True)
+        try:
+            os.link(source, staged)
+        except OSError:  # another filesystem, or links refused
+            os.symlink(source.resolve(), staged)
+        try:
+            sha = sha256_file(staged)
+            target = self.path(sha)
+            if not self.intact(sha):
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(staged, target)
+                fsync_dir(target.parent)
+        finally:
+            staged.unlink(missing_ok=True)
+        return sha
+
+    def discard_download(self, sha256: str) -> bool:
+        """Delete a blob the store owns (a download, not a link to a user's file); returns
+        whether it did."""
+        path = self.path(sha256)
+        if path.is_symlink() or not path.is_file() or path.stat().st_nlink > 1:
+            return False
+        path.unlink()
+        return True
+
+    def intact(self, sha256: str) -> bool:
+        """Whether the blob still holds the bytes of its name. A file of the store's own is
+        trusted; one shared with the user's file (a link) is hashed again, since the user
+        may have changed or removed it."""
+        path = self.path(sha256)
+        try:
+            if not path.is_symlink() and path.stat().st_nlink == 1:
+                return True
+            return sha256_file(path) == sha256
+        except OSError:
+            return False
+
     def clean_staging(self) -> int:
         """Remove temporary files left by a crashed run; returns how many."""
         count = 0
-        for leftover in self.tmp.glob("*.part"):
+        for leftover in [*self.tmp.glob("*.part"), *self.tmp.glob("*.link")]:
             leftover.unlink(missing_ok=True)
             count += 1
         return count

@@ -7,20 +7,21 @@ import json
 import logging
 import sys
 from collections.abc import Callable
+from contextlib import nullcontext
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
-from loralay_build.config import DedupSettings, load_settings, merge
-from loralay_build.corpus.folder import view_status
+from loralay_build.config import DedupSettings, OutputSettings, load_settings, merge
+from loralay_build.corpus.folder import read_build, view_status
 from loralay_build.dates import normalise_since
-from loralay_build.errors import ConfigError
+from loralay_build.errors import ConfigError, LockHeld
 from loralay_build.progress import BarSafeHandler, hide_progress
 from loralay_build.run import lifecycle
-from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_USAGE
-from loralay_build.state import FILTERED, STATE_DIR, State
+from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_LOCKED, EXIT_USAGE
+from loralay_build.state import FILTERED, STATE_DIR, RunLock, State
 
 log = logging.getLogger("loralay_build")
 
@@ -505,16 +506,65 @@ def status(path: Path, as_json: bool) -> None:
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 def verify(path: Path) -> None:
     """Check a built dataset: checksums, row counts, schema, page CRCs, row invariants."""
-    from loralay_build.corpus.verify import verify_dataset
+    from loralay_build.corpus.verify import republish_problems, verify_dataset
+    from loralay_build.corpus.writer import WorkStore
 
     _require_dataset(path)
     problems = verify_dataset(path)
+    work = path.parent / STATE_DIR / "work"
+    if not problems and work.is_dir() and "view" not in read_build(path):
+        # Beside its build state: the rows must equal what a full republish writes.
+        problems = republish_problems(path, WorkStore(work, OutputSettings()))
     for problem in problems:
         click.echo(problem)
     if problems:
         click.echo(f"{path}: {len(problems)} problem(s)", err=True)
         sys.exit(EXIT_FAILURE)
     click.echo(f"{path}: ok")
+
+
+@main.command()
+@click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def gc(out: Path) -> None:
+    """Delete downloaded files and work files that no dataset under OUT refers to any more
+    (left by changed or vanished documents)."""
+    from loralay_build.run.gc import collect
+
+    root, _ = _locate_root(out)
+    state = State(root)
+    try:
+        done = collect(root, state)
+    except LockHeld as exc:
+        click.echo(f"error: {exc}: a build is running", err=True)
+        sys.exit(EXIT_LOCKED)
+    finally:
+        state.close()
+    click.echo(f"{root}: {done.blobs} blob(s) and {done.work_files} work file(s) deleted, "
+               f"{done.bytes / 1e6:.1f} MB freed")
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--shard-rows", type=click.IntRange(min=1), default=OutputSettings.shard_rows,
+              show_default=True, help="Rows per shard after repacking.")
+def compact(path: Path, shard_rows: int) -> None:
+    """Repack a dataset's shards full: same rows, fewer files (incremental builds add a small
+    shard per split and run)."""
+    from loralay_build.corpus.compact import CompactError, compact_dataset
+
+    _require_dataset(path)
+    owner = str(read_build(path).get("layout_dataset") or path.name)  # a view: its build's
+    lock = path.parent / STATE_DIR / f"{owner}.lock"
+    try:
+        with RunLock(lock) if lock.parent.is_dir() else nullcontext():
+            written = compact_dataset(path, shard_rows)
+    except LockHeld as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_LOCKED)
+    except CompactError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_FAILURE)
+    click.echo(f"{path}: {written} shard(s) written" if written else f"{path}: already compact")
 
 
 @main.command()

@@ -165,7 +165,35 @@ class OutputSettings:
 
     shard_rows: int = 1000  # documents per shard
     row_group_rows: int = 200
+    # A row group also ends at this many uncompressed bytes, so a reader (the Hub's viewer)
+    # can read one whole even when rows reach megabytes each.
+    row_group_bytes: int = 100_000_000
     zstd_level: int = 3
+    # Pages cut where the content says, so a rewritten shard shares most pages with the old
+    # one and a content-addressed upload moves only what changed.
+    content_defined_chunking: bool = True
+    work_compression: str = "zstd"  # of the work files: zstd, lz4 or none
+
+    def __post_init__(self) -> None:
+        if self.work_compression not in ("zstd", "lz4", "none"):
+            raise ConfigError("[output] work_compression must be zstd, lz4 or none, got "
+                              f"{self.work_compression!r}")
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    """What the state folder keeps."""
+
+    # Downloaded PDFs stay after publishing: a re-download (after a settings change
+    # re-processes everything) is slow and sometimes rate-limited. With false, a document's
+    # PDF is deleted once it is published, filtered or rejected, and downloaded again if it
+    # is ever processed again. `local` PDFs are links to the user's files, never deleted.
+    keep_downloads: bool = True
+    # Work files stay after publishing. With false, a published document's work file is
+    # deleted once its shard is in place (the shard holds the same row, read back from there
+    # when the shard is rewritten); the work files then take no lasting space, but `verify`
+    # can no longer compare those rows with a full republish.
+    keep_work: bool = True
 
 
 @dataclass(frozen=True)
@@ -182,6 +210,7 @@ class Settings:
     output: OutputSettings = field(default_factory=OutputSettings)
     dedup: DedupSettings = field(default_factory=DedupSettings)
     images: ImageSettings = field(default_factory=ImageSettings)
+    store: StoreSettings = field(default_factory=StoreSettings)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def processing_hash(self) -> str:
@@ -280,8 +309,8 @@ def env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-SECTIONS = ("source", "http", "run", "parse", "match", "filters", "split", "output", "dedup",
-            "images")
+SECTIONS = ("source", "http", "run", "parse", "match", "filters", "split", "output", "store",
+            "dedup", "images")
 
 
 def _checked_filters(filters: FilterSettings) -> FilterSettings:
@@ -326,5 +355,6 @@ def settings_from_raw(source: str, raw: dict[str, Any]) -> Settings:
         output=from_table(OutputSettings, raw.get("output", {}), "output"),
         dedup=from_table(DedupSettings, raw.get("dedup", {}), "dedup"),
         images=from_table(ImageSettings, raw.get("images", {}), "images"),
+        store=from_table(StoreSettings, raw.get("store", {}), "store"),
         raw=raw,
     )

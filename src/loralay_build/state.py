@@ -419,6 +419,21 @@ class State:
             (time.time(), exit_code, json.dumps(counts, sort_keys=True), run_id),
         )
 
+    def references(self) -> tuple[set[str], set[str]]:
+        """Every blob and work key any candidate of any dataset names (for `gc`): its file,
+        its work file, and its page images (`--page-images`)."""
+        blobs: set[str] = set()
+        work: set[str] = set()
+        for blob, key, stats in self.db.execute(
+                "SELECT blob_sha, work_key, stats FROM candidates"):
+            if blob:
+                blobs.add(blob)
+            if key:
+                work.add(key)
+            if stats and '"images"' in stats:
+                blobs.update(p["sha256"] for p in json.loads(stats).get("images", []))
+        return blobs, work
+
     # -- reporting ----------------------------------------------------------------------------
 
     def datasets(self) -> list[str]:

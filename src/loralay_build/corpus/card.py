@@ -80,7 +80,7 @@ def _config(name: str, files: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _data_files(files: list[dict[str, Any]], pages: dict[str, Any] | None = None) -> list[str]:
+def data_files(files: list[dict[str, Any]], pages: dict[str, Any] | None = None) -> list[str]:
     """YAML `configs` naming each shard of this build, not a pattern: while a new build is
     published beside this one, `datasets.load_dataset` still reads exactly this set. Empty
     splits are left out, since `datasets` cannot load a split without rows. With page images,
@@ -180,11 +180,23 @@ def _shared_works(dedup: dict[str, Any] | None) -> list[str]:
     return lines
 
 
+def with_data_files(card: str, files: list[dict[str, Any]],
+                    pages: dict[str, Any] | None = None) -> str:
+    """`card` with its YAML configs naming `files` (and `pages`) instead; the rest of the text
+    is kept."""
+    lines = card.split("\n")
+    end = 1
+    yaml_keys = ("configs:", "dataset_info:", "- config_name", "  ")
+    while end < len(lines) and lines[end].startswith(yaml_keys):
+        end += 1
+    return "\n".join([lines[0], *data_files(files, pages), *lines[end:]])
+
+
 def render_card(dataset: str, build: dict[str, Any]) -> str:
     """Card text generated from the schema and the build record."""
     splits = build["counts"]["splits"]
     languages = sorted(build.get("languages", [])) or ["multilingual"]
-    lines = ["---", *_data_files(build["files"], build.get("pages"))]
+    lines = ["---", *data_files(build["files"], build.get("pages"))]
     lines += ["language:"] + [f"- {lang}" for lang in languages]
     lines += [
         "task_categories:", "- summarization", *_licence_yaml(build),
@@ -242,7 +254,7 @@ def render_view_card(dataset: str, summary: str, columns: list[tuple[str, str, s
                      build: dict[str, Any]) -> str:
     """Card of a derived view: the same YAML configs, the view's own columns and counts."""
     splits = build["counts"]["splits"]
-    lines = ["---", *_data_files(build["files"])]
+    lines = ["---", *data_files(build["files"])]
     lines += ["language:", "- en", "task_categories:", "- summarization",
               *_licence_yaml(build), "pretty_name: " + dataset, "---", "", f"# {dataset}", "",
               summary, "",

@@ -1,25 +1,36 @@
 """The `pages` configuration of a dataset folder: one row per rendered page.
 
 Why beside the text rows and not inside them: page images are megabytes per document, and a
-user of the words alone should not download them. The shards live in `pages/` with the same
-generation as the text shards and are switched with them by the same card and build.json.
-Rows join the text dataset on (`article_id`, `page`), `page` being the index `word_pages`
-holds; the images themselves are the PNG/WebP/JPEG bytes the worker encoded, read from the
-blob store one shard at a time.
+user of the words alone should not download them. The shards live in `pages/`, are planned
+like the text shards (corpus.publish: a shard whose pages are unchanged is kept byte for
+byte) and are written before the switch, so the card and build.json that name the new text
+shards name the new page shards too. Rows join the text dataset on (`article_id`, `page`),
+`page` being the index `word_pages` holds; the images are the bytes the worker encoded, read
+from the blob store one shard at a time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from loralay_build.blobs import BlobStore
+from loralay_build.blobs import BlobStore, sha256_file
 from loralay_build.config import ImageSettings, OutputSettings
-from loralay_build.corpus.writer import ShardFile, _write_shards, _write_table
+from loralay_build.corpus.publish import (
+    FORMAT_KEY,
+    MEMBERS_KEY,
+    Item,
+    format_key,
+    plan,
+    shard_name,
+)
+from loralay_build.corpus.split import SPLITS
+from loralay_build.corpus.writer import digest, write_shard
 
 PAGES_DIR = "pages"
 PAGES_SCHEMA = pa.schema([
@@ -35,38 +46,58 @@ PAGES_SCHEMA = pa.schema([
 FEATURES = [("article_id", "string"), ("page", "int32"), ("image", "image"),
             ("width_px", "int32"), ("height_px", "int32"), ("dpi", "int32")]
 PAGES_PER_SHARD = 500
+ROWS_PER_GROUP = 50
 
 
-def page_rows(docs: Sequence[tuple[str, list[dict[str, Any]]]], blobs: BlobStore,
-              dpi: int) -> list[dict[str, Any]]:
-    """Rows of the given documents' pages, images read from the blob store."""
-    return [
-        {"article_id": article_id, "page": page["page"],
-         "image": {"bytes": blobs.path(page["sha256"]).read_bytes(), "path": None},
-         "width_px": page["width_px"], "height_px": page["height_px"], "dpi": dpi,
-         "masked_boxes": page["masked_boxes"]}
-        for article_id, pages in docs for page in pages
-    ]
-
-
-def write_pages(out_dir: Path, generation: str, by_split: dict[str, list[tuple[str, Any]]],
-                blobs: BlobStore, images: ImageSettings,
-                output: OutputSettings) -> list[ShardFile]:
-    """Pages shards per split (`pages/<split>-<generation>-…`); one shard in memory at once."""
+def write_pages(out_dir: Path, fingerprint: str,
+                by_split: dict[str, list[tuple[str, list[dict[str, Any]]]]],
+                previous: list[dict[str, Any]], blobs: BlobStore, images: ImageSettings,
+                output: OutputSettings) -> list[dict[str, Any]]:
+    """The pages shards of a publication (entries named `pages/…`), keeping those of
+    `previous` whose pages did not change and writing the others."""
     folder = out_dir / PAGES_DIR
     folder.mkdir(parents=True, exist_ok=True)
-    files = []
-    sizing = replace(output, shard_rows=PAGES_PER_SHARD)
+    settings = replace(output, shard_rows=PAGES_PER_SHARD, row_group_rows=ROWS_PER_GROUP)
+    fmt = format_key(PAGES_SCHEMA, settings) + f"|{images.dpi}"
+    pages: dict[str, dict[str, Any]] = {}
+    items: dict[str, list[Item]] = {}
     for split, docs in by_split.items():
-        pages = [(article_id, page) for article_id, doc_pages in docs for page in doc_pages]
-        if not pages:
-            continue
+        items[split] = []
+        for article_id, doc_pages in docs:
+            for page in doc_pages:
+                item = Item(f"{article_id}#{page['page']}", page["sha256"])
+                pages[item.id] = {**page, "article_id": article_id}
+                items[split].append(item)
+    local = [{**f, "name": f["name"].removeprefix(f"{PAGES_DIR}/")} for f in previous]
+    layout = plan(folder, local, items, fmt, PAGES_PER_SHARD)
+    in_use = {f["name"] for f in local}
+    generation = digest([fingerprint, sorted(in_use)])[:8]
+    files = [{**f, "name": f"{PAGES_DIR}/{f['name']}"} for f in layout.kept]
+    for split in SPLITS:
+        groups = layout.new.get(split, [])
+        for index, group in enumerate(groups):
+            name = shard_name(split, generation, index, len(groups))
+            assert name not in in_use, f"generation {generation} would overwrite {name}"
+            path = folder / name
+            members = json.dumps([[i.id, i.key] for i in group]).encode()
+            write_shard(path, PAGES_SCHEMA, _tables(group, pages, blobs, images.dpi), settings,
+                        {MEMBERS_KEY: members, FORMAT_KEY: fmt.encode()})
+            files.append({"name": f"{PAGES_DIR}/{name}", "split": split, "rows": len(group),
+                          "bytes": path.stat().st_size, "sha256": sha256_file(path)})
+    return sorted(files, key=lambda f: (SPLITS.index(f["split"]), f["name"]))
 
-        def write(start: int, stop: int, path: Path, pages: list[Any] = pages) -> None:
-            rows = page_rows([(a, [p]) for a, p in pages[start:stop]], blobs, images.dpi)
-            _write_table(pa.Table.from_pylist(rows, schema=PAGES_SCHEMA), path, sizing)
 
-        for shard in _write_shards(folder, split, generation, len(pages), sizing, write):
-            files.append(ShardFile(f"{PAGES_DIR}/{shard.name}", shard.split, shard.rows,
-                                   shard.bytes, shard.sha256))
-    return files
+def _tables(group: Sequence[Item], pages: dict[str, dict[str, Any]], blobs: BlobStore,
+            dpi: int) -> Iterator[pa.Table]:
+    """One table per row group of pages, images read from the blob store as they are
+    written."""
+    for start in range(0, len(group), ROWS_PER_GROUP):
+        rows = []
+        for item in group[start:start + ROWS_PER_GROUP]:
+            page = pages[item.id]
+            rows.append({"article_id": page["article_id"], "page": page["page"],
+                         "image": {"bytes": blobs.path(page["sha256"]).read_bytes(),
+                                   "path": None},
+                         "width_px": page["width_px"], "height_px": page["height_px"],
+                         "dpi": dpi, "masked_boxes": page["masked_boxes"]})
+        yield pa.Table.from_pylist(rows, schema=PAGES_SCHEMA)

@@ -23,8 +23,10 @@ import pyarrow.parquet as pq
 
 from loralay_build.blobs import sha256_file
 from loralay_build.corpus.folder import BUILD_FILE
+from loralay_build.corpus.publish import shard_items
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS
+from loralay_build.corpus.writer import WorkFileError, WorkStore
 from loralay_build.views.schema import view_layout
 
 MAX_PROBLEMS_PER_SHARD = 20  # a badly broken shard should not bury the rest of the report
@@ -173,4 +175,41 @@ def verify_dataset(folder: Path) -> list[str]:
             problems.append(f"{entry['name']}: missing")
             continue
         problems += _verify_shard(path, entry, schema, id_column, seen)
+    return problems
+
+
+def republish_problems(folder: Path, work: WorkStore) -> list[str]:
+    """Where the published rows differ from what a full republish would write.
+
+    A full republish writes, for each item a shard records in its footer, that item's work
+    file; incremental publishing only packs them differently. So each shard's rows are
+    compared with the work files of its recorded items, one row group in memory at a time
+    (rows whose work file was deleted once published are the only copy, and are skipped).
+    """
+    try:
+        build = json.loads((folder / BUILD_FILE).read_text())
+    except (OSError, ValueError) as exc:
+        return [f"{BUILD_FILE}: unreadable ({exc})"]
+    problems: list[str] = []
+    for entry in build.get("files", []):
+        name = entry["name"]
+        found = shard_items(folder / name)
+        if found is None:
+            problems.append(f"{name}: records no rows (written by an earlier version)")
+            continue
+        items = iter(found[1])
+        try:
+            shard = pq.ParquetFile(folder / name)
+            for group in range(shard.metadata.num_row_groups):
+                table = shard.read_row_group(group)
+                for index in range(table.num_rows):
+                    item = next(items, None)
+                    if item is not None and not work.has(item.key):
+                        continue  # deleted once published ([store] keep_work = false)
+                    row = table.slice(index, 1)
+                    if item is None or not row.equals(work.read([item.key])):
+                        label = item.id if item else f"row {index} of group {group}"
+                        problems.append(f"{name}: {label} differs from its work file")
+        except (OSError, pa.ArrowException, WorkFileError) as exc:
+            problems.append(f"{name}: not comparable with the work files ({exc})")
     return problems

@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 import loralay_build
-from loralay_build.blobs import BlobStore, atomic_write_bytes
+from loralay_build.blobs import BlobStore
 from loralay_build.config import Settings
 from loralay_build.corpus.card import render_card
 from loralay_build.corpus.contamination import (
@@ -39,11 +41,12 @@ from loralay_build.corpus.dedup import (
     split_key,
 )
 from loralay_build.corpus.filters import compute_thresholds
-from loralay_build.corpus.folder import BUILD_FILE, published_build
+from loralay_build.corpus.folder import published_build
 from loralay_build.corpus.pages import PAGES_DIR, write_pages
+from loralay_build.corpus.publish import Item, PublishedRows, PublishError, publish, remove_stale
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS, SplitItem
-from loralay_build.corpus.writer import WorkStore, digest, remove_stale, write_split
+from loralay_build.corpus.writer import WorkStore, digest
 from loralay_build.errors import ConfigError, Deferred, LoralayError, Reason, Reject, TransientError
 from loralay_build.http import BodyTooLarge, HttpClient, HttpError, HttpStatusError
 from loralay_build.licences import allowed, licence_counts, to_spdx
@@ -185,6 +188,7 @@ class Pipeline:
         self.discovery_failures: list[DiscoveryFailure] = []
         self.processing_hash = self.settings.processing_hash()
         self.excluded = excluded_ids(self.settings.dedup.exclude)
+        self.fetched: set[str] = set()  # blobs stored by this run: known to be intact
 
     # -- driver -------------------------------------------------------------------------------
 
@@ -205,6 +209,8 @@ class Pipeline:
         self.process()
         self.publish()
         publish_views(self)
+        if not self.settings.store.keep_downloads:
+            self._discard_downloads()
         statuses = self.state.status_counts(self.dataset)
         waiting = statuses.get(RETRY, 0)
         self.report.add("waiting_retry", waiting)
@@ -313,6 +319,7 @@ class Pipeline:
         else:
             self.state.set_status(self.dataset, cand.id, FETCHED, blob_sha=sha, reason=None,
                                   detail=None)
+            self.fetched.add(sha)
             self.report.add("downloaded")
 
     def _refused(self, cid: str, doi: str, spdx: str) -> tuple[Reason, str] | None:
@@ -349,28 +356,45 @@ class Pipeline:
             images=self.settings.images if self.settings.images.enabled else None,
         )
 
-    def _todo(self) -> Iterator[tuple[str, str]]:
-        """(id, work key) of each downloaded document whose work file is missing or stale,
-        streamed from the state database (nothing per document is kept)."""
+    def _todo(self, published: PublishedRows) -> Iterator[tuple[str, str, str]]:
+        """(id, work key, blob) of each downloaded document without its current work (a row
+        in a published shard counts as one), streamed from the state database."""
         statuses = [FETCHED, PROCESSED, PUBLISHED, FILTERED, REJECTED]
         for ref in self.state.iter_work(self.dataset, statuses):
             if not ref.blob_sha:
                 continue
             key = work_key_of(ref.blob_sha, ref.content_hash, self.processing_hash)
-            if ref.work_key != key or (ref.status != REJECTED and not self.work.has(key)):
-                yield ref.id, key
+            if ref.work_key != key or (ref.status != REJECTED and not self.work.has(key)
+                                       and key not in published):
+                yield ref.id, key, ref.blob_sha
 
-    def _tasks(self, keys: dict[str, str]) -> Iterator[Task]:
+    def _tasks(self, keys: dict[str, str], published: PublishedRows) -> Iterator[Task]:
         """The tasks of `_todo`, each candidate read when its task is sent; `keys` holds the
         work keys of the documents in flight until `_record` takes them."""
-        for cid, key in self._todo():
+        for cid, key, _ in self._todo(published):
             row = self.state.row(self.dataset, cid)
             if row is not None:
                 keys[cid] = key
                 yield self._task(row)
 
+    def _fetch_again(self, published: PublishedRows) -> bool:
+        """Send documents whose stored file is gone or no longer matches (a `local` PDF
+        changed or removed since it was read, or a download not kept) back to download."""
+        stale = [cid for cid, _, sha in self._todo(published)
+                 if sha not in self.fetched and not self.blobs.intact(sha)]
+        for cid in stale:
+            log.warning("%s: its stored PDF is gone or changed since it was read; fetching it "
+                        "again", cid)
+            self.state.set_status(self.dataset, cid, DISCOVERED, blob_sha=None)
+        self.report.add("file_changed", len(stale))
+        if stale:
+            self.fetch()
+        return bool(stale)
+
     def process(self) -> None:
-        total = sum(1 for _ in self._todo())
+        published = PublishedRows(self.req.out_root / self.dataset)
+        self._fetch_again(published)
+        total = sum(1 for _ in self._todo(published))
         if not total:
             return
         run = self.settings.run
@@ -379,7 +403,7 @@ class Pipeline:
         keys: dict[str, str] = {}
         flushed = time.monotonic()
         try:
-            outcomes = executor.run(self._tasks(keys))
+            outcomes = executor.run(self._tasks(keys, published))
             for task, outcome in progress(outcomes, total, "process"):
                 pending.append((task.candidate.id, outcome))
                 if (len(pending) >= run.commit_batch
@@ -515,17 +539,10 @@ class Pipeline:
         }
         # Reports change with every reject or shared work, shards only with the kept rows.
         fingerprint = digest([data_fingerprint, rejects, dedup])
-        previous = published_build(out_dir)
-        if previous.get("fingerprint") == fingerprint:
-            log.info("%s is up to date", out_dir)
-            remove_stale(out_dir, previous["files"])  # left by a run stopped after the switch
-        else:
-            reuse = previous.get("data_fingerprint") == data_fingerprint
-            listed = None if clusters is None else [  # clusters of downloaded documents
-                c for c in clusters if any(m not in waiting_ids for m in c.members)]
-            self._write(out_dir, kept, splits, rejects, threshold_values,
-                        (fingerprint, data_fingerprint), previous["files"] if reuse else None,
-                        dedup, listed)
+        listed = None if clusters is None else [  # clusters of downloaded documents
+            c for c in clusters if any(m not in waiting_ids for m in c.members)]
+        if self._write(out_dir, kept, splits, rejects, threshold_values,
+                       (fingerprint, data_fingerprint), dedup, listed):
             self.report.published = True
         # Statuses follow the files: "published" is recorded once the shards are in place.
         with self.state.transaction():
@@ -539,6 +556,17 @@ class Pipeline:
             for cid, detail in held.items():
                 self.state.set_status(self.dataset, cid, PROCESSED, reason=None, detail=detail)
         self.report.add("published_rows", len(kept))
+        if not self.settings.store.keep_work:  # the shards in place hold these rows now
+            for row in kept:
+                self.work.discard(row.work_key or "")
+
+    def _discard_downloads(self) -> None:
+        """`[store] keep_downloads = false`: delete the PDFs of documents that are done with
+        (their rows are in work files); `process` downloads one again if it needs it."""
+        done = self.state.rows(self.dataset, [PUBLISHED, FILTERED, REJECTED])
+        count = sum(self.blobs.discard_download(sha)
+                    for sha in {r.blob_sha for r in done if r.blob_sha})
+        self.report.add("downloads_discarded", count)
 
     def _clusters(self, stored: dict[str, str]) -> list[Cluster] | None:
         """Near-duplicate clusters among the documents, processed or waiting (corpus.dedup),
@@ -557,67 +585,78 @@ class Pipeline:
 
     def _write(self, out_dir: Path, kept: list[PublishRow], splits: dict[str, str],
                rejects: list[tuple[str, str, str]], thresholds: dict[str, Any],
-               fingerprints: tuple[str, str], reuse: list[dict[str, Any]] | None,
-               dedup: dict[str, Any], clusters: list[Cluster] | None = None) -> None:
-        """Publish beside the old set, then switch: new shards under new names, the card (what
-        `datasets` reads) then build.json (what `verify` reads) replaced atomically, and only
-        then the old shards removed. A crash at any point leaves a complete set in use."""
-        out_dir.mkdir(parents=True, exist_ok=True)
-        generation = fingerprints[1][:8]
-        pages = self._pages(out_dir, kept, splits, generation, reuse is not None)
-        if reuse is not None:
-            files = reuse
-        else:
-            written = []
-            for split in SPLITS:
-                keys = [r.work_key or "" for r in kept if splits[r.id] == split]
-                written += write_split(out_dir, split, generation, keys, self.work,
-                                       self.settings.output)
-            files = [f.__dict__ for f in written]
-        for split in ("validation", "test"):
-            if kept and not any(f["split"] == split for f in files):
-                log.warning("%s: the %s split is empty (too few documents); it is left out",
-                            self.dataset, split)
+               fingerprints: tuple[str, str], dedup: dict[str, Any],
+               clusters: list[Cluster] | None) -> bool:
+        """Publish through the one publisher (corpus.publish): rows in id order per split,
+        each keyed by its work file, so only shards whose documents changed are rewritten.
+        Page images (`--page-images`) are written first, beside the set in use, and switched
+        by the same card and build.json."""
+        items = {split: [Item(r.id, r.work_key or "") for r in kept
+                         if splits[r.id] == split] for split in SPLITS}
+        previous_pages = published_build(out_dir).get("pages", {}).get("files", [])
+        pages = self._pages(out_dir, kept, splits, fingerprints[0], previous_pages)
+
+        def finish(files: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
+            for split in ("validation", "test"):
+                if kept and not any(f["split"] == split for f in files):
+                    log.warning("%s: the %s split is empty (too few documents); it is left out",
+                                self.dataset, split)
+            build = self._build_record(kept, splits, rejects, thresholds, fingerprints, files)
+            build["dedup"] = dedup
+            if pages is not None:
+                build["pages"] = pages
+            if clusters is not None:
+                build["duplicate_clusters"] = [
+                    {"representative": c.representative, "members": list(c.members),
+                     "split": splits.get(c.representative)}
+                    for c in clusters
+                ]
+            return build, render_card(self.dataset, build)
+
         lines = "".join(
             json.dumps({"id": cid, "reason": reason, "detail": detail}, ensure_ascii=False)
             + "\n"
             for cid, reason, detail in rejects
         )
-        atomic_write_bytes(out_dir / "rejects.jsonl", lines.encode())
-        build = self._build_record(kept, splits, rejects, thresholds, fingerprints, files)
-        build["dedup"] = dedup
+        published = PublishedRows(out_dir)
+        page_files = [] if pages is None else pages["files"]
+        try:
+            written = publish(out_dir, fingerprints[0], items,
+                              lambda group: (self._row(item.key, published) for item in group),
+                              EXAMPLE_SCHEMA, self.settings.output, finish,
+                              {"rejects.jsonl": lines.encode()})
+        except PublishError:  # the page shards written for the new set go with it
+            in_use = {f["name"] for f in previous_pages}
+            for entry in page_files:
+                if entry["name"] not in in_use:
+                    (out_dir / entry["name"]).unlink(missing_ok=True)
+            raise
         if pages is not None:
-            build["pages"] = pages
-        if clusters is not None:
-            build["duplicate_clusters"] = [
-                {"representative": c.representative, "members": list(c.members),
-                 "split": splits.get(c.representative)}
-                for c in clusters
-            ]
-        atomic_write_bytes(out_dir / "README.md", render_card(self.dataset, build).encode())
-        atomic_write_bytes(out_dir / BUILD_FILE,
-                           (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
-        remove_stale(out_dir, files)
-        remove_stale(out_dir / PAGES_DIR, [
-            {"name": f["name"].removeprefix(f"{PAGES_DIR}/")}
-            for f in (pages or {}).get("files", [])])
-        log.info("published %d documents to %s", len(kept), out_dir)
+            remove_stale(out_dir / PAGES_DIR, [
+                {"name": f["name"].removeprefix(f"{PAGES_DIR}/")} for f in page_files])
+        if written:
+            log.info("published %d documents to %s", len(kept), out_dir)
+        return written
 
-    def _pages(self, out_dir: Path, kept: list[PublishRow], splits: dict[str, str], generation: str,
-               reuse: bool) -> dict[str, Any] | None:
-        """The `pages` configuration's shards and settings (None without --page-images)."""
+    def _row(self, key: str, published: PublishedRows) -> pa.Table:
+        """A document's row: its work file, else (deleted once published) its published row."""
+        if self.work.has(key) or key not in published:
+            return self.work.read([key])
+        return published.read(key)
+
+    def _pages(self, out_dir: Path, kept: list[PublishRow], splits: dict[str, str],
+               fingerprint: str, previous: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The `pages` configuration's shards and settings (None without --page-images):
+        shards whose pages are unchanged are kept, the rest written beside them."""
         images = self.settings.images
         if not images.enabled:
             return None
-        previous = published_build(out_dir).get("pages")
-        if reuse and previous is not None:
-            return dict(previous)
         by_split = {s: [(r.id, r.stats.get("images", [])) for r in kept
                         if splits[r.id] == s] for s in SPLITS}
-        written = write_pages(out_dir, generation, by_split, self.blobs, images,
-                              self.settings.output)
+        files = write_pages(out_dir, fingerprint, by_split, previous, self.blobs, images,
+                            self.settings.output)
         return {
-            "files": [f.__dict__ for f in written],
+            "files": files,
             "dpi": images.dpi, "format": images.format, "encoder": images.encoder(),
             "masked": images.mask, "pages_per_document": images.pages or "all",
             "documents_without_images": sorted(

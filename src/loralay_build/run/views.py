@@ -8,7 +8,6 @@ article, so both views of one article always land in the same split as its layou
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 from collections import Counter
@@ -19,11 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
-from loralay_build.blobs import atomic_write_bytes
 from loralay_build.corpus.card import render_view_card
-from loralay_build.corpus.folder import BUILD_FILE, published_build
+from loralay_build.corpus.publish import Item, publish
 from loralay_build.corpus.split import SPLITS
-from loralay_build.corpus.writer import digest, remove_stale, write_rows
+from loralay_build.corpus.writer import dict_rows_table, digest
 from loralay_build.errors import ConfigError, LoralayError, TransientError
 from loralay_build.licences import licence_counts, to_spdx
 from loralay_build.progress import progress
@@ -217,26 +215,24 @@ def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[st
     schema = arrow_schema(columns)
     fingerprint = digest([by_split, str(schema), pipe.settings.raw.get("output", {}), options,
                           sorted(counts.items())])
-    if published_build(out_dir).get("fingerprint") == fingerprint:  # a re-run writes nothing
-        log.info("view %s in %s is up to date", view, out_dir)
-        return
-    out_dir.mkdir(parents=True, exist_ok=True)
-    generation = fingerprint[:8]
-    files = []
-    for split in present:  # `datasets` refuses an empty shard: empty splits are left out
-        files += write_rows(out_dir, split, generation, by_split[split], schema,
-                            pipe.settings.output)
-    build = {
-        "dataset": name, "view": view, "layout_dataset": pipe.dataset, "fingerprint": fingerprint,
-        "source": pipe.req.source, "config_hash": pipe.settings.config_hash(),
-        "options": options,
-        "counts": {"splits": {s: len(by_split[s]) for s in SPLITS}, **dict(sorted(counts.items()))},
-        "files": [f.__dict__ for f in files],
-        "licences": licence_counts((r["licence"], s) for s in present for r in by_split[s]),
-    }
-    card = render_view_card(name, SUMMARIES[view], card_columns(columns), build)
-    atomic_write_bytes(out_dir / "README.md", card.encode())
-    atomic_write_bytes(out_dir / BUILD_FILE,
-                       (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
-    remove_stale(out_dir, [f.__dict__ for f in files])  # only once the card names the new set
-    log.info("published view %s: %d rows to %s", view, counts["rows"], out_dir)
+    id_column = columns[0][0]  # article_id or citation_id
+    by_id = {str(row[id_column]): row for rows in by_split.values() for row in rows}
+    items = {split: [Item(str(row[id_column]), digest(row)) for row in by_split[split]]
+             for split in SPLITS}
+
+    def finish(files: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
+        build = {
+            "dataset": name, "view": view, "layout_dataset": pipe.dataset,
+            "fingerprint": fingerprint, "source": pipe.req.source,
+            "config_hash": pipe.settings.config_hash(), "options": options,
+            "counts": {"splits": {s: len(by_split[s]) for s in SPLITS},
+                       **dict(sorted(counts.items()))},
+            "files": files,
+            "licences": licence_counts((r["licence"], s) for s in present for r in by_split[s]),
+        }
+        return build, render_view_card(name, SUMMARIES[view], card_columns(columns), build)
+
+    if publish(out_dir, fingerprint, items,
+               lambda group: [dict_rows_table([by_id[item.id] for item in group], schema)],
+               schema, pipe.settings.output, finish):
+        log.info("published view %s: %d rows to %s", view, counts["rows"], out_dir)

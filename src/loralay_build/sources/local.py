@@ -120,4 +120,4 @@ class LocalSource:
         with path.open("rb") as handle:
             if PDF_MAGIC not in handle.read(HEAD_BYTES):
                 raise Reject(Reason.NOT_PDF, f"{path.name} has no %PDF- header")
-        return blobs.add_file(path)
+        return blobs.add_link(path)  # the user's PDFs are not copied

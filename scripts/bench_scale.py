@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""Benchmark a nightly-rebuild cycle at scale: full build, small increment, nothing new.
+
+    python scripts/bench_scale.py DIR [--docs 10000] [--workers 2] [--keep WORKDIR]
+
+DIR is realdocs-style (`manifest.jsonl` with gold abstracts, and the PDFs). N distinct
+documents are made from its articles: copies with bytes appended after %%EOF, so each hashes
+differently, each listed with its gold abstract. Then, on one output root:
+1. a full build of the N documents;
+2. an increment: +1 % new documents, 0.1 % changed (their PDF bytes change) and 0.1 % gone
+   (their PDF is deleted: the run rejects them as unavailable and unpublishes them);
+3. a re-run with nothing new.
+For each step: wall time; CPU seconds of all processes (RUSAGE_CHILDREN); pages per CPU
+second; peak RSS of the parent and of a worker (VmHWM sampled from /proc); bytes of the files
+the step created or changed, per area; bytes on disk per area (shards, work, blobs, state);
+`verify` wall time; `datasets.load_dataset` wall time (fresh cache). For the increment it
+also reports how many bytes of its new shards are shared with the previous version's shards,
+in chunks cut by content as a content-addressed store (the Hub's) cuts them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from bench_e2e import RssSampler
+
+AREAS = ("shards", "work", "blobs", "state")
+
+
+def make_documents(folder: Path, pdfs: Path, start: int, count: int) -> list[dict[str, object]]:
+    """Documents start..start+count-1: realdocs articles in turn, each copy distinct."""
+    sources = []
+    for raw in (folder / "manifest.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(raw)
+        if record.get("doc_kind", "article") == "article" and record.get("abstracts"):
+            sources.append(record)
+    entries = []
+    for n in range(start, start + count):
+        record = sources[n % len(sources)]
+        path = pdfs / f"doc{n:06d}.pdf"
+        path.write_bytes((folder / record["file"]).read_bytes() + f"\n% copy {n}\n".encode())
+        entries.append({
+            "id": f"doc{n:06d}", "pdf": path.name, "language": record["language"],
+            "abstracts": record["abstracts"], "published": record.get("date") or "",
+            "title": record.get("title") or "",
+        })
+    return entries
+
+
+def write_manifest(path: Path, entries: list[dict[str, object]]) -> None:
+    path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries))
+
+
+def area_files(out: Path, dataset: str) -> dict[str, list[Path]]:
+    state = out / ".loralay"
+    return {
+        "shards": sorted((out / dataset).glob("*.parquet")),
+        "work": sorted(p for p in (state / "work").rglob("*") if p.is_file()),
+        "blobs": sorted(p for p in (state / "blobs").glob("??/*")),
+        "state": sorted(state.glob("*.sqlite*")),
+    }
+
+
+def snapshot(out: Path, dataset: str) -> dict[str, dict[str, tuple[int, int, int]]]:
+    """Per area: file -> (inode, size, mtime_ns), to tell what a step wrote. A link to a
+    file of the input (a `local` PDF) counts 0 bytes: it takes no space of its own."""
+    snap: dict[str, dict[str, tuple[int, int, int]]] = {}
+    for area, files in area_files(out, dataset).items():
+        snap[area] = {}
+        for path in files:
+            st = path.lstat()
+            own = stat.S_ISREG(st.st_mode) and st.st_nlink == 1
+            snap[area][str(path)] = (st.st_ino, st.st_size if own else 0, st.st_mtime_ns)
+    return snap
+
+
+def written(before: dict[str, dict[str, tuple[int, int, int]]],
+            after: dict[str, dict[str, tuple[int, int, int]]]) -> dict[str, int]:
+    return {area: sum(v[1] for k, v in after[area].items() if before[area].get(k) != v)
+            for area in AREAS}
+
+
+def on_disk(snap: dict[str, dict[str, tuple[int, int, int]]]) -> dict[str, int]:
+    return {area: sum(v[1] for v in snap[area].values()) for area in AREAS}
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_build(manifest: Path, out: Path, workers: int, config: Path) -> dict[str, float]:
+    argv = ["build-corpus", "local", "--input", str(manifest), "--out", str(out),
+            "--workers", str(workers), "--no-filter", "-q", "--config", str(config)]
+    before, start = _children_cpu(), time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    sampler = RssSampler(proc.pid)
+    _, errors = proc.communicate()
+    wall = time.perf_counter() - start
+    parent, worker = sampler.stop()
+    if proc.returncode not in (0, 3):
+        raise SystemExit(f"build-corpus exit {proc.returncode}: {errors[-2000:]}")
+    return {"wall": wall, "cpu": _children_cpu() - before, "parent_rss": parent,
+            "worker_rss": worker}
+
+
+def timed(argv: list[str], env: dict[str, str] | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, capture_output=True, env={**os.environ, **(env or {})})
+    return time.perf_counter() - start
+
+
+def pages(folder: Path) -> int:
+    build = json.loads((folder / "build.json").read_text())
+    return sum(sum(len(v) for v in pq.read_table(folder / f["name"], columns=["page_sizes"])
+                   .column(0).to_pylist()) for f in build["files"])
+
+
+_RNG = random.Random(7)
+_GEAR = [_RNG.getrandbits(64) for _ in range(256)]
+
+
+def cdc_chunks(data: bytes, mask: int = (1 << 13) - 1, low: int = 2048,
+               high: int = 65536) -> Iterator[bytes]:
+    """Chunks cut by a gear rolling hash (about 8 KiB on average), as content-addressed
+    stores cut uploads: an insertion only changes the chunks around it."""
+    h, start = 0, 0
+    for i, byte in enumerate(data):
+        h = ((h << 1) + _GEAR[byte]) & 0xFFFFFFFFFFFFFFFF
+        size = i - start + 1
+        if (size >= low and not h & mask) or size >= high:
+            yield data[start : i + 1]
+            start, h = i + 1, 0
+    if start < len(data):
+        yield data[start:]
+
+
+def shared_bytes(old: list[Path], new: list[Path]) -> tuple[int, int]:
+    """Bytes of the `new` files found, chunk for chunk, in the `old` ones; and their total."""
+    known = {hash(c) for path in old for c in cdc_chunks(path.read_bytes())}
+    shared = total = 0
+    for path in new:
+        for chunk in cdc_chunks(path.read_bytes()):
+            total += len(chunk)
+            shared += len(chunk) if hash(chunk) in known else 0
+    return shared, total
+
+
+def rewrite_plain(paths: list[Path], folder: Path) -> list[Path]:
+    """The same shards written again without content-defined chunking (the control)."""
+    from loralay_build.config import OutputSettings
+    from loralay_build.corpus.writer import write_shard
+
+    folder.mkdir(exist_ok=True)
+    settings = OutputSettings(content_defined_chunking=False)
+    out = []
+    for path in paths:
+        table = pq.read_table(path)
+        write_shard(folder / path.name, table.schema.remove_metadata(), [table], settings,
+                    dict(table.schema.metadata or {}))
+        out.append(folder / path.name)
+    return out
+
+
+def step(name: str, manifest: Path, out: Path, workers: int, config: Path, dataset: str,
+         results: dict[str, dict[str, float]], cache: Path) -> None:
+    before = snapshot(out, dataset) if (out / ".loralay").is_dir() else {a: {} for a in AREAS}
+    result = run_build(manifest, out, workers, config)
+    after = snapshot(out, dataset)
+    folder = out / dataset
+    result["pages"] = pages(folder)
+    result["pages_per_cpu_s"] = result["pages"] / result["cpu"]
+    result |= {f"written_{k}": v for k, v in written(before, after).items()}
+    result |= {f"disk_{k}": v for k, v in on_disk(after).items()}
+    result["verify_s"] = timed(["build-corpus", "verify", str(folder)])
+    code = f"import datasets; datasets.load_dataset({str(folder)!r})"
+    result["load_dataset_s"] = timed([sys.executable, "-c", code],
+                                     {"HF_DATASETS_CACHE": str(cache / name)})
+    results[name] = result
+    print(f"{name}: {json.dumps({k: round(v, 2) for k, v in result.items()})}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--docs", type=int, default=10_000)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--shard-rows", type=int, default=1000,
+                        help="[output] shard_rows: smaller shards make increments cheaper")
+    parser.add_argument("--drop-work", action="store_true",
+                        help="[store] keep_work = false: work files deleted once published")
+    parser.add_argument("--keep", type=Path, help="Work in this folder and keep it.")
+    args = parser.parse_args()
+    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
+    pdfs, out, cache = work / "pdf", work / "out", work / "cache"
+    pdfs.mkdir(exist_ok=True)
+    manifest = pdfs / "docs.jsonl"
+    config = work / "bench.toml"
+    config.write_text(f"[output]\nshard_rows = {args.shard_rows}\n"
+                      f"[store]\nkeep_work = {str(not args.drop_work).lower()}\n")
+    dataset = "local"
+    try:
+        n = args.docs
+        entries = make_documents(args.folder, pdfs, 0, n)
+        write_manifest(manifest, entries)
+        results: dict[str, dict[str, float]] = {}
+        step("full", manifest, out, args.workers, config, dataset, results, cache)
+        old_shards = work / "previous-shards"
+        shutil.copytree(out / dataset, old_shards)
+        small = max(1, n // 1000)
+        new = make_documents(args.folder, pdfs, n, max(1, n // 100))
+        rng = random.Random(1)
+        picked = rng.sample(range(n), 2 * small)
+        for i in picked[:small]:  # changed: other bytes, so another blob and work file
+            path = pdfs / str(entries[i]["pdf"])
+            path.write_bytes(path.read_bytes() + b"\n% changed\n")
+        for i in picked[small:]:  # gone: the file vanished after it was processed
+            (pdfs / str(entries[i]["pdf"])).unlink()
+        write_manifest(manifest, entries + new)
+        step("increment", manifest, out, args.workers, config, dataset, results, cache)
+        previous = sorted(old_shards.glob("*.parquet"))
+        names = {p.name for p in previous}
+        added = [p for p in sorted((out / dataset).glob("*.parquet")) if p.name not in names]
+        shared, total = shared_bytes(previous, added)
+        results["increment"]["new_shard_bytes_shared_pct"] = 100 * shared / max(1, total)
+        shared, total = shared_bytes(rewrite_plain(previous, work / "plain-old"),
+                                     rewrite_plain(added, work / "plain-new"))
+        results["increment"]["same_without_cdc_pct"] = 100 * shared / max(1, total)
+        step("nothing new", manifest, out, args.workers, config, dataset, results, cache)
+        report(n, args.workers, args.shard_rows, results)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def report(n: int, workers: int, shard_rows: int,
+           results: dict[str, dict[str, float]]) -> None:
+    full = results["full"]
+    print(f"\n{n} documents, --workers {workers}, shard_rows {shard_rows}; increment: "
+          f"+{max(1, n // 100)} new, {max(1, n // 1000)} changed, {max(1, n // 1000)} gone")
+    steps = list(results)
+    print("| measure | " + " | ".join(steps) + " |")
+    print("|---|" + "---|" * len(steps))
+    keys = [k for k in results["increment"] if k != "pages"]
+    for key in keys:
+        cells = []
+        for name in steps:
+            value = results[name].get(key)
+            if value is None:
+                cells.append("")
+            elif key.startswith(("written_", "disk_")):
+                cells.append(f"{value / 1e6:.2f} MB")
+            else:
+                cells.append(f"{value:.2f}")
+        print(f"| {key} | " + " | ".join(cells) + " |")
+    inc = results["increment"]
+    print(f"| increment CPU / full CPU | | {100 * inc['cpu'] / full['cpu']:.1f} % | |")
+    print(f"| increment shard bytes / full | | "
+          f"{100 * inc['written_shards'] / full['written_shards']:.1f} % | |")
+    extra = full["disk_work"] + full["disk_state"]
+    print(f"| (work + state) / shards | {extra / full['disk_shards']:.2f} | | |")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    main()

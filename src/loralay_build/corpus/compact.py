@@ -1,0 +1,90 @@
+"""Repacking a dataset's shards full, on request (`build-corpus compact`).
+
+Incremental publishing adds a small shard per split and run, and many small files slow every
+reader. Compaction rewrites the rows, in their published order, into full shards through the
+one publisher (the same atomic switch). It reads the rows from the shards themselves, so it
+needs neither the state nor the work files, and it keeps the build's fingerprint: the rows do
+not change, so the next build finds the dataset up to date.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from loralay_build.corpus.card import with_data_files
+from loralay_build.corpus.folder import published_build
+from loralay_build.corpus.publish import (
+    CARD_FILE,
+    Item,
+    output_settings,
+    publish,
+    shard_items,
+)
+from loralay_build.corpus.split import SPLITS
+from loralay_build.errors import LoralayError
+
+
+class CompactError(LoralayError):
+    """The folder holds no intact build whose shards record their rows."""
+
+
+def _rows(folder: Path, files: list[dict[str, Any]]) -> Iterator[pa.Table]:
+    """Every published row as a one-row table, in file order, one row group in memory."""
+    for entry in files:
+        shard = pq.ParquetFile(folder / entry["name"])
+        for group in range(shard.metadata.num_row_groups):
+            table = shard.read_row_group(group)
+            for index in range(table.num_rows):
+                yield table.slice(index, 1)
+
+
+def needs_compaction(files: list[dict[str, Any]], shard_rows: int) -> bool:
+    """Whether some split has more shards than full ones would need."""
+    for split in SPLITS:
+        rows = [f["rows"] for f in files if f["split"] == split]
+        if len(rows) > -(-sum(rows) // shard_rows):
+            return True
+    return False
+
+
+def compact_dataset(folder: Path, shard_rows: int) -> int:
+    """Repack `folder` into shards of `shard_rows` rows; returns the shards written (0 when
+    it is already compact)."""
+    build = published_build(folder)
+    if not build.get("files"):
+        raise CompactError(f"{folder}: no complete published build to compact")
+    files = sorted(build["files"], key=lambda f: SPLITS.index(f["split"]))  # stable
+    if not needs_compaction(files, shard_rows):
+        return 0
+    found = [shard_items(folder / f["name"]) for f in files]
+    formats = {f[0] for f in found if f is not None}
+    if None in found or len(formats) != 1:
+        raise CompactError(f"{folder}: its shards do not all record their rows in one format "
+                           "(written by an earlier version?); run its build command first")
+    splits: dict[str, list[Item]] = {split: [] for split in SPLITS}
+    for entry, record in zip(files, found, strict=True):
+        assert record is not None
+        splits[entry["split"]] += record[1]
+    rows = _rows(folder, files)
+    schema = pq.read_schema(folder / files[0]["name"]).remove_metadata()
+
+    def read(items: Sequence[Item]) -> Iterator[pa.Table]:
+        for item in items:
+            row = next(rows)
+            if str(row.column(0)[0].as_py()) != item.id:
+                raise CompactError(f"{folder}: a shard's rows differ from what it records")
+            yield row
+
+    card = (folder / CARD_FILE).read_text()
+
+    def finish(new: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
+        return {**build, "files": new}, with_data_files(card, new, build.get("pages"))
+
+    publish(folder, build["fingerprint"], splits, read, schema,
+            output_settings(formats.pop(), shard_rows), finish, repack=True)
+    return sum(-(-len(items) // shard_rows) for items in splits.values())

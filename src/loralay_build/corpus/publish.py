@@ -1,0 +1,229 @@
+"""The one publisher of dataset folders (layout datasets and derived views alike).
+
+A publication is, per split, a list of items: a row id and a key that changes whenever the
+row's content does. Every shard records its items and the format it was written in (schema,
+output settings, version) in its Parquet footer, so the shard set in place tells by itself
+what it holds. Publishing keeps each shard whose items are all still wanted with the same
+key, byte for byte, and writes only the rest (new items, and the remaining items of a shard
+that lost or changed one) into new shards: a run costs what changed. Each split then holds
+the same rows as a full republish of the same state; only which shard holds a row differs.
+
+The switch is atomic. New shards get names of a new generation that no listed file has, then
+the reports, the card (what `datasets` reads) and build.json (what `verify` reads) are
+replaced atomically, and only then are unlisted files removed. A crash at any point leaves a
+complete set in use, and the same call afterwards finishes the job with the same result.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+import loralay_build
+from loralay_build.blobs import atomic_write_bytes, sha256_file
+from loralay_build.config import OutputSettings
+from loralay_build.corpus.folder import BUILD_FILE, published_build
+from loralay_build.corpus.split import SPLITS
+from loralay_build.corpus.writer import digest, write_shard
+from loralay_build.errors import LoralayError
+
+log = logging.getLogger(__name__)
+
+CARD_FILE = "README.md"
+MEMBERS_KEY = b"loralay.members"
+FORMAT_KEY = b"loralay.format"
+
+
+class PublishError(LoralayError):
+    """New shards could not be written (disk full, quota); the previous set stays in use."""
+
+
+@dataclass(frozen=True)
+class Item:
+    """One published row: its id, and a key that changes whenever its content changes."""
+
+    id: str
+    key: str
+
+
+# Tables holding the rows of the given items, in the items' order.
+RowReader = Callable[[Sequence[Item]], Iterable[pa.Table]]
+# The build record and card text of a publication, given its file entries.
+Finisher = Callable[[list[dict[str, Any]]], tuple[dict[str, Any], str]]
+
+
+@dataclass(frozen=True)
+class ShardFile:
+    name: str
+    split: str
+    rows: int
+    bytes: int
+    sha256: str
+
+
+def shard_name(split: str, generation: str, index: int, count: int) -> str:
+    """Shard file name; the generation keeps new shards from overwriting any file in use."""
+    return f"{split}-{generation}-{index:05d}-of-{count:05d}.parquet"
+
+
+def format_key(schema: pa.Schema, settings: OutputSettings) -> str:
+    """What changes a shard's bytes besides its rows (a shard of another format is rewritten),
+    readable back by `compact`. Shard size changes packing, not rows, and the work files'
+    compression no shard byte: both are left out."""
+    output = {k: v for k, v in asdict(settings).items()
+              if k not in ("shard_rows", "work_compression")}
+    return json.dumps({"schema": digest(str(schema)), "output": output,
+                       "version": loralay_build.__version__}, sort_keys=True)
+
+
+def output_settings(fmt: str, shard_rows: int) -> OutputSettings:
+    """The output settings a shard of format `fmt` was written with."""
+    return OutputSettings(shard_rows=shard_rows, **json.loads(fmt)["output"])
+
+
+def shard_items(path: Path) -> tuple[str, list[Item]] | None:
+    """The format and items recorded in a shard's footer; None when it records none."""
+    try:
+        meta = pq.read_metadata(path).metadata or {}
+    except (OSError, pa.ArrowException):
+        return None
+    if MEMBERS_KEY not in meta or FORMAT_KEY not in meta:
+        return None
+    return meta[FORMAT_KEY].decode(), [Item(i, k) for i, k in json.loads(meta[MEMBERS_KEY])]
+
+
+@dataclass
+class Plan:
+    """Shards kept as they are, and the items of each shard to write, per split."""
+
+    kept: list[dict[str, Any]]
+    new: dict[str, list[list[Item]]]
+
+
+def plan(folder: Path, previous: list[dict[str, Any]], splits: Mapping[str, Sequence[Item]],
+         fmt: str, shard_rows: int, repack: bool = False) -> Plan:
+    """Keep every previous shard whose items all stay in its split with the same key; pack
+    the other items, in the given order, into new shards of `shard_rows` (all of them when
+    `repack`)."""
+    wanted = {split: {item.id: item.key for item in items} for split, items in splits.items()}
+    kept: list[dict[str, Any]] = []
+    covered: set[str] = set()
+    for entry in [] if repack else previous:
+        found = shard_items(folder / entry["name"])
+        keys = wanted.get(entry["split"], {})
+        if found is None or found[0] != fmt or len(found[1]) != entry["rows"]:
+            continue
+        if all(keys.get(item.id) == item.key and item.id not in covered for item in found[1]):
+            kept.append(entry)
+            covered.update(item.id for item in found[1])
+    per_shard = max(1, shard_rows)
+    new = {}
+    for split, items in splits.items():
+        todo = [item for item in items if item.id not in covered]
+        new[split] = [todo[i : i + per_shard] for i in range(0, len(todo), per_shard)]
+    return Plan(kept, new)
+
+
+def publish(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[Item]],
+            read: RowReader, schema: pa.Schema, settings: OutputSettings, finish: Finisher,
+            reports: dict[str, bytes] | None = None, repack: bool = False) -> bool:
+    """Publish `splits` to `folder` unless the set in place has this fingerprint; returns
+    whether anything was written. `reports` are written before the card (rejects.jsonl);
+    `repack` rewrites every shard, packed full."""
+    previous = published_build(folder)
+    if previous.get("fingerprint") == fingerprint and not repack:
+        log.info("%s is up to date", folder)
+        remove_stale(folder, previous["files"])  # left by a run stopped after the switch
+        return False
+    folder.mkdir(parents=True, exist_ok=True)
+    fmt = format_key(schema, settings)
+    in_use = sorted(f["name"] for f in previous.get("files", []))
+    layout = plan(folder, previous.get("files", []), splits, fmt, settings.shard_rows, repack)
+    generation = digest([fingerprint, in_use, repack])[:8]
+    files = [entry for split in SPLITS for entry in layout.kept if entry["split"] == split]
+    written: list[Path] = []
+    switched = False
+    try:
+        for split in SPLITS:  # `datasets` refuses an empty shard: an empty split has no file
+            groups = layout.new.get(split, [])
+            for index, items in enumerate(groups):
+                name = shard_name(split, generation, index, len(groups))
+                assert name not in in_use, f"generation {generation} would overwrite {name}"
+                path = folder / name
+                members = json.dumps([[item.id, item.key] for item in items]).encode()
+                write_shard(path, schema, read(items), settings,
+                            {MEMBERS_KEY: members, FORMAT_KEY: fmt.encode()})
+                written.append(path)
+                files.append(_entry(path, split, len(items)))
+        files.sort(key=lambda f: SPLITS.index(f["split"]))  # kept then new, split by split
+        build, card = finish(files)
+        for name, data in (reports or {}).items():
+            atomic_write_bytes(folder / name, data)
+        atomic_write_bytes(folder / CARD_FILE, card.encode())
+        switched = True
+        atomic_write_bytes(folder / BUILD_FILE,
+                           (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
+    except OSError as exc:  # disk full, quota
+        if not switched:  # the old set stays in use: nothing may look half-published
+            for path in written:
+                path.unlink(missing_ok=True)
+        raise PublishError(f"{folder}: publishing failed ({exc.strerror or exc}); "
+                           + ("run again to finish the switch" if switched
+                              else "the previous version is kept")) from exc
+    remove_stale(folder, files)  # only once the card and record name the new set
+    rows = sum(len(group) for groups in layout.new.values() for group in groups)
+    log.info("%s: %d shard(s) kept, %d row(s) written", folder, len(layout.kept), rows)
+    return True
+
+
+class PublishedRows:
+    """The rows of the shard set in place, by content key: where a document's work file was
+    deleted once published (`[store] keep_work = false`), its row is read back from its shard
+    when that shard is rewritten. One row group is in memory at a time."""
+
+    def __init__(self, folder: Path) -> None:
+        self.where: dict[str, tuple[Path, int]] = {}
+        for entry in published_build(folder).get("files", []):
+            found = shard_items(folder / entry["name"])
+            for index, item in enumerate(found[1] if found else []):
+                self.where[item.key] = (folder / entry["name"], index)
+        self._group: tuple[Path, int, int, pa.Table] | None = None
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.where
+
+    def read(self, key: str) -> pa.Table:
+        """The one-row table of `key`."""
+        path, index = self.where[key]
+        if self._group is None or self._group[0] != path or not (
+                self._group[1] <= index < self._group[2]):
+            shard = pq.ParquetFile(path)
+            start = 0
+            for group in range(shard.metadata.num_row_groups):
+                rows = shard.metadata.row_group(group).num_rows
+                if index < start + rows:
+                    table = shard.read_row_group(group).replace_schema_metadata(None)
+                    self._group = (path, start, start + rows, table)
+                    break
+                start += rows
+        assert self._group is not None
+        return self._group[3].slice(index - self._group[1], 1)
+
+
+def _entry(path: Path, split: str, rows: int) -> dict[str, Any]:
+    return asdict(ShardFile(path.name, split, rows, path.stat().st_size, sha256_file(path)))
+
+
+def remove_stale(folder: Path, files: list[dict[str, Any]]) -> None:
+    """Delete shards no longer listed and temporary files of interrupted writes."""
+    names = {f["name"] for f in files}
+    for stale in [*folder.glob("*-of-*.parquet"), *folder.glob(".*.tmp")]:
+        if stale.name not in names:
+            stale.unlink()
