@@ -18,6 +18,8 @@ from loralay_build.dates import normalise_since
 from loralay_build.errors import ConfigError
 from loralay_build.progress import hide_progress
 from loralay_build.run import lifecycle
+from loralay_build.run.lifecycle import BuildResult
+from loralay_build.run.multi import DatasetJob, build_all
 from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_USAGE
 from loralay_build.state import FILTERED, STATE_DIR, State
 
@@ -34,6 +36,11 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
                         stream=sys.stderr)
 
 
+def _allow_empty() -> bool:
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.meta.get(ALLOW_EMPTY))
+
+
 def build(
     source: str,
     out: Path,
@@ -44,9 +51,7 @@ def build(
     limit: int | None = None,
 ) -> int:
     """Run one build (see run.lifecycle); `--allow-empty` is read from the click context."""
-    ctx = click.get_current_context(silent=True)
-    allow_empty = bool(ctx is not None and ctx.meta.get(ALLOW_EMPTY))
-    return lifecycle.build(source, out, name, config, overrides, since, limit, allow_empty)
+    return lifecycle.build(source, out, name, config, overrides, since, limit, _allow_empty())
 
 
 ALLOW_EMPTY = "loralay.allow_empty"
@@ -166,15 +171,15 @@ def scielo(out: Path, name: str | None, config: Path | None, limit: int | None,
         datasets = {lang: f"{name}-{lang}" for lang in datasets}
         overrides = merge(overrides, {"source": {"datasets": datasets}})
     # The first build crawls for every dataset; the next ones find nothing new to list.
-    codes = [build("scielo", out, dataset, config, overrides, since, limit)
-             for dataset in datasets.values()]
-    sys.exit(max(codes, default=EXIT_USAGE))
+    jobs = [DatasetJob("scielo", dataset, config, overrides, since, limit)
+            for dataset in datasets.values()]
+    sys.exit(build_all(jobs, out, _allow_empty()) if jobs else EXIT_USAGE)
 
 
 @main.command()
 @common_options
-@click.option("--since", help="Only acts dated, or summaries updated, since this date "
-              "(YYYY[-MM[-DD]]).")
+@click.option("--since", callback=_since, help="Only acts dated, or summaries updated, since "
+              "this date (YYYY[-MM[-DD]]).")
 @click.option("--languages", help="Comma-separated ISO 639-1 codes (en,fr,de) or 'all' "
               "(default: [source] languages, all 24).")
 @click.option("--split-preset", type=click.Choice(["chronological", "eurlex-sum"]),
@@ -197,9 +202,9 @@ def eurlex(out: Path, name: str | None, config: Path | None, limit: int | None,
         click.echo(f"configuration error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     # The first build crawls for every language; the next ones find nothing new to list.
-    codes = [build("eurlex", out, dataset, config, overrides, since if i == 0 else None, limit)
-             for i, dataset in enumerate(datasets.values())]
-    sys.exit(max(codes, default=EXIT_USAGE))
+    jobs = [DatasetJob("eurlex", dataset, config, overrides, since if i == 0 else None, limit)
+            for i, dataset in enumerate(datasets.values())]
+    sys.exit(build_all(jobs, out, _allow_empty()) if jobs else EXIT_USAGE)
 
 
 @main.command()
@@ -394,26 +399,30 @@ def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool)
     from loralay_build.sandbox import Sandbox
 
     _setup_logging(verbose, quiet)
-    codes = []
     with Sandbox(docs=docs) as sandbox:
-        for job in sandbox.demo_builds():
-            if only and job.dataset not in only:
-                continue
-            overrides = merge(job.overrides, {"run": {"timeout": 30.0}})
-            views = job.overrides.get("source", {}).get("views", [])
-            names = [job.dataset, *(f"{job.dataset}-{view}" for view in views)]
-            before = {name: _build_stamp(out / name) for name in names}
-            code = build(job.source, out, job.dataset, None, overrides)
-            codes.append(code)
-            if quiet or code not in (0, 3):
-                continue
-            for name in names:
-                if _build_stamp(out / name) != before[name]:
+        jobs = [DatasetJob(job.source, job.dataset,
+                           overrides=merge(job.overrides, {"run": {"timeout": 30.0}}))
+                for job in sandbox.demo_builds() if not only or job.dataset in only]
+        stamps = {name: _build_stamp(out / name) for job in jobs for name in _demo_names(job)}
+
+        def tell(job: DatasetJob, result: BuildResult) -> None:
+            if quiet or result.code not in (0, 3):
+                return
+            for name in _demo_names(job):
+                if _build_stamp(out / name) != stamps[name]:
                     click.echo(f"{name}: written to {out / name}; load it with "
                                f"datasets.load_dataset({str(out / name)!r})")
                 else:
                     click.echo(f"{name}: nothing new to write in {out / name}")
-    sys.exit(max(codes, default=0))
+
+        code = build_all(jobs, out, allow_empty=False, after=tell)
+    sys.exit(code)
+
+
+def _demo_names(job: DatasetJob) -> list[str]:
+    """The dataset a demo job builds and its views."""
+    views = job.overrides.get("source", {}).get("views", [])
+    return [job.dataset, *(f"{job.dataset}-{view}" for view in views)]
 
 
 def _locate_root(path: Path) -> tuple[Path, str | None]:

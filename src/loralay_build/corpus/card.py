@@ -41,6 +41,8 @@ COLUMN_DOCS = {
 }
 
 
+CARD_FILE = "README.md"
+
 SOURCE_NOTES = {
     "eurlex": (
         "EUR-Lex-Sum rebuilt through Cellar. A row is one (act, language): the act is the "
@@ -61,14 +63,15 @@ SOURCE_NOTES = {
 }
 
 
-def _data_files(files: list[dict[str, Any]]) -> list[str]:
+def data_files_yaml(files: list[dict[str, Any]]) -> list[str]:
     """YAML `configs` naming each shard of this build, not a pattern: while a new build is
     published beside this one, `datasets.load_dataset` still reads exactly this set. Empty
-    splits are left out, since `datasets` cannot load a split without rows."""
+    splits are left out, since `datasets` cannot load a split without rows; a dataset without
+    rows lists no file, so loading it fails instead of reading build.json as data."""
     shards = {s: [f["name"] for f in files if f["split"] == s] for s in SPLITS}
-    if not any(shards.values()):
-        return []
     lines = ["configs:", "- config_name: default", "  data_files:"]
+    if not any(shards.values()):
+        return [*lines[:-1], "  data_files: []"]
     for split, names in shards.items():
         if names:
             lines += [f"  - split: {split}", "    path:"] + [f"    - {n}" for n in names]
@@ -79,7 +82,7 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
     """Card text generated from the schema and the build record."""
     splits = build["counts"]["splits"]
     languages = sorted(build.get("languages", [])) or ["multilingual"]
-    lines = ["---", *_data_files(build["files"])]
+    lines = ["---", *data_files_yaml(build["files"])]
     lines += ["language:"] + [f"- {lang}" for lang in languages]
     lines += [
         "task_categories:", "- summarization", "license: other", "pretty_name: " + dataset,
@@ -92,7 +95,10 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
     ]
     lines += [f"| {s} | {splits.get(s, 0)} |" for s in SPLITS]
     empty = [s for s in SPLITS if not splits.get(s, 0)]
-    if empty:
+    if len(empty) == len(SPLITS):
+        lines += ["", "No document is published (see the dropped documents below): the card "
+                  "lists no data file, so `datasets.load_dataset` refuses this folder."]
+    elif empty:
         lines += ["", f"Empty, so not published: {', '.join(empty)} (too few documents)."]
     ratios = build["split_ratios"]
     lines += [
@@ -135,7 +141,7 @@ def render_view_card(dataset: str, summary: str, columns: list[tuple[str, str, s
                      build: dict[str, Any]) -> str:
     """Card of a derived view: the same YAML configs, the view's own columns and counts."""
     splits = build["counts"]["splits"]
-    lines = ["---", *_data_files(build["files"])]
+    lines = ["---", *data_files_yaml(build["files"])]
     lines += ["language:", "- en", "task_categories:", "- summarization", "license: other",
               "pretty_name: " + dataset, "---", "", f"# {dataset}", "", summary, "",
               "## Splits", "", "| split | rows |", "|---|---|"]

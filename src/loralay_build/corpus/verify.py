@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from loralay_build.blobs import sha256_file
+from loralay_build.corpus.card import CARD_FILE, data_files_yaml
 from loralay_build.corpus.folder import BUILD_FILE
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.split import SPLITS
@@ -46,13 +47,31 @@ def _row_problems(row: dict[str, Any]) -> Iterator[str]:
             break
 
 
+def _card_problems(folder: Path, build: dict[str, Any]) -> list[str]:
+    """The card's `configs` name exactly the listed shards (what `datasets.load_dataset`
+    reads), and a dataset without rows says so: without `configs`, `load_dataset` would take
+    build.json or rejects.jsonl for the data."""
+    problems = []
+    if not build.get("files"):
+        problems.append(f"no document published: {BUILD_FILE} lists no shard")
+    try:
+        card = (folder / CARD_FILE).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return [*problems, f"{CARD_FILE}: unreadable ({exc})"]
+    front = card.split("\n---", 1)[0] + "\n"
+    if "\n".join(data_files_yaml(build.get("files", []))) + "\n" not in front:
+        problems.append(f"{CARD_FILE}: its `configs` do not list exactly the shards of "
+                        f"{BUILD_FILE}, so `datasets.load_dataset` would read other files")
+    return problems
+
+
 def verify_dataset(folder: Path) -> list[str]:
     """Every problem found in `folder`; an empty list means the dataset is sound."""
     try:
         build = json.loads((folder / BUILD_FILE).read_text())
     except (OSError, ValueError) as exc:
         return [f"{BUILD_FILE}: unreadable ({exc})"]
-    problems: list[str] = []
+    problems = _card_problems(folder, build)
     seen: dict[str, str] = {}
     listed = {entry["name"] for entry in build.get("files", [])}
     for stray in sorted(p.name for p in folder.glob("*.parquet")):

@@ -15,6 +15,7 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -85,6 +86,14 @@ def sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+@dataclass(frozen=True)
+class BuildResult:
+    """A build's exit code and the rows its dataset holds after it (0: nothing published)."""
+
+    code: int
+    rows: int = 0
+
+
 def build(
     source: str,
     out: Path,
@@ -96,18 +105,32 @@ def build(
     allow_empty: bool = False,
 ) -> int:
     """Check, lock, run the pipeline and record the run; returns the exit code."""
+    return run_build(source, out, name, config, overrides, since, limit, allow_empty).code
+
+
+def run_build(
+    source: str,
+    out: Path,
+    name: str | None,
+    config: Path | None,
+    overrides: dict[str, Any],
+    since: str | None = None,
+    limit: int | None = None,
+    allow_empty: bool = False,
+) -> BuildResult:
+    """`build`, also telling how many rows the dataset holds (for multi-dataset commands)."""
     try:
         dataset = check_dataset_name(source if name is None else name)
     except ConfigError as exc:
         click.echo(f"usage error: --name: {exc}", err=True)
-        return EXIT_USAGE
+        return BuildResult(EXIT_USAGE)
     try:
         settings = load_settings(source, config, overrides=overrides)
         check_environment(settings)
         check_output_root(out)
     except ConfigError as exc:
         click.echo(f"configuration error: {exc}", err=True)
-        return EXIT_USAGE
+        return BuildResult(EXIT_USAGE)
     state = State(out)
     request = BuildRequest(source, dataset, out, settings, since, limit, " ".join(sys.argv[1:]),
                            allow_empty)
@@ -117,16 +140,16 @@ def build(
                 state.claim(dataset, source)
             except ConfigError as exc:
                 click.echo(f"usage error: --name: {exc}", err=True)
-                return EXIT_USAGE
+                return BuildResult(EXIT_USAGE)
             return _run(request, state)
     except LockHeld as exc:
         click.echo(f"{exc}: exiting", err=True)
-        return EXIT_LOCKED
+        return BuildResult(EXIT_LOCKED)
     finally:
         state.close()
 
 
-def _run(request: BuildRequest, state: State) -> int:
+def _run(request: BuildRequest, state: State) -> BuildResult:
     run_id = state.start_run(request.dataset, request.command or request.source)
     code = EXIT_FAILURE
     pipeline = Pipeline(request, state)
@@ -149,7 +172,7 @@ def _run(request: BuildRequest, state: State) -> int:
     finally:
         state.finish_run(run_id, code, dict(pipeline.report.counts))
     _summary(state, request, pipeline.report.counts, code)
-    return code
+    return BuildResult(code, pipeline.report.counts["published_rows"])
 
 
 def _summary(state: State, request: BuildRequest, counts: dict[str, int], code: int) -> None:

@@ -144,8 +144,8 @@ class Pipeline:
                        or self.report.counts["views_full_text_waiting"])
         if not self.report.counts["published_rows"] and not (partial or self.req.allow_empty):
             raise NothingPublished(
-                f"{self.dataset}: no document published ({statuses.get(REJECTED, 0)} rejected, see "
-                f"{self.req.out_root / self.dataset / 'rejects.jsonl'}); --allow-empty "
+                f"{self.dataset}: no document published ({statuses.get(REJECTED, 0)} rejected, "
+                f"reasons in `build-corpus status {self.req.out_root}`); --allow-empty "
                 "accepts an empty dataset"
             )
         return EXIT_PARTIAL if partial else EXIT_OK
@@ -359,7 +359,10 @@ class Pipeline:
         # Reports change with every reject, shards only with the kept rows.
         fingerprint = digest([data_fingerprint, rejects])
         previous = published_build(out_dir)
-        if previous.get("fingerprint") == fingerprint:
+        if not kept and not (out_dir / BUILD_FILE).exists():
+            # An empty folder would load as garbage (build.json read as data): none is written.
+            log.info("%s: no document to publish; %s not written", self.dataset, out_dir)
+        elif previous.get("fingerprint") == fingerprint:
             log.info("%s is up to date", out_dir)
             remove_stale(out_dir, previous["files"])  # left by a run stopped after the switch
         else:
