@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import re
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -71,10 +72,24 @@ def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> str
         raise click.BadParameter(str(exc).removeprefix("--since ")) from None
 
 
+URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def _local_path(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
+    """Output goes to a local (or mounted) path: a URL such as s3://bucket/x is refused, not
+    turned into a folder named `s3:`."""
+    if value is None:
+        return None
+    if URL.match(value):
+        raise click.BadParameter(f"{value!r} is a URL; give a local or mounted folder and "
+                                 "copy the result to remote storage afterwards")
+    return Path(value)
+
+
 def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """Options every building subcommand accepts."""
     options = [
-        click.option("--out", type=click.Path(path_type=Path), default=Path("data"),
+        click.option("--out", type=click.Path(), callback=_local_path, default="data",
                      show_default=True, help="Output root; the dataset goes in OUT/NAME."),
         click.option("--name", help="Dataset folder name (default: the source name)."),
         click.option("--config", "config", type=click.Path(exists=True, path_type=Path),
@@ -386,7 +401,7 @@ def openreview(out: Path, name: str | None, config: Path | None, limit: int | No
 
 
 @main.command()
-@click.option("--out", type=click.Path(path_type=Path), default=Path("data/demo"),
+@click.option("--out", type=click.Path(), callback=_local_path, default="data/demo",
               show_default=True, help="Output root; each dataset goes in OUT/NAME.")
 @click.option("--docs", type=click.IntRange(min=5), default=24, show_default=True,
               help="Documents the sandbox generates per source.")
@@ -533,7 +548,7 @@ def stats(path: Path, as_json: bool) -> None:
 
 @main.command()
 @click.argument("data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("report"),
+@click.option("--out", type=click.Path(file_okay=False), callback=_local_path, default="report",
               show_default=True, help="Folder for report.md, report.json and the PNG plots.")
 def report(data_dir: Path, out: Path) -> None:
     """Tables (Markdown, JSON) and plots of every dataset under DATA_DIR: sizes per split,
@@ -572,7 +587,7 @@ def _require_dataset(path: Path) -> None:
 @click.option("--all-pages", is_flag=True, help="One PNG per page (OUT's name + -pN).")
 @click.option("--order", "reading_order", is_flag=True,
               help="Draw the reading order: a polyline through the lines, block numbers.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--out", type=click.Path(dir_okay=False), callback=_local_path,
               help="PNG to write (default: ./inspect-ID.png).")
 def inspect_command(dataset: Path, article_id: str, page: int | None, all_pages: bool,
                     reading_order: bool, out: Path | None) -> None:
