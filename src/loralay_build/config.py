@@ -83,6 +83,9 @@ class FilterSettings:
     enabled: bool = True
     max_pages_percentile: float = 95.0  # drop documents with more pages than this percentile
     min_abstract_percentile: float = 1.0  # drop documents whose summary is shorter than this
+    # Percentiles of fewer documents say nothing about the corpus (two documents would lose
+    # one to each bound): below this count only the absolute limits ([parse] max_pages) apply.
+    min_documents: int = 100
 
 
 @dataclass(frozen=True)

@@ -114,6 +114,11 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
     if build.get("source") in SOURCE_NOTES:
         lines[-3:-3] = ["", "## Source notes", "", SOURCE_NOTES[build["source"]]]
     thresholds = build["thresholds"]
+    if thresholds.get("filters_enabled") and thresholds.get("percentiles_applied") is False:
+        lines += [f"The percentile filters were not applied: the corpus holds fewer than "
+                  f"{thresholds.get('min_documents')} documents, too few for percentiles to "
+                  "mean anything, so only the absolute limits (such as the parser's page "
+                  "limit) apply.", ""]
     lines += [f"- `{k}`: {v}" for k, v in sorted(thresholds.items())]
     lines += ["", "Dropped documents, by reason (see `rejects.jsonl`):", ""]
     rejects = build["counts"]["rejects"]

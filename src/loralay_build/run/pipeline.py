@@ -343,6 +343,8 @@ class Pipeline:
             "max_pages_percentile": self.settings.filters.max_pages_percentile,
             "min_abstract_percentile": self.settings.filters.min_abstract_percentile,
             "filters_enabled": self.settings.filters.enabled,
+            "min_documents": self.settings.filters.min_documents,
+            "percentiles_applied": thresholds.percentiles_applied,
         }
         data_fingerprint = digest([
             sorted((r.candidate.id, r.work_key, splits[r.candidate.id]) for r in kept),
