@@ -23,6 +23,7 @@ from loralay_build.run.lifecycle import BuildResult
 from loralay_build.run.multi import DatasetJob, build_all
 from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_USAGE
 from loralay_build.state import FILTERED, STATE_DIR, State
+from loralay_build.writable import check_writable_folder
 
 log = logging.getLogger("loralay_build")
 
@@ -443,13 +444,13 @@ def _demo_names(job: DatasetJob) -> list[str]:
 def _locate_root(path: Path) -> tuple[Path, str | None]:
     if (path / STATE_DIR).is_dir():
         return path, None
-    if (path.parent / STATE_DIR).is_dir():
+    if (path.parent / STATE_DIR).is_dir():  # a dataset, published or not (no rows yet)
         return path.parent, path.name
     raise click.UsageError(f"no build state under {path}")
 
 
 @main.command()
-@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.argument("path", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def status(path: Path, as_json: bool) -> None:
     """What the state database says: candidates per status, rejects and filtered documents per
@@ -556,7 +557,13 @@ def report(data_dir: Path, out: Path) -> None:
     from loralay_build.corpus.report import MissingExtra, write_report
 
     try:
+        check_writable_folder(out, "--out")
         written = write_report(data_dir, out)
+    except ConfigError as exc:
+        _usage_error(str(exc))
+    except OSError as exc:
+        click.echo(f"error: cannot write the report into {out}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_FAILURE)
     except MissingExtra as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_FAILURE)
@@ -607,11 +614,15 @@ def inspect_command(dataset: Path, article_id: str, page: int | None, all_pages:
         click.echo(f"{article_id}: nothing to draw: {'; '.join(layers.notes)}", err=True)
         sys.exit(EXIT_FAILURE)
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in article_id)
+    target = out or Path(f"inspect-{safe}.png")
     try:
-        paths = write_pngs(layers, out or Path(f"inspect-{safe}.png"), page, all_pages,
-                           reading_order)
-    except ValueError as exc:
+        check_writable_folder(target.parent, "the folder of --out", create=False)
+        paths = write_pngs(layers, target, page, all_pages, reading_order)
+    except (ValueError, ConfigError) as exc:
         _usage_error(str(exc))
+    except OSError as exc:
+        click.echo(f"error: cannot write {target}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_FAILURE)
     for path in paths:
         click.echo(f"{path}: written")
 

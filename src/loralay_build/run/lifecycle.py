@@ -11,7 +11,6 @@ import logging
 import shutil
 import signal
 import sys
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,6 +37,7 @@ from loralay_build.run.pipeline import (
     check_dataset_name,
 )
 from loralay_build.state import STATE_DIR, State
+from loralay_build.writable import check_writable_folder
 
 log = logging.getLogger("loralay_build")
 
@@ -57,16 +57,13 @@ def check_environment(settings: Settings) -> None:
                           f"{program[1]}, or choose another --parser")
 
 
-def check_output_root(out: Path) -> None:
-    """`out` is (or can be made) a folder this process can write in."""
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out} is not a folder")
-    try:
-        (out / STATE_DIR).mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=out):
-            pass
-    except OSError as exc:
-        raise ConfigError(f"--out {out} is not writable ({exc.strerror or exc})") from exc
+def check_output_root(out: Path, dataset: str) -> None:
+    """`out` is (or can be made) a folder this process can write in, and so is the dataset's
+    folder when an earlier build made it (publishing would fail after all the work)."""
+    check_writable_folder(out, "--out")
+    check_writable_folder(out / STATE_DIR, "--out")
+    if (out / dataset).exists() or (out / dataset).is_symlink():
+        check_writable_folder(out / dataset, "the dataset folder", create=False)
 
 
 @contextmanager
@@ -127,7 +124,7 @@ def run_build(
     try:
         settings = load_settings(source, config, overrides=overrides)
         check_environment(settings)
-        check_output_root(out)
+        check_output_root(out, dataset)
     except ConfigError as exc:
         click.echo(f"configuration error: {exc}", err=True)
         return BuildResult(EXIT_USAGE)

@@ -67,6 +67,10 @@ class NothingPublished(LoralayError):
     """The build ended with a dataset without rows (exit 1, so cron and CI notice)."""
 
 
+class PublishFailed(LoralayError):
+    """The dataset folder could not be written (exit 1, one line; the work is kept)."""
+
+
 def check_dataset_name(name: str) -> str:
     """Return `name` if it is a safe single folder name under the output root.
 
@@ -369,9 +373,15 @@ class Pipeline:
             remove_stale(out_dir, previous["files"])  # left by a run stopped after the switch
         else:
             reuse = previous.get("data_fingerprint") == data_fingerprint
-            self._write(out_dir, kept, splits, rejects, threshold_values,
-                        (fingerprint, data_fingerprint), previous["files"] if reuse else None,
-                        clusters)
+            try:
+                self._write(out_dir, kept, splits, rejects, threshold_values,
+                            (fingerprint, data_fingerprint), previous["files"] if reuse else None,
+                            clusters)
+            except OSError as exc:
+                raise PublishFailed(
+                    f"{self.dataset}: cannot write {out_dir} ({exc.strerror or exc}); the "
+                    "processed documents are kept: fix the folder and run the command again"
+                ) from exc
             self.report.published = True
         # Statuses follow the files: "published" is recorded once the shards are in place.
         with self.state.transaction():
