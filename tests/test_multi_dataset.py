@@ -6,8 +6,11 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 from loralay_build.config import merge
 from loralay_build.sandbox.eurlex import EurlexSandbox
@@ -95,3 +98,47 @@ def test_a_bad_since_stops_every_language_before_the_network(tmp_path: Path) -> 
         assert "--since" in result.stderr and "Traceback" not in result.stderr
         assert not server.requests()
         assert not (tmp_path / "out").exists()
+
+
+class _Down(BaseHTTPRequestHandler):
+    """A SPARQL endpoint that is down: every request counted, answered 503."""
+
+    seen: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        _Down.seen.append(self.path)
+        self.send_response(503)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_down_endpoint_is_tried_once_per_run_and_named_without_its_query(
+        tmp_path: Path) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Down)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        config = write_config(tmp_path / "c.toml", {
+            "source": {"sparql_url": f"{base}/sparql", "cellar_url": f"{base}/resource/"},
+            "http": {"allow_private": True, "min_interval": 0.0, "backoff_base": 0.01,
+                     "backoff_max": 0.02, "max_retries": 1},
+        })
+        args = ["eurlex", "--out", str(tmp_path / "out"), "--config", str(config),
+                "--languages", "en,fr,de,el"]
+        _Down.seen.clear()
+        result = run_cli(*args)
+        assert result.returncode == 3, result.stderr
+        assert len(_Down.seen) == 2  # the first try and its one retry, for all four languages
+        errors = [line for line in result.stderr.splitlines() if "ERROR" in line]
+        assert len(errors) == 1, result.stderr
+        assert f"{base}/sparql" in errors[0] and "SPARQL listing" in errors[0]
+        assert "query" not in errors[0] and "PREFIX" not in errors[0]
+        verbose = run_cli(*args, "-v")
+        assert "query=PREFIX" in verbose.stderr  # the whole request, for who asks for it
+    finally:
+        server.shutdown()
+        server.server_close()

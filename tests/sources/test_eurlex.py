@@ -202,7 +202,7 @@ def test_usage_errors_are_one_line_and_exit_2(built: Built, tmp_path: Path) -> N
     assert "Traceback" not in result.output
     result = run_cli("eurlex", "--out", str(tmp_path), "--config", str(built.config),
                      "--since", "2020-13", "--languages", "en")
-    assert result.exit_code == 2 and "--since expects" in result.output
+    assert result.exit_code == 2 and "'--since': expects a date" in result.output
 
 
 def test_reference_text_is_exactly_the_act_for_every_html_family(built: Built) -> None:

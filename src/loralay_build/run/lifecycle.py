@@ -114,8 +114,10 @@ def run_build(
     since: str | None = None,
     limit: int | None = None,
     allow_empty: bool = False,
+    listed: bool = False,
 ) -> BuildResult:
-    """`build`, also telling how many rows the dataset holds (for multi-dataset commands)."""
+    """`build`, also telling how many rows the dataset holds (for multi-dataset commands);
+    `listed`: an earlier build of the command already listed the crawl."""
     try:
         dataset = check_dataset_name(source if name is None else name)
     except ConfigError as exc:
@@ -130,7 +132,7 @@ def run_build(
         return BuildResult(EXIT_USAGE)
     state = State(out)
     request = BuildRequest(source, dataset, out, settings, since, limit, " ".join(sys.argv[1:]),
-                           allow_empty)
+                           allow_empty, listed)
     try:
         with state.lock(dataset):
             try:

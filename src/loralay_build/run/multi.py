@@ -16,7 +16,13 @@ from typing import Any
 import click
 
 from loralay_build.run.lifecycle import BuildResult, run_build, sigterm_as_interrupt
-from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK
+from loralay_build.run.pipeline import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_LOCKED,
+    EXIT_OK,
+    EXIT_USAGE,
+)
 
 log = logging.getLogger("loralay_build")
 
@@ -45,14 +51,20 @@ def build_all(
     published and the same command resumes the rest.
     """
     results: list[BuildResult] = []
+    listed: set[str] = set()  # sources whose crawl a build of this command listed
     try:
         with sigterm_as_interrupt():
             for job in jobs:
                 # Each dataset may be empty on its own; the command decides below.
                 result = run_build(job.source, out, job.dataset, job.config, job.overrides,
-                                   job.since, job.limit, allow_empty=True)
+                                   job.since, job.limit, allow_empty=True,
+                                   listed=job.source in listed)
                 if result.code == EXIT_INTERRUPTED:
                     return EXIT_INTERRUPTED
+                if result.code not in (EXIT_USAGE, EXIT_LOCKED):
+                    # One listing feeds every dataset of a crawl: a host that is down is
+                    # tried once per run, not once per language.
+                    listed.add(job.source)
                 if result.code == EXIT_OK and not result.rows:
                     log.warning("%s: no document to publish; no dataset folder written",
                                 job.dataset)

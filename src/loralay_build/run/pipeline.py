@@ -95,6 +95,7 @@ class BuildRequest:
     limit: int | None = None
     command: str = ""
     allow_empty: bool = False  # a dataset without rows is a success, not exit 1
+    listed: bool = False  # an earlier build of this command listed the crawl (DiscoveryContext)
 
 
 @dataclass
@@ -164,6 +165,7 @@ class Pipeline:
             dataset=self.dataset,
             since=self.req.since,
             failures=self.discovery_failures,
+            listed=self.req.listed,
         )
         batches = limited(self.source.discover(ctx), self.req.limit)
         with ctx.isolated(self.req.source):

@@ -120,6 +120,8 @@ class EurlexSource:
         if preset not in SPLIT_PRESETS:
             raise ConfigError(f"[source] split_preset must be one of {SPLIT_PRESETS}, "
                               f"not {preset!r}")
+        if ctx.listed:  # the first language's build listed every language
+            return
         marks = (None, None) if ctx.since else (
             ctx.state.get_mark(MARK_SCOPE, "act_date"),
             ctx.state.get_mark(MARK_SCOPE, "summary_modified"))
@@ -128,7 +130,8 @@ class EurlexSource:
             marks = (day, day)
         failures = len(ctx.failures)
         links: list[Link] = []
-        with ctx.isolated("eurlex sparql listing"):  # a failed page keeps the pages before it
+        # A failed page keeps the pages before it.
+        with ctx.isolated("EUR-Lex summaries and their acts (Cellar SPARQL listing)"):
             for link in self._list(ctx, sparql_filter(*marks)):
                 links.append(link)
         include_obsolete = bool(cfg.get("include_obsolete", False))
