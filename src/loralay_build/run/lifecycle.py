@@ -66,21 +66,33 @@ def check_output_root(out: Path, dataset: str) -> None:
         check_writable_folder(out / dataset, "the dataset folder", create=False)
 
 
+# Set by the first Ctrl-C or SIGTERM: a command building several datasets stops before the
+# next one even when the interrupt was raised where Python swallows it (inside a finaliser).
+STOP = threading.Event()
+
+
 @contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
-    """Raise `Terminated` on SIGTERM for the duration of the block (main thread only)."""
+    """For the duration of the block (main thread only), SIGTERM raises `Terminated` and
+    SIGINT `KeyboardInterrupt`, both setting `STOP`."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def handler(signum: int, frame: FrameType | None) -> None:
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        STOP.set()
         raise Terminated
 
-    previous = signal.signal(signal.SIGTERM, handler)
+    def on_int(signum: int, frame: FrameType | None) -> None:
+        STOP.set()
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_term), signal.signal(signal.SIGINT, on_int)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGTERM, previous[0])
+        signal.signal(signal.SIGINT, previous[1])
 
 
 @dataclass(frozen=True)
@@ -89,6 +101,7 @@ class BuildResult:
 
     code: int
     rows: int = 0
+    discovery_failures: int = 0  # parts of discovery that failed (the run is partial)
 
 
 def build(
@@ -115,9 +128,11 @@ def run_build(
     limit: int | None = None,
     allow_empty: bool = False,
     listed: bool = False,
+    listing_failures: int = 0,
 ) -> BuildResult:
     """`build`, also telling how many rows the dataset holds (for multi-dataset commands);
-    `listed`: an earlier build of the command already listed the crawl."""
+    `listed`: an earlier build of the command already listed the crawl, with
+    `listing_failures` parts of it failed."""
     try:
         dataset = check_dataset_name(source if name is None else name)
     except ConfigError as exc:
@@ -132,7 +147,7 @@ def run_build(
         return BuildResult(EXIT_USAGE)
     state = State(out)
     request = BuildRequest(source, dataset, out, settings, since, limit, " ".join(sys.argv[1:]),
-                           allow_empty, listed)
+                           allow_empty, listed, listing_failures)
     try:
         with state.lock(dataset):
             try:
@@ -171,7 +186,8 @@ def _run(request: BuildRequest, state: State) -> BuildResult:
     finally:
         state.finish_run(run_id, code, dict(pipeline.report.counts))
     _summary(state, request, pipeline.report.counts, code)
-    return BuildResult(code, pipeline.report.counts["published_rows"])
+    counts = pipeline.report.counts
+    return BuildResult(code, counts["published_rows"], counts["discovery_failed"])
 
 
 def _summary(state: State, request: BuildRequest, counts: dict[str, int], code: int) -> None:

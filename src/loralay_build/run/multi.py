@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from loralay_build.run.lifecycle import BuildResult, run_build, sigterm_as_interrupt
+from loralay_build.run.lifecycle import STOP, BuildResult, run_build, sigterm_as_interrupt
 from loralay_build.run.pipeline import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
@@ -51,20 +51,24 @@ def build_all(
     published and the same command resumes the rest.
     """
     results: list[BuildResult] = []
-    listed: set[str] = set()  # sources whose crawl a build of this command listed
+    listed: dict[str, int] = {}  # source -> failed parts of its listing by this command
+    STOP.clear()
     try:
         with sigterm_as_interrupt():
             for job in jobs:
+                if STOP.is_set():
+                    raise KeyboardInterrupt
                 # Each dataset may be empty on its own; the command decides below.
                 result = run_build(job.source, out, job.dataset, job.config, job.overrides,
                                    job.since, job.limit, allow_empty=True,
-                                   listed=job.source in listed)
+                                   listed=job.source in listed,
+                                   listing_failures=listed.get(job.source, 0))
                 if result.code == EXIT_INTERRUPTED:
                     return EXIT_INTERRUPTED
-                if result.code not in (EXIT_USAGE, EXIT_LOCKED):
+                if result.code not in (EXIT_USAGE, EXIT_LOCKED) and job.source not in listed:
                     # One listing feeds every dataset of a crawl: a host that is down is
                     # tried once per run, not once per language.
-                    listed.add(job.source)
+                    listed[job.source] = result.discovery_failures
                 if result.code == EXIT_OK and not result.rows:
                     log.warning("%s: no document to publish; no dataset folder written",
                                 job.dataset)

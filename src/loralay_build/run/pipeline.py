@@ -96,6 +96,7 @@ class BuildRequest:
     command: str = ""
     allow_empty: bool = False  # a dataset without rows is a success, not exit 1
     listed: bool = False  # an earlier build of this command listed the crawl (DiscoveryContext)
+    listing_failures: int = 0  # parts of that listing that failed: this build is partial too
 
 
 @dataclass
@@ -144,9 +145,9 @@ class Pipeline:
         statuses = self.state.status_counts(self.dataset)
         waiting = statuses.get(RETRY, 0)
         self.report.add("waiting_retry", waiting)
-        self.report.add("discovery_failed", len(self.discovery_failures))
-        partial = bool(waiting or self.discovery_failures
-                       or self.report.counts["views_full_text_waiting"])
+        failed = len(self.discovery_failures) + self.req.listing_failures
+        self.report.add("discovery_failed", failed)
+        partial = bool(waiting or failed or self.report.counts["views_full_text_waiting"])
         if not self.report.counts["published_rows"] and not (partial or self.req.allow_empty):
             raise NothingPublished(
                 f"{self.dataset}: no document published ({statuses.get(REJECTED, 0)} rejected, "

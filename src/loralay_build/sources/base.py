@@ -17,7 +17,15 @@ from loralay_build.state import State
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
-QUERY_STRING = re.compile(r"(\w+://[^\s?#()\[\]]+)\?[^\s()\[\]]*")
+QUERY_STRING = re.compile(r"(\w+://[^\s?#()\[\]]+)(\?[^\s()\[\]]*)")
+LONG_QUERY = 200  # characters of a query string an error line still quotes
+
+
+def _short_query(found: re.Match[str]) -> str:
+    """A URL with a short query as it is; a long one (a SPARQL query fills kilobytes) cut to
+    its endpoint, the whole request going to the -v log."""
+    endpoint, query = found.groups()
+    return endpoint + query if len(query) <= LONG_QUERY else f"{endpoint}?… (-v shows the query)"
 
 
 @dataclass(frozen=True)
@@ -54,9 +62,8 @@ class DiscoveryContext:
             raise
         except LoralayError as exc:
             self.failures.append(DiscoveryFailure(scope, describe(exc)))
-            # The endpoint without its query: a SPARQL query fills kilobytes (-v shows it).
             log.error("%s: discovery of %s failed: %s", self.dataset, scope,
-                      QUERY_STRING.sub(r"\1", str(exc)))
+                      QUERY_STRING.sub(_short_query, describe(exc)))
             log.info("%s: the failed request of %s: %s", self.dataset, scope, describe(exc))
 
     def get_mark(self, key: str) -> str | None:
