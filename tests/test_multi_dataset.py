@@ -98,6 +98,12 @@ def test_a_bad_since_stops_every_language_before_the_network(tmp_path: Path) -> 
         assert "--since" in result.stderr and "Traceback" not in result.stderr
         assert not server.requests()
         assert not (tmp_path / "out").exists()
+        named = run_cli("eurlex", "--out", str(tmp_path / "out"), "--config", str(config),
+                        "--name", "bad/name")
+        assert named.returncode == 2
+        [line] = named.stderr.strip().splitlines()  # one refusal, not one per language
+        assert "bad/name-en" in line
+        assert not server.requests()
 
 
 class _Down(BaseHTTPRequestHandler):

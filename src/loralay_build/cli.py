@@ -186,7 +186,7 @@ def scielo(out: Path, name: str | None, config: Path | None, limit: int | None,
     if name:
         datasets = {lang: f"{name}-{lang}" for lang in datasets}
         overrides = merge(overrides, {"source": {"datasets": datasets}})
-    # The first build crawls for every dataset; the next ones find nothing new to list.
+    # The first build lists the crawl for every dataset; the next ones do not list again.
     jobs = [DatasetJob("scielo", dataset, config, overrides, since, limit)
             for dataset in datasets.values()]
     sys.exit(build_all(jobs, out, _allow_empty()) if jobs else EXIT_USAGE)
@@ -217,7 +217,7 @@ def eurlex(out: Path, name: str | None, config: Path | None, limit: int | None,
     except ConfigError as exc:
         click.echo(f"configuration error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    # The first build crawls for every language; the next ones find nothing new to list.
+    # The first build lists the crawl for every language; the next ones do not list again.
     jobs = [DatasetJob("eurlex", dataset, config, overrides, since if i == 0 else None, limit)
             for i, dataset in enumerate(datasets.values())]
     sys.exit(build_all(jobs, out, _allow_empty()) if jobs else EXIT_USAGE)

@@ -104,6 +104,22 @@ class BuildResult:
     discovery_failures: int = 0  # parts of discovery that failed (the run is partial)
 
 
+def check_build(source: str, out: Path, name: str | None, config: Path | None,
+                overrides: dict[str, Any]) -> tuple[str, Settings] | str:
+    """The dataset name and settings of a build, or the one line that refuses it (exit 2)."""
+    try:
+        dataset = check_dataset_name(source if name is None else name)
+    except ConfigError as exc:
+        return f"usage error: --name: {exc}"
+    try:
+        settings = load_settings(source, config, overrides=overrides)
+        check_environment(settings)
+        check_output_root(out, dataset)
+    except ConfigError as exc:
+        return f"configuration error: {exc}"
+    return dataset, settings
+
+
 def build(
     source: str,
     out: Path,
@@ -133,18 +149,11 @@ def run_build(
     """`build`, also telling how many rows the dataset holds (for multi-dataset commands);
     `listed`: an earlier build of the command already listed the crawl, with
     `listing_failures` parts of it failed."""
-    try:
-        dataset = check_dataset_name(source if name is None else name)
-    except ConfigError as exc:
-        click.echo(f"usage error: --name: {exc}", err=True)
+    checked = check_build(source, out, name, config, overrides)
+    if isinstance(checked, str):
+        click.echo(checked, err=True)
         return BuildResult(EXIT_USAGE)
-    try:
-        settings = load_settings(source, config, overrides=overrides)
-        check_environment(settings)
-        check_output_root(out, dataset)
-    except ConfigError as exc:
-        click.echo(f"configuration error: {exc}", err=True)
-        return BuildResult(EXIT_USAGE)
+    dataset, settings = checked
     state = State(out)
     request = BuildRequest(source, dataset, out, settings, since, limit, " ".join(sys.argv[1:]),
                            allow_empty, listed, listing_failures)

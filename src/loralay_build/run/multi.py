@@ -15,7 +15,13 @@ from typing import Any
 
 import click
 
-from loralay_build.run.lifecycle import STOP, BuildResult, run_build, sigterm_as_interrupt
+from loralay_build.run.lifecycle import (
+    STOP,
+    BuildResult,
+    check_build,
+    run_build,
+    sigterm_as_interrupt,
+)
 from loralay_build.run.pipeline import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
@@ -50,6 +56,12 @@ def build_all(
     The first Ctrl-C or SIGTERM ends the whole command with 130; datasets built so far stay
     published and the same command resumes the rest.
     """
+    jobs = list(jobs)
+    for job in jobs:  # every dataset's options are checked before the first one starts
+        refused = check_build(job.source, out, job.dataset, job.config, job.overrides)
+        if isinstance(refused, str):
+            click.echo(refused, err=True)
+            return EXIT_USAGE
     results: list[BuildResult] = []
     listed: dict[str, int] = {}  # source -> failed parts of its listing by this command
     STOP.clear()
