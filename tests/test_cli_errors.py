@@ -68,7 +68,8 @@ def test_inspect_out_in_a_missing_or_read_only_folder(built: tuple[Path, Path]) 
 def test_report_out_on_a_read_only_place(built: tuple[Path, Path]) -> None:
     _, out = built
     _one_line(run_cli("report", str(out), "--out", "/sys/kernel/loralay-report"), 2,
-              "not writable")
+              "/sys/kernel is not a writable folder")
+    _one_line(run_cli("report", str(out), "--out", "/sys/kernel"), 2, "not writable")
 
 
 def test_an_unwritable_dataset_folder_stops_the_build_before_work(

@@ -23,7 +23,7 @@ from loralay_build.run.lifecycle import BuildResult
 from loralay_build.run.multi import DatasetJob, build_all
 from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_USAGE
 from loralay_build.state import FILTERED, STATE_DIR, State
-from loralay_build.writable import check_writable_folder
+from loralay_build.writable import check_folder_can_be_made, check_writable_folder
 
 log = logging.getLogger("loralay_build")
 
@@ -557,7 +557,7 @@ def report(data_dir: Path, out: Path) -> None:
     from loralay_build.corpus.report import MissingExtra, write_report
 
     try:
-        check_writable_folder(out, "--out")
+        check_folder_can_be_made(out, "--out")
         written = write_report(data_dir, out)
     except ConfigError as exc:
         _usage_error(str(exc))

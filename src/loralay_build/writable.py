@@ -23,3 +23,19 @@ def check_writable_folder(path: Path, what: str, create: bool = True) -> None:
             pass
     except OSError as exc:
         raise ConfigError(f"{what} {path} is not writable ({exc.strerror or exc})") from exc
+
+
+def check_folder_can_be_made(path: Path, what: str) -> None:
+    """`path` is a writable folder, or the nearest folder above it that exists is, so the
+    folder can be made later, once there is something to put in it."""
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if existing == path:
+        check_writable_folder(path, what, create=False)
+        return
+    try:
+        check_writable_folder(existing, what, create=False)
+    except ConfigError:
+        raise ConfigError(f"{what} {path} cannot be made: {existing} is not a writable "
+                          "folder") from None
