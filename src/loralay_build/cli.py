@@ -425,7 +425,9 @@ def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool)
             if quiet or result.code not in (0, 3):
                 return
             for name in _demo_names(job):
-                if _build_stamp(out / name) != stamps[name]:
+                if not (out / name).exists():
+                    click.echo(f"{name}: no document to publish; no folder written")
+                elif _build_stamp(out / name) != stamps[name]:
                     click.echo(f"{name}: written to {out / name}; load it with "
                                f"datasets.load_dataset({str(out / name)!r})")
                 else:
