@@ -121,3 +121,15 @@ def test_a_bad_value_stops_the_build_before_any_work(tmp_path: Path) -> None:
     [line] = result.stderr.strip().splitlines()
     assert "[run] timeout" in line and str(config) in line
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("source", "key", "value"), [
+    ("scielo", "via", "sitee"), ("eurlex", "split_preset", "eurlexsum"),
+    ("arxiv", "version", "newest"), ("openreview", "api", "v3"),
+    ("pubmed", "citation_unit", "sentences"),
+])
+def test_a_typo_in_a_source_choice_is_refused(source: str, key: str, value: str) -> None:
+    variable = f"LORALAY_SOURCE__{key.upper()}"
+    with pytest.raises(ConfigError, match=rf"\[source\] {key} = '{value}': must be one of .*"
+                       rf"\(set by environment variable {variable}\)$"):
+        load_settings(source, environ={variable: value})

@@ -264,6 +264,7 @@ def load_settings(
     """
     builtin = builtin_config(source)
     builtin.pop("source_keys", None)
+    choices = builtin.pop("source_choices", {})
     layers: list[tuple[str, Mapping[str, Any]]] = [(f"configs/{source}.toml", builtin)]
     if config_file is not None:
         layers.append((f"--config {config_file}", read_config_file(config_file)))
@@ -277,31 +278,33 @@ def load_settings(
     for _, table in layers:
         raw = merge(raw, table)
     try:
-        return _validate(source, raw, builtin.get("source", {}))
+        return _validate(source, raw, builtin.get("source", {}), choices)
     except ConfigError as exc:
-        blame = _first_failing_layer(source, layers, builtin.get("source", {}))
+        blame = _first_failing_layer(source, layers, builtin.get("source", {}), choices)
         raise ConfigError(f"{exc} (set by {blame})" if blame else str(exc)) from None
 
 
 def _first_failing_layer(source: str, layers: list[tuple[str, Mapping[str, Any]]],
-                         defaults: Mapping[str, Any]) -> str | None:
+                         defaults: Mapping[str, Any],
+                         choices: Mapping[str, list[str]]) -> str | None:
     """The first layer whose merge with the ones below it no longer validates."""
     raw: dict[str, Any] = {}
     for label, table in layers:
         raw = merge(raw, table)
         try:
-            _validate(source, raw, defaults)
+            _validate(source, raw, defaults, choices)
         except ConfigError:
             return label
     return None
 
 
-def _validate(source: str, raw: dict[str, Any], source_defaults: Mapping[str, Any]) -> Settings:
+def _validate(source: str, raw: dict[str, Any], source_defaults: Mapping[str, Any],
+              choices: Mapping[str, list[str]]) -> Settings:
     unknown = set(raw) - set(SECTIONS)
     if unknown:
         raise ConfigError(f"unknown section(s): {', '.join(sorted(unknown))}")
     _check_source_keys(source, raw.get("source", {}))
-    check_source_table(raw.get("source", {}), source_defaults)
+    check_source_table(raw.get("source", {}), source_defaults, choices)
     return Settings(
         source=dict(raw.get("source", {})),
         http=from_table(HttpSettings, raw.get("http", {}), "http"),

@@ -39,9 +39,10 @@ def _same_kind(value: Any, default: Any) -> bool:
     return _kind(value) == _kind(default)
 
 
-def check_source_table(table: Mapping[str, Any], defaults: Mapping[str, Any]) -> None:
-    """Each value has the kind of the source's shipped default, and the keys every source
-    shares hold valid choices."""
+def check_source_table(table: Mapping[str, Any], defaults: Mapping[str, Any],
+                       source_choices: Mapping[str, list[str]]) -> None:
+    """Each value has the kind of the source's shipped default, and keys with a closed set
+    of values (those every source shares, and the source's `source_choices`) hold one."""
     for key, value in table.items():
         default = defaults.get(key)
         if default is not None and not _same_kind(value, default):
@@ -54,7 +55,8 @@ def check_source_table(table: Mapping[str, Any], defaults: Mapping[str, Any]) ->
     for name in cleaners:
         check_choice(name, "source", "cleaners", tuple(sorted(CLEANERS)))
     choices = {"abstract_format": ABSTRACT_FORMATS, "language_check": LANGUAGE_CHECKS,
-               "summary": SUMMARY_MODES}
+               "summary": SUMMARY_MODES,
+               **{key: tuple(values) for key, values in source_choices.items()}}
     for key, allowed in choices.items():
         if key in table:
             check_choice(table[key], "source", key, allowed)
