@@ -82,8 +82,9 @@ def build_all(
                     # tried once per run, not once per language.
                     listed[job.source] = result.discovery_failures
                 if result.code == EXIT_OK and not result.rows:
-                    log.warning("%s: no document to publish; no dataset folder written",
-                                job.dataset)
+                    log.warning("%s: no document to publish; %s", job.dataset,
+                                "its card lists no data file" if (out / job.dataset).exists()
+                                else "no dataset folder written")
                 results.append(result)
                 if after is not None:
                     after(job, result)
