@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -31,3 +33,22 @@ def test_leftovers_of_a_crash_are_cleaned(tmp_path: Path) -> None:
     (store.tmp / "abc.part").write_bytes(b"partial")
     assert store.clean_staging() == 1
     assert not list(store.tmp.iterdir())
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o002])
+def test_blobs_follow_the_umask(tmp_path: Path, mask: int) -> None:
+    """Like shards and work files: a group-shared output folder (or Ray's shared blobs) must
+    be able to read the downloaded files."""
+    source = tmp_path / "in.pdf"
+    source.write_bytes(b"%PDF-1.4 shared")
+    previous = os.umask(mask)
+    try:
+        store = BlobStore(tmp_path / "blobs")
+        added = store.add_file(source)
+        with store.staging() as handle:
+            handle.write(b"%PDF-1.4 streamed")
+            streamed = store.commit(handle)
+    finally:
+        os.umask(previous)
+    for sha in (added, streamed):
+        assert stat.S_IMODE(store.path(sha).stat().st_mode) == 0o666 & ~mask

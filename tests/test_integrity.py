@@ -244,7 +244,7 @@ def test_configuration_is_checked_before_work(tmp_path: Path) -> None:
     out = tmp_path / "out"
     workers = run_cli("local", "--input", str(manifest), "--out", str(out),
                       env={"LORALAY_RUN__WORKERS": "0"})
-    one_line_usage_error(workers, "workers must be at least 1")
+    one_line_usage_error(workers, "workers = 0: must be at least 1")
     typo = write_toml(tmp_path / "typo.toml", {"source": {"serch_url": "http://x"}})
     result = run_cli("hal", "--out", str(out), "--config", str(typo))
     one_line_usage_error(result, "unknown [source] key(s) for hal: serch_url", "search_url")

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -9,6 +11,9 @@ from loralay_build.config import FilterSettings, SplitSettings
 from loralay_build.corpus.filters import compute_thresholds, percentile
 from loralay_build.corpus.split import SplitItem, assign_splits
 from loralay_build.errors import Reason
+
+from .conftest import run_cli
+from .test_local import make_corpus, write_manifest
 
 RATIOS = SplitSettings(0.8, 0.1, 0.1)
 
@@ -86,3 +91,28 @@ def test_thresholds_drop_long_documents_and_short_summaries() -> None:
     assert th.verdict(5, 50) is None
     off = compute_thresholds(pages, words, FilterSettings(enabled=False))
     assert off.verdict(1000, 0) is None
+
+
+def test_percentiles_need_the_minimum_number_of_documents() -> None:
+    """Two documents would each fall on one percentile bound: below the minimum, no filter."""
+    settings = FilterSettings()
+    few = compute_thresholds([13, 12], [203, 250], settings)
+    assert few.verdict(13, 203) is None and few.verdict(12, 250) is None
+    assert not few.percentiles_applied
+    n = settings.min_documents
+    enough = compute_thresholds([12] * (n - 1) + [40], [250] * (n - 1) + [3], settings)
+    assert enough.percentiles_applied
+    assert enough.verdict(40, 250) is not None and enough.verdict(12, 3) is not None
+
+
+def test_two_valid_pdfs_with_filters_on_publish_two(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    manifest = write_manifest(docs / "m.jsonl", make_corpus(docs, 2))
+    out = tmp_path / "out"
+    result = run_cli("local", "--input", str(manifest), "--out", str(out), "--workers", "1")
+    assert result.returncode == 0, result.stderr
+    build = json.loads((out / "local" / "build.json").read_text())
+    assert sum(build["counts"]["splits"].values()) == 2
+    assert build["thresholds"]["percentiles_applied"] is False
+    assert "percentile filters were not applied" in (out / "local" / "README.md").read_text()

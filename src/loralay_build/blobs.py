@@ -33,6 +33,12 @@ def _umask() -> int:
     return mask
 
 
+def follow_umask(path: Path) -> None:
+    """Give a temporary file (mkstemp makes 0600) the mode a plain `open` would have, so output
+    folders shared by a group, or by the nodes of a cluster, stay readable to it."""
+    os.chmod(path, 0o666 & ~_umask())
+
+
 @contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
     """A temporary path beside `path`; renamed onto it (after fsync) if the block succeeds.
@@ -47,7 +53,7 @@ def atomic_path(path: Path) -> Iterator[Path]:
         yield tmp
         with tmp.open("rb") as handle:
             os.fsync(handle.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; published files follow the umask
+        follow_umask(tmp)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -110,6 +116,7 @@ class BlobStore:
         target = self.path(sha)
         if not target.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
+            follow_umask(Path(handle.name))
             os.replace(handle.name, target)
             fsync_dir(target.parent)
         return sha

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import re
 import sys
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -20,8 +21,11 @@ from loralay_build.dates import normalise_since
 from loralay_build.errors import ConfigError, LockHeld
 from loralay_build.progress import BarSafeHandler, hide_progress
 from loralay_build.run import lifecycle
+from loralay_build.run.lifecycle import BuildResult
+from loralay_build.run.multi import DatasetJob, build_all
 from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_LOCKED, EXIT_USAGE
 from loralay_build.state import FILTERED, STATE_DIR, RunLock, State
+from loralay_build.writable import check_folder_can_be_made, check_writable_folder
 
 log = logging.getLogger("loralay_build")
 
@@ -36,6 +40,11 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
                         handlers=[BarSafeHandler(sys.stderr)])
 
 
+def _allow_empty() -> bool:
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.meta.get(ALLOW_EMPTY))
+
+
 def build(
     source: str,
     out: Path,
@@ -46,9 +55,7 @@ def build(
     limit: int | None = None,
 ) -> int:
     """Run one build (see run.lifecycle); `--allow-empty` is read from the click context."""
-    ctx = click.get_current_context(silent=True)
-    allow_empty = bool(ctx is not None and ctx.meta.get(ALLOW_EMPTY))
-    return lifecycle.build(source, out, name, config, overrides, since, limit, allow_empty)
+    return lifecycle.build(source, out, name, config, overrides, since, limit, _allow_empty())
 
 
 ALLOW_EMPTY = "loralay.allow_empty"
@@ -68,10 +75,24 @@ def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> str
         raise click.BadParameter(str(exc).removeprefix("--since ")) from None
 
 
+URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def _local_path(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
+    """Output goes to a local (or mounted) path: a URL such as s3://bucket/x is refused, not
+    turned into a folder named `s3:`."""
+    if value is None:
+        return None
+    if URL.match(value):
+        raise click.BadParameter(f"{value!r} is a URL; give a local or mounted folder and "
+                                 "copy the result to remote storage afterwards")
+    return Path(value)
+
+
 def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """Options every building subcommand accepts."""
     options = [
-        click.option("--out", type=click.Path(path_type=Path), default=Path("data"),
+        click.option("--out", type=click.Path(), callback=_local_path, default="data",
                      show_default=True, help="Output root; the dataset goes in OUT/NAME."),
         click.option("--name", help="Dataset folder name (default: the source name)."),
         click.option("--config", "config", type=click.Path(exists=True, path_type=Path),
@@ -191,16 +212,16 @@ def scielo(out: Path, name: str | None, config: Path | None, limit: int | None,
     if name:
         datasets = {lang: f"{name}-{lang}" for lang in datasets}
         overrides = merge(overrides, {"source": {"datasets": datasets}})
-    # The first build crawls for every dataset; the next ones find nothing new to list.
-    codes = [build("scielo", out, dataset, config, overrides, since, limit)
-             for dataset in datasets.values()]
-    sys.exit(max(codes, default=EXIT_USAGE))
+    # The first build lists the crawl for every dataset; the next ones do not list again.
+    jobs = [DatasetJob("scielo", dataset, config, overrides, since, limit)
+            for dataset in datasets.values()]
+    sys.exit(build_all(jobs, out, _allow_empty()) if jobs else EXIT_USAGE)
 
 
 @main.command()
 @common_options
-@click.option("--since", help="Only acts dated, or summaries updated, since this date "
-              "(YYYY[-MM[-DD]]).")
+@click.option("--since", callback=_since, help="Only acts dated, or summaries updated, since "
+              "this date (YYYY[-MM[-DD]]).")
 @click.option("--languages", help="Comma-separated ISO 639-1 codes (en,fr,de) or 'all' "
               "(default: [source] languages, all 24).")
 @click.option("--split-preset", type=click.Choice(["chronological", "eurlex-sum"]),
@@ -222,10 +243,10 @@ def eurlex(out: Path, name: str | None, config: Path | None, limit: int | None,
     except ConfigError as exc:
         click.echo(f"configuration error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    # The first build crawls for every language; the next ones find nothing new to list.
-    codes = [build("eurlex", out, dataset, config, overrides, since if i == 0 else None, limit)
-             for i, dataset in enumerate(datasets.values())]
-    sys.exit(max(codes, default=EXIT_USAGE))
+    # The first build lists the crawl for every language; the next ones do not list again.
+    jobs = [DatasetJob("eurlex", dataset, config, overrides, since if i == 0 else None, limit)
+            for i, dataset in enumerate(datasets.values())]
+    sys.exit(build_all(jobs, out, _allow_empty()) if jobs else EXIT_USAGE)
 
 
 @main.command()
@@ -407,7 +428,7 @@ def openreview(out: Path, name: str | None, config: Path | None, limit: int | No
 
 
 @main.command()
-@click.option("--out", type=click.Path(path_type=Path), default=Path("data/demo"),
+@click.option("--out", type=click.Path(), callback=_local_path, default="data/demo",
               show_default=True, help="Output root; each dataset goes in OUT/NAME.")
 @click.option("--docs", type=click.IntRange(min=5), default=24, show_default=True,
               help="Documents the sandbox generates per source.")
@@ -420,38 +441,44 @@ def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool)
     from loralay_build.sandbox import Sandbox
 
     _setup_logging(verbose, quiet)
-    codes = []
     with Sandbox(docs=docs) as sandbox:
-        for job in sandbox.demo_builds():
-            if only and job.dataset not in only:
-                continue
-            overrides = merge(job.overrides, {"run": {"timeout": 30.0}})
-            views = job.overrides.get("source", {}).get("views", [])
-            names = [job.dataset, *(f"{job.dataset}-{view}" for view in views)]
-            before = {name: _build_stamp(out / name) for name in names}
-            code = build(job.source, out, job.dataset, None, overrides)
-            codes.append(code)
-            if quiet or code not in (0, 3):
-                continue
-            for name in names:
-                if _build_stamp(out / name) != before[name]:
+        jobs = [DatasetJob(job.source, job.dataset,
+                           overrides=merge(job.overrides, {"run": {"timeout": 30.0}}))
+                for job in sandbox.demo_builds() if not only or job.dataset in only]
+        stamps = {name: _build_stamp(out / name) for job in jobs for name in _demo_names(job)}
+
+        def tell(job: DatasetJob, result: BuildResult) -> None:
+            if quiet or result.code not in (0, 3):
+                return
+            for name in _demo_names(job):
+                if not (out / name).exists():
+                    click.echo(f"{name}: no document to publish; no folder written")
+                elif _build_stamp(out / name) != stamps[name]:
                     click.echo(f"{name}: written to {out / name}; load it with "
                                f"datasets.load_dataset({str(out / name)!r})")
                 else:
                     click.echo(f"{name}: nothing new to write in {out / name}")
-    sys.exit(max(codes, default=0))
+
+        code = build_all(jobs, out, allow_empty=False, after=tell)
+    sys.exit(code)
+
+
+def _demo_names(job: DatasetJob) -> list[str]:
+    """The dataset a demo job builds and its views."""
+    views = job.overrides.get("source", {}).get("views", [])
+    return [job.dataset, *(f"{job.dataset}-{view}" for view in views)]
 
 
 def _locate_root(path: Path) -> tuple[Path, str | None]:
     if (path / STATE_DIR).is_dir():
         return path, None
-    if (path.parent / STATE_DIR).is_dir():
+    if (path.parent / STATE_DIR).is_dir():  # a dataset, published or not (no rows yet)
         return path.parent, path.name
     raise click.UsageError(f"no build state under {path}")
 
 
 @main.command()
-@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.argument("path", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def status(path: Path, as_json: bool) -> None:
     """What the state database says: candidates per status, rejects and filtered documents per
@@ -650,7 +677,7 @@ def stats(path: Path, as_json: bool) -> None:
 
 @main.command()
 @click.argument("data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("report"),
+@click.option("--out", type=click.Path(file_okay=False), callback=_local_path, default="report",
               show_default=True, help="Folder for report.md, report.json and the PNG plots.")
 def report(data_dir: Path, out: Path) -> None:
     """Tables (Markdown, JSON) and plots of every dataset under DATA_DIR: sizes per split,
@@ -658,7 +685,13 @@ def report(data_dir: Path, out: Path) -> None:
     from loralay_build.corpus.report import MissingExtra, write_report
 
     try:
+        check_folder_can_be_made(out, "--out")
         written = write_report(data_dir, out)
+    except ConfigError as exc:
+        _usage_error(str(exc))
+    except OSError as exc:
+        click.echo(f"error: cannot write the report into {out}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_FAILURE)
     except MissingExtra as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_FAILURE)
@@ -700,7 +733,7 @@ def _refuse_view(dataset: Path, what: str) -> None:
 @click.option("--all-pages", is_flag=True, help="One PNG per page (OUT's name + -pN).")
 @click.option("--order", "reading_order", is_flag=True,
               help="Draw the reading order: a polyline through the lines, block numbers.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--out", type=click.Path(dir_okay=False), callback=_local_path,
               help="PNG to write (default: ./inspect-ID.png).")
 def inspect_command(dataset: Path, article_id: str, page: int | None, all_pages: bool,
                     reading_order: bool, out: Path | None) -> None:
@@ -721,11 +754,15 @@ def inspect_command(dataset: Path, article_id: str, page: int | None, all_pages:
         click.echo(f"{article_id}: nothing to draw: {'; '.join(layers.notes)}", err=True)
         sys.exit(EXIT_FAILURE)
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in article_id)
+    target = out or Path(f"inspect-{safe}.png")
     try:
-        paths = write_pngs(layers, out or Path(f"inspect-{safe}.png"), page, all_pages,
-                           reading_order)
-    except ValueError as exc:
+        check_writable_folder(target.parent, "the folder of --out", create=False)
+        paths = write_pngs(layers, target, page, all_pages, reading_order)
+    except (ValueError, ConfigError) as exc:
         _usage_error(str(exc))
+    except OSError as exc:
+        click.echo(f"error: cannot write {target}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_FAILURE)
     for path in paths:
         click.echo(f"{path}: written")
 

@@ -21,12 +21,14 @@ from typing import Any
 from loralay_build.errors import ConfigError
 from loralay_build.licences import check_patterns
 from loralay_build.parse.settings import ParseSettings
-from loralay_build.tables import from_table
+from loralay_build.source_table import check_source_table
+from loralay_build.tables import check_choice, check_ranges, from_table
 from loralay_build.text.settings import MatchSettings
 
 ENV_PREFIX = "LORALAY_"
 IMAGE_FORMATS = ("webp", "png", "jpeg")
 MiB = 1024 * 1024
+EXECUTORS = ("local", "ray", "serial")
 
 
 
@@ -51,6 +53,17 @@ class HttpSettings:
     allowed_hosts: tuple[str, ...] = ()  # download hosts; "*.example.org" allowed; empty = any
     url_rewrite: dict[str, str] = field(default_factory=dict)  # URL prefix -> replacement
     allow_private: bool = False  # loopback/private addresses (only for local test servers)
+
+    def __post_init__(self) -> None:
+        check_ranges(self, "http",
+                     at_least={"min_interval": 0, "max_retries": 0, "backoff_base": 0,
+                               "backoff_max": 0, "retry_after_max": 0, "max_redirects": 0,
+                               "max_bytes": 1},
+                     above={"connect_timeout": 0, "read_timeout": 0, "deadline": 0})
+        for host, interval in self.host_intervals.items():
+            if type(interval) not in (int, float) or interval < 0:
+                raise ConfigError(f"[http] host_intervals {host!r} = {interval!r}: must be a "
+                                  "number of seconds, at least 0")
 
 
 @dataclass(frozen=True)
@@ -77,11 +90,12 @@ class RunSettings:
     commit_seconds: float = 5.0
 
     def __post_init__(self) -> None:
-        if self.workers < 1:
-            raise ConfigError(f"[run] workers must be at least 1, got {self.workers}")
-        if not self.ray_no_cpu_wait > 0:
-            raise ConfigError(
-                f"[run] ray_no_cpu_wait must be positive, got {self.ray_no_cpu_wait:g}")
+        check_choice(self.executor, "run", "executor", EXECUTORS)
+        check_ranges(self, "run",
+                     at_least={"workers": 1, "memory_limit_mb": 1, "recycle_after": 1,
+                               "max_attempts": 1, "in_flight": 0, "commit_batch": 1,
+                               "commit_seconds": 0},
+                     above={"timeout": 0, "ray_no_cpu_wait": 0})
 
 
 @dataclass(frozen=True)
@@ -94,6 +108,14 @@ class FilterSettings:
     # Keep only these licences (SPDX ids, wildcards such as "CC-BY-*", or "redistributable");
     # empty keeps every licence. Applied with or without the percentile filters.
     licences: tuple[str, ...] = ()
+    # Percentiles of fewer documents say nothing about the corpus (two documents would lose
+    # one to each bound): below this count only the absolute limits ([parse] max_pages) apply.
+    min_documents: int = 100
+
+    def __post_init__(self) -> None:
+        check_ranges(self, "filters", at_least={"max_pages_percentile": 0,
+                                                "min_abstract_percentile": 0, "min_documents": 1},
+                     at_most={"max_pages_percentile": 100, "min_abstract_percentile": 100})
 
 
 @dataclass(frozen=True)
@@ -158,6 +180,12 @@ class SplitSettings:
     validation: float = 0.03
     test: float = 0.03
 
+    def __post_init__(self) -> None:
+        shares = {"train": 0.0, "validation": 0.0, "test": 0.0}
+        check_ranges(self, "split", at_least=shares, at_most=dict.fromkeys(shares, 1.0))
+        if abs(self.train + self.validation + self.test - 1.0) > 1e-6:
+            raise ConfigError("[split] train + validation + test must sum to 1")
+
 
 @dataclass(frozen=True)
 class OutputSettings:
@@ -194,6 +222,10 @@ class StoreSettings:
     # when the shard is rewritten); the work files then take no lasting space, but `verify`
     # can no longer compare those rows with a full republish.
     keep_work: bool = True
+
+    def __post_init__(self) -> None:
+        check_ranges(self, "output", at_least={"shard_rows": 1, "row_group_rows": 1,
+                                               "zstd_level": 1}, at_most={"zstd_level": 22})
 
 
 @dataclass(frozen=True)
@@ -324,26 +356,60 @@ def load_settings(
     environ: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
 ) -> Settings:
-    """Merge every layer for `source` and validate it into a `Settings`."""
-    raw = builtin_config(source)
-    raw.pop("source_keys", None)
+    """Merge every layer for `source` and validate it into a `Settings`.
+
+    A refused value is reported with the layer that set it (the file, the environment
+    variable or the flag), found by validating the layers merged one more at a time.
+    """
+    builtin = builtin_config(source)
+    builtin.pop("source_keys", None)
+    choices = builtin.pop("source_choices", {})
+    layers: list[tuple[str, Mapping[str, Any]]] = [(f"configs/{source}.toml", builtin)]
     if config_file is not None:
-        raw = merge(raw, read_config_file(config_file))
-    raw = merge(raw, env_overrides(os.environ if environ is None else environ))
+        layers.append((f"--config {config_file}", read_config_file(config_file)))
+    env = env_overrides(os.environ if environ is None else environ)
+    for section, table in env.items():
+        names = ", ".join(f"{ENV_PREFIX}{section.upper()}__{k.upper()}" for k in table)
+        layers.append((f"environment variable {names}", {section: table}))
     if overrides:
-        raw = merge(raw, overrides)
-    return settings_from_raw(source, raw)
+        layers.append(("command-line options", overrides))
+    raw: dict[str, Any] = {}
+    for _, table in layers:
+        raw = merge(raw, table)
+    try:
+        return _validate(source, raw, builtin.get("source", {}), choices)
+    except ConfigError as exc:
+        blame = _first_failing_layer(source, layers, builtin.get("source", {}), choices)
+        raise ConfigError(f"{exc} (set by {blame})" if blame else str(exc)) from None
+
+
+def _first_failing_layer(source: str, layers: list[tuple[str, Mapping[str, Any]]],
+                         defaults: Mapping[str, Any],
+                         choices: Mapping[str, list[str]]) -> str | None:
+    """The first layer whose merge with the ones below it no longer validates."""
+    raw: dict[str, Any] = {}
+    for label, table in layers:
+        raw = merge(raw, table)
+        try:
+            _validate(source, raw, defaults, choices)
+        except ConfigError:
+            return label
+    return None
 
 
 def settings_from_raw(source: str, raw: dict[str, Any]) -> Settings:
-    """Validate merged layers (or the record of an earlier build's) into a `Settings`."""
+    """Validate the configuration an earlier build recorded (`remove` publishes with it)."""
+    builtin = builtin_config(source)
+    return _validate(source, raw, builtin.get("source", {}), builtin.get("source_choices", {}))
+
+
+def _validate(source: str, raw: dict[str, Any], source_defaults: Mapping[str, Any],
+              choices: Mapping[str, list[str]]) -> Settings:
     unknown = set(raw) - set(SECTIONS)
     if unknown:
         raise ConfigError(f"unknown section(s): {', '.join(sorted(unknown))}")
     _check_source_keys(source, raw.get("source", {}))
-    split = from_table(SplitSettings, raw.get("split", {}), "split")
-    if abs(split.train + split.validation + split.test - 1.0) > 1e-6:
-        raise ConfigError("[split] train + validation + test must sum to 1")
+    check_source_table(raw.get("source", {}), source_defaults, choices)
     return Settings(
         source=dict(raw.get("source", {})),
         http=from_table(HttpSettings, raw.get("http", {}), "http"),
@@ -351,7 +417,7 @@ def settings_from_raw(source: str, raw: dict[str, Any]) -> Settings:
         parse=ParseSettings.from_mapping(raw.get("parse", {})),
         match=MatchSettings.from_mapping(raw.get("match", {})),
         filters=_checked_filters(from_table(FilterSettings, raw.get("filters", {}), "filters")),
-        split=split,
+        split=from_table(SplitSettings, raw.get("split", {}), "split"),
         output=from_table(OutputSettings, raw.get("output", {}), "output"),
         dedup=from_table(DedupSettings, raw.get("dedup", {}), "dedup"),
         images=from_table(ImageSettings, raw.get("images", {}), "images"),

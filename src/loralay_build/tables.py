@@ -35,3 +35,33 @@ def from_table(cls: type[T], table: Mapping[str, Any], section: str) -> T:
             )
         kwargs[key] = value
     return cls(**kwargs)
+
+
+def check_ranges(
+    obj: object,
+    section: str,
+    at_least: Mapping[str, float] | None = None,
+    above: Mapping[str, float] | None = None,
+    at_most: Mapping[str, float] | None = None,
+) -> None:
+    """Refuse out-of-range numbers before any work: a negative timeout or interval would
+    otherwise be accepted and reject every document, or hammer a server."""
+    for name, low in (at_least or {}).items():
+        if getattr(obj, name) < low:
+            raise ConfigError(f"[{section}] {name} = {getattr(obj, name)!r}: must be at least "
+                              f"{low:g}")
+    for name, low in (above or {}).items():
+        if getattr(obj, name) <= low:
+            raise ConfigError(f"[{section}] {name} = {getattr(obj, name)!r}: must be above "
+                              f"{low:g}")
+    for name, high in (at_most or {}).items():
+        if getattr(obj, name) > high:
+            raise ConfigError(f"[{section}] {name} = {getattr(obj, name)!r}: must be at most "
+                              f"{high:g}")
+
+
+def check_choice(value: object, section: str, name: str, choices: tuple[str, ...]) -> None:
+    """A value from a closed set (a typo such as "htm" is refused, not silently ignored)."""
+    if value not in choices:
+        raise ConfigError(f"[{section}] {name} = {value!r}: must be one of "
+                          f"{', '.join(choices)}")

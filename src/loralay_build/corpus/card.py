@@ -49,6 +49,8 @@ COLUMN_DOCS = {
 }
 
 
+CARD_FILE = "README.md"
+
 SOURCE_NOTES = {
     "eurlex": (
         "EUR-Lex-Sum rebuilt through Cellar. A row is one (act, language): the act is the "
@@ -86,8 +88,8 @@ def data_files(files: list[dict[str, Any]], pages: dict[str, Any] | None = None)
     splits are left out, since `datasets` cannot load a split without rows. With page images,
     a second configuration, `pages`, and its features (`image` decodes as an image)."""
     default = _config("default", files)
-    if not default:
-        return []
+    if not default:  # no rows: no file listed, so loading fails instead of reading build.json
+        return ["configs:", "- config_name: default", "  data_files: []"]
     lines = ["configs:", *default]
     if pages and pages["files"]:
         lines += _config("pages", pages["files"])
@@ -209,7 +211,10 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
     ]
     lines += [f"| {s} | {splits.get(s, 0)} |" for s in SPLITS]
     empty = [s for s in SPLITS if not splits.get(s, 0)]
-    if empty:
+    if len(empty) == len(SPLITS):
+        lines += ["", "No document is published (see the dropped documents below): the card "
+                  "lists no data file, so `datasets.load_dataset` refuses this folder."]
+    elif empty:
         lines += ["", f"Empty, so not published: {', '.join(empty)} (too few documents)."]
     ratios = build["split_ratios"]
     lines += [
@@ -227,6 +232,11 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
     if build.get("source") in SOURCE_NOTES:
         lines[-3:-3] = ["", "## Source notes", "", SOURCE_NOTES[build["source"]]]
     thresholds = build["thresholds"]
+    if thresholds.get("filters_enabled") and thresholds.get("percentiles_applied") is False:
+        lines += [f"The percentile filters were not applied: the corpus holds fewer than "
+                  f"{thresholds.get('min_documents')} documents, too few for percentiles to "
+                  "mean anything, so only the absolute limits (such as the parser's page "
+                  "limit) apply.", ""]
     lines += [f"- `{k}`: {v}" for k, v in sorted(thresholds.items())]
     lines += ["", "Dropped documents, by reason (see `rejects.jsonl`):", ""]
     rejects = build["counts"]["rejects"]

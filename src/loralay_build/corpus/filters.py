@@ -24,6 +24,7 @@ def percentile(values: Sequence[float], q: float) -> float:
 class Thresholds:
     max_pages: float | None
     min_summary_words: float | None
+    percentiles_applied: bool = False  # False: disabled, or too few documents for them
 
     def verdict(self, n_pages: int, summary_words: int) -> tuple[Reason, str] | None:
         if self.max_pages is not None and n_pages > self.max_pages:
@@ -39,9 +40,12 @@ class Thresholds:
 def compute_thresholds(
     pages: Sequence[int], summary_words: Sequence[int], settings: FilterSettings
 ) -> Thresholds:
-    if not settings.enabled or not pages:
+    """Percentile thresholds of the corpus, or none when filters are off or the corpus holds
+    fewer than `settings.min_documents` documents."""
+    if not settings.enabled or not pages or len(pages) < settings.min_documents:
         return Thresholds(None, None)
     return Thresholds(
         max_pages=percentile(pages, settings.max_pages_percentile),
         min_summary_words=percentile(summary_words, settings.min_abstract_percentile),
+        percentiles_applied=True,
     )

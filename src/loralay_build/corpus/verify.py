@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from loralay_build.blobs import sha256_file
+from loralay_build.corpus.card import CARD_FILE, data_files
 from loralay_build.corpus.folder import BUILD_FILE
 from loralay_build.corpus.publish import shard_items
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
@@ -144,6 +145,24 @@ def _verify_shard(path: Path, entry: dict[str, Any], schema: pa.Schema, id_colum
                         yield f"{name}: {article_id}: {problem}"
 
 
+def _card_problems(folder: Path, build: dict[str, Any]) -> list[str]:
+    """The card's `configs` name exactly the listed shards (what `datasets.load_dataset`
+    reads), and a dataset without rows says so: without `configs`, `load_dataset` would take
+    build.json or rejects.jsonl for the data."""
+    problems = []
+    if not build.get("files"):
+        problems.append(f"no document published: {BUILD_FILE} lists no shard")
+    try:
+        card = (folder / CARD_FILE).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return [*problems, f"{CARD_FILE}: unreadable ({exc})"]
+    front = card.split("\n---", 1)[0] + "\n"
+    if "\n".join(data_files(build.get("files", []), build.get("pages"))) + "\n" not in front:
+        problems.append(f"{CARD_FILE}: its `configs` do not list exactly the shards of "
+                        f"{BUILD_FILE}, so `datasets.load_dataset` would read other files")
+    return problems
+
+
 def verify_dataset(folder: Path) -> list[str]:
     """Every problem found in `folder`; an empty list means the dataset is sound.
 
@@ -163,7 +182,7 @@ def verify_dataset(folder: Path) -> list[str]:
         schema, id_column = layout
     else:
         schema, id_column = EXAMPLE_SCHEMA, "article_id"
-    problems: list[str] = []
+    problems = _card_problems(folder, build)
     seen: dict[str, str] = {}
     listed = {entry["name"] for entry in build.get("files", [])}
     for stray in sorted(p.name for p in folder.glob("*.parquet")):

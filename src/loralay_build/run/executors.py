@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
-from loralay_build.config import RunSettings
+from loralay_build.config import EXECUTORS, RunSettings
 from loralay_build.errors import ConfigError, Reason
 from loralay_build.run.isolation import IsolatedPool, Limits, WorkerLost
 from loralay_build.run.process import Outcome, Task, process_document
@@ -64,9 +64,6 @@ def outcome_of(result: Outcome | WorkerLost | str) -> Outcome:
         reason = Reason.TIMEOUT if result.timed_out else Reason.CORRUPTED
         return Outcome(reason=reason, detail=result.detail)
     return Outcome(reason=Reason.CORRUPTED, detail=result)
-
-
-EXECUTORS = ("local", "ray", "serial")
 
 
 def check_executor(settings: RunSettings) -> None:

@@ -11,10 +11,10 @@ import logging
 import shutil
 import signal
 import sys
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -38,6 +38,7 @@ from loralay_build.run.pipeline import (
     check_dataset_name,
 )
 from loralay_build.state import STATE_DIR, State
+from loralay_build.writable import check_writable_folder
 
 log = logging.getLogger("loralay_build")
 
@@ -57,33 +58,67 @@ def check_environment(settings: Settings) -> None:
                           f"{program[1]}, or choose another --parser")
 
 
-def check_output_root(out: Path) -> None:
-    """`out` is (or can be made) a folder this process can write in."""
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out} is not a folder")
-    try:
-        (out / STATE_DIR).mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=out):
-            pass
-    except OSError as exc:
-        raise ConfigError(f"--out {out} is not writable ({exc.strerror or exc})") from exc
+def check_output_root(out: Path, dataset: str) -> None:
+    """`out` is (or can be made) a folder this process can write in, and so is the dataset's
+    folder when an earlier build made it (publishing would fail after all the work)."""
+    check_writable_folder(out, "--out")
+    check_writable_folder(out / STATE_DIR, "--out")
+    if (out / dataset).exists() or (out / dataset).is_symlink():
+        check_writable_folder(out / dataset, "the dataset folder", create=False)
+
+
+# Set by the first Ctrl-C or SIGTERM: a command building several datasets stops before the
+# next one even when the interrupt was raised where Python swallows it (inside a finaliser).
+STOP = threading.Event()
 
 
 @contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
-    """Raise `Terminated` on SIGTERM for the duration of the block (main thread only)."""
+    """For the duration of the block (main thread only), SIGTERM raises `Terminated` and
+    SIGINT `KeyboardInterrupt`, both setting `STOP`."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def handler(signum: int, frame: FrameType | None) -> None:
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        STOP.set()
         raise Terminated
 
-    previous = signal.signal(signal.SIGTERM, handler)
+    def on_int(signum: int, frame: FrameType | None) -> None:
+        STOP.set()
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_term), signal.signal(signal.SIGINT, on_int)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGTERM, previous[0])
+        signal.signal(signal.SIGINT, previous[1])
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """A build's exit code and the rows its dataset holds after it (0: nothing published)."""
+
+    code: int
+    rows: int = 0
+    discovery_failures: int = 0  # parts of discovery that failed (the run is partial)
+
+
+def check_build(source: str, out: Path, name: str | None, config: Path | None,
+                overrides: dict[str, Any]) -> tuple[str, Settings] | str:
+    """The dataset name and settings of a build, or the one line that refuses it (exit 2)."""
+    try:
+        dataset = check_dataset_name(source if name is None else name)
+    except ConfigError as exc:
+        return f"usage error: --name: {exc}"
+    try:
+        settings = load_settings(source, config, overrides=overrides)
+        check_environment(settings)
+        check_output_root(out, dataset)
+    except ConfigError as exc:
+        return f"configuration error: {exc}"
+    return dataset, settings
 
 
 def build(
@@ -97,37 +132,48 @@ def build(
     allow_empty: bool = False,
 ) -> int:
     """Check, lock, run the pipeline and record the run; returns the exit code."""
-    try:
-        dataset = check_dataset_name(source if name is None else name)
-    except ConfigError as exc:
-        click.echo(f"usage error: --name: {exc}", err=True)
-        return EXIT_USAGE
-    try:
-        settings = load_settings(source, config, overrides=overrides)
-        check_environment(settings)
-        check_output_root(out)
-    except ConfigError as exc:
-        click.echo(f"configuration error: {exc}", err=True)
-        return EXIT_USAGE
+    return run_build(source, out, name, config, overrides, since, limit, allow_empty).code
+
+
+def run_build(
+    source: str,
+    out: Path,
+    name: str | None,
+    config: Path | None,
+    overrides: dict[str, Any],
+    since: str | None = None,
+    limit: int | None = None,
+    allow_empty: bool = False,
+    listed: bool = False,
+    listing_failures: int = 0,
+) -> BuildResult:
+    """`build`, also telling how many rows the dataset holds (for multi-dataset commands);
+    `listed`: an earlier build of the command already listed the crawl, with
+    `listing_failures` parts of it failed."""
+    checked = check_build(source, out, name, config, overrides)
+    if isinstance(checked, str):
+        click.echo(checked, err=True)
+        return BuildResult(EXIT_USAGE)
+    dataset, settings = checked
     state = State(out)
     request = BuildRequest(source, dataset, out, settings, since, limit, " ".join(sys.argv[1:]),
-                           allow_empty)
+                           allow_empty, listed, listing_failures)
     try:
         with state.lock(dataset):
             try:
                 state.claim(dataset, source)
             except ConfigError as exc:
                 click.echo(f"usage error: --name: {exc}", err=True)
-                return EXIT_USAGE
+                return BuildResult(EXIT_USAGE)
             return _run(request, state)
     except LockHeld as exc:
         click.echo(f"{exc}: exiting", err=True)
-        return EXIT_LOCKED
+        return BuildResult(EXIT_LOCKED)
     finally:
         state.close()
 
 
-def _run(request: BuildRequest, state: State) -> int:
+def _run(request: BuildRequest, state: State) -> BuildResult:
     pin_mmap_threshold()  # the parent's memory must not follow the corpus size
     run_id = state.start_run(request.dataset, request.command or request.source)
     code = EXIT_FAILURE
@@ -151,7 +197,8 @@ def _run(request: BuildRequest, state: State) -> int:
     finally:
         state.finish_run(run_id, code, dict(pipeline.report.counts))
     _summary(state, request, pipeline.report.counts, code)
-    return code
+    counts = pipeline.report.counts
+    return BuildResult(code, counts["published_rows"], counts["discovery_failed"])
 
 
 def _summary(state: State, request: BuildRequest, counts: dict[str, int], code: int) -> None:

@@ -41,7 +41,7 @@ from loralay_build.corpus.dedup import (
     split_key,
 )
 from loralay_build.corpus.filters import compute_thresholds
-from loralay_build.corpus.folder import published_build
+from loralay_build.corpus.folder import BUILD_FILE, published_build
 from loralay_build.corpus.pages import PAGES_DIR, write_pages
 from loralay_build.corpus.publish import Item, PublishedRows, PublishError, publish, remove_stale
 from loralay_build.corpus.schema import EXAMPLE_SCHEMA
@@ -85,6 +85,10 @@ class NothingPublished(LoralayError):
     """The build ended with a dataset without rows (exit 1, so cron and CI notice)."""
 
 
+class PublishFailed(LoralayError):
+    """The dataset folder could not be written (exit 1, one line; the work is kept)."""
+
+
 def check_dataset_name(name: str) -> str:
     """Return `name` if it is a safe single folder name under the output root.
 
@@ -109,6 +113,8 @@ class BuildRequest:
     limit: int | None = None
     command: str = ""
     allow_empty: bool = False  # a dataset without rows is a success, not exit 1
+    listed: bool = False  # an earlier build of this command listed the crawl (DiscoveryContext)
+    listing_failures: int = 0  # parts of that listing that failed: this build is partial too
 
 
 @dataclass
@@ -214,14 +220,14 @@ class Pipeline:
         statuses = self.state.status_counts(self.dataset)
         waiting = statuses.get(RETRY, 0)
         self.report.add("waiting_retry", waiting)
-        self.report.add("discovery_failed", len(self.discovery_failures))
-        partial = bool(waiting or self.discovery_failures
-                       or self.report.counts["views_full_text_waiting"]
+        failed = len(self.discovery_failures) + self.req.listing_failures
+        self.report.add("discovery_failed", failed)
+        partial = bool(waiting or failed or self.report.counts["views_full_text_waiting"]
                        or self.report.counts["views_empty"])
         if not self.report.counts["published_rows"] and not (partial or self.req.allow_empty):
             raise NothingPublished(
-                f"{self.dataset}: no document published ({statuses.get(REJECTED, 0)} rejected, see "
-                f"{self.req.out_root / self.dataset / 'rejects.jsonl'}); --allow-empty "
+                f"{self.dataset}: no document published ({statuses.get(REJECTED, 0)} rejected, "
+                f"reasons in `build-corpus status {self.req.out_root}`); --allow-empty "
                 "accepts an empty dataset"
             )
         return EXIT_PARTIAL if partial else EXIT_OK
@@ -236,6 +242,7 @@ class Pipeline:
             dataset=self.dataset,
             since=self.req.since,
             failures=self.discovery_failures,
+            listed=self.req.listed,
         )
         batches = limited(self.source.discover(ctx), self.req.limit)
         listed: set[str] = set()
@@ -516,6 +523,8 @@ class Pipeline:
             "min_abstract_percentile": self.settings.filters.min_abstract_percentile,
             "filters_enabled": self.settings.filters.enabled,
             "licences": list(self.settings.filters.licences),
+            "min_documents": self.settings.filters.min_documents,
+            "percentiles_applied": thresholds.percentiles_applied,
         }
         data_fingerprint = digest([
             sorted((r.id, r.work_key, splits[r.id]) for r in kept),
@@ -541,8 +550,19 @@ class Pipeline:
         fingerprint = digest([data_fingerprint, rejects, dedup])
         listed = None if clusters is None else [  # clusters of downloaded documents
             c for c in clusters if any(m not in waiting_ids for m in c.members)]
-        if self._write(out_dir, kept, splits, rejects, threshold_values,
-                       (fingerprint, data_fingerprint), dedup, listed):
+        if not kept and not (out_dir / BUILD_FILE).exists():
+            # An empty folder would load as garbage (build.json read as data): none is written.
+            log.info("%s: no document to publish; %s not written", self.dataset, out_dir)
+        else:
+            try:
+                written = self._write(out_dir, kept, splits, rejects, threshold_values,
+                                      (fingerprint, data_fingerprint), dedup, listed)
+            except OSError as exc:
+                raise PublishFailed(
+                    f"{self.dataset}: cannot write {out_dir} ({exc.strerror or exc}); the "
+                    "processed documents are kept: fix the folder and run the command again"
+                ) from exc
+            self.report.published = written
             self.report.published = True
         # Statuses follow the files: "published" is recorded once the shards are in place.
         with self.state.transaction():

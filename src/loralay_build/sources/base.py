@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -16,6 +17,15 @@ from loralay_build.state import State
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+QUERY_STRING = re.compile(r"(\w+://[^\s?#()\[\]]+)(\?[^\s()\[\]]*)")
+LONG_QUERY = 200  # characters of a query string an error line still quotes
+
+
+def _short_query(found: re.Match[str]) -> str:
+    """A URL with a short query as it is; a long one (a SPARQL query fills kilobytes) cut to
+    its endpoint, the whole request going to the -v log."""
+    endpoint, query = found.groups()
+    return endpoint + query if len(query) <= LONG_QUERY else f"{endpoint}?… (-v shows the query)"
 
 
 @dataclass(frozen=True)
@@ -36,6 +46,9 @@ class DiscoveryContext:
     dataset: str
     since: str | None = None  # YYYY-MM-DD from --since; overrides the stored high-water mark
     failures: list[DiscoveryFailure] = field(default_factory=list)
+    # An earlier build of the same command listed this crawl for every dataset it feeds
+    # (EUR-Lex languages, SciELO languages): the listing is not asked again in this run.
+    listed: bool = False
 
     @contextmanager
     def isolated(self, scope: str) -> Iterator[None]:
@@ -49,7 +62,9 @@ class DiscoveryContext:
             raise
         except LoralayError as exc:
             self.failures.append(DiscoveryFailure(scope, describe(exc)))
-            log.error("%s: discovery of %s failed: %s", self.dataset, scope, describe(exc))
+            log.error("%s: discovery of %s failed: %s", self.dataset, scope,
+                      QUERY_STRING.sub(_short_query, describe(exc)))
+            log.info("%s: the failed request of %s: %s", self.dataset, scope, describe(exc))
 
     def get_mark(self, key: str) -> str | None:
         return self.state.get_mark(self.dataset, key)

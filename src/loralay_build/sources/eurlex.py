@@ -130,6 +130,8 @@ class EurlexSource:
             raise ConfigError(f"[source] split_preset must be one of {SPLIT_PRESETS}, "
                               f"not {preset!r}")
         waf_log_level(cfg)  # a bad level stops the run here, not at the first challenge
+        if ctx.listed:  # the first language's build listed every language
+            return
         marks = (None, None) if ctx.since else (
             ctx.state.get_mark(MARK_SCOPE, "act_date"),
             ctx.state.get_mark(MARK_SCOPE, "summary_modified"))
@@ -139,7 +141,8 @@ class EurlexSource:
         failures = len(ctx.failures)
         links: list[Link] = []
         relist = self._relist(ctx, marks)
-        with ctx.isolated("eurlex sparql listing"):  # a failed page keeps the pages before it
+        # A failed page keeps the pages before it.
+        with ctx.isolated("EUR-Lex summaries and their acts (Cellar SPARQL listing)"):
             for link in self._list(ctx, "" if relist else sparql_filter(*marks)):
                 links.append(link)
         listed = links

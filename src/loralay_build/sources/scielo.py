@@ -156,6 +156,8 @@ class SciELOSource:
         if ctx.dataset not in datasets.values():
             raise ConfigError(f"dataset {ctx.dataset!r} is none of the SciELO datasets "
                               f"{sorted(datasets.values())}")
+        if ctx.listed:  # the first language's build listed every language
+            return
         via = str(cfg.get("via", "api"))
         if via == "site":
             yield from discover_site(ctx, datasets, HOSTS)
