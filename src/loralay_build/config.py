@@ -24,6 +24,8 @@ from loralay_build.tables import from_table
 from loralay_build.text.settings import MatchSettings
 
 ENV_PREFIX = "LORALAY_"
+# "0" makes PDF parsing use the Python loop even when the compiled core is built.
+NATIVE_ENV = "LORALAY_NATIVE"
 MiB = 1024 * 1024
 
 
