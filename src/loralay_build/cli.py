@@ -16,6 +16,7 @@ import click
 from loralay_build.config import load_settings, merge
 from loralay_build.dates import normalise_since
 from loralay_build.errors import ConfigError
+from loralay_build.parse.core import core_name
 from loralay_build.progress import hide_progress
 from loralay_build.run import lifecycle
 from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_USAGE
@@ -125,7 +126,8 @@ def flag_overrides(workers: int | None, executor: str | None, parser: str | None
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="loralay-build")
+@click.version_option(package_name="loralay-build",
+                      message=f"%(prog)s, version %(version)s (PDF core: {core_name()})")
 def main() -> None:
     """Build layout-aware long-document summarization corpora."""
 

@@ -97,14 +97,15 @@ static int push(IntList *list, int value) {
 /* Indices of the characters missing from the page text, as `_missing_chars`: 1 when the
  * engine's answers are inconsistent, -1 when out of memory, 0 with `missing` filled. */
 static int missing_chars(void *tp, int units, int count, IntList *missing) {
-    int first = char_index(tp, 0) - 0;
-    int last = char_index(tp, units - 1) - (units - 1);
+    /* Offsets in 64 bits: the engine may answer anything, and Python's ints do not wrap. */
+    long long first = char_index(tp, 0);
+    long long last = (long long)char_index(tp, units - 1) - (units - 1);
     if (!(0 <= first && first <= last && last <= count - units)) return 1;
     for (int i = 0; i < first; i++)
         if (push(missing, i)) return -1;
     int stack[4 * 64];
     int top = 0;
-    stack[top++] = 0; stack[top++] = units - 1; stack[top++] = first; stack[top++] = last;
+    stack[top++] = 0; stack[top++] = units - 1; stack[top++] = (int)first; stack[top++] = (int)last;
     while (top) {
         top -= 4;
         int lo = stack[top], hi = stack[top + 1], lo_off = stack[top + 2], hi_off = stack[top + 3];
@@ -115,14 +116,14 @@ static int missing_chars(void *tp, int units, int count, IntList *missing) {
             continue;
         }
         int mid = lo + (hi - lo) / 2;
-        int mid_off = char_index(tp, mid) - mid;
+        long long mid_off = (long long)char_index(tp, mid) - mid;
         if (!(lo_off <= mid_off && mid_off <= hi_off)) return 1;
         if (top + 8 > (int)(sizeof stack / sizeof stack[0])) return 1;
-        stack[top++] = mid; stack[top++] = hi; stack[top++] = mid_off; stack[top++] = hi_off;
-        stack[top++] = lo; stack[top++] = mid; stack[top++] = lo_off; stack[top++] = mid_off;
+        stack[top++] = mid; stack[top++] = hi; stack[top++] = (int)mid_off; stack[top++] = hi_off;
+        stack[top++] = lo; stack[top++] = mid; stack[top++] = lo_off; stack[top++] = (int)mid_off;
     }
-    for (int i = units + last; i < count; i++)
-        if (push(missing, i)) return -1;
+    for (long long i = units + last; i < count; i++)
+        if (push(missing, (int)i)) return -1;
     return 0;
 }
 

@@ -287,6 +287,7 @@ def _read_text_native(
     )
     result.chars += chars
     result.garbage += garbage
+    result.bad_boxes += bad
     if not words:
         return
     boxes: list[Box] = list(struct.iter_unpack("4d", box_bytes))
@@ -301,7 +302,6 @@ def _read_text_native(
             result.composed += composed.count
         _add_lines(handle, result, words, boxes, firsts, runs, frame[4])
         return
-    result.bad_boxes += bad
     append = result.lines.append
     for k, size in enumerate(memoryview(sizes).cast("d").tolist()):
         lo, hi = ends[2 * k], ends[2 * k + 1]
