@@ -39,12 +39,22 @@ REALDOCS = REALDOCS if REALDOCS.is_dir() else Path("/work/shared/realdocs/pdf")
 SETTINGS = ParseSettings(max_pages=300)
 
 
+def _check_letterless(page: PageText) -> None:
+    """The core's count of letterless word characters is the one `parse_pdf` computes."""
+    if page.letterless >= 0:
+        python = sum(len(word) for line in page.lines for word in line.words
+                     if not any(c.isalnum() for c in word) and len(set(word)) > 1)
+        assert page.letterless == python
+
+
 def _pages(path: Path, native: bool, parse: ParseSettings = SETTINGS) -> str:
     """Everything the backend yields for the file, or the error it raised, as text."""
     try:
         pages = list(pdfium.PdfiumBackend(native=native).pages(path, parse))
     except Exception as exc:
         return f"{type(exc).__name__}: {exc}"
+    for page in pages:
+        _check_letterless(page)
     return repr([(p.page, p.chars, p.garbage, p.bad_boxes, p.composed,
                   [(line.words, line.boxes, line.sizes, line.direction, line.group)
                    for line in p.lines]) for p in pages])
@@ -216,6 +226,7 @@ def _read(page: FakePage, native: bool, quarter: int, compose: bool) -> str:
                           NATIVE if native else None)
     except Exception as exc:
         return f"{type(exc).__name__}: {exc}"
+    _check_letterless(result)
     return repr((result.chars, result.garbage, result.bad_boxes, result.composed,
                  [(line.words, line.boxes, line.sizes, line.direction) for line in result.lines]))
 

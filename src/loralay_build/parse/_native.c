@@ -247,10 +247,25 @@ static Py_ssize_t line_spans(const double *boxes, Py_ssize_t n, double size, int
     return k;
 }
 
+/* api._junk's per-word test: the word's length when no character is a letter or digit
+ * (`[^\W_]`, str.isalnum) and it holds two different characters, else 0. A final hyphen
+ * mark counts as the "-" it becomes. */
+static int letterless_length(const uint32_t *chars, Py_ssize_t n, int hyphen) {
+    int mixed = 0;
+    uint32_t first = hyphen && n == 1 ? '-' : chars[0];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint32_t c = hyphen && i == n - 1 ? '-' : chars[i];
+        if (Py_UNICODE_ISALNUM(c)) return 0;
+        if (c != first) mixed = 1;
+    }
+    return mixed ? (int)n : 0;
+}
+
 typedef struct {
     PyObject **words;   /* owned references */
     double *boxes;      /* 4 per word */
     int *starts;        /* index of each word's first character */
+    int *letterless;    /* the word's length if it has no letter or digit and two marks */
     IntList runs;       /* (first word, end word) pairs */
     Py_ssize_t n;
 } Words;
@@ -261,6 +276,7 @@ static void free_words(Words *w) {
     free(w->words);
     free(w->boxes);
     free(w->starts);
+    free(w->letterless);
     free(w->runs.items);
 }
 
@@ -271,7 +287,11 @@ static int cut_words(void *tp, uint32_t *text, Py_ssize_t length, const double *
     w->words = calloc((size_t)cap, sizeof(PyObject *));
     w->boxes = malloc((size_t)cap * 4 * sizeof(double));
     w->starts = malloc((size_t)cap * sizeof(int));
-    if (!w->words || !w->boxes || !w->starts) { PyErr_NoMemory(); return -1; }
+    w->letterless = malloc((size_t)cap * sizeof(int));
+    if (!w->words || !w->boxes || !w->starts || !w->letterless) {
+        PyErr_NoMemory();
+        return -1;
+    }
     Py_ssize_t pos = 0, line_word = 0;
     while (pos < length) {
         Py_ssize_t start = pos;
@@ -310,6 +330,7 @@ static int cut_words(void *tp, uint32_t *text, Py_ssize_t length, const double *
         if (w->n == cap) { Py_DECREF(word); PyErr_SetString(PyExc_SystemError, "word overflow"); return -1; }
         display_box(&first, &last, frame, quarter, w->boxes + 4 * w->n);
         w->starts[w->n] = (int)start;
+        w->letterless[w->n] = letterless_length(text + start, end - start, hyphen);
         w->words[w->n++] = word;
         *chars += end - start;
         if (hyphen) {
@@ -333,7 +354,7 @@ static PyObject *bytes_of(const void *data, Py_ssize_t size) {
 }
 
 /* Phase two of `_read_text` (`_add_lines`): clamp, direction and size per line, line spans.
- * Returns (words, boxes, bounds, sizes, directions, bad_boxes). */
+ * Returns (words, boxes, bounds, sizes, directions, bad_boxes, letterless). */
 static PyObject *build_lines(void *tp, Words *w, int quarter, double width, double height) {
     Py_ssize_t n = w->n;
     int clamp = 0;
@@ -351,6 +372,7 @@ static PyObject *build_lines(void *tp, Words *w, int quarter, double width, doub
     PyObject *result = NULL;
     Py_ssize_t kept = 0, n_sizes = 0;
     long bad = 0;
+    long long junk = 0;
     if (!words || !boxes || !cuts || !sizes) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t r = 0; r + 1 < w->runs.len; r += 2) {
         Py_ssize_t first = w->runs.items[r], end = w->runs.items[r + 1];
@@ -374,6 +396,7 @@ static PyObject *build_lines(void *tp, Words *w, int quarter, double width, doub
             memcpy(box, w->boxes + 4 * i, 4 * sizeof(double));
             if (changed && !clean_box(box, width, height)) { bad++; continue; }
             if (PyList_Append(words, w->words[i])) goto done;
+            junk += w->letterless[i];
             kept++;
         }
         if (kept == base) continue;
@@ -411,10 +434,10 @@ static PyObject *build_lines(void *tp, Words *w, int quarter, double width, doub
         unsigned char *dir_bytes = malloc((size_t)dirs.len + 1);
         if (!dir_bytes) { PyErr_NoMemory(); goto done; }
         for (Py_ssize_t i = 0; i < dirs.len; i++) dir_bytes[i] = (unsigned char)dirs.items[i];
-        result = Py_BuildValue("(NNNNNl)", words, bytes_of(boxes, kept * 4 * (Py_ssize_t)sizeof(double)),
+        result = Py_BuildValue("(NNNNNlL)", words, bytes_of(boxes, kept * 4 * (Py_ssize_t)sizeof(double)),
                                bytes_of(bounds.items, bounds.len * (Py_ssize_t)sizeof(int)),
                                bytes_of(sizes, n_sizes * (Py_ssize_t)sizeof(double)),
-                               bytes_of(dir_bytes, dirs.len), bad);
+                               bytes_of(dir_bytes, dirs.len), bad, junk);
         free(dir_bytes);
         words = NULL;
     }
@@ -432,11 +455,13 @@ done:
  *
  * `textpage` is the FPDF_TEXTPAGE address, `frame` (left, bottom, right, top) the page's
  * bounding box. Returns (chars, garbage, accents, words, boxes, bounds, sizes, directions,
- * starts, bad_boxes). With accents to compose (`compose` and a spacing accent in the text)
+ * starts, bad_boxes, letterless). With accents to compose (`compose` and a spacing accent in the text)
  * the engine lines are returned unfinished: `bounds` holds the engine runs, `starts` each
  * word's first character, and sizes and directions are None; Python composes and finishes.
  * Otherwise `bounds` holds (first, end) of each final line, `sizes` a float64 per line,
- * `directions` a byte per line, and `starts` is None. `boxes` holds 4 float64 per word. */
+ * `directions` a byte per line, and `starts` is None. `boxes` holds 4 float64 per word.
+ * `letterless` counts the characters of words without a letter or digit (api._junk), -1
+ * when the lines are unfinished. */
 static PyObject *read_text(PyObject *self, PyObject *args) {
     unsigned long long address;
     int count, quarter, compose;
@@ -468,8 +493,8 @@ static PyObject *read_text(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     if (cut_words(tp, text, length, frame, quarter, &w, &chars)) goto done;
     if (w.n == 0) {
-        result = Py_BuildValue("(LLONyyOOOl)", chars, garbage, Py_False, PyList_New(0), "", "",
-                               Py_None, Py_None, Py_None, 0L);
+        result = Py_BuildValue("(LLONyyOOOlL)", chars, garbage, Py_False, PyList_New(0), "", "",
+                               Py_None, Py_None, Py_None, 0L, 0LL);
         goto done;
     }
     if (compose && accents) {
@@ -480,22 +505,23 @@ static PyObject *read_text(PyObject *self, PyObject *args) {
             PyList_SET_ITEM(words, i, w.words[i]);
         }
         result = Py_BuildValue(
-            "(LLONNNOONl)", chars, garbage, Py_True, words,
+            "(LLONNNOONlL)", chars, garbage, Py_True, words,
             bytes_of(w.boxes, w.n * 4 * (Py_ssize_t)sizeof(double)),
             bytes_of(w.runs.items, w.runs.len * (Py_ssize_t)sizeof(int)), Py_None, Py_None,
-            bytes_of(w.starts, w.n * (Py_ssize_t)sizeof(int)), 0L);
+            bytes_of(w.starts, w.n * (Py_ssize_t)sizeof(int)), 0L, -1LL);
         goto done;
     }
     PyObject *lines = build_lines(tp, &w, quarter, width, height);
     if (!lines) goto done;
     PyObject *lw, *lb, *lbounds, *lsizes, *ldirs;
     long bad;
-    if (!PyArg_ParseTuple(lines, "OOOOOl", &lw, &lb, &lbounds, &lsizes, &ldirs, &bad)) {
+    long long junk;
+    if (!PyArg_ParseTuple(lines, "OOOOOlL", &lw, &lb, &lbounds, &lsizes, &ldirs, &bad, &junk)) {
         Py_DECREF(lines);
         goto done;
     }
-    result = Py_BuildValue("(LLOOOOOOOl)", chars, garbage, Py_False, lw, lb, lbounds, lsizes,
-                           ldirs, Py_None, bad);
+    result = Py_BuildValue("(LLOOOOOOOlL)", chars, garbage, Py_False, lw, lb, lbounds, lsizes,
+                           ldirs, Py_None, bad, junk);
     Py_DECREF(lines);
 done:
     free(text);

@@ -264,14 +264,23 @@ def _read_text(
     if words:
         corners = struct.iter_unpack("8f", ctypes.string_at(store, 32 * len(words)))
         boxes = _display_boxes(corners, frame)
-        if settings.compose_accents and ACCENT.search(text):
-            chars = _CharBoxes(handle, words, starts, frame)
-            composed = compose_accents(words, boxes, lines, chars)
-            if composed is not None:
-                words, boxes, lines = composed.words, composed.boxes, composed.runs
-                starts = [starts[k] for k in composed.origin]
-                result.composed += composed.count
-        _add_lines(handle, result, words, boxes, starts, lines, frame[4])
+        compose = settings.compose_accents and ACCENT.search(text) is not None
+        _compose_and_add(handle, result, words, boxes, starts, lines, frame, compose)
+
+
+def _compose_and_add(
+    handle: ctypes.c_void_p, result: PageText, words: list[str], boxes: list[Box],
+    starts: list[int], lines: list[tuple[int, int]], frame: Frame, compose: bool,
+) -> None:
+    """Compose the page's spacing accents if asked, then append its lines."""
+    if compose:
+        chars = _CharBoxes(handle, words, starts, frame)
+        composed = compose_accents(words, boxes, lines, chars)
+        if composed is not None:
+            words, boxes, lines = composed.words, composed.boxes, composed.runs
+            starts = [starts[k] for k in composed.origin]
+            result.composed += composed.count
+    _add_lines(handle, result, words, boxes, starts, lines, frame[4])
 
 
 def _read_text_native(
@@ -281,7 +290,7 @@ def _read_text_native(
     """`_read_text` in one call to the compiled core; pages with spacing accents to compose
     come back as engine lines and are composed and finished here, as in the Python loop."""
     page = result.page
-    chars, garbage, accents, words, box_bytes, bounds, sizes, directions, starts, bad = (
+    chars, garbage, accents, words, box_bytes, bounds, sizes, directions, starts, bad, junk = (
         native.read_text(handle.value, count, frame[:4], frame[4], page.width, page.height,
                          settings.compose_accents)
     )
@@ -294,14 +303,10 @@ def _read_text_native(
     ends = memoryview(bounds).cast("i").tolist()
     if accents:
         runs = list(zip(ends[::2], ends[1::2], strict=True))
-        firsts: list[int] = memoryview(starts).cast("i").tolist()
-        composed = compose_accents(words, boxes, runs, _CharBoxes(handle, words, firsts, frame))
-        if composed is not None:
-            words, boxes, runs = composed.words, composed.boxes, composed.runs
-            firsts = [firsts[k] for k in composed.origin]
-            result.composed += composed.count
-        _add_lines(handle, result, words, boxes, firsts, runs, frame[4])
+        firsts = memoryview(starts).cast("i").tolist()
+        _compose_and_add(handle, result, words, boxes, firsts, runs, frame, True)
         return
+    result.letterless = junk
     append = result.lines.append
     for k, size in enumerate(memoryview(sizes).cast("d").tolist()):
         lo, hi = ends[2 * k], ends[2 * k + 1]
