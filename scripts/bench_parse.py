@@ -270,9 +270,9 @@ def main() -> None:
         print(f"\ncompiled core and Python loop: {'identical' if same else 'DIFFERENT'} words")
     backends = [name for name in backends if name in words]
     print("\nWord agreement (share of row's words also yielded by column, per page, NFKC multiset)")
-    print(f"{'':<12}" + "".join(f"{b:>12}" for b in backends))
+    print(f"{'':<14}" + "".join(f"{b:>15}" for b in backends))
     for a in backends:
-        print(f"{a:<12}" + "".join(f"{agreement(words[a], words[b]):12.4f}" for b in backends))
+        print(f"{a:<14}" + "".join(f"{agreement(words[a], words[b]):15.4f}" for b in backends))
     for name in backends:
         failures = runs[name][0]["failures"]
         if failures:
