@@ -30,8 +30,10 @@ leaked() {
   ASAN_OPTIONS=detect_leaks=1:exitcode=0 $PYTHON scripts/native_sanitize.py "$SO" \
     "${DIRS[@]}" --rounds "$1" 2>"$BUILD/lsan$1.txt" >&2
   # The Python process's summary is the largest (helper subprocesses print their own).
-  grep -o 'SUMMARY: AddressSanitizer: [0-9]* byte' "$BUILD/lsan$1.txt" | grep -o '[0-9]*' \
-    | sort -n | tail -1 || echo 0
+  local sizes
+  sizes=$(grep -o 'SUMMARY: AddressSanitizer: [0-9]* byte' "$BUILD/lsan$1.txt" || true)
+  sizes=$(echo "$sizes" | grep -o '[0-9][0-9]*' | sort -n | tail -1 || true)
+  echo "${sizes:-0}"
 }
 one=$(leaked 1)
 three=$(leaked 3)
