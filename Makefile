@@ -1,7 +1,8 @@
 PYTHON ?= python3
 OUT ?= data
 
-.PHONY: install test test-all demo lint typecheck bench-parse bench-match realdocs bench-e2e bench-ray-driver
+.PHONY: install test test-all demo lint typecheck bench-parse bench-match realdocs bench-e2e \
+	bench-ray-driver native sanitize
 
 install:  ## install the package with its test and lint tools
 	$(PYTHON) -m pip install -e ".[dev]"
@@ -18,6 +19,12 @@ demo:  ## build the offline demo corpora into $(OUT)/demo
 lint:  ## ruff, and mypy --strict over src and tests
 	$(PYTHON) -m ruff check src tests scripts
 	$(PYTHON) -m mypy
+
+native:  ## rebuild the compiled PDF core in place after editing src/loralay_build/parse/_native.c
+	$(PYTHON) setup.py build_ext --inplace
+
+sanitize:  ## the compiled core under ASan/UBSan/LSan on badpdfs and realdocs: make sanitize DIR=../shared/realdocs/pdf
+	PYTHON=$(PYTHON) scripts/native_sanitize.sh $(DIR)
 
 bench-parse:  ## PDF backends on a folder of PDFs: make bench-parse DIR=../shared/realdocs/pdf
 	$(PYTHON) scripts/bench_parse.py $(DIR)

@@ -14,7 +14,11 @@ differently and is processed as a new document. Reported, in one run so they com
 - wall time of the build with --workers 1 and 2;
 - peak RSS of the parent and of each worker (VmHWM sampled from /proc during the build);
 - wall time of an immediate re-run with nothing new;
-- CPU of starting and stopping the pool of two workers, and of each worker replacement.
+- CPU of starting and stopping the pool of two workers, and of each worker replacement;
+- the same parse-only and --workers 2 build with the compiled core disabled
+  (`LORALAY_NATIVE=0`), `pdftotext -bbox-layout` alone on the same files (poppler, the
+  reference the whole build is held to), the PDFium floor (load page + text page + GetText)
+  and pdfplumber on the first `--subset` files (via scripts/bench_parse.py children).
 Rounds are interleaved; medians are reported.
 """
 
@@ -166,7 +170,27 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def parse_only(pdfs: Path, parts: int = 1) -> dict[str, float]:
+PYTHON_LOOP = {**os.environ, "LORALAY_NATIVE": "0"}
+BENCH_PARSE = Path(__file__).with_name("bench_parse.py")
+
+
+def poppler_cpu(pdfs: Path) -> float:
+    """CPU of `pdftotext -bbox-layout` alone over the files, output discarded."""
+    before = _children_cpu()
+    for path in sorted(pdfs.glob("*.pdf")):
+        subprocess.run(["pdftotext", "-q", "-bbox-layout", str(path), "/dev/null"], check=False)
+    return _children_cpu() - before
+
+
+def parse_bench_child(name: str, pdfs: Path, limit: int) -> dict[str, float]:
+    """CPU and pages of one scripts/bench_parse.py child (the PDFium floor, pdfplumber)."""
+    done = subprocess.run([sys.executable, str(BENCH_PARSE), "--child", name, str(pdfs),
+                           "--limit", str(limit)], capture_output=True, text=True, check=True)
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def parse_only(pdfs: Path, parts: int = 1, env: dict[str, str] | None = None) -> dict[str, float]:
     """Parse-only CPU and pages, the files shared among `parts` concurrent processes.
 
     Two processes on this host's two vCPUs each use more CPU-seconds than one alone (they
@@ -174,7 +198,7 @@ def parse_only(pdfs: Path, parts: int = 1) -> dict[str, float]:
     """
     procs = [subprocess.Popen([sys.executable, __file__, "--parse-child", str(pdfs),
                                "--part", str(k), "--parts", str(parts)],
-                              stdout=subprocess.PIPE, text=True) for k in range(parts)]
+                              stdout=subprocess.PIPE, text=True, env=env) for k in range(parts)]
     total = {"cpu": 0.0, "pages": 0.0, "docs": 0.0}
     for proc in procs:
         out, _ = proc.communicate()
@@ -236,11 +260,13 @@ class RssSampler:
         return self.peaks.get(self.pid, 0.0), max(workers, default=0.0)
 
 
-def build(manifest: Path, out: Path, workers: int, executor: str) -> dict[str, float]:
+def build(manifest: Path, out: Path, workers: int, executor: str,
+          env: dict[str, str] | None = None) -> dict[str, float]:
     argv = ["build-corpus", "local", "--input", str(manifest), "--out", str(out),
             "--workers", str(workers), "--executor", executor, "--no-filter", "-q"]
     before, start = _children_cpu(), time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env=env)
     sampler = RssSampler(proc.pid)
     _, errors = proc.communicate()
     wall = time.perf_counter() - start
@@ -257,6 +283,7 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=6)
     parser.add_argument("--executor", default="local")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--subset", type=int, default=12, help="files for pdfplumber")
     parser.add_argument("--parse-child", help=argparse.SUPPRESS)
     parser.add_argument("--part", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--parts", type=int, default=1, help=argparse.SUPPRESS)
@@ -303,6 +330,19 @@ def main() -> None:
             again = build(manifest, work / f"out2-{round_}", 2, args.executor)
             add("re-run wall s (nothing new)", again["wall"])
             add("re-run CPU s (nothing new)", again["cpu"])
+            python_parse = parse_only(pdfs, env=PYTHON_LOOP)
+            add("parse-only CPU pages/s, Python loop", pages / python_parse["cpu"])
+            python_two = build(manifest, work / f"outpy-{round_}", 2, args.executor, PYTHON_LOOP)
+            add("e2e CPU pages/s, Python loop", pages / python_two["cpu"])
+            poppler = poppler_cpu(pdfs)
+            add("poppler pdftotext CPU pages/s", pages / poppler)
+            add("ratio parse-only / poppler", poppler / parsed["cpu"])
+            add("ratio e2e (--workers 2) / poppler", poppler / two["cpu"])
+            add("ratio Python loop e2e / poppler", poppler / python_two["cpu"])
+            floor = parse_bench_child("floor", pdfs, 10**9)
+            add("PDFium floor CPU pages/s", floor["pages"] / floor["cpu"])
+            plumber = parse_bench_child("pdfplumber", pdfs, args.subset)
+            add(f"pdfplumber CPU pages/s ({args.subset} files)", plumber["pages"] / plumber["cpu"])
             one = build(manifest, work / f"out1-{round_}", 1, args.executor)
             add("wall s --workers 1", one["wall"])
             add("e2e CPU pages/s (--workers 1)", pages / one["cpu"])

@@ -4,15 +4,20 @@
 Every (backend, round) runs in a fresh child process; CPU is the child's RUSAGE_SELF plus
 RUSAGE_CHILDREN, so `pdftotext` subprocesses count. Rounds are interleaved and medians
 reported. `pdftotext -bbox-layout` alone (output discarded) is timed as the reference.
+`pdfium` runs the compiled core when it is built, `pdfium-python` the Python loop
+(`LORALAY_NATIVE=0`), `floor` only what PDFium itself costs (load page, text page,
+`FPDFText_GetText`); pdfplumber runs on the first `--subset` files only, so compare it in
+pages/s.
 
     python scripts/bench_parse.py DIR [--backend pdfium --backend poppler] [--rounds 3]
-        [--manifest DIR/../manifest.jsonl] [--big FILE]
+        [--subset 8] [--manifest DIR/../manifest.jsonl] [--big FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import resource
 import statistics
@@ -25,25 +30,63 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 REFERENCE = "pdftotext"
+FLOOR = "floor"
+PYTHON_PATH = "pdfium-python"  # the pdfium backend with the compiled core disabled
+SUBSET = {"pdfplumber"}  # backends run on the first --subset files only
+DEFAULT_BACKENDS = ["pdfium", PYTHON_PATH, FLOOR, "poppler", "pdfplumber"]
 
 
-def child(backend: str, folder: Path, out: Path | None, max_pages: int) -> None:
+def floor_pages(files: list[Path], max_pages: int) -> int:
+    """PDFium's own cost: open, load each page and its text page, get the text, close."""
+    import ctypes
+
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    pages = 0
+    for path in files:
+        try:
+            pdf = pdfium.PdfDocument(str(path))
+        except pdfium.PdfiumError:
+            continue
+        try:
+            if len(pdf) > max_pages:
+                continue
+            for index in range(len(pdf)):
+                page = raw.FPDF_LoadPage(pdf.raw, index)
+                textpage = raw.FPDFText_LoadPage(page)
+                count = raw.FPDFText_CountChars(textpage)
+                buffer = ctypes.create_string_buffer(4 * max(count, 0) + 4)
+                raw.FPDFText_GetText(textpage, 0, count,
+                                     ctypes.cast(buffer, ctypes.POINTER(ctypes.c_ushort)))
+                raw.FPDFText_ClosePage(textpage)
+                raw.FPDF_ClosePage(page)
+                pages += 1
+        finally:
+            pdf.close()
+    return pages
+
+
+def child(backend: str, folder: Path, out: Path | None, max_pages: int, limit: int) -> None:
     """Parse every PDF of `folder`; print CPU, pages and RSS as JSON; dump words if asked."""
     pages = 0
     words: dict[str, list[list[str]]] = {}
     failures: dict[str, str] = {}
-    files = sorted(folder.glob("*.pdf"))
+    files = sorted(folder.glob("*.pdf"))[:limit]
     if backend == REFERENCE:
         for path in files:
             subprocess.run(["pdftotext", "-q", "-bbox-layout", str(path), "/dev/null"], check=False)
+    elif backend == FLOOR:
+        pages = floor_pages(files, max_pages)
     else:
         from loralay_build.errors import Reject
         from loralay_build.parse import ParseSettings, parse_pdf
 
         settings = ParseSettings(max_pages=max_pages)
+        engine = "pdfium" if backend == PYTHON_PATH else backend
         for path in files:
             try:
-                doc = parse_pdf(path, backend, settings)
+                doc = parse_pdf(path, engine, settings)
             except Reject as exc:
                 failures[path.name] = str(exc)
                 continue
@@ -70,7 +113,7 @@ def _own_peak_mib() -> float:
 
 
 def run_child(
-    backend: str, folder: Path, out: Path | None, max_pages: int = 300
+    backend: str, folder: Path, out: Path | None, max_pages: int = 300, limit: int = 10**9
 ) -> dict[str, object]:
     argv = [
         sys.executable,
@@ -80,10 +123,13 @@ def run_child(
         str(folder),
         "--max-pages",
         str(max_pages),
+        "--limit",
+        str(limit),
     ]
     if out is not None:
         argv += ["--out", str(out)]
-    done = subprocess.run(argv, capture_output=True, text=True, check=True)
+    env = {**os.environ, "LORALAY_NATIVE": "0"} if backend == PYTHON_PATH else None
+    done = subprocess.run(argv, capture_output=True, text=True, check=True, env=env)
     result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
@@ -176,50 +222,57 @@ def main() -> None:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--max-pages", type=int, default=300, help=argparse.SUPPRESS)
+    parser.add_argument("--subset", type=int, default=8, help="files for pdfplumber")
+    parser.add_argument("--limit", type=int, default=10**9, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.folder, args.out, args.max_pages)
+        child(args.child, args.folder, args.out, args.max_pages, args.limit)
         return
     # pdftotext is always measured, as the reference.
-    backends = [b for b in args.backend or ["pdfium", "poppler", "pdfplumber"] if b != REFERENCE]
+    backends = [b for b in args.backend or DEFAULT_BACKENDS if b != REFERENCE]
     names = [REFERENCE, *backends]
     runs: dict[str, list[dict[str, object]]] = {name: [] for name in names}
     words: dict[str, dict[str, list[list[str]]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for round_ in range(args.rounds):
             for name in names:
-                out = Path(tmp) / f"{name}.json" if round_ == 0 and name != REFERENCE else None
-                runs[name].append(run_child(name, args.folder, out))
+                dump = round_ == 0 and name not in (REFERENCE, FLOOR)
+                out = Path(tmp) / f"{name}.json" if dump else None
+                limit = args.subset if name in SUBSET else 10**9
+                runs[name].append(run_child(name, args.folder, out, limit=limit))
                 if out is not None:
                     words[name] = json.loads(out.read_text())
-    pages = max(int(r["pages"]) for name in backends for r in runs[name])  # type: ignore[call-overload]
-    ref_cpu = statistics.median(float(r["cpu"]) for r in runs[REFERENCE])  # type: ignore[arg-type]
-    slow_cpu = (
-        statistics.median(float(r["cpu"]) for r in runs["pdfplumber"])  # type: ignore[arg-type]
-        if "pdfplumber" in runs
-        else None
+    full = [name for name in backends if name not in SUBSET]
+    pages = max((int(r["pages"]) for name in full for r in runs[name]), default=0)  # type: ignore[call-overload]
+    ref_rate = pages / statistics.median(float(r["cpu"]) for r in runs[REFERENCE])  # type: ignore[arg-type]
+    print(
+        f"{len(list(args.folder.glob('*.pdf')))} PDFs, {pages} pages, {args.rounds} rounds"
+        f" (median, interleaved); {', '.join(sorted(SUBSET & set(backends))) or '-'}"
+        f" on the first {args.subset} files"
     )
     print(
-        f"{len(list(args.folder.glob('*.pdf')))} PDFs, {pages} pages, {args.rounds} rounds (median)"
-    )
-    print(
-        f"{'backend':<12} {'CPU s':>7} {'min-max':>13} {'pages/s/core':>13} {'vs pdftotext':>13} "
-        f"{'vs pdfplumber':>14} {'peak RSS MiB':>13} {'rejected':>9}"
+        f"{'backend':<14} {'CPU s':>7} {'min-max':>13} {'pages':>6} {'pages/s/core':>13} "
+        f"{'vs pdftotext':>13} {'peak RSS MiB':>13} {'rejected':>9}"
     )
     for name in names:
         cpus = [float(r["cpu"]) for r in runs[name]]  # type: ignore[arg-type]
         cpu = statistics.median(cpus)
+        own = int(runs[name][0]["pages"]) if name in SUBSET else pages  # type: ignore[call-overload]
         rss = statistics.median(float(r["rss"]) for r in runs[name])  # type: ignore[arg-type]
         rejected = len(runs[name][0]["failures"])  # type: ignore[arg-type]
-        vs_slow = f"{slow_cpu / cpu:.1f}x" if slow_cpu else "-"
+        rate = own / cpu if cpu else 0.0
         print(
-            f"{name:<12} {cpu:7.2f} {min(cpus):6.2f}-{max(cpus):<6.2f} {pages / cpu:13.1f} "
-            f"{ref_cpu / cpu:12.2f}x {vs_slow:>14} {rss:13.0f} {rejected:>9}"
+            f"{name:<14} {cpu:7.2f} {min(cpus):6.2f}-{max(cpus):<6.2f} {own:6d} {rate:13.1f} "
+            f"{rate / ref_rate:12.2f}x {rss:13.0f} {rejected:>9}"
         )
+    if "pdfium" in words and PYTHON_PATH in words:
+        same = words["pdfium"] == words[PYTHON_PATH]
+        print(f"\ncompiled core and Python loop: {'identical' if same else 'DIFFERENT'} words")
+    backends = [name for name in backends if name in words]
     print("\nWord agreement (share of row's words also yielded by column, per page, NFKC multiset)")
-    print(f"{'':<12}" + "".join(f"{b:>12}" for b in backends))
+    print(f"{'':<14}" + "".join(f"{b:>15}" for b in backends))
     for a in backends:
-        print(f"{a:<12}" + "".join(f"{agreement(words[a], words[b]):12.4f}" for b in backends))
+        print(f"{a:<14}" + "".join(f"{agreement(words[a], words[b]):15.4f}" for b in backends))
     for name in backends:
         failures = runs[name][0]["failures"]
         if failures:

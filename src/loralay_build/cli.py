@@ -19,6 +19,7 @@ from loralay_build.config import DedupSettings, OutputSettings, load_settings, m
 from loralay_build.corpus.folder import read_build, view_status
 from loralay_build.dates import normalise_since
 from loralay_build.errors import ConfigError, LockHeld
+from loralay_build.parse.core import core_name
 from loralay_build.progress import BarSafeHandler, hide_progress
 from loralay_build.run import lifecycle
 from loralay_build.run.lifecycle import BuildResult
@@ -172,7 +173,8 @@ def flag_overrides(workers: int | None, executor: str | None, parser: str | None
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="loralay-build")
+@click.version_option(package_name="loralay-build",
+                      message=f"%(prog)s, version %(version)s (PDF core: {core_name()})")
 def main() -> None:
     """Build layout-aware long-document summarization corpora."""
 

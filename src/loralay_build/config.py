@@ -27,6 +27,8 @@ from loralay_build.text.settings import MatchSettings
 
 ENV_PREFIX = "LORALAY_"
 IMAGE_FORMATS = ("webp", "png", "jpeg")
+# "0" makes PDF parsing use the Python loop even when the compiled core is built.
+NATIVE_ENV = "LORALAY_NATIVE"
 MiB = 1024 * 1024
 EXECUTORS = ("local", "ray", "serial")
 

@@ -116,8 +116,10 @@ def _junk(page: PageText) -> int:
     """Characters of a page that carry no text: the engine's garbage count, or the words
     mixing symbols without any letter or digit (what an engine keeps of unmapped glyphs:
     `!#$%(`); a run of one mark (a dot leader, a rule of dashes) is layout, not garbage."""
-    letterless = sum(len(word) for line in page.lines for word in line.words
-                     if not _ALNUM.search(word) and len(set(word)) > 1)  # the cheap test first
+    letterless = page.letterless
+    if letterless < 0:  # the engine did not count them
+        letterless = sum(len(word) for line in page.lines for word in line.words
+                         if not _ALNUM.search(word) and len(set(word)) > 1)  # cheap test first
     return max(page.garbage, letterless)
 
 

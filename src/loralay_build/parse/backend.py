@@ -39,6 +39,7 @@ class PageText:
     garbage: int = 0  # characters that carry no text: U+FFFD, (cid:N), controls
     bad_boxes: int = 0  # words dropped because their box was not finite
     composed: int = 0  # spacing accent glyphs composed with their letter
+    letterless: int = -1  # characters of words without a letter or digit; -1: not counted
 
 
 class Backend(Protocol):

@@ -8,6 +8,10 @@ cost 0.2 s more than this. The C functions are called without declared argument 
 the cheapest call ctypes makes. PDFium marks a hyphen that breaks a word at a line end with
 U+FFFE (or U+0002); such a word ends the line and is emitted with a plain trailing "-",
 which the text module treats as a join candidate.
+
+When the compiled core is built (`parse/_native.c`, see `parse/core.py`), the loop from
+the page text to lines runs there in one call per page, on the same PDFium functions taken
+from their addresses; the Python loop below is the reference it matches output for output.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import re
 import struct
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pypdfium2 as pdfium
@@ -26,6 +31,7 @@ import pypdfium2.raw as raw
 from loralay_build.errors import Reason, Reject
 from loralay_build.parse.accents import ACCENT, compose_accents
 from loralay_build.parse.backend import Line, PageText, check_page_count
+from loralay_build.parse.core import native_module
 from loralay_build.parse.geometry import Frame, clean_box, display_size, to_display, usable_size
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.parse.words import CONTROLS, GARBAGE, line_spans
@@ -60,8 +66,33 @@ _UNICODE = _function(ctypes.c_uint, raw.FPDFText_GetUnicode)
 _CHAR_INDEX = _function(ctypes.c_int, raw.FPDFText_GetCharIndexFromTextIndex)
 
 
+def _address(function: Any) -> int:
+    return ctypes.cast(function, ctypes.c_void_p).value or 0
+
+
+def _bound_native() -> ModuleType | None:
+    """The compiled core with this process's PDFium functions bound, or None."""
+    native = native_module()
+    if native is not None:
+        native.bind(*(_address(f) for f in (
+            raw.FPDFText_GetText, raw.FPDFText_GetUnicode,
+            raw.FPDFText_GetCharIndexFromTextIndex, raw.FPDFText_GetLooseCharBox,
+            raw.FPDFText_GetCharAngle, raw.FPDFText_GetFontSize, raw.FPDFText_GetMatrix,
+        )))
+    return native
+
+
+_NATIVE = _bound_native()
+
+
 class PdfiumBackend:
-    """Words, boxes and font sizes from PDFium, in display space."""
+    """Words, boxes and font sizes from PDFium, in display space.
+
+    `native=False` runs the Python loop even when the compiled core is available.
+    """
+
+    def __init__(self, native: bool = True) -> None:
+        self.native = _NATIVE if native else None
 
     def pages(self, path: Path, settings: ParseSettings) -> Iterator[PageText]:
         """Yield every page; the document and each page are closed as soon as done."""
@@ -75,12 +106,14 @@ class PdfiumBackend:
             count = len(pdf)
             check_page_count(count, settings)
             for index in range(count):
-                yield _read_page(pdf.raw, index, settings)
+                yield _read_page(pdf.raw, index, settings, self.native)
         finally:
             pdf.close()
 
 
-def _read_page(doc: object, index: int, settings: ParseSettings) -> PageText:
+def _read_page(
+    doc: object, index: int, settings: ParseSettings, native: ModuleType | None
+) -> PageText:
     """Extract one page through the raw API and close it before returning."""
     page = raw.FPDF_LoadPage(doc, index)
     if not page:
@@ -98,7 +131,7 @@ def _read_page(doc: object, index: int, settings: ParseSettings) -> PageText:
         if not textpage:
             return result
         try:
-            _read_text(textpage, frame, result, settings)
+            _read_text(textpage, frame, result, settings, native)
         finally:
             raw.FPDFText_ClosePage(textpage)
         return result
@@ -172,7 +205,10 @@ def _missing_chars(handle: ctypes.c_void_p, units: int, count: int) -> list[int]
     return missing
 
 
-def _read_text(textpage: Any, frame: Frame, result: PageText, settings: ParseSettings) -> None:
+def _read_text(
+    textpage: Any, frame: Frame, result: PageText, settings: ParseSettings,
+    native: ModuleType | None,
+) -> None:
     """Cut the page text into words and lines and fill `result` with them.
 
     This loop runs once per word of the corpus, so it is kept flat: the word box is the union
@@ -189,6 +225,9 @@ def _read_text(textpage: Any, frame: Frame, result: PageText, settings: ParseSet
             f"page {result.page.index} has {count} chars > max_chars_per_page",
         )
     handle = ctypes.cast(textpage, ctypes.c_void_p)
+    if native is not None:
+        _read_text_native(native, handle, count, frame, result, settings)
+        return
     text = CONTROLS.sub("\ufffd", _page_text(handle, count))
     # Loose boxes of each word's first and last characters land in one float array (8
     # floats per word).
@@ -225,14 +264,53 @@ def _read_text(textpage: Any, frame: Frame, result: PageText, settings: ParseSet
     if words:
         corners = struct.iter_unpack("8f", ctypes.string_at(store, 32 * len(words)))
         boxes = _display_boxes(corners, frame)
-        if settings.compose_accents and ACCENT.search(text):
-            chars = _CharBoxes(handle, words, starts, frame)
-            composed = compose_accents(words, boxes, lines, chars)
-            if composed is not None:
-                words, boxes, lines = composed.words, composed.boxes, composed.runs
-                starts = [starts[k] for k in composed.origin]
-                result.composed += composed.count
-        _add_lines(handle, result, words, boxes, starts, lines, frame[4])
+        compose = settings.compose_accents and ACCENT.search(text) is not None
+        _compose_and_add(handle, result, words, boxes, starts, lines, frame, compose)
+
+
+def _compose_and_add(
+    handle: ctypes.c_void_p, result: PageText, words: list[str], boxes: list[Box],
+    starts: list[int], lines: list[tuple[int, int]], frame: Frame, compose: bool,
+) -> None:
+    """Compose the page's spacing accents if asked, then append its lines."""
+    if compose:
+        chars = _CharBoxes(handle, words, starts, frame)
+        composed = compose_accents(words, boxes, lines, chars)
+        if composed is not None:
+            words, boxes, lines = composed.words, composed.boxes, composed.runs
+            starts = [starts[k] for k in composed.origin]
+            result.composed += composed.count
+    _add_lines(handle, result, words, boxes, starts, lines, frame[4])
+
+
+def _read_text_native(
+    native: ModuleType, handle: ctypes.c_void_p, count: int, frame: Frame, result: PageText,
+    settings: ParseSettings,
+) -> None:
+    """`_read_text` in one call to the compiled core; pages with spacing accents to compose
+    come back as engine lines and are composed and finished here, as in the Python loop."""
+    page = result.page
+    chars, garbage, accents, words, box_bytes, bounds, sizes, directions, starts, bad, junk = (
+        native.read_text(handle.value, count, frame[:4], frame[4], page.width, page.height,
+                         settings.compose_accents)
+    )
+    result.chars += chars
+    result.garbage += garbage
+    result.bad_boxes += bad
+    if not words:
+        return
+    boxes: list[Box] = list(struct.iter_unpack("4d", box_bytes))
+    ends = memoryview(bounds).cast("i").tolist()
+    if accents:
+        runs = list(zip(ends[::2], ends[1::2], strict=True))
+        firsts = memoryview(starts).cast("i").tolist()
+        _compose_and_add(handle, result, words, boxes, firsts, runs, frame, True)
+        return
+    result.letterless = junk
+    append = result.lines.append
+    for k, size in enumerate(memoryview(sizes).cast("d").tolist()):
+        lo, hi = ends[2 * k], ends[2 * k + 1]
+        append(Line(words[lo:hi], boxes[lo:hi], [size] * (hi - lo), directions[k]))
 
 
 class _CharBoxes:

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Parse PDFs with a sanitizer build of the compiled core (run by scripts/native_sanitize.sh).
+
+The extension file given is loaded in place of the installed one; every PDF of the folders
+is parsed `--rounds` times in this process, so a leak in the core grows with the rounds.
+Decompression bombs (C01, C02) are left out: without the address-space limit of the worker
+isolation they only measure PDFium's inflater, and they have no text for the core to read.
+
+    python scripts/native_sanitize.py BUILD/_native.so DIR [DIR ...] [--rounds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+BOMBS = ("C01", "C02")
+
+
+def load(extension: Path) -> None:
+    """Register `extension` as loralay_build.parse._native before the backend binds it."""
+    name = "loralay_build.parse._native"
+    spec = importlib.util.spec_from_file_location(name, extension)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {extension}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules[name] = module
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("extension", type=Path)
+    parser.add_argument("folders", type=Path, nargs="+")
+    parser.add_argument("--rounds", type=int, default=1)
+    args = parser.parse_args()
+    load(args.extension)
+    from loralay_build.errors import Reject
+    from loralay_build.parse import ParseSettings, parse_pdf, pdfium
+
+    if pdfium._NATIVE is None or pdfium._NATIVE.__file__ != str(args.extension):
+        raise SystemExit("the sanitizer build is not the one in use")
+    files = [p for folder in args.folders for p in sorted(folder.glob("*.pdf"))
+             if not p.name.startswith(BOMBS)]
+    settings = ParseSettings(max_pages=300)
+    parsed = rejected = 0
+    for _ in range(args.rounds):
+        for path in files:
+            try:
+                parse_pdf(path, settings=settings)
+                parsed += 1
+            except Reject:
+                rejected += 1
+    print(f"{len(files)} files x {args.rounds} rounds: {parsed} parsed, {rejected} rejected")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,576 @@
+/* Compiled core of the PDFium backend: one call turns a PDFium text page into lines.
+ *
+ * The FPDFText_* entry points are taken at run time from the PDFium library pypdfium2 has
+ * already loaded (`bind` receives their addresses), so nothing is linked and there is one
+ * copy of PDFium in the process. `read_text` mirrors the pure-Python loop of
+ * loralay_build/parse/pdfium.py step by step (same text recovery, same word cut, same
+ * double arithmetic and comparison order, Python's min/max semantics), so both paths give
+ * identical words, boxes, sizes and lines; tests compare them on real and hostile PDFs.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { float left, top, right, bottom; } RectF;
+typedef struct { float a, b, c, d, e, f; } MatrixF;
+
+typedef int (*GetTextFn)(void *, int, int, unsigned short *);
+typedef unsigned int (*GetUnicodeFn)(void *, int);
+typedef int (*CharIndexFn)(void *, int);
+typedef int (*LooseBoxFn)(void *, int, RectF *);
+typedef float (*CharAngleFn)(void *, int);
+typedef double (*FontSizeFn)(void *, int);
+typedef int (*MatrixFn)(void *, int, MatrixF *);
+
+static GetTextFn get_text;
+static GetUnicodeFn get_unicode;
+static CharIndexFn char_index;
+static LooseBoxFn loose_box;
+static CharAngleFn char_angle;
+static FontSizeFn font_size;
+static MatrixFn get_matrix;
+
+#define HALF_PI (3.141592653589793 / 2)
+
+/* Python's min(x, y) and max(x, y): the first argument unless the second compares below
+ * (above) it, which fixes the result when one is NaN. */
+static inline double pmin(double x, double y) { return y < x ? y : x; }
+static inline double pmax(double x, double y) { return y > x ? y : x; }
+
+/* `\s` of Python's re on str patterns. */
+static inline int is_space(uint32_t c) {
+    if (c <= 0x20) return c == 0x20 || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f);
+    if (c < 0x85) return 0;
+    return c == 0x85 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+           c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000;
+}
+
+/* PDFium's mark of a hyphen breaking a word at a line end. */
+static inline int is_marker(uint32_t c) { return c == 0xfffe || c == 0x02; }
+
+/* words.CONTROLS: replaced by U+FFFD before anything else. */
+static inline int is_control(uint32_t c) {
+    return c == 0x00 || c == 0x01 || (c >= 0x03 && c <= 0x08) || (c >= 0x0e && c <= 0x1f) ||
+           c == 0x7f;
+}
+
+/* words.GARBAGE. */
+static inline int is_garbage(uint32_t c) {
+    return c == 0xfffd || c == 0x00 || c == 0x01 || (c >= 0x03 && c <= 0x08) ||
+           (c >= 0x0e && c <= 0x1f) || (c >= 0xe000 && c <= 0xf8ff);
+}
+
+/* accents.ACCENT: the spacing accents composed with their letter. */
+static inline int is_accent(uint32_t c) {
+    switch (c) {
+    case 0xb4: case 0x2ca: case 0x60: case 0x2cb: case 0xa8: case 0x2c6: case 0x2dc:
+    case 0xb8: case 0x2da: case 0x2c7: case 0x2d8: case 0x2d9: case 0x2dd: case 0x2db:
+    case 0xaf: case 0x2c9:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static inline uint32_t one_char(void *tp, int index) {
+    uint32_t code = get_unicode(tp, index);
+    return (code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff)) ? code : 0xfffd;
+}
+
+typedef struct { int *items; Py_ssize_t len, cap; } IntList;
+
+static int push(IntList *list, int value) {
+    if (list->len == list->cap) {
+        Py_ssize_t cap = list->cap ? 2 * list->cap : 64;
+        int *items = realloc(list->items, (size_t)cap * sizeof(int));
+        if (!items) return -1;
+        list->items = items;
+        list->cap = cap;
+    }
+    list->items[list->len++] = value;
+    return 0;
+}
+
+/* Indices of the characters missing from the page text, as `_missing_chars`: 1 when the
+ * engine's answers are inconsistent, -1 when out of memory, 0 with `missing` filled. */
+static int missing_chars(void *tp, int units, int count, IntList *missing) {
+    /* Offsets in 64 bits: the engine may answer anything, and Python's ints do not wrap. */
+    long long first = char_index(tp, 0);
+    long long last = (long long)char_index(tp, units - 1) - (units - 1);
+    if (!(0 <= first && first <= last && last <= count - units)) return 1;
+    for (int i = 0; i < first; i++)
+        if (push(missing, i)) return -1;
+    int stack[4 * 64];
+    int top = 0;
+    stack[top++] = 0; stack[top++] = units - 1; stack[top++] = (int)first; stack[top++] = (int)last;
+    while (top) {
+        top -= 4;
+        int lo = stack[top], hi = stack[top + 1], lo_off = stack[top + 2], hi_off = stack[top + 3];
+        if (lo_off == hi_off) continue;
+        if (hi - lo == 1) {
+            for (int i = lo + lo_off + 1; i < hi + hi_off; i++)
+                if (push(missing, i)) return -1;
+            continue;
+        }
+        int mid = lo + (hi - lo) / 2;
+        long long mid_off = (long long)char_index(tp, mid) - mid;
+        if (!(lo_off <= mid_off && mid_off <= hi_off)) return 1;
+        if (top + 8 > (int)(sizeof stack / sizeof stack[0])) return 1;
+        stack[top++] = mid; stack[top++] = hi; stack[top++] = (int)mid_off; stack[top++] = hi_off;
+        stack[top++] = lo; stack[top++] = mid; stack[top++] = lo_off; stack[top++] = (int)mid_off;
+    }
+    for (long long i = units + last; i < count; i++)
+        if (push(missing, (int)i)) return -1;
+    return 0;
+}
+
+/* Python's s[a:b] bounds for a string of length n. */
+static void slice_bounds(Py_ssize_t n, Py_ssize_t *a, Py_ssize_t *b) {
+    if (*a < 0) *a = *a + n < 0 ? 0 : *a + n;
+    if (*b < 0) *b = *b + n < 0 ? 0 : *b + n;
+    if (*a > n) *a = n;
+    if (*b > n) *b = n;
+    if (*b < *a) *b = *a;
+}
+
+/* The page text as `_page_text` builds it, one code point per entry; NULL on no memory. */
+static uint32_t *page_text(void *tp, int count, Py_ssize_t *length) {
+    unsigned short *buffer = calloc(2 * (size_t)count + 2, sizeof(unsigned short));
+    uint32_t *text = NULL;
+    IntList missing = {0};
+    if (!buffer) return NULL;
+    int written = get_text(tp, 0, count, buffer);
+    int units = written - 1 > 0 ? written - 1 : 0;
+    if (units == count) {
+        text = malloc(((size_t)count + 1) * sizeof(uint32_t));
+        if (text) {
+            for (int i = 0; i < units; i++)
+                text[i] = (buffer[i] >= 0xd800 && buffer[i] <= 0xdfff) ? 0xfffd : buffer[i];
+            *length = units;
+        }
+        free(buffer);
+        return text;
+    }
+    int state = (units > 0 && units < count) ? missing_chars(tp, units, count, &missing) : 1;
+    if (state < 0) goto done;
+    if (state > 0) {
+        text = malloc(((size_t)count + 1) * sizeof(uint32_t));
+        if (!text) goto done;
+        for (int i = 0; i < count; i++) text[i] = one_char(tp, i);
+        *length = count;
+        goto done;
+    }
+    text = malloc(((size_t)units + (size_t)missing.len + 1) * sizeof(uint32_t));
+    if (!text) goto done;
+    Py_ssize_t n = 0, done_at = 0;
+    for (Py_ssize_t k = 0; k < missing.len; k++) {
+        Py_ssize_t a = done_at, b = missing.items[k] - k;
+        slice_bounds(units, &a, &b);
+        for (Py_ssize_t i = a; i < b; i++)
+            text[n++] = (buffer[i] >= 0xd800 && buffer[i] <= 0xdfff) ? 0xfffd : buffer[i];
+        text[n++] = one_char(tp, missing.items[k]);
+        done_at = missing.items[k] - k;
+    }
+    Py_ssize_t a = done_at, b = units;
+    slice_bounds(units, &a, &b);
+    for (Py_ssize_t i = a; i < b; i++)
+        text[n++] = (buffer[i] >= 0xd800 && buffer[i] <= 0xdfff) ? 0xfffd : buffer[i];
+    *length = n;
+done:
+    free(buffer);
+    free(missing.items);
+    return text;
+}
+
+/* Display box from the loose boxes of a word's first and last characters (`_display_boxes`
+ * and geometry.to_display). */
+static void display_box(const RectF *p, const RectF *q, const double *frame, int quarter,
+                        double *out) {
+    double a = p->left, b = p->top, c = p->right, d = p->bottom;
+    double e = q->left, f = q->top, g = q->right, h = q->bottom;
+    double left = frame[0], bottom = frame[1], right = frame[2], top = frame[3];
+    if (quarter == 0) {
+        out[0] = (a < e ? a : e) - left;
+        out[1] = top - (b > f ? b : f);
+        out[2] = (c > g ? c : g) - left;
+        out[3] = top - (d < h ? d : h);
+        return;
+    }
+    double x0 = pmin(a, e), y0 = pmin(d, h), x1 = pmax(c, g), y1 = pmax(b, f);
+    double u0, v0, u1, v1;
+    if (quarter == 1) {
+        u0 = y0 - bottom; v0 = x0 - left; u1 = y1 - bottom; v1 = x1 - left;
+    } else if (quarter == 2) {
+        u0 = right - x1; v0 = y0 - bottom; u1 = right - x0; v1 = y1 - bottom;
+    } else {
+        u0 = top - y1; v0 = right - x1; u1 = top - y0; v1 = right - x0;
+    }
+    out[0] = pmin(u0, u1); out[1] = pmin(v0, v1); out[2] = pmax(u0, u1); out[3] = pmax(v0, v1);
+}
+
+/* geometry.clean_box: 0 when a coordinate is not finite, else 1 with `box` clamped. */
+static int clean_box(double *box, double width, double height) {
+    double x0 = box[0], y0 = box[1], x1 = box[2], y1 = box[3];
+    if (!(isfinite(x0) && isfinite(y0) && isfinite(x1) && isfinite(y1))) return 0;
+    if (x0 > x1) { double t = x0; x0 = x1; x1 = t; }
+    if (y0 > y1) { double t = y0; y0 = y1; y1 = t; }
+    box[0] = pmin(pmax(x0, 0.0), width);
+    box[1] = pmin(pmax(y0, 0.0), height);
+    box[2] = pmin(pmax(x1, 0.0), width);
+    box[3] = pmin(pmax(y1, 0.0), height);
+    return 1;
+}
+
+/* words.line_spans: starts of the real lines within boxes[0:n], written to `cuts`
+ * (0, the cut points, n); returns the number of entries. */
+static Py_ssize_t line_spans(const double *boxes, Py_ssize_t n, double size, int direction,
+                             Py_ssize_t *cuts) {
+    static const int axes[4][4] = {{0, 2, 1, 3}, {1, 3, 0, 2}, {2, 0, 1, 3}, {3, 1, 0, 2}};
+    Py_ssize_t k = 0;
+    cuts[k++] = 0;
+    if (n >= 2) {
+        const int *ax = axes[direction % 4];
+        double sign = direction % 4 >= 2 ? -1.0 : 1.0;
+        size = pmax(size, 1.0);
+        double far = 1.5 * size, back = -0.5 * size, cross = 2.0 * 0.6 * size;
+        for (Py_ssize_t i = 1; i < n; i++) {
+            const double *p = boxes + 4 * (i - 1), *c = boxes + 4 * i;
+            double along = sign * (c[ax[0]] - p[ax[1]]);
+            double across = fabs(c[ax[2]] + c[ax[3]] - p[ax[2]] - p[ax[3]]);
+            if (!(back <= along && along <= far) || across > cross) cuts[k++] = i;
+        }
+    }
+    cuts[k++] = n;
+    return k;
+}
+
+/* api._junk's per-word test: the word's length when no character is a letter or digit
+ * (`[^\W_]`, str.isalnum) and it holds two different characters, else 0. A final hyphen
+ * mark counts as the "-" it becomes. */
+static int letterless_length(const uint32_t *chars, Py_ssize_t n, int hyphen) {
+    int mixed = 0;
+    uint32_t first = hyphen && n == 1 ? '-' : chars[0];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint32_t c = hyphen && i == n - 1 ? '-' : chars[i];
+        if (Py_UNICODE_ISALNUM(c)) return 0;
+        if (c != first) mixed = 1;
+    }
+    return mixed ? (int)n : 0;
+}
+
+typedef struct {
+    PyObject **words;   /* owned references */
+    double *boxes;      /* 4 per word */
+    int *starts;        /* index of each word's first character */
+    int *letterless;    /* the word's length if it has no letter or digit and two marks */
+    IntList runs;       /* (first word, end word) pairs */
+    Py_ssize_t n;
+} Words;
+
+static void free_words(Words *w) {
+    if (w->words)
+        for (Py_ssize_t i = 0; i < w->n; i++) Py_XDECREF(w->words[i]);
+    free(w->words);
+    free(w->boxes);
+    free(w->starts);
+    free(w->letterless);
+    free(w->runs.items);
+}
+
+/* Cut the text into words and engine lines, as the loop of `_read_text`. */
+static int cut_words(void *tp, uint32_t *text, Py_ssize_t length, const double *frame,
+                     int quarter, Words *w, long long *chars) {
+    Py_ssize_t cap = length + 1; /* consecutive hyphen marks are words of one char */
+    w->words = calloc((size_t)cap, sizeof(PyObject *));
+    w->boxes = malloc((size_t)cap * 4 * sizeof(double));
+    w->starts = malloc((size_t)cap * sizeof(int));
+    w->letterless = malloc((size_t)cap * sizeof(int));
+    if (!w->words || !w->boxes || !w->starts || !w->letterless) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t pos = 0, line_word = 0;
+    while (pos < length) {
+        Py_ssize_t start = pos;
+        int breaks = 0;
+        while (start < length && is_space(text[start])) {
+            if (text[start] == '\n' || text[start] == '\r') breaks = 1;
+            start++;
+        }
+        if (start == length) break;
+        Py_ssize_t end = start;
+        if (is_marker(text[end])) {
+            end++;
+        } else {
+            while (end < length && !is_space(text[end]) && !is_marker(text[end])) end++;
+            if (end < length && is_marker(text[end])) end++;
+        }
+        pos = end;
+        if (breaks && w->n > line_word) {
+            if (push(&w->runs, (int)line_word) || push(&w->runs, (int)w->n)) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            line_word = w->n;
+        }
+        RectF first = {0}, last = {0};
+        if (!loose_box(tp, (int)start, &first)) continue;
+        if (end - start == 1 || !loose_box(tp, (int)(end - 1), &last))
+            loose_box(tp, (int)start, &last);
+        uint32_t mark = text[end - 1];
+        int hyphen = is_marker(mark);
+        if (hyphen) text[end - 1] = '-';
+        PyObject *word = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, text + start,
+                                                   end - start);
+        if (hyphen) text[end - 1] = mark;
+        if (!word) return -1;
+        if (w->n == cap) { Py_DECREF(word); PyErr_SetString(PyExc_SystemError, "word overflow"); return -1; }
+        display_box(&first, &last, frame, quarter, w->boxes + 4 * w->n);
+        w->starts[w->n] = (int)start;
+        w->letterless[w->n] = letterless_length(text + start, end - start, hyphen);
+        w->words[w->n++] = word;
+        *chars += end - start;
+        if (hyphen) {
+            if (push(&w->runs, (int)line_word) || push(&w->runs, (int)w->n)) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            line_word = w->n;
+        }
+    }
+    if (w->n > line_word)
+        if (push(&w->runs, (int)line_word) || push(&w->runs, (int)w->n)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    return 0;
+}
+
+static PyObject *bytes_of(const void *data, Py_ssize_t size) {
+    return PyBytes_FromStringAndSize((const char *)data, size);
+}
+
+/* Phase two of `_read_text` (`_add_lines`): clamp, direction and size per line, line spans.
+ * Returns (words, boxes, bounds, sizes, directions, bad_boxes, letterless). */
+static PyObject *build_lines(void *tp, Words *w, int quarter, double width, double height) {
+    Py_ssize_t n = w->n;
+    int clamp = 0;
+    for (Py_ssize_t i = 0; i < 4 * n && !clamp; i++)
+        if (!isfinite(w->boxes[i])) clamp = 1;
+    for (Py_ssize_t i = 0; i < n && !clamp; i++) {
+        const double *b = w->boxes + 4 * i;
+        if (b[0] < 0.0 || b[1] < 0.0 || b[2] > width || b[3] > height) clamp = 1;
+    }
+    PyObject *words = PyList_New(0);
+    double *boxes = malloc(((size_t)n + 1) * 4 * sizeof(double));
+    Py_ssize_t *cuts = malloc(((size_t)n + 2) * sizeof(Py_ssize_t));
+    IntList bounds = {0}, dirs = {0};
+    double *sizes = malloc(((size_t)n + 1) * sizeof(double)); /* a span holds a word */
+    PyObject *result = NULL;
+    Py_ssize_t kept = 0, n_sizes = 0;
+    long bad = 0;
+    long long junk = 0;
+    if (!words || !boxes || !cuts || !sizes) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t r = 0; r + 1 < w->runs.len; r += 2) {
+        Py_ssize_t first = w->runs.items[r], end = w->runs.items[r + 1];
+        Py_ssize_t base = kept;
+        int changed = 0;
+        if (clamp) {
+            const double *b0 = w->boxes + 4 * first;
+            double m0 = b0[0], m1 = b0[1], m2 = b0[2], m3 = b0[3];
+            for (Py_ssize_t i = first + 1; i < end; i++) {
+                const double *b = w->boxes + 4 * i;
+                if (b[0] < m0) m0 = b[0];
+                if (b[1] < m1) m1 = b[1];
+                if (b[2] > m2) m2 = b[2];
+                if (b[3] > m3) m3 = b[3];
+            }
+            changed = !(m0 >= 0.0 && m1 >= 0.0 && m2 <= width && m3 <= height);
+        }
+        Py_ssize_t line_start = kept;
+        for (Py_ssize_t i = first; i < end; i++) {
+            double *box = boxes + 4 * kept;
+            memcpy(box, w->boxes + 4 * i, 4 * sizeof(double));
+            if (changed && !clean_box(box, width, height)) { bad++; continue; }
+            if (PyList_Append(words, w->words[i])) goto done;
+            junk += w->letterless[i];
+            kept++;
+        }
+        if (kept == base) continue;
+        int start_char = w->starts[first];
+        double angle = char_angle(tp, start_char);
+        int direction;
+        if (angle == 0.0) {
+            direction = quarter;
+        } else {
+            double turns = isfinite(angle) && angle >= 0 ? nearbyint(angle / HALF_PI) : 0.0;
+            direction = ((int)fmod(turns, 4.0) + quarter) % 4;
+        }
+        double size = font_size(tp, start_char);
+        MatrixF m;
+        if (get_matrix(tp, start_char, &m)) {
+            double a = m.a, b = m.b, c = m.c, d = m.d;
+            size *= sqrt(fabs(a * d - b * c));
+        }
+        if (!(isfinite(size) && 0.0 < size && size < 10000.0)) {
+            const double *box = boxes + 4 * line_start;
+            size = direction % 2 == 0 ? box[3] - box[1] : box[2] - box[0];
+        }
+        Py_ssize_t k = line_spans(boxes + 4 * line_start, kept - line_start, size, direction,
+                                  cuts);
+        for (Py_ssize_t j = 0; j + 1 < k; j++) {
+            if (push(&bounds, (int)(line_start + cuts[j])) ||
+                push(&bounds, (int)(line_start + cuts[j + 1])) || push(&dirs, direction)) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            sizes[n_sizes++] = size;
+        }
+    }
+    {
+        unsigned char *dir_bytes = malloc((size_t)dirs.len + 1);
+        if (!dir_bytes) { PyErr_NoMemory(); goto done; }
+        for (Py_ssize_t i = 0; i < dirs.len; i++) dir_bytes[i] = (unsigned char)dirs.items[i];
+        result = Py_BuildValue("(NNNNNlL)", words, bytes_of(boxes, kept * 4 * (Py_ssize_t)sizeof(double)),
+                               bytes_of(bounds.items, bounds.len * (Py_ssize_t)sizeof(int)),
+                               bytes_of(sizes, n_sizes * (Py_ssize_t)sizeof(double)),
+                               bytes_of(dir_bytes, dirs.len), bad, junk);
+        free(dir_bytes);
+        words = NULL;
+    }
+done:
+    Py_XDECREF(words);
+    free(boxes);
+    free(cuts);
+    free(sizes);
+    free(bounds.items);
+    free(dirs.items);
+    return result;
+}
+
+/* read_text(textpage, count, frame, quarter, width, height, compose)
+ *
+ * `textpage` is the FPDF_TEXTPAGE address, `frame` (left, bottom, right, top) the page's
+ * bounding box. Returns (chars, garbage, accents, words, boxes, bounds, sizes, directions,
+ * starts, bad_boxes, letterless). With accents to compose (`compose` and a spacing accent in the text)
+ * the engine lines are returned unfinished: `bounds` holds the engine runs, `starts` each
+ * word's first character, and sizes and directions are None; Python composes and finishes.
+ * Otherwise `bounds` holds (first, end) of each final line, `sizes` a float64 per line,
+ * `directions` a byte per line, and `starts` is None. `boxes` holds 4 float64 per word.
+ * `letterless` counts the characters of words without a letter or digit (api._junk), -1
+ * when the lines are unfinished. */
+static PyObject *read_text(PyObject *self, PyObject *args) {
+    unsigned long long address;
+    int count, quarter, compose;
+    double frame[4], width, height;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Ki(dddd)iddp", &address, &count, &frame[0], &frame[1],
+                          &frame[2], &frame[3], &quarter, &width, &height, &compose))
+        return NULL;
+    if (!get_text) {
+        PyErr_SetString(PyExc_RuntimeError, "PDFium entry points not bound");
+        return NULL;
+    }
+    if (count <= 0 || quarter < 0 || quarter > 3) {
+        PyErr_SetString(PyExc_ValueError, "count must be positive and quarter in 0..3");
+        return NULL;
+    }
+    void *tp = (void *)(uintptr_t)address;
+    Py_ssize_t length = 0;
+    uint32_t *text = page_text(tp, count, &length);
+    if (!text) return PyErr_NoMemory();
+    long long garbage = 0, chars = 0;
+    int accents = 0;
+    for (Py_ssize_t i = 0; i < length; i++) {
+        if (is_control(text[i])) text[i] = 0xfffd;
+        if (is_garbage(text[i])) garbage++;
+        if (is_accent(text[i])) accents = 1;
+    }
+    Words w = {0};
+    PyObject *result = NULL;
+    if (cut_words(tp, text, length, frame, quarter, &w, &chars)) goto done;
+    if (w.n == 0) {
+        result = Py_BuildValue("(LLONyyOOOlL)", chars, garbage, Py_False, PyList_New(0), "", "",
+                               Py_None, Py_None, Py_None, 0L, 0LL);
+        goto done;
+    }
+    if (compose && accents) {
+        PyObject *words = PyList_New(w.n);
+        if (!words) goto done;
+        for (Py_ssize_t i = 0; i < w.n; i++) {
+            Py_INCREF(w.words[i]);
+            PyList_SET_ITEM(words, i, w.words[i]);
+        }
+        result = Py_BuildValue(
+            "(LLONNNOONlL)", chars, garbage, Py_True, words,
+            bytes_of(w.boxes, w.n * 4 * (Py_ssize_t)sizeof(double)),
+            bytes_of(w.runs.items, w.runs.len * (Py_ssize_t)sizeof(int)), Py_None, Py_None,
+            bytes_of(w.starts, w.n * (Py_ssize_t)sizeof(int)), 0L, -1LL);
+        goto done;
+    }
+    PyObject *lines = build_lines(tp, &w, quarter, width, height);
+    if (!lines) goto done;
+    PyObject *lw, *lb, *lbounds, *lsizes, *ldirs;
+    long bad;
+    long long junk;
+    if (!PyArg_ParseTuple(lines, "OOOOOlL", &lw, &lb, &lbounds, &lsizes, &ldirs, &bad, &junk)) {
+        Py_DECREF(lines);
+        goto done;
+    }
+    result = Py_BuildValue("(LLOOOOOOOlL)", chars, garbage, Py_False, lw, lb, lbounds, lsizes,
+                           ldirs, Py_None, bad, junk);
+    Py_DECREF(lines);
+done:
+    free(text);
+    free_words(&w);
+    return result;
+}
+
+static int address_of(PyObject *value, void **out) {
+    unsigned long long address = PyLong_AsUnsignedLongLong(value);
+    if (PyErr_Occurred()) return -1;
+    if (!address) {
+        PyErr_SetString(PyExc_ValueError, "null function address");
+        return -1;
+    }
+    *out = (void *)(uintptr_t)address;
+    return 0;
+}
+
+/* bind(get_text, get_unicode, char_index, loose_box, char_angle, font_size, matrix): the
+ * addresses of FPDFText_GetText, _GetUnicode, _GetCharIndexFromTextIndex,
+ * _GetLooseCharBox, _GetCharAngle, _GetFontSize and _GetMatrix. */
+static PyObject *bind(PyObject *self, PyObject *args) {
+    PyObject *items[7];
+    void *fns[7];
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOOO", &items[0], &items[1], &items[2], &items[3],
+                          &items[4], &items[5], &items[6]))
+        return NULL;
+    for (int i = 0; i < 7; i++)
+        if (address_of(items[i], &fns[i])) return NULL;
+    get_text = (GetTextFn)fns[0];
+    get_unicode = (GetUnicodeFn)fns[1];
+    char_index = (CharIndexFn)fns[2];
+    loose_box = (LooseBoxFn)fns[3];
+    char_angle = (CharAngleFn)fns[4];
+    font_size = (FontSizeFn)fns[5];
+    get_matrix = (MatrixFn)fns[6];
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"bind", bind, METH_VARARGS, "Take the PDFium text functions from their addresses."},
+    {"read_text", read_text, METH_VARARGS, "Words and lines of one PDFium text page."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native", "Compiled per-page loop of the PDFium backend.", -1,
+    methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }

@@ -1,0 +1,9 @@
+def bind(
+    get_text: int, get_unicode: int, char_index: int, loose_box: int, char_angle: int,
+    font_size: int, matrix: int,
+) -> None: ...
+def read_text(
+    textpage: int, count: int, frame: tuple[float, float, float, float], quarter: int,
+    width: float, height: float, compose: bool,
+) -> tuple[int, int, bool, list[str], bytes, bytes, bytes | None, bytes | None,
+           bytes | None, int, int]: ...

@@ -1,0 +1,29 @@
+"""Which implementation of the PDFium per-page loop runs: the compiled core or Python.
+
+The compiled core (`loralay_build.parse._native`, built from `_native.c` when a C compiler
+is available at install time) and the Python loop give identical output; `LORALAY_NATIVE=0`
+forces the Python loop, for comparison and for testing the path a compiler-less install runs.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+from loralay_build.config import NATIVE_ENV
+
+
+def native_module() -> ModuleType | None:
+    """The compiled core, or None when it is not built or disabled by the environment."""
+    if os.environ.get(NATIVE_ENV, "1") == "0":
+        return None
+    try:
+        from loralay_build.parse import _native
+    except ImportError:
+        return None
+    return _native
+
+
+def core_name() -> str:
+    """"native" or "python": the path PDF parsing takes in this process."""
+    return "native" if native_module() is not None else "python"

@@ -1,0 +1,315 @@
+"""The compiled core and the Python loop of the PDFium backend give identical output.
+
+Both paths run on the same files in one process (`PdfiumBackend(native=False)` forces the
+Python loop) and every page must match: words, boxes, sizes, directions, line breaks and the
+counts. A scripted text page served through C callbacks drives both paths through the cases
+real files rarely show (characters missing from the page text, lone surrogates, hyphen marks,
+non-finite boxes, odd angles and sizes).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pypdfium2.raw as raw
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfgen import canvas
+
+from loralay_build.parse import ParseSettings, parse_pdf, pdfium
+from loralay_build.parse.backend import PageText
+from loralay_build.parse.core import native_module
+from loralay_build.records import Page
+from tests.parse.pdfgen import ACCENT_FONT, PAGE_H, PAGE_W, accent_pdf, rotated_pdf
+
+NATIVE = native_module()
+pytestmark = pytest.mark.skipif(NATIVE is None, reason="the compiled core is not built")
+
+BAD = Path(__file__).resolve().parents[1] / "fixtures" / "badpdfs"
+BOMBS = {"C01", "C02"}  # decompression bombs: the isolation tests' business
+REALDOCS = Path(__file__).resolve().parents[3] / "shared" / "realdocs" / "pdf"
+REALDOCS = REALDOCS if REALDOCS.is_dir() else Path("/work/shared/realdocs/pdf")
+SETTINGS = ParseSettings(max_pages=300)
+
+
+def _check_letterless(page: PageText) -> None:
+    """The core's count of letterless word characters is the one `parse_pdf` computes."""
+    if page.letterless >= 0:
+        python = sum(len(word) for line in page.lines for word in line.words
+                     if not any(c.isalnum() for c in word) and len(set(word)) > 1)
+        assert page.letterless == python
+
+
+def _pages(path: Path, native: bool, parse: ParseSettings = SETTINGS) -> str:
+    """Everything the backend yields for the file, or the error it raised, as text."""
+    try:
+        pages = list(pdfium.PdfiumBackend(native=native).pages(path, parse))
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    for page in pages:
+        _check_letterless(page)
+    return repr([(p.page, p.chars, p.garbage, p.bad_boxes, p.composed,
+                  [(line.words, line.boxes, line.sizes, line.direction, line.group)
+                   for line in p.lines]) for p in pages])
+
+
+def _same(path: Path, parse: ParseSettings = SETTINGS) -> None:
+    assert _pages(path, True, parse) == _pages(path, False, parse), path.name
+
+
+def test_the_python_path_is_the_one_forced() -> None:
+    assert pdfium.PdfiumBackend(native=False).native is None
+    assert pdfium.PdfiumBackend().native is NATIVE
+
+
+@pytest.mark.parametrize("rotation", [0, 90, 180, 270])
+@pytest.mark.parametrize("angle", [0, 45, 90, 180, 270])
+def test_rotated_pages_and_text(tmp_path: Path, rotation: int, angle: int) -> None:
+    path = tmp_path / "r.pdf"
+    rotated_pdf(path, rotation, angle)
+    _same(path)
+
+
+@pytest.mark.skipif(not ACCENT_FONT.is_file(), reason="DejaVu Sans is absent")
+@pytest.mark.parametrize("compose", [True, False])
+def test_accents_ligatures_non_bmp_and_hyphens(tmp_path: Path, compose: bool) -> None:
+    accents = tmp_path / "accents.pdf"
+    accent_pdf(accents, [[("me", "´", "moire"), ("TE", "ˇ", "XT"), ("Resum", "´", "e")]] * 3)
+    _same(accents, ParseSettings(compose_accents=compose))
+    pdfmetrics.registerFont(TTFont("NativeSans", str(ACCENT_FONT)))
+    mixed = tmp_path / "mixed.pdf"
+    c = canvas.Canvas(str(mixed), pagesize=(PAGE_W, PAGE_H))
+    c.setFont("NativeSans", 11)
+    lines = ["ﬁnance ﬂow eﬀect ﬃce", "math 𝐀𝐁𝐂 𝔸 and 😀 emoji", "an inter-",
+             "national word, é ü ß Å", "private \ue000\ue001 use", "ʼapostrophe ´ alone"]
+    for j, line in enumerate(lines):
+        c.drawString(72, PAGE_H - 100 - 16 * j, line)
+    c.setFont("NativeSans", 30)
+    c.drawString(72, 200, "Large 𝐗 title")
+    c.showPage()
+    c.save()
+    _same(mixed, ParseSettings(compose_accents=compose))
+
+
+@pytest.mark.parametrize("path", sorted(p for p in BAD.glob("*.pdf") if p.name[:3] not in BOMBS),
+                         ids=lambda p: p.name[:3])
+def test_hostile_pdfs(path: Path) -> None:
+    _same(path)
+
+
+@pytest.mark.skipif(not REALDOCS.is_dir(), reason="../shared/realdocs is absent")
+def test_realdocs_pages_and_documents(monkeypatch: pytest.MonkeyPatch) -> None:
+    for path in sorted(REALDOCS.glob("*.pdf")):
+        _same(path)
+    for path in sorted(REALDOCS.glob("*.pdf"))[:12]:
+        native = parse_pdf(path, settings=SETTINGS)
+        with monkeypatch.context() as patch:
+            patch.setattr(pdfium, "_NATIVE", None)
+            python = parse_pdf(path, settings=SETTINGS)
+        assert repr(native) == repr(python), path.name
+
+
+# A scripted text page: PDFium characters (UTF-16 units), the ones `GetText` leaves out, and
+# per character its loose box (None: the call fails), angle, size and matrix.
+
+
+@dataclass
+class FakePage:
+    units: list[int]
+    omitted: set[int]
+    boxes: list[tuple[float, float, float, float] | None]
+    angles: list[float]
+    sizes: list[float]
+    matrices: list[tuple[float, float, float, float] | None]
+
+
+_FAKE: list[FakePage] = []
+_RECT_P = ctypes.POINTER(raw.FS_RECTF)
+_MATRIX_P = ctypes.POINTER(raw.FS_MATRIX)
+
+
+def _page() -> FakePage:
+    return _FAKE[0]
+
+
+@ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_int,  # type: ignore[untyped-decorator]
+                  ctypes.POINTER(ctypes.c_ushort))
+def _get_text(_tp: int, start: int, count: int, out: ctypes.Array[ctypes.c_ushort]) -> int:
+    page = _page()
+    kept = [u for i, u in enumerate(page.units[start:start + count]) if i not in page.omitted]
+    for k, unit in enumerate(kept):
+        out[k] = unit
+    out[len(kept)] = 0
+    return len(kept) + 1
+
+
+@ctypes.CFUNCTYPE(ctypes.c_uint, ctypes.c_void_p, ctypes.c_int)  # type: ignore[untyped-decorator]
+def _get_unicode(_tp: int, index: int) -> int:
+    units = _page().units
+    return units[index] if 0 <= index < len(units) else 0
+
+
+@ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int)  # type: ignore[untyped-decorator]
+def _char_index(_tp: int, text_index: int) -> int:
+    page = _page()
+    present = [i for i in range(len(page.units)) if i not in page.omitted]
+    return present[text_index] if 0 <= text_index < len(present) else -1
+
+
+@ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, _RECT_P)  # type: ignore[untyped-decorator]
+def _loose_box(_tp: int, index: int, rect: ctypes._Pointer[raw.FS_RECTF]) -> int:
+    boxes = _page().boxes
+    box = boxes[index] if 0 <= index < len(boxes) else None
+    if box is None:
+        return 0
+    rect[0].left, rect[0].top, rect[0].right, rect[0].bottom = box
+    return 1
+
+
+@ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_void_p, ctypes.c_int)  # type: ignore[untyped-decorator]
+def _char_angle(_tp: int, index: int) -> float:
+    return _page().angles[index]
+
+
+@ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_void_p, ctypes.c_int)  # type: ignore[untyped-decorator]
+def _font_size(_tp: int, index: int) -> float:
+    return _page().sizes[index]
+
+
+@ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, _MATRIX_P)  # type: ignore[untyped-decorator]
+def _matrix(_tp: int, index: int, out: ctypes._Pointer[raw.FS_MATRIX]) -> int:
+    matrix = _page().matrices[index]
+    if matrix is None:
+        return 0
+    out[0].a, out[0].b, out[0].c, out[0].d = matrix
+    out[0].e = out[0].f = 0.0
+    return 1
+
+
+_CALLBACKS = (_get_text, _get_unicode, _char_index, _loose_box, _char_angle, _font_size, _matrix)
+_RESTYPES = (ctypes.c_int, ctypes.c_uint, ctypes.c_int, ctypes.c_int, ctypes.c_float,
+             ctypes.c_double, ctypes.c_int)
+_PYTHON_NAMES = ("_GET_TEXT", "_UNICODE", "_CHAR_INDEX", "_LOOSE_BOX", "_CHAR_ANGLE",
+                 "_FONT_SIZE", "_MATRIX")
+
+
+@pytest.fixture(scope="module")
+def scripted() -> Iterator[None]:
+    """Both paths call the scripted page's functions; PDFium's are bound back afterwards."""
+    assert NATIVE is not None
+    patch = pytest.MonkeyPatch()
+    for name, restype, callback in zip(_PYTHON_NAMES, _RESTYPES, _CALLBACKS, strict=True):
+        patch.setattr(pdfium, name, pdfium._function(restype, callback))
+    patch.setattr(raw, "FPDFText_CountChars", lambda _tp: len(_page().units))
+    NATIVE.bind(*(pdfium._address(c) for c in _CALLBACKS))
+    try:
+        yield
+    finally:
+        patch.undo()
+        pdfium._bound_native()
+
+
+def _read(page: FakePage, native: bool, quarter: int, compose: bool) -> str:
+    _FAKE[:] = [page]
+    frame = (10.0, 20.0, 410.0, 620.0, quarter)
+    width, height = (600.0, 400.0) if quarter % 2 else (400.0, 600.0)
+    result = PageText(Page(0, width, height, quarter * 90))
+    try:
+        pdfium._read_text(ctypes.c_void_p(1), frame, result, ParseSettings(compose_accents=compose),
+                          NATIVE if native else None)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    _check_letterless(result)
+    return repr((result.chars, result.garbage, result.bad_boxes, result.composed,
+                 [(line.words, line.boxes, line.sizes, line.direction) for line in result.lines]))
+
+
+_UNITS = st.sampled_from(
+    [*map(ord, "abcdeé"), *map(ord, "ab12"), 0x20, 0x20, 0x20, 0x0a, 0x0d, 0xa0, 0x2028,
+     0x3000, 0x1c, 0xfffe, 0x02, 0x00, 0x01, 0x07, 0x7f, 0xd835, 0xdc00, 0xfffd, 0xe000, 0xb4,
+     0x2c7, 0x60, 0x131, 0xfb01, 0x3b1]
+)
+_COORD = st.one_of(st.floats(-50, 700, width=32), st.sampled_from([math.nan, math.inf, -1e30]))
+_BOX = st.one_of(
+    st.none(),
+    st.tuples(st.floats(0, 380, width=32), st.floats(40, 600, width=32), st.floats(1, 20, width=32),
+              st.floats(1, 20, width=32)).map(lambda t: (t[0], t[1], t[0] + t[2], t[1] - t[3])),
+    st.tuples(_COORD, _COORD, _COORD, _COORD),
+)
+_ANGLE = st.one_of(st.just(0.0), st.sampled_from([math.pi / 4, 3 * math.pi / 4, math.pi / 2,
+                                                  math.pi, -1.0, math.nan, 5.5]),
+                   st.floats(0, 6.25, width=32))
+_SIZE = st.one_of(st.floats(0.5, 40), st.sampled_from([0.0, -3.0, math.nan, 1e9, math.inf]))
+_MATRIX = st.one_of(st.none(), st.tuples(*[st.floats(-3, 3, width=32)] * 4))
+
+
+@st.composite
+def fake_pages(draw: st.DrawFn) -> FakePage:
+    n = draw(st.integers(1, 60))
+    units = draw(st.lists(_UNITS, min_size=n, max_size=n))
+    omitted = set(draw(st.lists(st.integers(0, n - 1), max_size=4)))
+    if draw(st.booleans()):
+        omitted = set()
+    boxes = draw(st.lists(_BOX, min_size=n, max_size=n))
+    angles = draw(st.lists(_ANGLE, min_size=n, max_size=n))
+    sizes = draw(st.lists(_SIZE, min_size=n, max_size=n))
+    matrices = draw(st.lists(_MATRIX, min_size=n, max_size=n))
+    return FakePage(units, omitted, boxes, angles, sizes, matrices)
+
+
+@pytest.mark.usefixtures("scripted")
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(page=fake_pages(), quarter=st.integers(0, 3), compose=st.booleans())
+def test_scripted_pages(page: FakePage, quarter: int, compose: bool) -> None:
+    assert _read(page, True, quarter, compose) == _read(page, False, quarter, compose)
+
+
+@pytest.mark.usefixtures("scripted")
+def test_scripted_edge_cases() -> None:
+    """Missing characters, a pair and lone surrogates, hyphen marks and controls, at once."""
+    text = "ab\ufffecd\x02 \ud835\udc00x \udc00y\ud835 z\x07\n\r é´ end"
+    units = [ord(c) for c in text]
+    n = len(units)
+    box = (20.0, 500.0, 30.0, 490.0)
+    page = FakePage(units, {0, 5, n - 1}, [box] * n, [0.0] * n, [10.0] * n, [None] * n)
+    for quarter in range(4):
+        for compose in (True, False):
+            native = _read(page, True, quarter, compose)
+            assert native == _read(page, False, quarter, compose)
+            assert "ab-" in native and "'cd-'" in native and "\ufffd\ufffdx" in native
+
+
+def _shards(out: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*.parquet"))}
+
+
+def test_builds_write_identical_shards_on_both_paths(tmp_path: Path) -> None:
+    """`build-corpus local` over generated articles, once per path: the same Parquet bytes."""
+    from tests.conftest import run_cli
+    from tests.test_local import make_corpus, write_manifest
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    manifest = write_manifest(docs / "docs.jsonl", make_corpus(docs, 4))
+    shards = []
+    for flag in ("1", "0"):
+        out = tmp_path / f"out{flag}"
+        done = run_cli("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
+                       "--no-filter", env={"LORALAY_NATIVE": flag})
+        assert done.returncode == 0, done.stderr
+        shards.append(_shards(out))
+    assert shards[0] and shards[0] == shards[1]
+
+
+def test_version_names_the_active_path() -> None:
+    from tests.conftest import run_cli
+
+    assert "PDF core: native" in run_cli("--version").stdout
+    assert "PDF core: python" in run_cli("--version", env={"LORALAY_NATIVE": "0"}).stdout
