@@ -208,6 +208,9 @@ class OutputSettings:
         if self.work_compression not in ("zstd", "lz4", "none"):
             raise ConfigError("[output] work_compression must be zstd, lz4 or none, got "
                               f"{self.work_compression!r}")
+        check_ranges(self, "output", at_least={"shard_rows": 1, "row_group_rows": 1,
+                                               "row_group_bytes": 1, "zstd_level": 1},
+                     at_most={"zstd_level": 22})
 
 
 @dataclass(frozen=True)
@@ -224,10 +227,6 @@ class StoreSettings:
     # when the shard is rewritten); the work files then take no lasting space, but `verify`
     # can no longer compare those rows with a full republish.
     keep_work: bool = True
-
-    def __post_init__(self) -> None:
-        check_ranges(self, "output", at_least={"shard_rows": 1, "row_group_rows": 1,
-                                               "zstd_level": 1}, at_most={"zstd_level": 22})
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,7 @@ def published_members(state: State, skip: str | None = None, prefix: str = "") -
     """Every published document of every dataset in a state database but `skip`."""
     return [member(f"{prefix}{dataset}", row, row.split, True)
             for dataset in state.datasets() if dataset != skip
-            for row in state.rows(dataset, [PUBLISHED])]
+            for row in state.iter_rows(dataset, [PUBLISHED])]
 
 
 def other_folders(settings: DedupSettings) -> list[Member]:

@@ -25,10 +25,11 @@ from loralay_build.blobs import BlobStore
 from loralay_build.config import Settings
 from loralay_build.corpus.card import render_card
 from loralay_build.corpus.contamination import (
-    Member,
+    Verdict,
     excluded_ids,
     id_keys,
     judge,
+    member,
     other_folders,
     published_members,
 )
@@ -72,7 +73,7 @@ from loralay_build.state import (
     candidate_hash,
 )
 from loralay_build.text import leakage_summary
-from loralay_build.text.minhash import BANDS, NUM_PERM, ROWS, SHINGLE, from_text
+from loralay_build.text.minhash import BANDS, NUM_PERM, ROWS, SHINGLE
 
 log = logging.getLogger(__name__)
 
@@ -151,25 +152,17 @@ class PublishRow:
     preset: str | None  # split imposed by the source
     licence: str  # SPDX
     doi: str
-    title: str  # title and main abstract: one work across datasets (corpus.contamination)
-    abstract: str
 
     @classmethod
     def of(cls, row: Row) -> PublishRow:
         cand = row.candidate
         preset = cand.extra.get("split")
+        stats = {k: v for k, v in row.stats.items() if k != "minhash"}  # read when compared
         return cls(cand.id, row.status, row.blob_sha, row.work_key, row.split,
-                   int(row.stats.get("n_pages", 0)), int(row.stats.get("summary_words", 0)),
-                   json.dumps(row.stats), cand.language, split_key(cand),
+                   int(stats.get("n_pages", 0)), int(stats.get("summary_words", 0)),
+                   json.dumps(stats), cand.language, split_key(cand),
                    None if preset is None else str(preset), to_spdx(cand.source, cand.licence),
-                   cand.doi, cand.title, cand.abstracts.get(cand.language, ""))
-
-    def member(self, dataset: str, split: str | None) -> Member:
-        """This document as the cross-dataset check sees it."""
-        sig = self.stats.get("minhash")
-        return Member(f"{dataset}/{self.id}", dataset, self.id, split,
-                      self.status == PUBLISHED, self.split_key, self.title, self.abstract,
-                      from_text(sig) if isinstance(sig, str) else None)
+                   cand.doi)
 
     @property
     def stats(self) -> dict[str, Any]:
@@ -509,11 +502,7 @@ class Pipeline:
             stored,
         )
         splits = {cid: split for cid, split in placed.items() if cid in kept_ids}
-        shared = judge(
-            [r.member(self.dataset, splits[r.id]) for r in kept],
-            published_members(self.state, skip=self.dataset) + other_folders(self.settings.dedup),
-            self.settings.dedup,
-        )
+        shared = self._shared_works(splits)
         dropped.update(shared.dropped)
         kept = [r for r in kept if r.id not in shared.dropped]
         threshold_values = {
@@ -579,6 +568,18 @@ class Pipeline:
         if not self.settings.store.keep_work:  # the shards in place hold these rows now
             for row in kept:
                 self.work.discard(row.work_key or "")
+
+    def _shared_works(self, splits: dict[str, str]) -> Verdict:
+        """Works this dataset shares with the other datasets of the folder and of
+        `[dedup] also` (corpus.contamination); nothing is read when there is no other."""
+        others = (published_members(self.state, skip=self.dataset)
+                  + other_folders(self.settings.dedup))
+        if not others:
+            return Verdict()
+        current = [member(self.dataset, row, splits[row.candidate.id], row.status == PUBLISHED)
+                   for row in self.state.iter_rows(self.dataset, [PROCESSED, PUBLISHED, FILTERED])
+                   if row.candidate.id in splits]
+        return judge(current, others, self.settings.dedup)
 
     def _discard_downloads(self) -> None:
         """`[store] keep_downloads = false`: delete the PDFs of documents that are done with

@@ -75,22 +75,20 @@ def similar_pairs(signatures: dict[str, Signature],
                   threshold: float) -> list[tuple[str, str, float]]:
     """Pairs whose estimated Jaccard reaches `threshold`: banded buckets propose candidates,
     the full signatures confirm them. Sorted, each pair once with its ids in order."""
-    buckets: dict[tuple[int, bytes], list[str]] = defaultdict(list)
-    for key, sig in signatures.items():
-        for band in range(BANDS):
-            buckets[(band, sig[band * ROWS:(band + 1) * ROWS].tobytes())].append(key)
     seen: set[tuple[str, str]] = set()
     pairs = []
-    for members in buckets.values():
-        if len(members) < 2:
-            continue
-        for i, a in enumerate(members):
-            for b in members[i + 1:]:
-                pair = (a, b) if a < b else (b, a)
-                if pair in seen:
-                    continue
-                seen.add(pair)
-                score = jaccard(signatures[a], signatures[b])
-                if score >= threshold:
-                    pairs.append((*pair, score))
+    for band in range(BANDS):  # one band's buckets in memory at a time
+        buckets: dict[bytes, list[str]] = defaultdict(list)
+        for key, sig in signatures.items():
+            buckets[sig[band * ROWS:(band + 1) * ROWS].tobytes()].append(key)
+        for members in buckets.values():
+            for i, a in enumerate(members):
+                for b in members[i + 1:]:
+                    pair = (a, b) if a < b else (b, a)
+                    if pair in seen:
+                        continue
+                    seen.add(pair)
+                    score = jaccard(signatures[a], signatures[b])
+                    if score >= threshold:
+                        pairs.append((*pair, score))
     return sorted(pairs)
