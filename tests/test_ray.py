@@ -493,7 +493,8 @@ def test_ray_no_cpu_wait_must_be_positive(tmp_path: Path) -> None:
                      env={"LORALAY_RUN__RAY_NO_CPU_WAIT": "0"})
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        "configuration error: [run] ray_no_cpu_wait must be positive, got 0"]
+        "configuration error: [run] ray_no_cpu_wait = 0.0: must be above 0 (set by environment "
+        "variable LORALAY_RUN__RAY_NO_CPU_WAIT)"]
 
 
 def test_where_work_runs_is_not_part_of_the_config_hash() -> None:

@@ -339,9 +339,12 @@ def test_limited_then_continued_crawl_ends_with_the_splits_of_an_unlimited_one(
         waiting = {r.candidate.id for r in state.rows("openreview", ["discovered", "retry"])}
     finally:
         state.close()
-    build_record = json.loads((out / "openreview" / "build.json").read_text())
-    assert waiting and all(set(c["members"]) - waiting  # only works with a downloaded copy
-                           for c in build_record["duplicate_clusters"])
+    # Nothing published yet leaves no folder; what is published lists only works with a
+    # downloaded copy.
+    build_file = out / "openreview" / "build.json"
+    clusters = (json.loads(build_file.read_text())["duplicate_clusters"]
+                if build_file.exists() else [])
+    assert waiting and all(set(c["members"]) - waiting for c in clusters)
     box.pdf_limit = 3
     seen_partial = False
     while status(out, "openreview")["statuses"].get("retry"):

@@ -11,7 +11,6 @@ from the blob store one shard at a time.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -19,18 +18,11 @@ from typing import Any
 
 import pyarrow as pa
 
-from loralay_build.blobs import BlobStore, sha256_file
+from loralay_build.blobs import BlobStore
 from loralay_build.config import ImageSettings, OutputSettings
-from loralay_build.corpus.publish import (
-    FORMAT_KEY,
-    MEMBERS_KEY,
-    Item,
-    format_key,
-    plan,
-    shard_name,
-)
+from loralay_build.corpus.publish import Item, format_key, plan, write_new
 from loralay_build.corpus.split import SPLITS
-from loralay_build.corpus.writer import digest, write_shard
+from loralay_build.corpus.writer import digest
 
 PAGES_DIR = "pages"
 PAGES_SCHEMA = pa.schema([
@@ -72,18 +64,10 @@ def write_pages(out_dir: Path, fingerprint: str,
     layout = plan(folder, local, items, fmt, PAGES_PER_SHARD)
     in_use = {f["name"] for f in local}
     generation = digest([fingerprint, sorted(in_use)])[:8]
-    files = [{**f, "name": f"{PAGES_DIR}/{f['name']}"} for f in layout.kept]
-    for split in SPLITS:
-        groups = layout.new.get(split, [])
-        for index, group in enumerate(groups):
-            name = shard_name(split, generation, index, len(groups))
-            assert name not in in_use, f"generation {generation} would overwrite {name}"
-            path = folder / name
-            members = json.dumps([[i.id, i.key] for i in group]).encode()
-            write_shard(path, PAGES_SCHEMA, _tables(group, pages, blobs, images.dpi), settings,
-                        {MEMBERS_KEY: members, FORMAT_KEY: fmt.encode()})
-            files.append({"name": f"{PAGES_DIR}/{name}", "split": split, "rows": len(group),
-                          "bytes": path.stat().st_size, "sha256": sha256_file(path)})
+    new = write_new(folder, layout, generation, in_use,
+                    lambda group: _tables(group, pages, blobs, images.dpi), PAGES_SCHEMA,
+                    settings, fmt, [])
+    files = [{**f, "name": f"{PAGES_DIR}/{f['name']}"} for f in [*layout.kept, *new]]
     return sorted(files, key=lambda f: (SPLITS.index(f["split"]), f["name"]))
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -151,17 +151,8 @@ def publish(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[Item]]
     written: list[Path] = []
     switched = False
     try:
-        for split in SPLITS:  # `datasets` refuses an empty shard: an empty split has no file
-            groups = layout.new.get(split, [])
-            for index, items in enumerate(groups):
-                name = shard_name(split, generation, index, len(groups))
-                assert name not in in_use, f"generation {generation} would overwrite {name}"
-                path = folder / name
-                members = json.dumps([[item.id, item.key] for item in items]).encode()
-                write_shard(path, schema, read(items), settings,
-                            {MEMBERS_KEY: members, FORMAT_KEY: fmt.encode()})
-                written.append(path)
-                files.append(_entry(path, split, len(items)))
+        files += write_new(folder, layout, generation, in_use, read, schema, settings, fmt,
+                           written)
         files.sort(key=lambda f: SPLITS.index(f["split"]))  # kept then new, split by split
         build, card = finish(files)
         for name, data in (reports or {}).items():
@@ -181,6 +172,27 @@ def publish(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[Item]]
     rows = sum(len(group) for groups in layout.new.values() for group in groups)
     log.info("%s: %d shard(s) kept, %d row(s) written", folder, len(layout.kept), rows)
     return True
+
+
+def write_new(folder: Path, layout: Plan, generation: str, in_use: Collection[str],
+              read: RowReader, schema: pa.Schema, settings: OutputSettings, fmt: str,
+              written: list[Path]) -> list[dict[str, Any]]:
+    """Write the new shards of a plan, each recording its items and format, under names of
+    `generation` (asserted free); `written` collects each path as soon as it exists, so a
+    failed publication can remove them. Returns their file entries."""
+    files = []
+    for split in SPLITS:  # `datasets` refuses an empty shard: an empty split has no file
+        groups = layout.new.get(split, [])
+        for index, items in enumerate(groups):
+            name = shard_name(split, generation, index, len(groups))
+            assert name not in in_use, f"generation {generation} would overwrite {name}"
+            path = folder / name
+            members = json.dumps([[item.id, item.key] for item in items]).encode()
+            write_shard(path, schema, read(items), settings,
+                        {MEMBERS_KEY: members, FORMAT_KEY: fmt.encode()})
+            written.append(path)
+            files.append(_entry(path, split, len(items)))
+    return files
 
 
 class PublishedRows:

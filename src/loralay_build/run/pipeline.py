@@ -86,10 +86,6 @@ class NothingPublished(LoralayError):
     """The build ended with a dataset without rows (exit 1, so cron and CI notice)."""
 
 
-class PublishFailed(LoralayError):
-    """The dataset folder could not be written (exit 1, one line; the work is kept)."""
-
-
 def check_dataset_name(name: str) -> str:
     """Return `name` if it is a safe single folder name under the output root.
 
@@ -547,7 +543,7 @@ class Pipeline:
                 written = self._write(out_dir, kept, splits, rejects, threshold_values,
                                       (fingerprint, data_fingerprint), dedup, listed)
             except OSError as exc:
-                raise PublishFailed(
+                raise PublishError(
                     f"{self.dataset}: cannot write {out_dir} ({exc.strerror or exc}); the "
                     "processed documents are kept: fix the folder and run the command again"
                 ) from exc
