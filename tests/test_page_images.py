@@ -156,3 +156,23 @@ def test_pages_configuration_loads_and_hides_the_abstract(tmp_path: Path, mask: 
     assert {p.name: p.read_bytes()
             for p in (tmp_path / "again" / "local" / "pages").glob("*.parquet")} == shards
     assert pq.read_schema(next(iter((folder / "pages").glob("*.parquet")))).names[2] == "image"
+
+
+def test_a_grown_build_keeps_the_page_shards_it_has(tmp_path: Path) -> None:
+    """One more document: its pages go to a new shard, and every page shard in place keeps
+    its bytes (the pages are planned like the text shards)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    entries = make_corpus(docs, 4)
+    out = tmp_path / "out"
+    flags = ["--out", str(out), "--workers", "1", "--no-filter", "--page-images"]
+    manifest = write_manifest(docs / "m.jsonl", entries[:3])
+    assert run_cli("local", "--input", str(manifest), *flags).returncode == 0
+    before = {p.name: p.read_bytes() for p in (out / "local" / "pages").glob("*.parquet")}
+    manifest = write_manifest(docs / "m.jsonl", entries)
+    assert run_cli("local", "--input", str(manifest), *flags).returncode == 0
+    after = {p.name: p.read_bytes() for p in (out / "local" / "pages").glob("*.parquet")}
+    assert before and all(after.get(name) == data for name, data in before.items())
+    assert len(after) == len(before) + 1
+    pages = datasets.load_dataset(str(out / "local"), "pages")
+    assert "local:doc3" in {a for split in pages for a in pages[split]["article_id"]}
