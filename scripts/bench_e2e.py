@@ -262,8 +262,13 @@ class RssSampler:
 
 def build(manifest: Path, out: Path, workers: int, executor: str,
           env: dict[str, str] | None = None) -> dict[str, float]:
-    argv = ["build-corpus", "local", "--input", str(manifest), "--out", str(out),
-            "--workers", str(workers), "--executor", executor, "--no-filter", "-q"]
+    return timed_build(["build-corpus", "local", "--input", str(manifest), "--out", str(out),
+                        "--workers", str(workers), "--executor", executor, "--no-filter", "-q"],
+                       env)
+
+
+def timed_build(argv: list[str], env: dict[str, str] | None = None) -> dict[str, float]:
+    """Wall, CPU of the command and its children, and peak RSS of parent and worker."""
     before, start = _children_cpu(), time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env=env)

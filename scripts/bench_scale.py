@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import shutil
 import stat
 import subprocess
@@ -36,7 +35,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from bench_e2e import RssSampler
+from bench_e2e import timed_build
 
 AREAS = ("shards", "work", "blobs", "state")
 
@@ -98,24 +97,10 @@ def on_disk(snap: dict[str, dict[str, tuple[int, int, int]]]) -> dict[str, int]:
     return {area: sum(v[1] for v in snap[area].values()) for area in AREAS}
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def run_build(manifest: Path, out: Path, workers: int, config: Path) -> dict[str, float]:
-    argv = ["build-corpus", "local", "--input", str(manifest), "--out", str(out),
-            "--workers", str(workers), "--no-filter", "-q", "--config", str(config)]
-    before, start = _children_cpu(), time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    sampler = RssSampler(proc.pid)
-    _, errors = proc.communicate()
-    wall = time.perf_counter() - start
-    parent, worker = sampler.stop()
-    if proc.returncode not in (0, 3):
-        raise SystemExit(f"build-corpus exit {proc.returncode}: {errors[-2000:]}")
-    return {"wall": wall, "cpu": _children_cpu() - before, "parent_rss": parent,
-            "worker_rss": worker}
+    return timed_build(["build-corpus", "local", "--input", str(manifest), "--out", str(out),
+                        "--workers", str(workers), "--no-filter", "-q", "--config",
+                        str(config)])
 
 
 def timed(argv: list[str], env: dict[str, str] | None = None) -> float:

@@ -103,10 +103,10 @@ PEAK_CHILD = textwrap.dedent("""
     names = [sys.intern(f"interned-name-{i}") for i in range(200_000)]
     del names
     tracemalloc.start()
-    code = lifecycle.build("local", work / "out", None, None,
-                           {"source": {"input": str(manifest)},
-                            "filters": {"enabled": False}, "run": {"workers": 2}},
-                           None, None, False)
+    code = lifecycle.run_build("local", work / "out", None, None,
+                               {"source": {"input": str(manifest)},
+                                "filters": {"enabled": False}, "run": {"workers": 2}},
+                               None, None, False).code
     print(code, tracemalloc.get_traced_memory()[1])
 """)
 

@@ -56,7 +56,8 @@ def build(
     limit: int | None = None,
 ) -> int:
     """Run one build (see run.lifecycle); `--allow-empty` is read from the click context."""
-    return lifecycle.build(source, out, name, config, overrides, since, limit, _allow_empty())
+    return lifecycle.run_build(source, out, name, config, overrides, since, limit,
+                               _allow_empty()).code
 
 
 ALLOW_EMPTY = "loralay.allow_empty"

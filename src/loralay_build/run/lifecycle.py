@@ -121,20 +121,6 @@ def check_build(source: str, out: Path, name: str | None, config: Path | None,
     return dataset, settings
 
 
-def build(
-    source: str,
-    out: Path,
-    name: str | None,
-    config: Path | None,
-    overrides: dict[str, Any],
-    since: str | None = None,
-    limit: int | None = None,
-    allow_empty: bool = False,
-) -> int:
-    """Check, lock, run the pipeline and record the run; returns the exit code."""
-    return run_build(source, out, name, config, overrides, since, limit, allow_empty).code
-
-
 def run_build(
     source: str,
     out: Path,
@@ -147,7 +133,8 @@ def run_build(
     listed: bool = False,
     listing_failures: int = 0,
 ) -> BuildResult:
-    """`build`, also telling how many rows the dataset holds (for multi-dataset commands);
+    """Check, lock, run the pipeline and record the run: its exit code, and how many rows the
+    dataset holds (for multi-dataset commands);
     `listed`: an earlier build of the command already listed the crawl, with
     `listing_failures` parts of it failed."""
     checked = check_build(source, out, name, config, overrides)
