@@ -223,9 +223,12 @@ class RayExecutor:
         while True:
             ready, _ = ray.wait(list(self.pending), num_returns=1,
                                 timeout=min(CPU_CHECK_SECONDS, patience))
+            cpus = 1 if ready else ray.cluster_resources().get(  # type: ignore[no-untyped-call]
+                "CPU", 0)
+            if cpus > 0 and without_cpu is not None:
+                self.sized = 0.0  # nodes are back: count their CPUs before the next submit
             if ready:
                 return ready
-            cpus = ray.cluster_resources().get("CPU", 0)  # type: ignore[no-untyped-call]
             if cpus > 0:
                 without_cpu = None
                 continue
