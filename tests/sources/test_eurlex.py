@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -402,6 +403,24 @@ def test_acts_behind_a_challenging_cellar_wait_without_being_asked(tmp_path: Pat
             assert state.get_mark("eurlex", f"challenged:{urlsplit(server.base_url).netloc}")
         finally:
             state.close()
+
+
+def test_a_host_pause_ends_exactly_when_it_says(tmp_path: Path) -> None:
+    """The stop time is kept to the fraction of a second: a zero pause never holds the next
+    run back (stored in whole seconds, a stop at hh:mm:ss.6 held it for 0.4 s)."""
+    state = State(tmp_path / "out")
+    try:
+        url = "http://127.0.0.1:1/cellar/resource/x"
+        for _ in range(8):
+            guard = eurlex_cellar.ChallengeGuard(state, {"waf_host_limit": 1})
+            with pytest.raises(eurlex_cellar.HostChallenged):
+                guard.challenged(url)
+            with pytest.raises(eurlex_cellar.HostChallenged, match="waf_host_pause"):
+                eurlex_cellar.ChallengeGuard(state, {"waf_host_pause": 60}).check(url)
+            eurlex_cellar.ChallengeGuard(state, {"waf_host_pause": 0}).check(url)
+            time.sleep(0.13)
+    finally:
+        state.close()
 
 
 def full_listings(server: SandboxServer, since: int) -> int:

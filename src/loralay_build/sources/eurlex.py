@@ -183,7 +183,7 @@ class EurlexSource:
             known = {**self._fingerprints(ctx), **fingerprints(listed)}
             ctx.state.set_mark(MARK_SCOPE, "summary_ids", json.dumps(known, sort_keys=True))
             if relist or marks == (None, None):
-                ctx.state.set_mark(MARK_SCOPE, "summary_ids_listed", f"{time.time():.0f}")
+                ctx.state.set_mark(MARK_SCOPE, "summary_ids_listed", repr(time.time()))
             if relist == "all" or marks == (None, None):  # every summary was read again
                 ctx.state.set_mark(MARK_SCOPE, "summaries_checked", dt.date.today().isoformat())
         log.info("EUR-Lex discovery: %d links, %d acts", len(links), len(acts))

@@ -95,7 +95,7 @@ class ChallengeGuard:
                         "what needs it waits for the next run", host, self.streak[host],
                         self.pause)
             if self.state is not None:
-                self.state.set_mark(self.MARK_SCOPE, self._mark(host), f"{time.time():.0f}")
+                self.state.set_mark(self.MARK_SCOPE, self._mark(host), repr(time.time()))
             self.stopped.add(host)
             raise HostChallenged(f"{host} answered bot challenges to {self.streak[host]} "
                                  "resources in a row; the rest waits for the next run")
