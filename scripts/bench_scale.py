@@ -186,8 +186,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--shard-rows", type=int, default=1000,
                         help="[output] shard_rows: smaller shards make increments cheaper")
-    parser.add_argument("--drop-work", action="store_true",
-                        help="[store] keep_work = false: work files deleted once published")
+    parser.add_argument("--keep-work", action="store_true",
+                        help="[store] keep_work = true: work files kept after publishing")
     parser.add_argument("--keep", type=Path, help="Work in this folder and keep it.")
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
@@ -197,7 +197,7 @@ def main() -> None:
     manifest = pdfs / "docs.jsonl"
     config = work / "bench.toml"
     config.write_text(f"[output]\nshard_rows = {args.shard_rows}\n"
-                      f"[store]\nkeep_work = {str(not args.drop_work).lower()}\n")
+                      f"[store]\nkeep_work = {str(args.keep_work).lower()}\n")
     dataset = "local"
     try:
         n = args.docs

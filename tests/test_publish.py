@@ -31,7 +31,8 @@ BASE_DOCS = 40
 
 
 def _build(manifest: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    config = write_toml(out.parent / f"{out.name}.toml", {"output": {"shard_rows": 8}})
+    config = write_toml(out.parent / f"{out.name}.toml",
+                        {"output": {"shard_rows": 8}, "store": {"keep_work": True}})
     return run_cli("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
                    "--no-filter", "--config", str(config))
 
@@ -384,13 +385,12 @@ def test_output_settings_that_change_no_shard_byte_keep_every_shard(
 def test_work_files_deleted_once_published(
     base: tuple[Path, list[dict[str, object]], Path], tmp_path: Path
 ) -> None:
-    """`[store] keep_work = false`: no work file outlives publishing; a rewritten shard reads
-    its unchanged rows back from the old one, and a lost dataset folder is rebuilt by
-    processing again. The rows stay those of a build that kept its work files."""
+    """By default (`[store] keep_work = false`) no work file outlives publishing; a rewritten
+    shard reads its unchanged rows back from the old one, and a lost dataset folder is rebuilt
+    by processing again. The rows stay those of a build that kept its work files."""
     docs, entries, _ = base
     out = tmp_path / "out"
-    config = write_toml(tmp_path / "nowork.toml",
-                        {"output": {"shard_rows": 8}, "store": {"keep_work": False}})
+    config = write_toml(tmp_path / "nowork.toml", {"output": {"shard_rows": 8}})
 
     def build(manifest: Path) -> None:
         result = run_cli("local", "--input", str(manifest), "--out", str(out), "--workers", "1",

@@ -14,7 +14,7 @@ from loralay_build.corpus.schema import EXAMPLE_SCHEMA
 from loralay_build.corpus.writer import WorkFileError, WorkStore, rows_table, write_shard
 from loralay_build.errors import ConfigError
 
-from .conftest import run_cli
+from .conftest import run_cli, write_toml
 from .test_columns import _compact_row, _plain_row
 from .test_local import make_corpus, write_manifest
 
@@ -124,8 +124,9 @@ def test_the_build_stops_on_a_damaged_work_file_and_keeps_the_published_set(
     docs.mkdir()
     manifest = write_manifest(docs / "docs.jsonl", make_corpus(docs, 3))
     out = tmp_path / "data"
+    config = write_toml(tmp_path / "keep.toml", {"store": {"keep_work": True}})
     args = ("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
-            "--no-filter", "-q")
+            "--no-filter", "-q", "--config", str(config))
     assert run_cli(*args).returncode == 0
     published = {p.name: p.read_bytes() for p in (out / "local").glob("*.parquet")}
     work = sorted((out / ".loralay" / "work").rglob("*.arrow"))

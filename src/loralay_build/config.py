@@ -222,11 +222,12 @@ class StoreSettings:
     # PDF is deleted once it is published, filtered or rejected, and downloaded again if it
     # is ever processed again. `local` PDFs are links to the user's files, never deleted.
     keep_downloads: bool = True
-    # Work files stay after publishing. With false, a published document's work file is
-    # deleted once its shard is in place (the shard holds the same row, read back from there
-    # when the shard is rewritten); the work files then take no lasting space, but `verify`
-    # can no longer compare those rows with a full republish.
-    keep_work: bool = True
+    # A published document's work file is deleted once its shard is in place: the shard
+    # holds the same row (read back from there when the shard is rewritten, and processed
+    # again from the stored PDF if the dataset folder is lost), so work files do not double
+    # the corpus on disk. With true they stay, and `verify` also compares every published
+    # row with its work file, i.e. with what a full republish would write.
+    keep_work: bool = False
 
 
 @dataclass(frozen=True)
