@@ -20,7 +20,7 @@ from loralay_build.corpus.folder import datasets_under, read_build
 from loralay_build.corpus.publish import shard_items
 from loralay_build.state import State
 
-VIEWS_INDEX = "views.sqlite"  # the PubMed views' full-text index (run.views)
+VIEWS_INDEX = "views.sqlite"  # the PubMed views' full-text index (sources.pubmed.publish_views)
 
 
 @dataclass(frozen=True)
