@@ -4,6 +4,9 @@ others (a circle makes import order matter and the modules one unit to change)."
 from __future__ import annotations
 
 import ast
+import functools
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,11 +47,15 @@ def _imported(module: str, node: ast.Import | ast.ImportFrom) -> Iterator[str]:
         yield f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
 
 
+@functools.cache
+def _tree(module: str) -> ast.Module:
+    return ast.parse(MODULES[module].read_text(encoding="utf-8"))
+
+
 def imports(module: str) -> Iterator[tuple[str, ast.AST]]:
     """(imported module, the import statement) for every import anywhere in the module's
     file: at the top, inside functions and under TYPE_CHECKING alike."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
+    for node in ast.walk(_tree(module)):
         if isinstance(node, ast.Import | ast.ImportFrom):
             for name in _imported(module, node):
                 if name in MODULES and name != module:
@@ -97,3 +104,45 @@ def test_the_graph_sees_the_package() -> None:
 def test_no_import_circles() -> None:
     graph = {m: {name for name, _ in imports(m)} for m in MODULES}
     assert circles(graph) == []
+
+
+SANDBOX = f"{NAME}.sandbox"
+
+
+def _in_sandbox(module: str) -> bool:
+    return module == SANDBOX or module.startswith(SANDBOX + ".")
+
+
+def _functions(tree: ast.AST) -> dict[ast.AST, str]:
+    """Each node inside a function -> the name of its outermost enclosing function."""
+    inside: dict[ast.AST, str] = {}
+    for top in ast.walk(tree):
+        if isinstance(top, ast.FunctionDef | ast.AsyncFunctionDef) and top not in inside:
+            for node in ast.walk(top):
+                inside.setdefault(node, top.name)
+    return inside
+
+
+def test_production_code_never_imports_the_sandbox() -> None:
+    """The sandbox may use the production package; the other way only `demo` may, when
+    it runs (so an installed CLI never loads the fakes)."""
+    found = []
+    for module in MODULES:
+        if _in_sandbox(module):
+            continue
+        inside = _functions(_tree(module))
+        for name, node in imports(module):
+            if not _in_sandbox(name):
+                continue
+            where = inside.get(node)
+            if (module, where) != (f"{NAME}.cli", "demo"):
+                found.append(f"{module} ({where or 'module level'}) imports {name}")
+    assert found == []
+
+
+def test_loading_the_cli_loads_no_sandbox_module() -> None:
+    code = ("import sys, loralay_build.cli, loralay_build.run.pipeline, loralay_build.sources; "
+            "print([m for m in sys.modules if m.startswith('loralay_build.sandbox')])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "[]"
