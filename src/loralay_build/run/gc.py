@@ -66,7 +66,7 @@ def collect(root: Path, state: State) -> Collected:
                 path.unlink()
                 count_blobs += 1
         for path in (state.dir / "work").glob("??/*"):
-            if path.stem not in work and path.suffix in (".arrow", ".parquet"):
+            if path.stem not in work and path.suffix == ".arrow":
                 size += path.stat().st_size
                 path.unlink()
                 count_work += 1
