@@ -109,8 +109,8 @@ def test_no_import_circles() -> None:
 SANDBOX = f"{NAME}.sandbox"
 
 
-def _in_sandbox(module: str) -> bool:
-    return module == SANDBOX or module.startswith(SANDBOX + ".")
+def _within(module: str, *packages: str) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
 
 
 def _functions(tree: ast.AST) -> dict[ast.AST, str]:
@@ -128,11 +128,11 @@ def test_production_code_never_imports_the_sandbox() -> None:
     it runs (so an installed CLI never loads the fakes)."""
     found = []
     for module in MODULES:
-        if _in_sandbox(module):
+        if _within(module, SANDBOX):
             continue
         inside = _functions(_tree(module))
         for name, node in imports(module):
-            if not _in_sandbox(name):
+            if not _within(name, SANDBOX):
                 continue
             where = inside.get(node)
             if (module, where) != (f"{NAME}.cli", "demo"):
@@ -146,3 +146,12 @@ def test_loading_the_cli_loads_no_sandbox_module() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_nothing_below_the_driver_imports_it() -> None:
+    """Stages, stores and sources are used by `run/` and `cli.py`, never the other way."""
+    driver = (f"{NAME}.cli", f"{NAME}.run")
+    found = [f"{module} imports {name}" for module in MODULES
+             if not _within(module, *driver) for name, _ in imports(module)
+             if _within(name, *driver)]
+    assert found == []
