@@ -7,7 +7,6 @@ import json
 import os
 import re
 import signal
-import sqlite3
 import stat
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from loralay_build.config import load_settings
 from loralay_build.corpus.writer import write_shard
 from loralay_build.run.pipeline import BuildRequest, Pipeline
 from loralay_build.sandbox import Sandbox
-from loralay_build.state import STATE_DIR, State
+from loralay_build.state import State
 
 from .conftest import run_cli, write_toml
 from .test_local import make_corpus, write_manifest
@@ -90,36 +89,6 @@ def test_two_datasets_share_an_output_root(
     other = run_cli("hal", "--out", str(out), "--name", "a")
     assert other.returncode == 2
     assert "built from 'local'" in other.stderr and "Traceback" not in other.stderr
-
-
-OLD_SCHEMA = """
-CREATE TABLE candidates (id TEXT PRIMARY KEY, dataset TEXT NOT NULL, source TEXT NOT NULL,
-    payload TEXT NOT NULL, content_hash TEXT NOT NULL, status TEXT NOT NULL, reason TEXT,
-    detail TEXT, attempts INTEGER NOT NULL DEFAULT 0, blob_sha TEXT, work_key TEXT, stats TEXT,
-    split TEXT, updated REAL NOT NULL);
-CREATE INDEX candidates_dataset_status ON candidates(dataset, status);
-"""
-
-
-def test_state_of_the_first_schema_is_migrated_in_place(tmp_path: Path) -> None:
-    (tmp_path / STATE_DIR).mkdir()
-    db = sqlite3.connect(tmp_path / STATE_DIR / "state.sqlite")
-    db.executescript(OLD_SCHEMA)
-    payload = {"id": "hal:1", "source": "hal", "source_id": "1", "dataset": "hal"}
-    db.execute("INSERT INTO candidates (id, dataset, source, payload, content_hash, status,"
-               " split, updated) VALUES ('hal:1', 'hal', 'hal', ?, 'h', 'published', 'test', 0)",
-               (json.dumps(payload),))
-    db.commit()
-    db.close()
-    state = State(tmp_path)
-    assert [(r.candidate.id, r.status, r.split) for r in state.rows("hal")] == [
-        ("hal:1", "published", "test")]
-    keys = [r["name"] for r in state.db.execute("PRAGMA table_info(candidates)") if r["pk"]]
-    assert sorted(keys) == ["dataset", "id"]
-    with pytest.raises(Exception, match="built from 'hal'"):
-        state.claim("hal", "local")
-    state.claim("hal", "hal")
-    state.close()
 
 
 def test_reports_follow_a_changed_reject(

@@ -1,12 +1,11 @@
-"""The work store: IPC files read back exactly, older Parquet work files still read, and a
-damaged work file stops publishing with a one-line error instead of a crash or a bad shard."""
+"""The work store: IPC files read back exactly, and a damaged work file stops publishing with
+a one-line error instead of a crash or a bad shard."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from loralay_build.config import OutputSettings
@@ -26,22 +25,6 @@ def _rows() -> list[dict[str, object]]:
     return [(_compact_row if i % 2 else _plain_row)(i) for i in range(len(KEYS))]
 
 
-def _write_legacy(work: WorkStore, key: str, row: dict[str, object]) -> None:
-    """A work file as versions before the IPC store wrote it: one-row Parquet, LZ4."""
-    path = work.path(key).with_suffix(".parquet")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(rows_table([row]), path, compression="lz4", write_page_checksum=True,
-                   data_page_version="2.0", use_dictionary=False, write_statistics=False)
-
-
-def _shards(folder: Path, work: WorkStore) -> dict[str, bytes]:
-    folder.mkdir(parents=True, exist_ok=True)
-    for start in range(0, len(KEYS), SETTINGS.shard_rows):
-        write_shard(folder / f"train-{start}.parquet", EXAMPLE_SCHEMA,
-                    [work.read(KEYS[start : start + SETTINGS.shard_rows])], SETTINGS, {})
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
-
-
 def test_work_files_read_back_as_the_example_schema(tmp_path: Path) -> None:
     work = WorkStore(tmp_path / "work", SETTINGS)
     rows = _rows()
@@ -50,22 +33,6 @@ def test_work_files_read_back_as_the_example_schema(tmp_path: Path) -> None:
     table = work.read(KEYS)
     assert table.schema.equals(EXAMPLE_SCHEMA, check_metadata=True)
     assert table.equals(rows_table(rows))
-
-
-def test_older_parquet_work_files_publish_the_same_shards(tmp_path: Path) -> None:
-    """An output folder of an earlier version, resumed: its Parquet work files are read where
-    no IPC file exists, alone or mixed with new ones, and give the same shard bytes."""
-    rows = _rows()
-    new = WorkStore(tmp_path / "new", SETTINGS)
-    new.put_many(list(zip(KEYS, rows, strict=True)))
-    old = WorkStore(tmp_path / "old", SETTINGS)
-    for key, row in zip(KEYS[:4], rows[:4], strict=True):
-        _write_legacy(old, key, row)
-    old.put_many(list(zip(KEYS[4:], rows[4:], strict=True)))
-    assert not old.path(KEYS[0]).exists()
-    expected = _shards(tmp_path / "a", new)
-    assert len(expected) == 2
-    assert _shards(tmp_path / "b", old) == expected
 
 
 def _damage(path: Path, how: str) -> None:
@@ -80,19 +47,14 @@ def _damage(path: Path, how: str) -> None:
         table = pa.table({"article_id": ["x"]})
         with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
             writer.write_table(table)
-    elif how == "legacy-truncated":
-        path.unlink()
-        legacy = path.with_suffix(".parquet")
-        legacy.write_bytes(b"PAR1 not really")
 
 
-@pytest.mark.parametrize("how", ["truncated", "empty", "missing", "other-schema",
-                                 "legacy-truncated"])
+@pytest.mark.parametrize("how", ["truncated", "empty", "missing", "other-schema"])
 def test_a_damaged_work_file_fails_publishing_by_name(tmp_path: Path, how: str) -> None:
     work = WorkStore(tmp_path / "work", SETTINGS)
     work.put_many(list(zip(KEYS, _rows(), strict=True)))
     _damage(work.path(KEYS[3]), how)
-    named = work.path(KEYS[3]).with_suffix(".parquet" if how.startswith("legacy") else ".arrow")
+    named = work.path(KEYS[3])
     out = tmp_path / "out"
     with pytest.raises(WorkFileError, match=f"work file {named} is unreadable"):
         write_shard(out / "train.parquet", EXAMPLE_SCHEMA,

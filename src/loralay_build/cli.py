@@ -236,7 +236,7 @@ def eurlex(out: Path, name: str | None, config: Path | None, limit: int | None,
            split_preset: str | None) -> None:
     """Build EUR-Lex-Sum through Cellar: one crawl, one dataset per language (eurlex-en,
     eurlex-fr, ...; --name NAME gives NAME-en, ...), the act's OJ PDF with its XHTML text."""
-    from loralay_build.sources.eurlex import datasets_for
+    from loralay_build.sources.eurlex.discover import datasets_for
 
     _setup_logging(verbose, quiet)
     keys = _source_keys(languages=languages, split_preset=split_preset, dataset_prefix=name)

@@ -66,16 +66,6 @@ CREATE TABLE IF NOT EXISTS datasets (
 );
 """
 
-# Before datasets shared an output root safely, `candidates.id` alone was the key.
-_MIGRATE_V1 = """
-ALTER TABLE candidates RENAME TO candidates_v1;
-DROP INDEX IF EXISTS candidates_dataset_status;
-{schema}
-INSERT INTO candidates SELECT id, dataset, source, payload, content_hash, status, reason, detail,
-    attempts, blob_sha, work_key, stats, split, updated FROM candidates_v1;
-DROP TABLE candidates_v1;
-"""
-
 # Candidate statuses, in pipeline order.
 DISCOVERED = "discovered"  # metadata known, nothing downloaded
 RETRY = "retry"  # a transient download failure; tried again in a later run
@@ -202,15 +192,7 @@ class State:
         self.db.row_factory = sqlite3.Row
         _retry_locked(lambda: self.db.execute("PRAGMA journal_mode=WAL"))
         self.db.execute("PRAGMA synchronous=NORMAL")
-        _retry_locked(self._migrate)
         _retry_locked(lambda: self.db.executescript(SCHEMA))
-
-    def _migrate(self) -> None:
-        """Re-key a candidates table of the first schema (id alone) by (dataset, id), in place."""
-        keys = [r["name"] for r in self.db.execute("PRAGMA table_info(candidates)") if r["pk"]]
-        if keys != ["id"]:
-            return
-        self.db.executescript("BEGIN IMMEDIATE;" + _MIGRATE_V1.format(schema=SCHEMA) + "COMMIT;")
 
     def claim(self, dataset: str, source: str) -> None:
         """Record that `dataset` is built from `source`; refuse a dataset of another source.
@@ -221,10 +203,6 @@ class State:
         row = self.db.execute("SELECT source FROM datasets WHERE dataset = ?",
                               (dataset,)).fetchone()
         owner = None if row is None else str(row["source"])
-        if owner is None:  # a root of the first schema: the candidates tell
-            found = self.db.execute("SELECT DISTINCT source FROM candidates WHERE dataset = ?"
-                                    " LIMIT 1", (dataset,)).fetchone()
-            owner = None if found is None else str(found["source"])
         if owner is not None and owner != source:
             raise ConfigError(f"dataset {dataset!r} in {self.root} is built from {owner!r}, "
                               f"not {source!r}: choose another --name or --out")

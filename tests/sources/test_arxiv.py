@@ -12,8 +12,8 @@ import pytest
 
 from loralay_build.sandbox.arxiv import ArxivSandbox
 from loralay_build.sandbox.server import SandboxServer
-from loralay_build.sources.arxiv_files import bucket_prefix
-from loralay_build.sources.arxiv_meta import from_kaggle, normalise_id
+from loralay_build.sources.arxiv.files import bucket_prefix
+from loralay_build.sources.arxiv.meta import from_kaggle, normalise_id
 from loralay_build.sources.presets import read_split_dir
 from loralay_build.state import State
 

@@ -26,8 +26,8 @@ from loralay_build.records import Candidate
 from loralay_build.sandbox.eurlex import FAMILIES, EurlexSandbox
 from loralay_build.sandbox.eurlex_docs import act_body, summary_lines
 from loralay_build.sandbox.server import SandboxServer
-from loralay_build.sources import eurlex_cellar
-from loralay_build.sources.eurlex import EurlexSource, datasets_for
+from loralay_build.sources.eurlex import cellar as eurlex_cellar
+from loralay_build.sources.eurlex.discover import EurlexSource, datasets_for
 from loralay_build.state import State
 from tests.sources.cli_helpers import FAST, rejects, rows, run_cli, write_config
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from loralay_build.config import merge
 from loralay_build.sandbox.eurlex import EurlexSandbox
 from loralay_build.sandbox.server import SandboxServer
-from loralay_build.sources.eurlex_links import (
+from loralay_build.sources.eurlex.links import (
     Link,
     collect_acts,
     link_groups,
@@ -110,7 +110,7 @@ def test_the_preset_split_is_the_same_in_every_process() -> None:
     """Each language is built by its own run: a group must get the same split in another
     interpreter, whatever its string-hash seed."""
     groups = [f"32019R{n:04d}" for n in range(40)]
-    script = ("import json, sys; from loralay_build.sources.eurlex_links import preset_split; "
+    script = ("import json, sys; from loralay_build.sources.eurlex.links import preset_split; "
               "print(json.dumps([preset_split(g, True) for g in sys.argv[1:]]))")
     answers = [
         json.loads(subprocess.run(

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from lxml.etree import _Element
 
-from loralay_build.sources import eurlex_text
-from loralay_build.sources.eurlex_text import (
+from loralay_build.sources.eurlex import text as eurlex_text
+from loralay_build.sources.eurlex.text import (
     act_text,
     decode,
     is_missing_page,

@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 from loralay_build.cli import main
 from loralay_build.sandbox.openreview import ICLR19, ICLR24, WORKSHOP23, OpenReviewSandbox
 from loralay_build.sandbox.server import SandboxServer
-from loralay_build.sources.openreview_notes import STATUSES, VenueIds, decided_status, to_candidate
+from loralay_build.sources.openreview.notes import STATUSES, VenueIds, decided_status, to_candidate
 from loralay_build.state import State
 from loralay_build.text.normalize import normalise_text, normalise_words
 

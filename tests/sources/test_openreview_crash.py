@@ -11,7 +11,7 @@ from pathlib import Path
 
 from loralay_build.sandbox.openreview import OpenReviewSandbox
 from loralay_build.sandbox.server import SandboxServer
-from loralay_build.sources.openreview_notes import STATUSES
+from loralay_build.sources.openreview.notes import STATUSES
 
 from .cli_helpers import FAST, published_splits, write_config
 

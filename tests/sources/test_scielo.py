@@ -14,8 +14,8 @@ import pytest
 from loralay_build.cli import build
 from loralay_build.records import Candidate
 from loralay_build.sandbox import Sandbox
-from loralay_build.sources.scielo import citation_pdf_url, to_candidates
-from loralay_build.sources.scielo_text import clean_abstract, partial_date
+from loralay_build.sources.scielo.discover import citation_pdf_url, to_candidates
+from loralay_build.sources.scielo.text import clean_abstract, partial_date
 from loralay_build.state import State
 from loralay_build.text import prepare_abstract
 

@@ -125,7 +125,7 @@ def test_full_text_from_the_bucket_or_from_oai(pmc_box: PubmedSandbox, tmp_path:
     from loralay_build.http import HttpClient
     from loralay_build.records import Candidate
     from loralay_build.safexml import parse_xml
-    from loralay_build.sources.pubmed import fetch_jats
+    from loralay_build.sources.pubmed.discover import fetch_jats
     from loralay_build.views.body import read_body
 
     settings = load_settings("pubmed", None, overrides=pmc_box.client_config())
@@ -248,3 +248,23 @@ def test_a_view_without_rows_beside_a_published_dataset_is_exit_3(
                r.getMessage()]
     assert reasons == [f"view sumpubmed has no rows although pubmed has {len(names)}: "
                        f"{len(names)} of them without full text, 0 waiting for it (exit 3)"]
+
+
+def test_a_takedown_leaves_the_views_too(pmc_box: PubmedSandbox, tmp_path: Path) -> None:
+    """`remove` publishes the layout dataset again, and the source's step after publishing
+    follows: the removed article leaves every view, the others stay."""
+    config = write_config(tmp_path / "c.toml", pmc_box.client_config(), FAST)
+    out = tmp_path / "data"
+    result = run_cli("pubmed", "--out", str(out), "--config", str(config), "--view",
+                     "sumpubmed", "--view", "citations")
+    assert result.exit_code == 0, result.output
+    before = set(_rows(out / "pubmed-sumpubmed", "article_id"))
+    gone = min(before)
+    ids = tmp_path / "takedown.txt"
+    ids.write_text(f"{gone}\n")
+    result = run_cli("remove", str(out), "--dataset", "pubmed", "--ids", str(ids))
+    assert result.exit_code == 0, result.output
+    assert set(published_splits(out / "pubmed")) == before - {gone}
+    assert set(_rows(out / "pubmed-sumpubmed", "article_id")) == before - {gone}
+    cites = _rows(out / "pubmed-citations", "citation_id")
+    assert cites and gone not in {str(r["article_id"]) for _, r in cites.values()}

@@ -163,12 +163,6 @@ def _read_ipc(path: Path) -> pa.Table:
     return table
 
 
-def _read_parquet(path: Path) -> pa.Table:
-    """A work file of earlier versions (one-row Parquet). The cast restores the schema's
-    list item names, which Parquet stores as "element" and the shard bytes keep."""
-    return pq.ParquetFile(path).read().cast(EXAMPLE_SCHEMA)
-
-
 class WorkStore:
     """Processed examples, one Arrow IPC file each, named by the work key."""
 
@@ -179,30 +173,20 @@ class WorkStore:
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.arrow"
 
-    def _file(self, key: str) -> Path:
-        """The work file of `key`: a `.parquet` one where an earlier version left it (an output
-        folder built before the switch to IPC is resumed without re-processing)."""
-        path = self.path(key)
-        legacy = path.with_suffix(".parquet")
-        return legacy if not path.is_file() and legacy.is_file() else path
-
     def has(self, key: str) -> bool:
-        """Whether the work file of `key` exists, in either format."""
-        return self._file(key).is_file()
+        return self.path(key).is_file()
 
     def _read_row(self, key: str) -> pa.Table:
-        path = self._file(key)
+        path = self.path(key)
         try:
-            return _read_parquet(path) if path.suffix == ".parquet" else _read_ipc(path)
+            return _read_ipc(path)
         except (OSError, pa.ArrowException) as exc:
             raise WorkFileError(f"work file {path} is unreadable: {exc} (delete it and run "
                                 "again: its document is then processed again)") from exc
 
     def discard(self, key: str) -> None:
         """Delete the work file of `key` (its row is published: `[store] keep_work`)."""
-        path = self.path(key)
-        path.unlink(missing_ok=True)
-        path.with_suffix(".parquet").unlink(missing_ok=True)
+        self.path(key).unlink(missing_ok=True)
 
     def put(self, key: str, row: dict[str, Any]) -> None:
         self.put_many([(key, row)])

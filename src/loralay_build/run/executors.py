@@ -7,10 +7,9 @@ from typing import Protocol
 
 from loralay_build.config import EXECUTORS, RunSettings
 from loralay_build.errors import ConfigError, Reason
-from loralay_build.run.isolation import IsolatedPool, Limits, WorkerLost
+from loralay_build.run.isolation import IsolatedPool
 from loralay_build.run.process import Outcome, Task, process_document
-
-MiB = 1024 * 1024
+from loralay_build.run.worker_results import limits_of, outcome_of
 
 
 class Executor(Protocol):
@@ -50,20 +49,6 @@ class LocalExecutor:
 
     def close(self) -> None:
         self.pool.close()
-
-
-def limits_of(settings: RunSettings) -> Limits:
-    return Limits(settings.timeout, settings.memory_limit_mb * MiB, settings.recycle_after)
-
-
-def outcome_of(result: Outcome | WorkerLost | str) -> Outcome:
-    """What an isolated worker returned, as an outcome: a lost worker is a reject."""
-    if isinstance(result, Outcome):
-        return result
-    if isinstance(result, WorkerLost):
-        reason = Reason.TIMEOUT if result.timed_out else Reason.CORRUPTED
-        return Outcome(reason=reason, detail=result.detail)
-    return Outcome(reason=Reason.CORRUPTED, detail=result)
 
 
 def check_executor(settings: RunSettings) -> None:

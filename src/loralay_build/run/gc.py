@@ -20,7 +20,7 @@ from loralay_build.corpus.folder import datasets_under, read_build
 from loralay_build.corpus.publish import shard_items
 from loralay_build.state import State
 
-VIEWS_INDEX = "views.sqlite"  # the PubMed views' full-text index (run.views)
+VIEWS_INDEX = "views.sqlite"  # the PubMed views' full-text index (sources.pubmed.publish_views)
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def collect(root: Path, state: State) -> Collected:
                 path.unlink()
                 count_blobs += 1
         for path in (state.dir / "work").glob("??/*"):
-            if path.stem not in work and path.suffix in (".arrow", ".parquet"):
+            if path.stem not in work and path.suffix == ".arrow":
                 size += path.stat().st_size
                 path.unlink()
                 count_work += 1

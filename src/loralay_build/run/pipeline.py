@@ -55,9 +55,14 @@ from loralay_build.parse.backend import backend_module
 from loralay_build.progress import batch_progress, progress
 from loralay_build.run.executors import check_executor, make_executor
 from loralay_build.run.process import ROW_FORMAT, Outcome, Task
-from loralay_build.run.views import publish_views
 from loralay_build.sources import get_source
-from loralay_build.sources.base import DiscoveryContext, DiscoveryFailure, limited
+from loralay_build.sources.base import (
+    DiscoveryContext,
+    DiscoveryFailure,
+    PublishedDataset,
+    PublishesMore,
+    limited,
+)
 from loralay_build.state import (
     DISCOVERED,
     FETCHED,
@@ -203,7 +208,7 @@ class Pipeline:
         self.fetch()
         self.process()
         self.publish()
-        publish_views(self)
+        self.after_publish()
         if not self.settings.store.keep_downloads:
             self._discard_downloads()
         statuses = self.state.status_counts(self.dataset)
@@ -220,6 +225,13 @@ class Pipeline:
                 "accepts an empty dataset"
             )
         return EXIT_PARTIAL if partial else EXIT_OK
+
+    def after_publish(self) -> None:
+        """The source's own step after the layout dataset is published (PubMed's views)."""
+        if isinstance(self.source, PublishesMore):
+            self.source.after_publish(PublishedDataset(
+                self.req.source, self.dataset, self.req.out_root, self.settings, self.state,
+                self.blobs, self.client, self.report.counts))
 
     # -- discovery ----------------------------------------------------------------------------
 

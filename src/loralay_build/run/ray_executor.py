@@ -31,9 +31,9 @@ from typing import Any
 from loralay_build.bundle import part_path, read_bundle
 from loralay_build.config import RunSettings
 from loralay_build.errors import ConfigError, LoralayError, Reason
-from loralay_build.run.executors import limits_of, outcome_of
 from loralay_build.run.isolation import IsolatedPool, Limits
 from loralay_build.run.process import Outcome, Task, process_document
+from loralay_build.run.worker_results import limits_of, outcome_of
 
 try:
     import ray

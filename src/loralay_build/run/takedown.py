@@ -25,7 +25,6 @@ from loralay_build.run.pipeline import (
     BuildRequest,
     Pipeline,
 )
-from loralay_build.run.views import publish_views
 from loralay_build.state import REMOVED, SETTINGS_MARK, State
 
 
@@ -67,7 +66,7 @@ def remove(root: Path, dataset: str, ids_file: Path, reason: str) -> int:
             pipeline = Pipeline(BuildRequest(source, dataset, root, settings,
                                              command="remove", allow_empty=True), state)
             pipeline.publish()
-            publish_views(pipeline)
+            pipeline.after_publish()
     except LockHeld as exc:
         click.echo(f"{exc}: exiting", err=True)
         return EXIT_LOCKED

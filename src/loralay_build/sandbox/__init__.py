@@ -13,7 +13,7 @@ from loralay_build.sandbox.openreview import OpenReviewSandbox
 from loralay_build.sandbox.pubmed import PubmedSandbox
 from loralay_build.sandbox.scielo import SciELOSandbox
 from loralay_build.sandbox.server import SandboxServer
-from loralay_build.sources.openreview_notes import STATUSES
+from loralay_build.sources.openreview.notes import STATUSES
 
 
 @dataclass(frozen=True)

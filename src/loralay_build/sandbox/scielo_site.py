@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import html
-from typing import TYPE_CHECKING
 
+from loralay_build.sandbox.scielo_article import SciELOArticle
 from loralay_build.sandbox.server import Reply, Request
-
-if TYPE_CHECKING:
-    from loralay_build.sandbox.scielo import SciELOArticle
 
 LATIN1_COLLECTIONS = ("ecu", "pry", "bol")
 NEW_SITE_COLLECTIONS = ("scl",)

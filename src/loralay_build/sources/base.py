@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from pathlib import Path
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from loralay_build.blobs import BlobStore
+from loralay_build.config import Settings
 from loralay_build.errors import ConfigError, LoralayError
 from loralay_build.http import HttpClient, describe
 from loralay_build.records import Candidate
@@ -125,3 +128,27 @@ class Source(Protocol):
     def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
         """Store the candidate's document in the blob store and return its sha256."""
         ...
+
+
+@dataclass
+class PublishedDataset:
+    """What a step after publishing may use: the dataset just published, where its siblings
+    go (`out_root`), the stores and client of the build, and the run's counters (a step adds
+    to them; `views_full_text_waiting` and `views_empty` make the run partial)."""
+
+    source: str
+    dataset: str
+    out_root: Path
+    settings: Settings
+    state: State
+    blobs: BlobStore
+    client: HttpClient
+    counts: Counter[str]
+
+
+@runtime_checkable
+class PublishesMore(Protocol):
+    """A source that publishes more from a dataset once its layout dataset is published
+    (PubMed's views). The pipeline calls it after every publish, removals included."""
+
+    def after_publish(self, ctx: PublishedDataset) -> None: ...

@@ -21,7 +21,7 @@ from loralay_build.fetch import check_pdf
 from loralay_build.http import DeferredHttpError, HttpClient, HttpStatusError
 from loralay_build.records import Candidate
 from loralay_build.sources.base import DiscoveryContext, DiscoveryFailure
-from loralay_build.sources.openreview_notes import (
+from loralay_build.sources.openreview.notes import (
     STATUSES,
     VenueIds,
     decided_status,

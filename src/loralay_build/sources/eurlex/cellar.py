@@ -20,7 +20,7 @@ from loralay_build.blobs import BlobStore
 from loralay_build.errors import ConfigError, Deferred, Reason, Reject
 from loralay_build.fetch import check_pdf
 from loralay_build.http import HttpClient, HttpStatusError
-from loralay_build.sources.eurlex_text import is_missing_page, is_waf_challenge
+from loralay_build.sources.eurlex.text import is_missing_page, is_waf_challenge
 from loralay_build.state import State
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from loralay_build.errors import ConfigError
 from loralay_build.records import Candidate
 from loralay_build.sources.base import DiscoveryContext, batched
 from loralay_build.sources.crawl import crawl_policy, spider_items
-from loralay_build.sources.scielo_text import candidate_id, clean_abstract, partial_date
+from loralay_build.sources.scielo.text import candidate_id, clean_abstract, partial_date
 
 SPIDER_KEYS = ("download_delay", "timeout", "retries", "retry_after_max", "log_level")
 

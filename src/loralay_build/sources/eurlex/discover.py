@@ -27,7 +27,7 @@ from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
 from loralay_build.sources.base import DiscoveryContext, batched
-from loralay_build.sources.eurlex_cellar import (
+from loralay_build.sources.eurlex.cellar import (
     LANGUAGES,
     PDF_TYPE,
     SUMMARY_TYPE,
@@ -40,7 +40,7 @@ from loralay_build.sources.eurlex_cellar import (
     store_pdf,
     waf_log_level,
 )
-from loralay_build.sources.eurlex_links import (
+from loralay_build.sources.eurlex.links import (
     Act,
     Groups,
     Link,
@@ -53,7 +53,7 @@ from loralay_build.sources.eurlex_links import (
     sparql_filter,
     to_link,
 )
-from loralay_build.sources.eurlex_text import (
+from loralay_build.sources.eurlex.text import (
     Summary,
     act_text,
     is_missing_page,

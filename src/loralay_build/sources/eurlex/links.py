@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from loralay_build.sources.eurlex_cellar import LANGUAGES
+from loralay_build.sources.eurlex.cellar import LANGUAGES
 
 BY_CODE = {v: k for k, v in LANGUAGES.items()}
 CELEX = re.compile(r"^[0-9CE][0-9]{4}[A-Z]{1,2}[0-9]{4}(\([0-9]+\))?(-[0-9]{8})?$")

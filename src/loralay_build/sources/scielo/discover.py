@@ -26,8 +26,8 @@ from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
 from loralay_build.sources.base import DiscoveryContext
-from loralay_build.sources.scielo_site import discover_site
-from loralay_build.sources.scielo_text import candidate_id, clean_abstract, partial_date
+from loralay_build.sources.scielo.site import discover_site
+from loralay_build.sources.scielo.text import candidate_id, clean_abstract, partial_date
 
 log = logging.getLogger(__name__)
 

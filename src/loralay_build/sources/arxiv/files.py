@@ -15,7 +15,7 @@ from typing import Any
 
 from loralay_build.errors import ConfigError
 from loralay_build.http import HttpClient
-from loralay_build.sources.arxiv_meta import ArxivMeta, yymm
+from loralay_build.sources.arxiv.meta import ArxivMeta, yymm
 
 STORAGE = "https://storage.googleapis.com"
 BUCKET = "arxiv-dataset"

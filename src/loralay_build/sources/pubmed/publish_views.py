@@ -1,4 +1,4 @@
-"""Publishing of the PubMed views (`[source] views`), after the layout dataset.
+"""The PubMed views (`[source] views`), published after the layout dataset.
 
 Each published article's full JATS is fetched once into the blob store (the blob's hash is
 kept in `views.sqlite` next to the state), so views are rebuilt offline and a killed run
@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lxml import etree
 
@@ -26,17 +26,20 @@ from loralay_build.errors import ConfigError, LoralayError, TransientError
 from loralay_build.licences import licence_counts, to_spdx
 from loralay_build.progress import progress
 from loralay_build.safexml import child, parse_xml, text_of
+from loralay_build.sources.base import PublishedDataset
 from loralay_build.sources.oaipmh import OaiClient
-from loralay_build.sources.pubmed import IDCONV_URL, OAI_URL, fetch_jats, pmcids_for_pmids
+from loralay_build.sources.pubmed.discover import (
+    IDCONV_URL,
+    OAI_URL,
+    fetch_jats,
+    pmcids_for_pmids,
+)
 from loralay_build.state import PUBLISHED, Row
 from loralay_build.views.body import Body, read_body
 from loralay_build.views.citations import UNITS, CitationOptions, citation_records
 from loralay_build.views.cleantext import TextOptions, clean_view
 from loralay_build.views.resolve import AbstractCache, Found, Resolver
 from loralay_build.views.schema import CITATIONS, SUMPUBMED, arrow_schema, card_columns
-
-if TYPE_CHECKING:
-    from loralay_build.run.pipeline import Pipeline
 
 log = logging.getLogger(__name__)
 
@@ -86,60 +89,60 @@ class JatsIndex:
         self.db.close()
 
 
-def publish_views(pipe: Pipeline) -> None:
-    """Build and write every configured view of the dataset `pipe` just published."""
-    cfg = pipe.settings.source
+def publish_views(ctx: PublishedDataset) -> None:
+    """Build and write every configured view of the dataset just published."""
+    cfg = ctx.settings.source
     views = configured_views(cfg)
     if not views:
         return
-    rows = [r for r in pipe.state.rows(pipe.dataset, [PUBLISHED]) if r.split]
-    index = JatsIndex(pipe.state.dir / "views.sqlite")
-    cache = AbstractCache(pipe.state.dir / "views-abstracts.sqlite")
+    rows = [r for r in ctx.state.rows(ctx.dataset, [PUBLISHED]) if r.split]
+    index = JatsIndex(ctx.state.dir / "views.sqlite")
+    cache = AbstractCache(ctx.state.dir / "views-abstracts.sqlite")
     try:
-        known = [r.candidate for ds in pipe.state.datasets() for r in pipe.state.rows(ds)]
-        oai = OaiClient(pipe.client, str(cfg.get("oai_url", OAI_URL)))
+        known = [r.candidate for ds in ctx.state.datasets() for r in ctx.state.rows(ds)]
+        oai = OaiClient(ctx.client, str(cfg.get("oai_url", OAI_URL)))
         idconv = str(cfg.get("idconv_url", IDCONV_URL))
         resolver = Resolver(known, oai, cache,
-                            lambda pmids: pmcids_for_pmids(pipe.client, idconv, pmids))
+                            lambda pmids: pmcids_for_pmids(ctx.client, idconv, pmids))
         builds = [_ViewBuild(view, cfg, resolver) for view in views]
         articles = 0
-        for row, article, body in _articles(pipe, rows, index):  # one tree in memory at once
+        for row, article, body in _articles(ctx, rows, index):  # one tree in memory at once
             articles += 1
             for build in builds:
                 build.add(row, article, body)
         for build in builds:
             build.counts["articles"] = articles
             build.counts["articles_without_full_text"] = len(rows) - articles
-            build.finish(pipe)
+            build.finish(ctx)
             if rows and not build.counts["rows"]:  # not a success: the run says why
                 log.error("view %s has no rows although %s has %d: %d of them without full "
-                          "text, %d waiting for it (exit 3)", build.view, pipe.dataset,
-                          len(rows), pipe.report.counts["views_no_full_text"],
-                          pipe.report.counts["views_full_text_waiting"])
-                pipe.report.add("views_empty")
+                          "text, %d waiting for it (exit 3)", build.view, ctx.dataset,
+                          len(rows), ctx.counts["views_no_full_text"],
+                          ctx.counts["views_full_text_waiting"])
+                ctx.counts["views_empty"] += 1
     finally:
         index.close()
         cache.close()
 
 
-def _articles(pipe: Pipeline, rows: list[Row],
+def _articles(ctx: PublishedDataset, rows: list[Row],
               index: JatsIndex) -> Iterator[tuple[Row, etree._Element, Body]]:
-    oai_url = str(pipe.settings.source.get("oai_url", OAI_URL))
+    oai_url = str(ctx.settings.source.get("oai_url", OAI_URL))
     for row in progress(rows, len(rows), "full text"):
         cid = row.candidate.id
         try:
             sha = index.get(cid)
-            if sha is None or not pipe.blobs.has(sha):
-                sha = fetch_jats(row.candidate, pipe.client, pipe.blobs, oai_url)
+            if sha is None or not ctx.blobs.has(sha):
+                sha = fetch_jats(row.candidate, ctx.client, ctx.blobs, oai_url)
                 index.put(cid, sha)
-            article = parse_xml(pipe.blobs.path(sha).read_bytes())
+            article = parse_xml(ctx.blobs.path(sha).read_bytes())
         except TransientError as exc:  # fetched again on the next run; the run is partial
             log.warning("%s: full text not fetched for the views yet (%s)", cid, exc)
-            pipe.report.add("views_full_text_waiting")
+            ctx.counts["views_full_text_waiting"] += 1
             continue
         except LoralayError as exc:
             log.warning("%s: no full text for the views (%s)", cid, exc)
-            pipe.report.add("views_no_full_text")
+            ctx.counts["views_no_full_text"] += 1
             continue
         yield row, article, read_body(article)
 
@@ -193,27 +196,27 @@ class _ViewBuild:
             self.counts.update(f"resolved_from_{c['resolved_from'] or 'none'}"
                                for c in record["cited"])
 
-    def finish(self, pipe: Pipeline) -> None:
+    def finish(self, ctx: PublishedDataset) -> None:
         if self.view == "citations":
             self.counts["resolved_share_pct"] = round(
                 100 * self.counts["cited_resolved"] / max(1, self.counts["cited"]))
             self.counts["lookup_failures"] = self.resolver.transient
         self.counts["rows"] = sum(len(v) for v in self.by_split.values())
-        name = f"{pipe.dataset}-{self.view}"
-        _write(pipe.req.out_root / name, name, self.view, self.by_split, self.columns,
-               self.counts, self.options, pipe)
-        pipe.report.add(f"view_{self.view}_rows", self.counts["rows"])
+        name = f"{ctx.dataset}-{self.view}"
+        _write(ctx.out_root / name, name, self.view, self.by_split, self.columns,
+               self.counts, self.options, ctx)
+        ctx.counts[f"view_{self.view}_rows"] += self.counts["rows"]
 
 
 def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[str, Any]]],
            columns: list[Any], counts: Counter[str], options: dict[str, Any],
-           pipe: Pipeline) -> None:
+           ctx: PublishedDataset) -> None:
     present = [s for s in SPLITS if by_split[s]]
     if not present:  # `datasets` cannot load a folder without rows: write nothing
         log.warning("view %s has no rows; %s not written", view, out_dir)
         return
     schema = arrow_schema(columns)
-    fingerprint = digest([by_split, str(schema), pipe.settings.raw.get("output", {}), options,
+    fingerprint = digest([by_split, str(schema), ctx.settings.raw.get("output", {}), options,
                           sorted(counts.items())])
     id_column = columns[0][0]  # article_id or citation_id
     by_id = {str(row[id_column]): row for rows in by_split.values() for row in rows}
@@ -222,9 +225,9 @@ def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[st
 
     def finish(files: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
         build = {
-            "dataset": name, "view": view, "layout_dataset": pipe.dataset,
-            "fingerprint": fingerprint, "source": pipe.req.source,
-            "config_hash": pipe.settings.config_hash(), "options": options,
+            "dataset": name, "view": view, "layout_dataset": ctx.dataset,
+            "fingerprint": fingerprint, "source": ctx.source,
+            "config_hash": ctx.settings.config_hash(), "options": options,
             "counts": {"splits": {s: len(by_split[s]) for s in SPLITS},
                        **dict(sorted(counts.items()))},
             "files": files,
@@ -234,5 +237,5 @@ def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[st
 
     if publish(out_dir, fingerprint, items,
                lambda group: [dict_rows_table([by_id[item.id] for item in group], schema)],
-               schema, pipe.settings.output, finish):
+               schema, ctx.settings.output, finish):
         log.info("published view %s: %d rows to %s", view, counts["rows"], out_dir)

@@ -28,8 +28,8 @@ from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.http import HttpClient, HttpError, HttpStatusError
 from loralay_build.records import Candidate
 from loralay_build.safexml import XmlRejected, children, parse_xml
-from loralay_build.sources.arxiv_files import PdfChoice, PdfLocator
-from loralay_build.sources.arxiv_meta import (
+from loralay_build.sources.arxiv.files import PdfChoice, PdfLocator
+from loralay_build.sources.arxiv.meta import (
     ArxivMeta,
     date_from_id,
     from_arxiv_raw,

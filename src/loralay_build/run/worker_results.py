@@ -1,0 +1,23 @@
+"""What the local and the Ray executors share about isolated workers: the limits a worker
+runs under, and what its result means for the document."""
+
+from __future__ import annotations
+
+from loralay_build.config import MiB, RunSettings
+from loralay_build.errors import Reason
+from loralay_build.run.isolation import Limits, WorkerLost
+from loralay_build.run.process import Outcome
+
+
+def limits_of(settings: RunSettings) -> Limits:
+    return Limits(settings.timeout, settings.memory_limit_mb * MiB, settings.recycle_after)
+
+
+def outcome_of(result: Outcome | WorkerLost | str) -> Outcome:
+    """What an isolated worker returned, as an outcome: a lost worker is a reject."""
+    if isinstance(result, Outcome):
+        return result
+    if isinstance(result, WorkerLost):
+        reason = Reason.TIMEOUT if result.timed_out else Reason.CORRUPTED
+        return Outcome(reason=reason, detail=result.detail)
+    return Outcome(reason=Reason.CORRUPTED, detail=result)

@@ -1,0 +1,157 @@
+"""The package's import graph, read from the source: no module depends on itself through
+others (a circle makes import order matter and the modules one unit to change)."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import loralay_build
+
+PACKAGE = Path(loralay_build.__file__).parent
+NAME = PACKAGE.name
+
+
+def _modules() -> dict[str, Path]:
+    """Dotted module name -> file, for every module of the package."""
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imported(module: str, node: ast.Import | ast.ImportFrom) -> Iterator[str]:
+    """The package's modules one import statement names: `from a import b` is `a.b` when
+    `b` is a module, else `a`."""
+    if isinstance(node, ast.Import):
+        yield from (alias.name for alias in node.names)
+        return
+    base = node.module or ""
+    if node.level:  # relative: resolved against the importing module's package
+        package = module.split(".")
+        if MODULES[module].name != "__init__.py":
+            package.pop()
+        package = package[: len(package) - node.level + 1]
+        base = ".".join([*package, *([node.module] if node.module else [])])
+    for alias in node.names:
+        yield f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
+
+
+@functools.cache
+def _tree(module: str) -> ast.Module:
+    return ast.parse(MODULES[module].read_text(encoding="utf-8"))
+
+
+def imports(module: str) -> Iterator[tuple[str, ast.AST]]:
+    """(imported module, the import statement) for every import anywhere in the module's
+    file: at the top, inside functions and under TYPE_CHECKING alike."""
+    for node in ast.walk(_tree(module)):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for name in _imported(module, node):
+                if name in MODULES and name != module:
+                    yield name, node
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_graph_sees_the_package() -> None:
+    graph = {m: {name for name, _ in imports(m)} for m in MODULES}
+    assert "loralay_build.run.pipeline" in graph
+    assert "loralay_build.run.executors" in graph["loralay_build.run.pipeline"]
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_circles() -> None:
+    graph = {m: {name for name, _ in imports(m)} for m in MODULES}
+    assert circles(graph) == []
+
+
+SANDBOX = f"{NAME}.sandbox"
+
+
+def _within(module: str, *packages: str) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def _functions(tree: ast.AST) -> dict[ast.AST, str]:
+    """Each node inside a function -> the name of its outermost enclosing function."""
+    inside: dict[ast.AST, str] = {}
+    for top in ast.walk(tree):
+        if isinstance(top, ast.FunctionDef | ast.AsyncFunctionDef) and top not in inside:
+            for node in ast.walk(top):
+                inside.setdefault(node, top.name)
+    return inside
+
+
+def test_production_code_never_imports_the_sandbox() -> None:
+    """The sandbox may use the production package; the other way only `demo` may, when
+    it runs (so an installed CLI never loads the fakes)."""
+    found = []
+    for module in MODULES:
+        if _within(module, SANDBOX):
+            continue
+        inside = _functions(_tree(module))
+        for name, node in imports(module):
+            if not _within(name, SANDBOX):
+                continue
+            where = inside.get(node)
+            if (module, where) != (f"{NAME}.cli", "demo"):
+                found.append(f"{module} ({where or 'module level'}) imports {name}")
+    assert found == []
+
+
+def test_loading_the_cli_loads_no_sandbox_module() -> None:
+    code = ("import sys, loralay_build.cli, loralay_build.run.pipeline, loralay_build.sources; "
+            "print([m for m in sys.modules if m.startswith('loralay_build.sandbox')])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_nothing_below_the_driver_imports_it() -> None:
+    """Stages, stores and sources are used by `run/` and `cli.py`, never the other way."""
+    driver = (f"{NAME}.cli", f"{NAME}.run")
+    found = [f"{module} imports {name}" for module in MODULES
+             if not _within(module, *driver) for name, _ in imports(module)
+             if _within(name, *driver)]
+    assert found == []
