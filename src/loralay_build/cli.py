@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 import click
 
-from loralay_build.config import DedupSettings, OutputSettings, load_settings, merge
+from loralay_build.config import DedupSettings, OutputSettings, merge
 from loralay_build.corpus.folder import read_build, view_status
 from loralay_build.dates import normalise_since
 from loralay_build.errors import ConfigError, LockHeld
@@ -25,6 +25,7 @@ from loralay_build.run import lifecycle
 from loralay_build.run.lifecycle import BuildResult
 from loralay_build.run.multi import DatasetJob, build_all
 from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_LOCKED, EXIT_USAGE
+from loralay_build.sources import load_settings
 from loralay_build.state import FILTERED, STATE_DIR, RunLock, State
 from loralay_build.writable import check_folder_can_be_made, check_writable_folder
 
@@ -205,10 +206,13 @@ def scielo(out: Path, name: str | None, config: Path | None, limit: int | None,
            verbose: int, quiet: bool, since: str | None, via: str | None) -> None:
     """Crawl SciELO (ArticleMeta, or the websites with --via site): one crawl, one dataset
     per article language (scielo-es, scielo-pt; --name NAME gives NAME-es, NAME-pt)."""
+    from loralay_build.sources.scielo import SciELOConfig
+
     _setup_logging(verbose, quiet)
     overrides = merge(flag_overrides(workers, executor, parser, no_filter), _source_keys(via=via))
     try:
-        datasets = dict(load_settings("scielo", config, overrides).source.get("datasets", {}))
+        source = load_settings("scielo", config, overrides).source
+        datasets = dict(source.datasets) if isinstance(source, SciELOConfig) else {}
     except ConfigError as exc:
         click.echo(f"configuration error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
@@ -236,13 +240,14 @@ def eurlex(out: Path, name: str | None, config: Path | None, limit: int | None,
            split_preset: str | None) -> None:
     """Build EUR-Lex-Sum through Cellar: one crawl, one dataset per language (eurlex-en,
     eurlex-fr, ...; --name NAME gives NAME-en, ...), the act's OJ PDF with its XHTML text."""
-    from loralay_build.sources.eurlex import datasets_for
+    from loralay_build.sources.eurlex import EurlexConfig, datasets_for
 
     _setup_logging(verbose, quiet)
     keys = _source_keys(languages=languages, split_preset=split_preset, dataset_prefix=name)
     overrides = merge(flag_overrides(workers, executor, parser, no_filter), keys)
     try:
-        datasets = datasets_for(load_settings("eurlex", config, overrides=overrides).source)
+        source = load_settings("eurlex", config, overrides=overrides).source
+        datasets = datasets_for(source) if isinstance(source, EurlexConfig) else {}
     except ConfigError as exc:
         click.echo(f"configuration error: {exc}", err=True)
         sys.exit(EXIT_USAGE)

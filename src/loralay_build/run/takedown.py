@@ -15,7 +15,6 @@ from pathlib import Path
 
 import click
 
-from loralay_build.config import settings_from_raw
 from loralay_build.errors import LockHeld
 from loralay_build.run.pipeline import (
     EXIT_FAILURE,
@@ -26,6 +25,7 @@ from loralay_build.run.pipeline import (
     Pipeline,
 )
 from loralay_build.run.views import publish_views
+from loralay_build.sources import settings_from_raw
 from loralay_build.state import REMOVED, SETTINGS_MARK, State
 
 

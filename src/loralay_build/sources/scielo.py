@@ -16,7 +16,8 @@ import datetime as dt
 import logging
 import re
 from collections.abc import Iterator
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from lxml import html as lxml_html
 
@@ -25,9 +26,12 @@ from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
+from loralay_build.source_table import SourceConfig, key
 from loralay_build.sources.base import DiscoveryContext
+from loralay_build.sources.crawl import CrawlConfig
 from loralay_build.sources.scielo_site import discover_site
 from loralay_build.sources.scielo_text import candidate_id, clean_abstract, partial_date
+from loralay_build.tables import check_ranges
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +42,31 @@ HOSTS = {
     "spa": "www.scielosp.org", "ven": "www.scielo.org.ve", "cub": "scielo.sld.cu",
     "arg": "www.scielo.org.ar", "chl": "www.scielo.cl", "mex": "www.scielo.org.mx",
 }
-DEFAULT_DATASETS = {"es": "scielo-es", "pt": "scielo-pt"}
 MARK_SCOPE = "scielo"  # marks are shared by every dataset the crawl feeds
+
+
+@dataclass(frozen=True, kw_only=True)
+class SciELOConfig(CrawlConfig):
+    """`[source]` of SciELO: one crawl feeding one dataset per article language."""
+
+    via: Literal["api", "site"]  # ArticleMeta, or a Scrapy crawl of the collection websites
+    articlemeta_url: str
+    collections: tuple[str, ...]
+    datasets: dict[str, str]  # article language -> dataset folder
+    start: str = key("from")  # first pass: identifiers processed since this date
+    until: str | None = None
+    page_size: int
+    site_listings: dict[str, tuple[str, ...]] | None = None  # collection -> listing URLs
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_ranges(self, "source", at_least={"page_size": 1})
+        unknown = sorted(set(self.collections) - set(HOSTS))
+        if unknown:
+            raise ConfigError(f"[source] collections: unknown SciELO collection(s) "
+                              f"{', '.join(unknown)}; known: {', '.join(HOSTS)}")
+        if not self.datasets:
+            raise ConfigError("[source] datasets: give at least one language -> dataset")
 
 
 _LICENCE_LINK = re.compile(r'href="([^"]*creativecommons\.org/[^"]*)"')
@@ -148,31 +175,23 @@ def _candidate(record: dict[str, Any], lang: str, original: str, abstracts: dict
 
 class SciELOSource:
     name = "scielo"
-    abstract_format = "html"
+    config_class: type[SourceConfig] = SciELOConfig
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
-        cfg = ctx.config
-        datasets = {str(k): str(v) for k, v in (cfg.get("datasets") or DEFAULT_DATASETS).items()}
+        cfg = ctx.settings(SciELOConfig)
+        datasets = cfg.datasets
         if ctx.dataset not in datasets.values():
             raise ConfigError(f"dataset {ctx.dataset!r} is none of the SciELO datasets "
                               f"{sorted(datasets.values())}")
         if ctx.listed:  # the first language's build listed every language
             return
-        via = str(cfg.get("via", "api"))
-        if via == "site":
-            yield from discover_site(ctx, datasets, HOSTS)
+        if cfg.via == "site":
+            yield from discover_site(ctx, cfg, datasets, cfg.site_listings or {}, HOSTS)
             return
-        if via != "api":
-            raise ConfigError(f"[source] via must be \"api\" or \"site\", not {via!r}")
-        api = str(cfg.get("articlemeta_url", "http://articlemeta.scielo.org/api/v1/"))
-        page = int(cfg.get("page_size", 1000))
-        collections = cfg.get("collections", list(HOSTS)[:9])
-        for collection in collections:
-            if collection not in HOSTS:
-                raise ConfigError(f"unknown SciELO collection {collection!r}")
-        for collection in collections:
+        for collection in cfg.collections:
             with ctx.isolated(f"collection {collection}"):
-                yield from self._collection(ctx, api, collection, page, datasets)
+                yield from self._collection(ctx, cfg.articlemeta_url, collection,
+                                            cfg.page_size, datasets)
 
     def _collection(self, ctx: DiscoveryContext, api: str, collection: str, page: int,
                     datasets: dict[str, str]) -> Iterator[list[Candidate]]:
@@ -222,9 +241,9 @@ class SciELOSource:
     def _listing(self, ctx: DiscoveryContext, api: str, collection: str,
                  page: int) -> dict[str, str]:
         """Every PID processed since --since (or `from`), as an `add`."""
-        start = ctx.since or str(ctx.config.get("from", "1997-01-01"))
-        params = {"collection": collection, "from": start,
-                  "until": str(ctx.config.get("until", dt.date.today().isoformat()))}
+        cfg = ctx.settings(SciELOConfig)
+        params = {"collection": collection, "from": ctx.since or cfg.start,
+                  "until": cfg.until or dt.date.today().isoformat()}
         rows = self._paged(ctx, f"{api}article/identifiers/", params, page)
         return {str(r["code"]): "add" for r in sorted(rows, key=lambda r: str(r["code"]))}
 
