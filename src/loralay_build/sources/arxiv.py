@@ -18,10 +18,12 @@ from __future__ import annotations
 import json
 import logging
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
+
+import click
 
 from loralay_build.blobs import BlobStore
 from loralay_build.errors import ConfigError, Reason, Reject
@@ -40,6 +42,7 @@ from loralay_build.sources.arxiv_meta import (
 )
 from loralay_build.sources.base import DiscoveryContext, batched
 from loralay_build.sources.checksum import fetch_verified_pdf
+from loralay_build.sources.command import SourceCommand, given, id_keys, id_options
 from loralay_build.sources.oaipmh import OaiClient, harvest
 from loralay_build.sources.presets import configured_ids
 
@@ -132,9 +135,39 @@ class _Filter:
                                                                > self.end)
 
 
+def _keys(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
+    metadata, categories = values["metadata"], values["categories"]
+    if metadata and "://" not in metadata:
+        metadata = str(Path(metadata).resolve())
+    return {**id_keys(values), **given(
+        metadata=metadata, oai=values["oai"], set=values["set_"],
+        version=values["version_policy"],
+        categories=[c.strip() for c in categories.split(",") if c.strip()] if categories
+        else None)}
+
+
 class ArxivSource:
     name = "arxiv"
     config_class: type[SourceConfig] = ArxivConfig
+    command = SourceCommand(
+        help="Build arXiv-Lay: arXiv papers with layout, the original splits kept.",
+        options=(
+            *id_options("Start date (YYYY-MM-DD): OAI-PMH `from`, or the earliest v1 date "
+                        "kept from a metadata snapshot."),
+            click.option("--metadata",
+                         help="Kaggle-format metadata snapshot (path or URL), streamed."),
+            click.option("--oai", is_flag=True, help="Harvest OAI-PMH arXivRaw (incremental "
+                         "from the last committed datestamp)."),
+            click.option("--set", "set_", help="OAI-PMH set, e.g. cs or physics:hep-th."),
+            click.option("--categories",
+                         help="Comma-separated categories or prefixes to keep (cs,stat.ML)."),
+            click.option("--pdf-version", "version_policy",
+                         type=click.Choice(["latest", "metadata"]),
+                         help="PDF version: newest in the bucket, or the one the metadata "
+                         "abstract is of."),
+        ),
+        keys=_keys,
+    )
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(ArxivConfig)

@@ -14,6 +14,7 @@ from loralay_build.errors import ConfigError, LoralayError
 from loralay_build.http import HttpClient, describe
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
+from loralay_build.sources.command import SourceCommand
 from loralay_build.state import State
 
 T = TypeVar("T")
@@ -123,6 +124,7 @@ class Source(Protocol):
 
     name: str
     config_class: type[SourceConfig]  # its `[source]` keys, values in configs/<name>.toml
+    command: SourceCommand  # its `build-corpus <name>` options
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         """Yield batches of candidates; each batch is committed before the next is asked for.

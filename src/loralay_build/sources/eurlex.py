@@ -18,9 +18,11 @@ import datetime as dt
 import json
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
+
+import click
 
 from loralay_build.blobs import BlobStore
 from loralay_build.bundle import Bundle, store_bundle, store_bytes, store_text
@@ -29,6 +31,7 @@ from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, batched
+from loralay_build.sources.command import DatasetPlan, SourceCommand, given, since_option
 from loralay_build.sources.eurlex_cellar import (
     LANGUAGES,
     PDF_TYPE,
@@ -132,9 +135,37 @@ def datasets_for(cfg: EurlexConfig) -> dict[str, str]:
     return {lang: f"{cfg.dataset_prefix}-{lang}" for lang in language_codes(cfg.languages)}
 
 
+def _keys(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
+    return given(languages=values["languages"], split_preset=values["split_preset"],
+                 dataset_prefix=name)
+
+
+def _fan_out(config: SourceConfig, name: str | None, since: str | None) -> list[DatasetPlan]:
+    """One dataset per language, all from one crawl: the first build lists it (from --since)
+    for every language; the next ones do not list again."""
+    assert isinstance(config, EurlexConfig)
+    return [DatasetPlan(dataset, since=since if i == 0 else None)
+            for i, dataset in enumerate(datasets_for(config).values())]
+
+
 class EurlexSource:
     name = "eurlex"
     config_class: type[SourceConfig] = EurlexConfig
+    command = SourceCommand(
+        help="""Build EUR-Lex-Sum through Cellar: one crawl, one dataset per language (eurlex-en,
+    eurlex-fr, ...; --name NAME gives NAME-en, ...), the act's OJ PDF with its XHTML text.""",
+        options=(
+            since_option("Only acts dated, or summaries updated, since this date "
+                         "(YYYY[-MM[-DD]])."),
+            click.option("--languages", help="Comma-separated ISO 639-1 codes (en,fr,de) or "
+                         "'all' (default: [source] languages, all 24)."),
+            click.option("--split-preset", type=click.Choice(["chronological", "eurlex-sum"]),
+                         help="chronological (default) or eurlex-sum: acts in every requested "
+                         "language go to validation/test by a hash of their CELEX id."),
+        ),
+        keys=_keys,
+        fan_out=_fan_out,
+    )
 
     def __init__(self) -> None:
         # Discovery always runs before downloads in a build; it hands the configuration

@@ -15,6 +15,7 @@ from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext
+from loralay_build.sources.command import SourceCommand, since_option
 from loralay_build.tables import check_ranges
 
 log = logging.getLogger(__name__)
@@ -102,6 +103,10 @@ class HalConfig(SourceConfig):
 class HalSource:
     name = "hal"
     config_class: type[SourceConfig] = HalConfig
+    command = SourceCommand(
+        help="Crawl HAL: French articles and conference papers with a file.",
+        options=(since_option("Only records modified since this date (YYYY[-MM[-DD]])."),),
+    )
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(HalConfig)

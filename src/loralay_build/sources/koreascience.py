@@ -16,6 +16,7 @@ from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, batched
+from loralay_build.sources.command import SourceCommand
 from loralay_build.sources.crawl import CrawlConfig, spider_items
 from loralay_build.tables import check_ranges
 
@@ -69,6 +70,8 @@ def to_candidate(item: dict[str, Any], dataset: str) -> Candidate:
 class KoreaScienceSource:
     name = "koreascience"
     config_class: type[SourceConfig] = KoreaScienceConfig
+    command = SourceCommand(
+        help="Crawl KoreaScience (Scrapy, resumable): Korean articles with a Korean abstract.")
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(KoreaScienceConfig)

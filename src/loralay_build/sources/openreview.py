@@ -10,11 +10,14 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import IO, Any, Literal
 from urllib.parse import urlsplit
+
+import click
 
 from loralay_build.blobs import BlobStore
 from loralay_build.errors import ConfigError, Deferred, LoralayError, Reason, Reject
@@ -23,6 +26,7 @@ from loralay_build.http import DeferredHttpError, HttpClient, HttpStatusError
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, DiscoveryFailure
+from loralay_build.sources.command import SourceCommand, given
 from loralay_build.sources.openreview_notes import (
     Status,
     VenueIds,
@@ -66,9 +70,37 @@ class OpenReviewConfig(SourceConfig):
         check_ranges(self, "source", at_least={"page_size": 1}, at_most={"page_size": MAX_PAGE})
 
 
+def _keys(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
+    return given(venues=list(values["venues"]) or None, api=values["api"],
+                 select=list(values["select"]) or None, with_reviews=values["with_reviews"],
+                 split_ids=values["split_ids"])
+
+
 class OpenReviewSource:
     name = "openreview"
     config_class: type[SourceConfig] = OpenReviewConfig
+    command = SourceCommand(
+        help="""Build from OpenReview: abstracts, author TL;DRs and optionally reviews (SciTLDR).
+    Guests by default; OPENREVIEW_USERNAME/OPENREVIEW_PASSWORD log in.""",
+        options=(
+            click.option("--venue", "venues", multiple=True,
+                         help="Venue id, e.g. ICLR.cc/2024/Conference (repeatable; default: "
+                         "[source] venues)."),
+            click.option("--api", type=click.Choice(["auto", "v1", "v2"]),
+                         help="API version (default auto: v2 when the venue has v2 settings)."),
+            click.option("--select", "select", multiple=True,
+                         type=click.Choice(["accepted", "under_review", "rejected", "withdrawn",
+                                            "desk_rejected"]),
+                         help="Submissions to keep (repeatable; default: accepted)."),
+            click.option("--with-reviews", is_flag=True,
+                         help="Keep review summaries and decisions."),
+            click.option("--split-ids",
+                         type=click.Path(exists=True, file_okay=False, path_type=Path),
+                         help="Folder of train/val/test forum-id files: each paper keeps that "
+                         "split."),
+        ),
+        keys=_keys,
+    )
 
     def __init__(self) -> None:
         self._token: str | None = None

@@ -13,10 +13,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import click
 from lxml import etree
 
 from loralay_build.blobs import BlobStore
@@ -27,6 +28,7 @@ from loralay_build.safexml import child, children, parse_xml, text_of
 from loralay_build.source_table import SourceConfig, key, optional_key
 from loralay_build.sources.base import DiscoveryContext
 from loralay_build.sources.checksum import fetch_verified_pdf
+from loralay_build.sources.command import SourceCommand, given, id_keys, id_options
 from loralay_build.sources.jats import normalise_pmcid, read_front
 from loralay_build.sources.oaipmh import OaiClient, OaiRecord, harvest
 from loralay_build.sources.presets import configured_ids
@@ -189,9 +191,45 @@ def to_candidate(record: OaiRecord, cloud: Cloud, dataset: str, default_lang: st
     )
 
 
+def _keys(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
+    switches = {"view_cit": False if values["no_cit"] else None,
+                "view_dig": False if values["no_dig"] else None,
+                "min_resolved": values["min_resolved"]}
+    return {**id_keys(values),
+            **given(set=values["set_"], selection=values["selection"],
+                    views=list(values["views"]) or None, view_lowercase=values["lowercase"],
+                    citation_unit=values["citation_unit"]),
+            **{k: v for k, v in switches.items() if v is not None}}
+
+
 class PubmedSource:
     name = "pubmed"
     config_class: type[SourceConfig] = PubmedConfig
+    command = SourceCommand(
+        help="Build PubMed-Lay: PMC open-access articles with layout, the original splits kept.",
+        options=(
+            *id_options("Start date (YYYY-MM-DD): harvest PMC OAI-PMH records from this "
+                        "datestamp (default: the last committed one)."),
+            click.option("--set", "set_", help="OAI-PMH set (default pmc-open)."),
+            click.option("--selection", help="Named journal selection from the config (bmc: "
+                         "BMC journals, SumPubMed's original selection)."),
+            click.option("--view", "views", multiple=True,
+                         type=click.Choice(["sumpubmed", "citations"]),
+                         help="Also write a derived view as NAME-<view> (repeatable)."),
+            click.option("--lowercase", is_flag=True, default=None,
+                         help="Views: lowercase the text."),
+            click.option("--no-cit", is_flag=True, default=None,
+                         help="Clean text: keep citation markers."),
+            click.option("--no-dig", is_flag=True, default=None,
+                         help="Clean text: keep numbers."),
+            click.option("--min-resolved", type=click.FloatRange(0.0, 1.0),
+                         help="Citations: share of cited papers that must have an abstract "
+                         "(1 = all)."),
+            click.option("--citation-unit", type=click.Choice(["sentence", "paragraph"]),
+                         help="Citations: one record per citing sentence or per paragraph."),
+        ),
+        keys=_keys,
+    )
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(PubmedConfig)

@@ -15,10 +15,11 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import click
 from lxml import html as lxml_html
 
 from loralay_build.blobs import BlobStore
@@ -28,6 +29,7 @@ from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig, key
 from loralay_build.sources.base import DiscoveryContext
+from loralay_build.sources.command import DatasetPlan, SourceCommand, given, since_option
 from loralay_build.sources.crawl import CrawlConfig
 from loralay_build.sources.scielo_site import discover_site
 from loralay_build.sources.scielo_text import candidate_id, clean_abstract, partial_date
@@ -173,9 +175,35 @@ def _candidate(record: dict[str, Any], lang: str, original: str, abstracts: dict
     )
 
 
+def _keys(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
+    return given(via=values["via"])
+
+
+def _fan_out(config: SourceConfig, name: str | None, since: str | None) -> list[DatasetPlan]:
+    """One dataset per article language (NAME-<lang> with --name), all from one crawl: the
+    first build lists it for every dataset, the next ones do not list again."""
+    assert isinstance(config, SciELOConfig)
+    datasets = {lang: f"{name}-{lang}" for lang in config.datasets} if name \
+        else config.datasets
+    keys = {"datasets": datasets} if name else {}
+    return [DatasetPlan(dataset, keys, since) for dataset in datasets.values()]
+
+
 class SciELOSource:
     name = "scielo"
     config_class: type[SourceConfig] = SciELOConfig
+    command = SourceCommand(
+        help="""Crawl SciELO (ArticleMeta, or the websites with --via site): one crawl, one dataset
+    per article language (scielo-es, scielo-pt; --name NAME gives NAME-es, NAME-pt).""",
+        options=(
+            since_option("Re-list articles processed since this date (YYYY[-MM[-DD]])."),
+            click.option("--via", type=click.Choice(["api", "site"]),
+                         help="Discovery route: the ArticleMeta API or a crawl of the "
+                         "collection websites (default: [source] via)."),
+        ),
+        keys=_keys,
+        fan_out=_fan_out,
+    )
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(SciELOConfig)
