@@ -4,7 +4,7 @@ each source's own configuration dataclass.
 Why: a free-form table accepted a typo of a key or of a closed choice (`abstract_format =
 "htm"`) and then rejected every document one by one; a declared dataclass refuses it, with the
 key and the layer that set it, before any work. The shipped values of each key live in
-`configs/<source>.toml`; a key without a shipped value is declared `X | None = None`.
+`configs/<source>.toml`; a key without one has its default in the dataclass (mostly None).
 """
 
 from __future__ import annotations
