@@ -41,6 +41,7 @@ BAD_VALUES = [
     ("eurlex", "languages", "en,xx", "unknown EUR-Lex language(s) ['xx']"),
     ("eurlex", "waf_log", "loud", "waf_log = 'loud'"),
     ("eurlex", "formats", ["pdf", "doc"], "formats = 'doc': must be one of pdf, xhtml"),
+    ("eurlex", "formats", [], "formats = []: give pdf, xhtml or both"),
     ("eurlex", "dedup_threshold", 1.5, "dedup_threshold = 1.5"),
     ("local", "allow_outside", "yes", "expected a boolean"),
 ]

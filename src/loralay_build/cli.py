@@ -190,7 +190,8 @@ def source_command(name: str, command: SourceCommand) -> click.Command:
             click.echo(f"configuration error: {exc}", err=True)
             sys.exit(EXIT_USAGE)
         jobs = [DatasetJob(name, plan.dataset, config,
-                           merge(overrides, {"source": plan.source_keys}), plan.since, limit)
+                           merge(overrides, {"source": plan.source_keys}) if plan.source_keys
+                           else overrides, plan.since, limit)
                 for plan in plans]
         sys.exit(build_all(jobs, out, _allow_empty()) if jobs else EXIT_USAGE)
 

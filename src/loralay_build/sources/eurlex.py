@@ -128,6 +128,8 @@ class EurlexConfig(CellarConfig):
                                                "summary_recheck_days": 0,
                                                "summary_relist_hours": 0})
         language_codes(self.languages)
+        if not self.formats:
+            raise ConfigError("[source] formats = []: give pdf, xhtml or both")
 
 
 def datasets_for(cfg: EurlexConfig) -> dict[str, str]:
@@ -370,6 +372,7 @@ class EurlexSource:
     def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
         """The OJ PDF and the act's XHTML, stored as one bundle; either may be missing."""
         cfg = self._config()
+        self.guard = self.guard or ChallengeGuard(None, cfg)  # one streak across downloads
         lang = candidate.language
         pdf_sha: str | None = None
         info: dict[str, str] = {}

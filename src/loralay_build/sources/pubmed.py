@@ -142,7 +142,7 @@ class PubmedConfig(SourceConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.selection and self.selection not in self.selections:
-            raise ConfigError(f"[source] selection = {self.selection!r}: unknown; known: "
+            raise ConfigError(f"[source] selection = {self.selection!r}: unknown selection; known: "
                               f"{', '.join(sorted(self.selections))}")
         for name, table in self.selections.items():
             unknown = sorted(set(table) - {"publishers", "journals"})
