@@ -133,3 +133,32 @@ def test_only_per_document_options_change_the_processing_hash() -> None:
     assert listing.processing_hash() == base.processing_hash()
     assert check.processing_hash() != base.processing_hash()
     assert check.source.document_options().language_check == "body"
+
+
+def test_every_source_command_has_the_common_options_once_then_its_own() -> None:
+    from loralay_build.cli import main
+
+    common = [p.name for p in main.commands["koreascience"].params]  # declares none of its own
+    for name in SOURCES:
+        names = [p.name for p in main.commands[name].params]
+        assert names[:len(common)] == common, name
+        assert not set(names[len(common):]) & set(common), name
+
+
+def test_a_crawl_feeding_several_datasets_lists_them_itself() -> None:
+    from loralay_build.sources.eurlex import EurlexSource
+    from loralay_build.sources.scielo import SciELOSource
+
+    fan_out = SciELOSource.command.fan_out
+    assert fan_out is not None
+    plans = fan_out(load_settings("scielo", environ={}).source, "sci", "2024-01-01")
+    assert [(p.dataset, p.since) for p in plans] == [("sci-es", "2024-01-01"),
+                                                     ("sci-pt", "2024-01-01")]
+    assert plans[0].source_keys == {"datasets": {"es": "sci-es", "pt": "sci-pt"}}
+    fan_out = EurlexSource.command.fan_out
+    assert fan_out is not None
+    keys = EurlexSource.command.keys({"languages": "fr,en", "split_preset": None}, "lex")
+    settings = load_settings("eurlex", environ={}, overrides={"source": keys})
+    plans = fan_out(settings.source, "lex", "2024-01-01")
+    # Only the first build lists the crawl from --since; the others reuse that listing.
+    assert [(p.dataset, p.since) for p in plans] == [("lex-fr", "2024-01-01"), ("lex-en", None)]
