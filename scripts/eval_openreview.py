@@ -21,9 +21,9 @@ import time
 from itertools import pairwise
 from pathlib import Path
 
-from loralay_build.config import load_settings
 from loralay_build.records import Candidate
 from loralay_build.run.process import Task, process_document
+from loralay_build.sources import load_settings
 
 GUEST_PDFS_PER_HOUR = 36  # OpenReview's guest limit on /pdf and /attachment (2026)
 LISTING_REQUESTS_PER_MIN = 20  # guest search limit (2025)
@@ -38,7 +38,6 @@ def markdownish(text: str) -> str:
 
 def evaluate(root: Path, rounds: int) -> None:
     settings = load_settings("openreview")
-    src = settings.source
     for line in (root / "manifest.jsonl").read_text().splitlines():
         record = json.loads(line)
         if "openreview" not in record["id"]:
@@ -49,8 +48,7 @@ def evaluate(root: Path, rounds: int) -> None:
         for backend in ("pdfium", "pdfplumber", "poppler"):
             parse = settings.parse.__class__(**{**settings.parse.__dict__, "backend": backend})
             task = Task(cand, str(root / record["file"]), record["sha256"], parse,
-                        settings.match, tuple(src["cleaners"]), src["abstract_format"],
-                        src["language_check"])
+                        settings.match, settings.source.document_options())
             times, outcome = [], None
             for _ in range(rounds):
                 start = time.process_time()

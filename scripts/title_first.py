@@ -14,9 +14,9 @@ import sys
 import unicodedata
 from pathlib import Path
 
-from loralay_build.config import load_settings
 from loralay_build.errors import Reject
 from loralay_build.parse import clean_document, parse_pdf
+from loralay_build.sources import load_settings
 
 HEAD_WORDS = 300
 PREFIX_CHARS = 30  # the title's first characters, once normalised, locate it
@@ -39,7 +39,7 @@ def positions(words: list[str], title: str, abstract: str) -> tuple[int, int]:
 
 def main(folder: Path, verbose: bool) -> None:
     settings = load_settings("local")
-    cleaners = [str(name) for name in settings.source.get("cleaners", ())]
+    cleaners = list(settings.source.cleaners)
     first = before = found = total = 0
     for raw in (folder / "manifest.jsonl").read_text(encoding="utf-8").splitlines():
         record = json.loads(raw)

@@ -12,9 +12,9 @@ import datasets
 import pyarrow.parquet as pq
 import pytest
 
-from loralay_build.config import load_settings
 from loralay_build.corpus.publish import PublishError
 from loralay_build.run.pipeline import BuildRequest, Pipeline
+from loralay_build.sources import load_settings
 from loralay_build.state import State
 
 from .conftest import run_cli

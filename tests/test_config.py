@@ -4,17 +4,20 @@ from pathlib import Path
 
 import pytest
 
-from loralay_build.config import env_overrides, load_settings
+from loralay_build.config import env_overrides
 from loralay_build.errors import ConfigError
+from loralay_build.sources import load_settings
+from loralay_build.sources.hal import HalConfig
 
 from .conftest import run_cli
 
 
 def test_builtin_hal_config_has_the_paper_selection() -> None:
     settings = load_settings("hal", environ={})
-    assert settings.source["filters"] == [
+    assert isinstance(settings.source, HalConfig)
+    assert settings.source.filters == (
         "docType_s:(ART OR COMM)", "language_s:fr", "submitType_s:file",
-    ]
+    )
     assert settings.http.min_interval >= 1.0
     assert (settings.split.train, settings.split.validation, settings.split.test) == (
         0.94, 0.03, 0.03,
@@ -27,8 +30,9 @@ def test_precedence_flag_over_env_over_file(tmp_path: Path) -> None:
     env = {"LORALAY_HTTP__MIN_INTERVAL": "7.5", "LORALAY_SOURCE__ROWS": "20"}
     settings = load_settings("hal", config, environ=env)
     assert settings.http.min_interval == 7.5
-    assert settings.source["search_url"] == "http://file/"
-    assert settings.source["rows"] == 20
+    assert isinstance(settings.source, HalConfig)
+    assert settings.source.search_url == "http://file/"
+    assert settings.source.rows == 20
     flagged = load_settings("hal", config, environ=env, overrides={"http": {"min_interval": 2}})
     assert flagged.http.min_interval == 2.0
 

@@ -19,11 +19,11 @@ import pytest
 
 from loralay_build.blobs import atomic_write_bytes
 from loralay_build.cli import DEMO_DATASETS
-from loralay_build.config import load_settings
 from loralay_build.corpus.writer import write_shard
 from loralay_build.run.pipeline import BuildRequest, Pipeline
 from loralay_build.sandbox import Sandbox
-from loralay_build.state import State
+from loralay_build.sources import load_settings
+from loralay_build.state import STATE_DIR, State
 
 from .conftest import run_cli, write_toml
 from .test_local import make_corpus, write_manifest
@@ -226,7 +226,7 @@ def test_configuration_is_checked_before_work(tmp_path: Path) -> None:
 
 
 def test_every_shipped_source_config_passes_its_own_key_check() -> None:
-    from loralay_build.config import load_settings
+    from loralay_build.sources import load_settings
 
     for name in ("arxiv", "hal", "koreascience", "local", "pubmed", "scielo"):
         assert load_settings(name, environ={}).source  # raises on an undeclared key

@@ -23,12 +23,13 @@ from typing import Any
 
 import pytest
 
-from loralay_build.config import RunSettings, load_settings
+from loralay_build.config import RunSettings
 from loralay_build.errors import Reason
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate
 from loralay_build.run.process import Outcome, Task
 from loralay_build.sandbox import Sandbox
+from loralay_build.sources import load_settings
 from loralay_build.state import STATE_DIR
 from loralay_build.text import MatchSettings
 

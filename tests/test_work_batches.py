@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from loralay_build.config import load_settings
 from loralay_build.corpus.writer import WorkStore
 from loralay_build.run.pipeline import BuildRequest, Pipeline
+from loralay_build.sources import load_settings
 from loralay_build.state import FETCHED, PROCESSED, State
 
 from .test_local import make_corpus, write_manifest

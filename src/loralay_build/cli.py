@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import logging
 import re
@@ -15,9 +14,8 @@ from typing import Any, NoReturn
 
 import click
 
-from loralay_build.config import DedupSettings, OutputSettings, load_settings, merge
+from loralay_build.config import DedupSettings, OutputSettings, merge
 from loralay_build.corpus.folder import read_build, view_status
-from loralay_build.dates import normalise_since
 from loralay_build.errors import ConfigError, LockHeld
 from loralay_build.parse.core import core_name
 from loralay_build.progress import BarSafeHandler, hide_progress
@@ -25,6 +23,8 @@ from loralay_build.run import lifecycle
 from loralay_build.run.lifecycle import BuildResult
 from loralay_build.run.multi import DatasetJob, build_all
 from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_LOCKED, EXIT_USAGE
+from loralay_build.sources import SOURCES, load_settings
+from loralay_build.sources.command import SourceCommand
 from loralay_build.state import FILTERED, STATE_DIR, RunLock, State
 from loralay_build.writable import check_folder_can_be_made, check_writable_folder
 
@@ -67,16 +67,6 @@ def _remember_allow_empty(ctx: click.Context, param: click.Parameter, value: boo
     ctx.meta[ALLOW_EMPTY] = value
 
 
-def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """--since normalised once, for every dataset the command builds; else exit 2."""
-    if value is None:
-        return None
-    try:
-        return normalise_since(value)
-    except ConfigError as exc:
-        raise click.BadParameter(str(exc).removeprefix("--since ")) from None
-
-
 URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
@@ -96,7 +86,7 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("--out", type=click.Path(), callback=_local_path, default="data",
                      show_default=True, help="Output root; the dataset goes in OUT/NAME."),
-        click.option("--name", help="Dataset folder name (default: the source name)."),
+        click.option("--name", "name_", help="Dataset folder name (default: the source name)."),
         click.option("--config", "config", type=click.Path(exists=True, path_type=Path),
                      help="TOML file overlaid on the built-in configuration."),
         click.option("--limit", type=click.IntRange(min=1), help="Stop after N candidates."),
@@ -180,210 +170,39 @@ def main() -> None:
     """Build layout-aware long-document summarization corpora."""
 
 
-@main.command()
-@common_options
-@click.option("--since", callback=_since,
-              help="Only records modified since this date (YYYY[-MM[-DD]]).")
-def hal(out: Path, name: str | None, config: Path | None, limit: int | None,
-        workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
-        verbose: int, quiet: bool, since: str | None) -> None:
-    """Crawl HAL: French articles and conference papers with a file."""
-    _setup_logging(verbose, quiet)
-    overrides = flag_overrides(workers, executor, parser, no_filter)
-    sys.exit(build("hal", out, name, config, overrides, since, limit))
+def source_command(name: str, command: SourceCommand) -> click.Command:
+    """`build-corpus <name>`: the common options, then the source's own (`command`)."""
 
+    def run(out: Path, name_: str | None, config: Path | None, limit: int | None,
+            workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
+            verbose: int, quiet: bool, since: str | None = None, **own: Any) -> None:
+        _setup_logging(verbose, quiet)
+        overrides = flag_overrides(workers, executor, parser, no_filter)
+        keys = command.keys(own, name_)
+        if keys:
+            overrides = merge(overrides, {"source": keys})
+        if command.fan_out is None:
+            sys.exit(build(name, out, name_, config, overrides, since, limit))
+        try:
+            plans = command.fan_out(load_settings(name, config, overrides=overrides).source,
+                                    name_, since)
+        except ConfigError as exc:
+            click.echo(f"configuration error: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+        jobs = [DatasetJob(name, plan.dataset, config,
+                           merge(overrides, {"source": plan.source_keys}) if plan.source_keys
+                           else overrides, plan.since, limit)
+                for plan in plans]
+        sys.exit(build_all(jobs, out, _allow_empty()) if jobs else EXIT_USAGE)
 
-@main.command()
-@common_options
-@click.option("--since", callback=_since,
-              help="Re-list articles processed since this date (YYYY[-MM[-DD]]).")
-@click.option("--via", type=click.Choice(["api", "site"]),
-              help="Discovery route: the ArticleMeta API or a crawl of the collection "
-                   "websites (default: [source] via).")
-def scielo(out: Path, name: str | None, config: Path | None, limit: int | None,
-           workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
-           verbose: int, quiet: bool, since: str | None, via: str | None) -> None:
-    """Crawl SciELO (ArticleMeta, or the websites with --via site): one crawl, one dataset
-    per article language (scielo-es, scielo-pt; --name NAME gives NAME-es, NAME-pt)."""
-    _setup_logging(verbose, quiet)
-    overrides = merge(flag_overrides(workers, executor, parser, no_filter), _source_keys(via=via))
-    try:
-        datasets = dict(load_settings("scielo", config, overrides).source.get("datasets", {}))
-    except ConfigError as exc:
-        click.echo(f"configuration error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-    if name:
-        datasets = {lang: f"{name}-{lang}" for lang in datasets}
-        overrides = merge(overrides, {"source": {"datasets": datasets}})
-    # The first build lists the crawl for every dataset; the next ones do not list again.
-    jobs = [DatasetJob("scielo", dataset, config, overrides, since, limit)
-            for dataset in datasets.values()]
-    sys.exit(build_all(jobs, out, _allow_empty()) if jobs else EXIT_USAGE)
-
-
-@main.command()
-@common_options
-@click.option("--since", callback=_since, help="Only acts dated, or summaries updated, since "
-              "this date (YYYY[-MM[-DD]]).")
-@click.option("--languages", help="Comma-separated ISO 639-1 codes (en,fr,de) or 'all' "
-              "(default: [source] languages, all 24).")
-@click.option("--split-preset", type=click.Choice(["chronological", "eurlex-sum"]),
-              help="chronological (default) or eurlex-sum: acts in every requested language "
-                   "go to validation/test by a hash of their CELEX id.")
-def eurlex(out: Path, name: str | None, config: Path | None, limit: int | None,
-           workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
-           verbose: int, quiet: bool, since: str | None, languages: str | None,
-           split_preset: str | None) -> None:
-    """Build EUR-Lex-Sum through Cellar: one crawl, one dataset per language (eurlex-en,
-    eurlex-fr, ...; --name NAME gives NAME-en, ...), the act's OJ PDF with its XHTML text."""
-    from loralay_build.sources.eurlex.discover import datasets_for
-
-    _setup_logging(verbose, quiet)
-    keys = _source_keys(languages=languages, split_preset=split_preset, dataset_prefix=name)
-    overrides = merge(flag_overrides(workers, executor, parser, no_filter), keys)
-    try:
-        datasets = datasets_for(load_settings("eurlex", config, overrides=overrides).source)
-    except ConfigError as exc:
-        click.echo(f"configuration error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-    # The first build lists the crawl for every language; the next ones do not list again.
-    jobs = [DatasetJob("eurlex", dataset, config, overrides, since if i == 0 else None, limit)
-            for i, dataset in enumerate(datasets.values())]
-    sys.exit(build_all(jobs, out, _allow_empty()) if jobs else EXIT_USAGE)
-
-
-@main.command()
-@common_options
-def koreascience(out: Path, name: str | None, config: Path | None, limit: int | None,
-                 workers: int | None, executor: str | None, parser: str | None,
-                 no_filter: bool, verbose: int, quiet: bool) -> None:
-    """Crawl KoreaScience (Scrapy, resumable): Korean articles with a Korean abstract."""
-    _setup_logging(verbose, quiet)
-    overrides = flag_overrides(workers, executor, parser, no_filter)
-    sys.exit(build("koreascience", out, name, config, overrides, None, limit))
-
-
-@main.command()
-@common_options
-@click.option("--input", "input_", required=True,
-              type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="JSON-lines manifest: id, pdf, abstracts, language, published, ...")
-@click.option("--allow-outside", is_flag=True,
-              help="Accept `pdf` paths outside the manifest's folder.")
-def local(out: Path, name: str | None, config: Path | None, limit: int | None,
-          workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
-          verbose: int, quiet: bool, input_: Path, allow_outside: bool) -> None:
-    """Build from your own PDFs listed in a manifest."""
-    _setup_logging(verbose, quiet)
-    overrides = merge(flag_overrides(workers, executor, parser, no_filter),
-                      _source_keys(input=input_, allow_outside=allow_outside))
-    sys.exit(build("local", out, name, config, overrides, None, limit))
-
-
-def _source_keys(**values: Any) -> dict[str, Any]:
-    """Flags that were given, as `[source]` keys; paths made absolute."""
-    table = {key: str(v.resolve()) if isinstance(v, Path) else v
-             for key, v in values.items() if v not in (None, (), False)}
-    return {"source": table} if table else {}
-
-
-def _iso_date(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """A real calendar date, refused before any request is made."""
-    if value is None:
-        return None
-    try:
-        valid = len(value) == 10 and dt.date.fromisoformat(value).isoformat() == value
-    except ValueError:
-        valid = False
-    if not valid:
-        raise click.BadParameter(f"{value!r} is not a date of the form YYYY-MM-DD")
-    return value
-
-
-def _id_options(from_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """--ids / --split-ids / --from / --until, shared by arxiv and pubmed."""
-    return lambda func: _add_id_options(func, from_help)
-
-
-def _add_id_options(func: Callable[..., Any], from_help: str) -> Callable[..., Any]:
-    options = [
-        click.option("--ids", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                     help="File of ids to build (one per line, or JSON lines with article_id)."),
-        click.option("--split-ids", type=click.Path(exists=True, file_okay=False, path_type=Path),
-                     help="Folder of the original dataset's train/val/test id files: each "
-                     "document keeps its original split."),
-        click.option("--from", "from_", callback=_iso_date, help=from_help),
-        click.option("--until", callback=_iso_date, help="End date (YYYY-MM-DD)."),
-    ]
-    for option in reversed(options):
+    func: Callable[..., Any] = run
+    for option in reversed(command.options):
         func = option(func)
-    return func
+    return click.command(name, help=command.help)(common_options(func))
 
 
-@main.command()
-@common_options
-@_id_options("Start date (YYYY-MM-DD): OAI-PMH `from`, or the earliest v1 date kept from "
-             "a metadata snapshot.")
-@click.option("--metadata", help="Kaggle-format metadata snapshot (path or URL), streamed.")
-@click.option("--oai", is_flag=True, help="Harvest OAI-PMH arXivRaw (incremental from the last "
-              "committed datestamp).")
-@click.option("--set", "set_", help="OAI-PMH set, e.g. cs or physics:hep-th.")
-@click.option("--categories", help="Comma-separated categories or prefixes to keep (cs,stat.ML).")
-@click.option("--pdf-version", "version_policy", type=click.Choice(["latest", "metadata"]),
-              help="PDF version: newest in the bucket, or the one the metadata abstract is of.")
-def arxiv(out: Path, name: str | None, config: Path | None, limit: int | None,
-          workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
-          verbose: int, quiet: bool, ids: Path | None, split_ids: Path | None,
-          from_: str | None, until: str | None, metadata: str | None, oai: bool,
-          set_: str | None, categories: str | None, version_policy: str | None) -> None:
-    """Build arXiv-Lay: arXiv papers with layout, the original splits kept."""
-    _setup_logging(verbose, quiet)
-    if metadata and "://" not in metadata:
-        metadata = str(Path(metadata).resolve())
-    keys = _source_keys(
-        ids=ids, split_ids=split_ids, until=until, metadata=metadata, oai=oai, set=set_,
-        version=version_policy,
-        categories=[c.strip() for c in categories.split(",") if c.strip()] if categories else None,
-        **{"from": from_},
-    )
-    overrides = merge(flag_overrides(workers, executor, parser, no_filter), keys)
-    sys.exit(build("arxiv", out, name, config, overrides, None, limit))
-
-
-@main.command()
-@common_options
-@_id_options("Start date (YYYY-MM-DD): harvest PMC OAI-PMH records from this datestamp "
-             "(default: the last committed one).")
-@click.option("--set", "set_", help="OAI-PMH set (default pmc-open).")
-@click.option("--selection", help="Named journal selection from the config (bmc: BMC "
-              "journals, SumPubMed's original selection).")
-@click.option("--view", "views", multiple=True, type=click.Choice(["sumpubmed", "citations"]),
-              help="Also write a derived view as NAME-<view> (repeatable).")
-@click.option("--lowercase", is_flag=True, default=None, help="Views: lowercase the text.")
-@click.option("--no-cit", is_flag=True, default=None, help="Clean text: keep citation markers.")
-@click.option("--no-dig", is_flag=True, default=None, help="Clean text: keep numbers.")
-@click.option("--min-resolved", type=click.FloatRange(0.0, 1.0),
-              help="Citations: share of cited papers that must have an abstract (1 = all).")
-@click.option("--citation-unit", type=click.Choice(["sentence", "paragraph"]),
-              help="Citations: one record per citing sentence or per paragraph.")
-def pubmed(out: Path, name: str | None, config: Path | None, limit: int | None,
-           workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
-           verbose: int, quiet: bool, ids: Path | None, split_ids: Path | None,
-           from_: str | None, until: str | None, set_: str | None, selection: str | None,
-           views: tuple[str, ...], lowercase: bool | None, no_cit: bool | None,
-           no_dig: bool | None, min_resolved: float | None,
-           citation_unit: str | None) -> None:
-    """Build PubMed-Lay: PMC open-access articles with layout, the original splits kept."""
-    _setup_logging(verbose, quiet)
-    keys = _source_keys(ids=ids, split_ids=split_ids, until=until, set=set_,
-                        selection=selection, views=list(views) or None,
-                        view_lowercase=lowercase, citation_unit=citation_unit,
-                        **{"from": from_})
-    switches = {"view_cit": False if no_cit else None, "view_dig": False if no_dig else None,
-                "min_resolved": min_resolved}
-    keys = merge(keys, {"source": {k: v for k, v in switches.items() if v is not None}})
-    overrides = merge(flag_overrides(workers, executor, parser, no_filter), keys)
-    sys.exit(build("pubmed", out, name, config, overrides, None, limit))
+for _name, _source in SOURCES.items():
+    main.add_command(source_command(_name, _source.command))
 
 
 # The datasets `demo` builds (sandbox.Sandbox.demo_builds), listed here so --help shows them
@@ -400,34 +219,6 @@ def _build_stamp(folder: Path) -> int | None:
         return (folder / "build.json").stat().st_mtime_ns
     except OSError:
         return None
-
-
-@main.command()
-@common_options
-@click.option("--venue", "venues", multiple=True,
-              help="Venue id, e.g. ICLR.cc/2024/Conference (repeatable; default: [source] "
-                   "venues).")
-@click.option("--api", type=click.Choice(["auto", "v1", "v2"]),
-              help="API version (default auto: v2 when the venue has v2 settings).")
-@click.option("--select", "select", multiple=True,
-              type=click.Choice(["accepted", "under_review", "rejected", "withdrawn",
-                                 "desk_rejected"]),
-              help="Submissions to keep (repeatable; default: accepted).")
-@click.option("--with-reviews", is_flag=True, help="Keep review summaries and decisions.")
-@click.option("--split-ids", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Folder of train/val/test forum-id files: each paper keeps that split.")
-def openreview(out: Path, name: str | None, config: Path | None, limit: int | None,
-               workers: int | None, executor: str | None, parser: str | None,
-               no_filter: bool, verbose: int, quiet: bool, venues: tuple[str, ...],
-               api: str | None, select: tuple[str, ...], with_reviews: bool,
-               split_ids: Path | None) -> None:
-    """Build from OpenReview: abstracts, author TL;DRs and optionally reviews (SciTLDR).
-    Guests by default; OPENREVIEW_USERNAME/OPENREVIEW_PASSWORD log in."""
-    _setup_logging(verbose, quiet)
-    keys = _source_keys(venues=list(venues) or None, api=api, select=list(select) or None,
-                        with_reviews=with_reviews, split_ids=split_ids)
-    overrides = merge(flag_overrides(workers, executor, parser, no_filter), keys)
-    sys.exit(build("openreview", out, name, config, overrides, None, limit))
 
 
 @main.command()

@@ -21,7 +21,7 @@ from typing import Any
 from loralay_build.errors import ConfigError
 from loralay_build.licences import check_patterns
 from loralay_build.parse.settings import ParseSettings
-from loralay_build.source_table import check_source_table
+from loralay_build.source_table import SourceConfig, source_from_table
 from loralay_build.tables import check_choice, check_ranges, from_table
 from loralay_build.text.settings import MatchSettings
 
@@ -232,9 +232,9 @@ class StoreSettings:
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything one build needs; `source` is the free-form table of the source module."""
+    """Everything one build needs; `source` is the source's own configuration dataclass."""
 
-    source: dict[str, Any]
+    source: SourceConfig
     http: HttpSettings = field(default_factory=HttpSettings)
     run: RunSettings = field(default_factory=RunSettings)
     parse: ParseSettings = field(default_factory=ParseSettings)
@@ -251,12 +251,7 @@ class Settings:
         """Hash of what changes a processed document; a change re-processes every document."""
         keys = ("parse", "match", "images")
         relevant = {k: self.raw.get(k, {}) for k in keys}
-        relevant["source"] = {
-            k: v
-            for k, v in self.raw.get("source", {}).items()
-            if k in ("cleaners", "abstract_format", "language_check", "language", "summary",
-                     "min_reference_ratio")
-        }
+        relevant["source"] = self.source.hash_input(self.raw.get("source", {}))
         return _hash(relevant)
 
     def config_hash(self) -> str:
@@ -285,29 +280,6 @@ def builtin_config(name: str) -> dict[str, Any]:
     if not resource.is_file():
         return {}
     return tomllib.loads(resource.read_text(encoding="utf-8"))
-
-
-# `[source]` keys every source accepts (read by the pipeline, not by the source module).
-COMMON_SOURCE_KEYS = frozenset({"cleaners", "abstract_format", "language_check", "language"})
-
-
-def source_keys(name: str) -> frozenset[str] | None:
-    """Keys `[source]` accepts for `name`: those of `configs/<name>.toml`'s `[source]` table
-    (each default lives there), its `source_keys` list (keys without a default), and the
-    common ones; None for a source without a shipped config (nothing to check against)."""
-    builtin = builtin_config(name)
-    if not builtin:
-        return None
-    declared = set(builtin.get("source", {})) | set(builtin.get("source_keys", []))
-    return frozenset(declared | COMMON_SOURCE_KEYS)
-
-
-def _check_source_keys(name: str, table: Mapping[str, Any]) -> None:
-    valid = source_keys(name)
-    unknown = sorted(set(table) - valid) if valid is not None else []
-    if unknown:
-        raise ConfigError(f"unknown [source] key(s) for {name}: {', '.join(unknown)}; "
-                          f"valid keys: {', '.join(sorted(valid or ()))}")
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
@@ -357,15 +329,16 @@ def load_settings(
     config_file: Path | None = None,
     environ: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
+    *,
+    source_config: type[SourceConfig],
 ) -> Settings:
-    """Merge every layer for `source` and validate it into a `Settings`.
+    """Merge every layer for `source` and validate it into a `Settings`, the `[source]`
+    table into `source_config` (`sources.load_settings` names the source's own).
 
     A refused value is reported with the layer that set it (the file, the environment
     variable or the flag), found by validating the layers merged one more at a time.
     """
     builtin = builtin_config(source)
-    builtin.pop("source_keys", None)
-    choices = builtin.pop("source_choices", {})
     layers: list[tuple[str, Mapping[str, Any]]] = [(f"configs/{source}.toml", builtin)]
     if config_file is not None:
         layers.append((f"--config {config_file}", read_config_file(config_file)))
@@ -379,41 +352,37 @@ def load_settings(
     for _, table in layers:
         raw = merge(raw, table)
     try:
-        return _validate(source, raw, builtin.get("source", {}), choices)
+        return _validate(source, raw, source_config)
     except ConfigError as exc:
-        blame = _first_failing_layer(source, layers, builtin.get("source", {}), choices)
+        blame = _first_failing_layer(source, layers, source_config)
         raise ConfigError(f"{exc} (set by {blame})" if blame else str(exc)) from None
 
 
 def _first_failing_layer(source: str, layers: list[tuple[str, Mapping[str, Any]]],
-                         defaults: Mapping[str, Any],
-                         choices: Mapping[str, list[str]]) -> str | None:
+                         source_config: type[SourceConfig]) -> str | None:
     """The first layer whose merge with the ones below it no longer validates."""
     raw: dict[str, Any] = {}
     for label, table in layers:
         raw = merge(raw, table)
         try:
-            _validate(source, raw, defaults, choices)
+            _validate(source, raw, source_config)
         except ConfigError:
             return label
     return None
 
 
-def settings_from_raw(source: str, raw: dict[str, Any]) -> Settings:
+def settings_from_raw(source: str, raw: dict[str, Any],
+                      source_config: type[SourceConfig]) -> Settings:
     """Validate the configuration an earlier build recorded (`remove` publishes with it)."""
-    builtin = builtin_config(source)
-    return _validate(source, raw, builtin.get("source", {}), builtin.get("source_choices", {}))
+    return _validate(source, raw, source_config)
 
 
-def _validate(source: str, raw: dict[str, Any], source_defaults: Mapping[str, Any],
-              choices: Mapping[str, list[str]]) -> Settings:
+def _validate(source: str, raw: dict[str, Any], source_config: type[SourceConfig]) -> Settings:
     unknown = set(raw) - set(SECTIONS)
     if unknown:
         raise ConfigError(f"unknown section(s): {', '.join(sorted(unknown))}")
-    _check_source_keys(source, raw.get("source", {}))
-    check_source_table(raw.get("source", {}), source_defaults, choices)
     return Settings(
-        source=dict(raw.get("source", {})),
+        source=source_from_table(source_config, raw.get("source", {}), source),
         http=from_table(HttpSettings, raw.get("http", {}), "http"),
         run=from_table(RunSettings, raw.get("run", {}), "run"),
         parse=ParseSettings.from_mapping(raw.get("parse", {})),

@@ -18,7 +18,7 @@ import pytest
 
 from loralay_build.blobs import BlobStore
 from loralay_build.bundle import read_bundle
-from loralay_build.config import HttpSettings, load_settings, merge
+from loralay_build.config import HttpSettings, merge
 from loralay_build.errors import ConfigError, Reject
 from loralay_build.http import HttpClient
 from loralay_build.parse import parse_pdf
@@ -26,8 +26,9 @@ from loralay_build.records import Candidate
 from loralay_build.sandbox.eurlex import FAMILIES, EurlexSandbox
 from loralay_build.sandbox.eurlex_docs import act_body, summary_lines
 from loralay_build.sandbox.server import SandboxServer
+from loralay_build.sources import load_settings
 from loralay_build.sources.eurlex import cellar as eurlex_cellar
-from loralay_build.sources.eurlex.discover import EurlexSource, datasets_for
+from loralay_build.sources.eurlex.discover import EurlexConfig, EurlexSource, datasets_for
 from loralay_build.state import State
 from tests.sources.cli_helpers import FAST, rejects, rows, run_cli, write_config
 
@@ -49,6 +50,13 @@ class Built:
                          "-q", *extra)
         return result.exit_code
 
+
+
+def eurlex_config(table: dict[str, Any] | None = None) -> EurlexConfig:
+    """The shipped EUR-Lex configuration with `table` overlaid on its `[source]`."""
+    source = load_settings("eurlex", environ={}, overrides={"source": table or {}}).source
+    assert isinstance(source, EurlexConfig)
+    return source
 
 def sandbox_config(sandbox: EurlexSandbox, path: Path, **source: Any) -> Path:
     overlay = merge(sandbox.client_config(LANGS), FAST)
@@ -204,10 +212,11 @@ def test_a_language_code_cellar_refuses_stops_the_run(monkeypatch: pytest.Monkey
     url = f"{built.server.base_url}/cellar/resource/celex/{built.act(6)}"
     monkeypatch.setitem(eurlex_cellar.LANGUAGES, "de", "ger")  # 639-2/B: Cellar says 400
     with pytest.raises(ConfigError, match="HTTP 400"):
-        eurlex_cellar.negotiate(client, url, eurlex_cellar.PDF_TYPE, "de", {})
-    assert eurlex_cellar.negotiate(client, url, eurlex_cellar.PDF_TYPE, "bg", {}) is not None
+        eurlex_cellar.negotiate(client, url, eurlex_cellar.PDF_TYPE, "de", eurlex_config())
+    assert eurlex_cellar.negotiate(client, url, eurlex_cellar.PDF_TYPE, "bg",
+                                   eurlex_config()) is not None
     body = eurlex_cellar.negotiate(client, url.replace(built.act(6), "39999R9999"),
-                                   eurlex_cellar.PDF_TYPE, "en", {})
+                                   eurlex_cellar.PDF_TYPE, "en", eurlex_config())
     assert body is None  # 404: missing, not an error
 
 
@@ -217,8 +226,9 @@ def test_a_bot_challenge_is_a_warning_except_from_the_sandbox(
     client = HttpClient(HttpSettings(min_interval=0.0), trusted_urls=[built.server.base_url])
     url = f"{built.server.base_url}/cellar/resource/celex/{built.act(1)}"  # always challenged
     sandbox = built.sandbox.client_config(LANGS)["source"]
-    default = {**sandbox, "waf_log": load_settings("eurlex", environ={}).source["waf_log"]}
-    for cfg, level in ((sandbox, logging.INFO), (default, logging.WARNING)):
+    default = {**sandbox, "waf_log": eurlex_config().waf_log}
+    for table, level in ((sandbox, logging.INFO), (default, logging.WARNING)):
+        cfg = eurlex_config(table)
         caplog.clear()
         with caplog.at_level(logging.INFO, logger="loralay_build"), \
                 pytest.raises(Reject, match="bot challenge"):
@@ -269,7 +279,7 @@ def test_oj_pdfs_in_cyrillic_greek_and_irish_have_a_real_text_layer(
         built: Built, tmp_path: Path, lang: str, article: str, journal: str) -> None:
     client = HttpClient(HttpSettings(min_interval=0.0), trusted_urls=[built.server.base_url])
     url = f"{built.server.base_url}/cellar/resource/celex/{built.act(6)}"
-    pdf = eurlex_cellar.negotiate(client, url, eurlex_cellar.PDF_TYPE, lang, {})
+    pdf = eurlex_cellar.negotiate(client, url, eurlex_cellar.PDF_TYPE, lang, eurlex_config())
     assert pdf is not None
     (tmp_path / "act.pdf").write_bytes(pdf)
     words = parse_pdf(tmp_path / "act.pdf").words
@@ -298,7 +308,7 @@ def test_eurlex_website_is_only_a_configured_fallback(tmp_path: Path, faults: bo
         cfg = {**sandbox.client_config()["source"], "eurlex_fallback": True}
         client = HttpClient(HttpSettings(min_interval=0.0), trusted_urls=[server.base_url])
         source = EurlexSource()
-        source.config = cfg
+        source.config = eurlex_config(cfg)
         blobs = BlobStore(tmp_path / "blobs")
         no_html = candidate_for(sandbox, 4, "en")  # Cellar has its PDF, not its XHTML
         bundle = read_bundle(blobs.path(source.fetch(no_html, client, blobs)))
@@ -310,7 +320,7 @@ def test_eurlex_website_is_only_a_configured_fallback(tmp_path: Path, faults: bo
             text = blobs.path(bundle.reference).read_text(encoding="utf-8")
             assert "Article 1" in text
         assert len(server.requests("/eurlex/")) == (3 if faults else 1)
-        source.config = {**cfg, "eurlex_fallback": False}
+        source.config = eurlex_config({**cfg, "eurlex_fallback": False})
         source.fetch(candidate_for(sandbox, 4, "el"), client, blobs)
         assert len(server.requests("/eurlex/")) == (3 if faults else 1)
 
@@ -336,10 +346,10 @@ def test_a_sparql_page_that_keeps_failing_publishes_the_pages_before_it(tmp_path
 
 
 def test_defaults_talk_to_the_real_cellar_endpoints_for_24_languages() -> None:
-    source = load_settings("eurlex", environ={}).source
-    assert source["sparql_url"] == "http://publications.europa.eu/webapi/rdf/sparql"
-    assert source["cellar_url"] == "http://publications.europa.eu/resource/"
-    assert not source["eurlex_fallback"]
+    source = eurlex_config()
+    assert source.sparql_url == "http://publications.europa.eu/webapi/rdf/sparql"
+    assert source.cellar_url == "http://publications.europa.eu/resource/"
+    assert not source.eurlex_fallback
     found = datasets_for(source)
     assert len(found) == 24 and found["ga"] == "eurlex-ga"
     assert [eurlex_cellar.LANGUAGES[k] for k in ("en", "fr", "de", "ga", "el", "bg")] == [
@@ -389,7 +399,7 @@ def test_acts_behind_a_challenging_cellar_wait_without_being_asked(tmp_path: Pat
         state = State(tmp_path / "out")
         try:
             source = EurlexSource()
-            source.config = sandbox.client_config()["source"]
+            source.config = eurlex_config(sandbox.client_config()["source"])
             source.guard = eurlex_cellar.ChallengeGuard(state, source.config)
             blobs = BlobStore(tmp_path / "blobs")
             assert source.fetch(candidate_for(sandbox, 6, "en"), client, blobs)
@@ -412,12 +422,13 @@ def test_a_host_pause_ends_exactly_when_it_says(tmp_path: Path) -> None:
     try:
         url = "http://127.0.0.1:1/cellar/resource/x"
         for _ in range(8):
-            guard = eurlex_cellar.ChallengeGuard(state, {"waf_host_limit": 1})
+            guard = eurlex_cellar.ChallengeGuard(state, eurlex_config({"waf_host_limit": 1}))
             with pytest.raises(eurlex_cellar.HostChallenged):
                 guard.challenged(url)
             with pytest.raises(eurlex_cellar.HostChallenged, match="waf_host_pause"):
-                eurlex_cellar.ChallengeGuard(state, {"waf_host_pause": 60}).check(url)
-            eurlex_cellar.ChallengeGuard(state, {"waf_host_pause": 0}).check(url)
+                paused = eurlex_config({"waf_host_pause": 60})
+                eurlex_cellar.ChallengeGuard(state, paused).check(url)
+            eurlex_cellar.ChallengeGuard(state, eurlex_config({"waf_host_pause": 0})).check(url)
             time.sleep(0.13)
     finally:
         state.close()

@@ -120,11 +120,11 @@ def test_full_text_from_the_bucket_or_from_oai(pmc_box: PubmedSandbox, tmp_path:
     namespaced but the same body; a record PMC does not disseminate in full is a clear
     reject."""
     from loralay_build.blobs import BlobStore
-    from loralay_build.config import load_settings
     from loralay_build.errors import Reject
     from loralay_build.http import HttpClient
     from loralay_build.records import Candidate
     from loralay_build.safexml import parse_xml
+    from loralay_build.sources import load_settings
     from loralay_build.sources.pubmed.discover import fetch_jats
     from loralay_build.views.body import read_body
 

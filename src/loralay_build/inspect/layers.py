@@ -17,12 +17,12 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from loralay_build.blobs import BlobStore
-from loralay_build.config import load_settings
 from loralay_build.corpus.folder import BUILD_FILE, SHARD_GLOB
 from loralay_build.errors import Reject
 from loralay_build.parse import parse_pdf
 from loralay_build.parse.clean import CLEANERS
 from loralay_build.records import Box, Document
+from loralay_build.sources import load_settings
 from loralay_build.state import FILTERED, REJECTED, STATE_DIR, State
 
 KEPT, ABSTRACT, DROPPED = "kept", "abstract", "dropped"
@@ -204,7 +204,7 @@ def document_layers(dataset_dir: Path, article_id: str) -> DocumentLayers:
         layers.pdf_path = None
         return layers
     settings = load_settings(_source_of(dataset_dir, source))
-    cleaners = [str(name) for name in settings.source.get("cleaners", ())]
+    cleaners = list(settings.source.cleaners)
     try:
         doc = parse_pdf(layers.pdf_path, settings=settings.parse)
     except Reject as reject:

@@ -21,7 +21,7 @@ from typing import Any
 
 import click
 
-from loralay_build.config import Settings, load_settings
+from loralay_build.config import Settings
 from loralay_build.errors import ConfigError, LockHeld, LoralayError
 from loralay_build.progress import interactive
 from loralay_build.run.heap import pin_mmap_threshold
@@ -37,6 +37,7 @@ from loralay_build.run.pipeline import (
     Pipeline,
     check_dataset_name,
 )
+from loralay_build.sources import load_settings
 from loralay_build.state import STATE_DIR, State
 from loralay_build.writable import check_writable_folder
 

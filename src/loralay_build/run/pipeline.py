@@ -180,13 +180,11 @@ class Pipeline:
         self.source = get_source(request.source)
         self.blobs = BlobStore(state.dir / "blobs")
         self.work = WorkStore(state.dir / "work", self.settings.output)
-        endpoints = [
-            v for k, v in self.settings.source.items() if k.endswith("_url") and isinstance(v, str)
-        ]
-        self.client = HttpClient(self.settings.http, trusted_urls=endpoints)
+        self.client = HttpClient(self.settings.http, trusted_urls=self.settings.source.endpoints())
         self.report = RunReport()
         self.discovery_failures: list[DiscoveryFailure] = []
         self.processing_hash = self.settings.processing_hash()
+        self.options = self.settings.source.document_options()
         self.excluded = excluded_ids(self.settings.dedup.exclude)
         self.fetched: set[str] = set()  # blobs stored by this run: known to be intact
 
@@ -348,7 +346,6 @@ class Pipeline:
                            self.processing_hash)
 
     def _task(self, row: Row) -> Task:
-        src = self.settings.source
         assert row.blob_sha is not None
         return Task(
             candidate=row.candidate,
@@ -356,11 +353,7 @@ class Pipeline:
             pdf_sha256=row.blob_sha,
             parse=self.settings.parse,
             match=self.settings.match,
-            cleaners=tuple(src.get("cleaners", ())),
-            abstract_format=str(src.get("abstract_format", self.source.abstract_format)),
-            language_check=str(src.get("language_check", "none")),
-            summary_separate=str(src.get("summary", "in_document")) == "separate",
-            min_reference_ratio=float(src.get("min_reference_ratio", 0.0)),
+            options=self.options,
             images=self.settings.images if self.settings.images.enabled else None,
         )
 
@@ -601,7 +594,7 @@ class Pipeline:
         """Near-duplicate clusters among the documents, processed or waiting (corpus.dedup),
         a published member representing its work, for sources whose config sets
         `dedup_threshold`; the others keep the shared-PDF rule alone."""
-        threshold = self.settings.source.get("dedup_threshold")
+        threshold = self.settings.source.dedup_threshold
         if threshold is None:
             return None
         return keep_published(find_clusters([

@@ -21,6 +21,7 @@ from loralay_build.nfc import nfc_values, nfc_words
 from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, MatchRecord
+from loralay_build.source_table import DocumentOptions
 from loralay_build.text import MatchSettings, detect_language, prepare_abstract, strip_abstracts
 from loralay_build.text.minhash import signature, to_text
 from loralay_build.text.separate import separate_summaries
@@ -38,11 +39,7 @@ class Task:
     pdf_sha256: str
     parse: ParseSettings
     match: MatchSettings
-    cleaners: tuple[str, ...] = ()
-    abstract_format: str = "plain"
-    language_check: str = "none"  # none | abstract | body
-    summary_separate: bool = False  # the target is its own document: audit, remove nothing
-    min_reference_ratio: float = 0.0  # keep only acts longer than this times the summary
+    options: DocumentOptions = field(default_factory=DocumentOptions)  # per-document options
     images: ImageSettings | None = None  # --page-images: render, mask and encode the pages
 
 
@@ -182,10 +179,10 @@ def _files(task: Task) -> _Files:
 def _check_reference_ratio(task: Task, words: list[str], reference: str | None,
                            summary: str) -> None:
     """EUR-Lex-Sum's filter: the act must be longer (in words) than its summary."""
-    if task.min_reference_ratio <= 0:
+    if task.options.min_reference_ratio <= 0:
         return
     act = len(reference.split()) if reference else len(words)
-    needed = task.min_reference_ratio * len(summary.split())
+    needed = task.options.min_reference_ratio * len(summary.split())
     if act <= needed:
         raise Reject(Reason.REFERENCE_TOO_SHORT,
                      f"act has {act} words, summary {len(summary.split())}")
@@ -196,12 +193,12 @@ def _process(task: Task) -> Outcome:
     abstracts = {
         lang: cleaned
         for lang, text in cand.abstracts.items()
-        if (cleaned := prepare_abstract(text, task.abstract_format))  # type: ignore[arg-type]
+        if (cleaned := prepare_abstract(text, task.options.abstract_format))
     }
     main = cand.language
     if main not in abstracts:
         raise Reject(Reason.ABSTRACT_MISSING_IN_METADATA, f"no {main or 'main-language'} abstract")
-    if task.language_check == "abstract":
+    if task.options.language_check == "abstract":
         detected, confidence = detect_language(abstracts[main])
         if detected not in (main, "un") and confidence >= MIN_LANG_CONFIDENCE:
             raise Reject(
@@ -212,9 +209,9 @@ def _process(task: Task) -> Outcome:
     parsed = doc
     if files.pdf_path:
         parsed = parse_pdf(files.pdf_path, backend=task.parse.backend, settings=task.parse)
-        doc = clean_document(parsed, task.cleaners)
+        doc = clean_document(parsed, task.options.cleaners)
     _check_boxes(doc)
-    if task.summary_separate:
+    if task.options.summary == "separate":
         body = doc
         matches = separate_summaries(doc.words, files.reference, abstracts, main, task.match)
     else:
@@ -226,7 +223,7 @@ def _process(task: Task) -> Outcome:
     sample = (" ".join(body.words) or files.reference or "")[:LANGID_CHARS]
     lang = detect_language(sample)
     mismatch = lang[0] not in (main, "un") and lang[1] >= MIN_LANG_CONFIDENCE
-    if task.language_check == "body" and mismatch:
+    if task.options.language_check == "body" and mismatch:
         raise Reject(Reason.LANGUAGE_MISMATCH, f"body reads as {lang[0]} ({lang[1]:.2f})")
     row = build_row(task, body, abstracts, matches, lang, files.reference, files.pdf_sha256)
     sig = signature(body.words)

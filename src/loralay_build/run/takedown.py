@@ -15,7 +15,6 @@ from pathlib import Path
 
 import click
 
-from loralay_build.config import settings_from_raw
 from loralay_build.errors import LockHeld
 from loralay_build.run.pipeline import (
     EXIT_FAILURE,
@@ -25,6 +24,7 @@ from loralay_build.run.pipeline import (
     BuildRequest,
     Pipeline,
 )
+from loralay_build.sources import settings_from_raw
 from loralay_build.state import REMOVED, SETTINGS_MARK, State
 
 

@@ -1,7 +1,13 @@
-"""Source modules, by name."""
+"""Source modules, by name, and the settings of a build of one."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from loralay_build import config
+from loralay_build.config import Settings
 from loralay_build.errors import ConfigError
 from loralay_build.sources.arxiv import ArxivSource
 from loralay_build.sources.base import Source
@@ -22,8 +28,25 @@ SOURCES["openreview"] = OpenReviewSource
 SOURCES["eurlex"] = EurlexSource
 
 
-def get_source(name: str) -> Source:
+def source_class(name: str) -> type[Source]:
     try:
-        return SOURCES[name]()
+        return SOURCES[name]
     except KeyError:
         raise ConfigError(f"unknown source {name!r}; known: {', '.join(sorted(SOURCES))}") from None
+
+
+def get_source(name: str) -> Source:
+    return source_class(name)()
+
+
+def load_settings(name: str, config_file: Path | None = None,
+                  environ: Mapping[str, str] | None = None,
+                  overrides: Mapping[str, Any] | None = None) -> Settings:
+    """`config.load_settings` with the source's own `[source]` dataclass."""
+    return config.load_settings(name, config_file, environ, overrides,
+                                source_config=source_class(name).config_class)
+
+
+def settings_from_raw(name: str, raw: dict[str, Any]) -> Settings:
+    """`config.settings_from_raw` with the source's own `[source]` dataclass."""
+    return config.settings_from_raw(name, raw, source_class(name).config_class)

@@ -16,9 +16,12 @@ from loralay_build.config import Settings
 from loralay_build.errors import ConfigError, LoralayError
 from loralay_build.http import HttpClient, describe
 from loralay_build.records import Candidate
+from loralay_build.source_table import SourceConfig
+from loralay_build.sources.command import SourceCommand
 from loralay_build.state import State
 
 T = TypeVar("T")
+C = TypeVar("C", bound=SourceConfig)
 log = logging.getLogger(__name__)
 QUERY_STRING = re.compile(r"(\w+://[^\s?#()\[\]]+)(\?[^\s()\[\]]*)")
 LONG_QUERY = 200  # characters of a query string an error line still quotes
@@ -41,10 +44,10 @@ class DiscoveryFailure:
 
 @dataclass
 class DiscoveryContext:
-    """What discovery may use: the client, the source's config table, and its marks."""
+    """What discovery may use: the client, the source's configuration, and its marks."""
 
     client: HttpClient
-    config: dict[str, Any]
+    config: SourceConfig
     state: State
     dataset: str
     since: str | None = None  # YYYY-MM-DD from --since; overrides the stored high-water mark
@@ -68,6 +71,13 @@ class DiscoveryContext:
             log.error("%s: discovery of %s failed: %s", self.dataset, scope,
                       QUERY_STRING.sub(_short_query, describe(exc)))
             log.info("%s: the failed request of %s: %s", self.dataset, scope, describe(exc))
+
+    def settings(self, cls: type[C]) -> C:
+        """The source's configuration as its own dataclass."""
+        if not isinstance(self.config, cls):
+            raise TypeError(f"{self.dataset}: [source] is a {type(self.config).__name__}, "
+                            f"not a {cls.__name__}")
+        return self.config
 
     def get_mark(self, key: str) -> str | None:
         return self.state.get_mark(self.dataset, key)
@@ -116,7 +126,8 @@ class Source(Protocol):
     """A source module: `discover` yields candidates page by page; `fetch` stores the file."""
 
     name: str
-    abstract_format: str  # how metadata abstracts are written: plain | html | latex
+    config_class: type[SourceConfig]  # its `[source]` keys, values in configs/<name>.toml
+    command: SourceCommand  # its `build-corpus <name>` options
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         """Yield batches of candidates; each batch is committed before the next is asked for.

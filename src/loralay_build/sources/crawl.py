@@ -14,17 +14,47 @@ import sys
 import tempfile
 import threading
 from collections.abc import Generator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from loralay_build.errors import LoralayError
 from loralay_build.http import HttpClient
+from loralay_build.source_table import SourceConfig
+from loralay_build.tables import check_ranges
 
 log = logging.getLogger(__name__)
 
 STOP_WAIT = 10.0
 # A crawl's log line as `spiders.run` formats it (LOG_FORMAT): level, logger, message.
 _LOG_LINE = re.compile(r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (.*)$")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CrawlConfig(SourceConfig):
+    """`[source]` keys of a source crawled by a Scrapy spider."""
+
+    download_delay: float  # seconds between two pages (jittered 0.5x-1.5x by Scrapy)
+    timeout: float
+    retries: int
+    retry_after_max: float  # a longer Retry-After is cut to this
+    batch_size: int  # items committed to the state DB together
+    max_page_bytes: int | None = None
+    log_level: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_ranges(self, "source", at_least={"download_delay": 0, "retries": 0,
+                                               "retry_after_max": 0, "batch_size": 1},
+                     above={"timeout": 0})
+
+    def spider_config(self, client: HttpClient) -> dict[str, Any]:
+        """What `spiders.run` reads of these keys, with the run's HTTP policy."""
+        given = {"max_page_bytes": self.max_page_bytes, "log_level": self.log_level}
+        return {"download_delay": self.download_delay, "timeout": self.timeout,
+                "retries": self.retries, "retry_after_max": self.retry_after_max,
+                **{k: v for k, v in given.items() if v is not None},
+                "user_agent": client.settings.user_agent, "policy": crawl_policy(client)}
 
 
 def crawl_policy(client: HttpClient) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from loralay_build.blobs import BlobStore
@@ -12,7 +13,10 @@ from loralay_build.errors import ConfigError
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
+from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext
+from loralay_build.sources.command import SourceCommand, since_option
+from loralay_build.tables import check_ranges
 
 log = logging.getLogger(__name__)
 
@@ -83,25 +87,41 @@ def solr_date(value: str) -> str:
     return f"{parts[0]}-{parts[1]}-{parts[2]}T00:00:00Z"
 
 
+@dataclass(frozen=True, kw_only=True)
+class HalConfig(SourceConfig):
+    """`[source]` of HAL."""
+
+    search_url: str
+    filters: tuple[str, ...]  # Solr `fq` clauses
+    rows: int  # records per page
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_ranges(self, "source", at_least={"rows": 1})
+
+
 class HalSource:
     name = "hal"
-    abstract_format = "html"
+    config_class: type[SourceConfig] = HalConfig
+    command = SourceCommand(
+        help="Crawl HAL: French articles and conference papers with a file.",
+        options=(since_option("Only records modified since this date (YYYY[-MM[-DD]])."),),
+    )
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
-        cfg = ctx.config
-        url = str(cfg.get("search_url", "https://api.archives-ouvertes.fr/search/"))
+        cfg = ctx.settings(HalConfig)
         params: list[tuple[str, Any]] = [("q", "*:*")]
-        params += [("fq", clause) for clause in cfg.get("filters", [])]
+        params += [("fq", clause) for clause in cfg.filters]
         since = solr_date(ctx.since) if ctx.since else ctx.get_mark(WATERMARK)
         if since:
             params.append(("fq", f"{WATERMARK}:[{since} TO NOW]"))
         params += [
-            ("fl", FIELDS), ("sort", "docid asc"), ("rows", int(cfg.get("rows", 500))),
+            ("fl", FIELDS), ("sort", "docid asc"), ("rows", cfg.rows),
             ("wt", "json"),
         ]
         mark, seen, newest = "*", 0, since or ""
         while True:
-            answer = ctx.client.get_json(url, [*params, ("cursorMark", mark)])
+            answer = ctx.client.get_json(cfg.search_url, [*params, ("cursorMark", mark)])
             docs = answer.get("response", {}).get("docs", [])
             batch = [to_candidate(doc, ctx.dataset) for doc in docs]
             seen += len(batch)

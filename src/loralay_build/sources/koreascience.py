@@ -7,17 +7,33 @@ ids already in the database are handed to the spider, which skips their article 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from loralay_build.blobs import BlobStore
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
+from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, batched
-from loralay_build.sources.crawl import crawl_policy, spider_items
+from loralay_build.sources.command import SourceCommand
+from loralay_build.sources.crawl import CrawlConfig, spider_items
+from loralay_build.tables import check_ranges
 
-SPIDER_KEYS = ("search_url", "publisher", "first_year", "last_year", "page_size",
-               "download_delay", "timeout", "retries", "retry_after_max", "log_level")
+
+@dataclass(frozen=True, kw_only=True)
+class KoreaScienceConfig(CrawlConfig):
+    """`[source]` of KoreaScience: the advanced search, one pass per publication year."""
+
+    search_url: str
+    publisher: str  # publishers whose name contains this word
+    first_year: int
+    last_year: int
+    page_size: int
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_ranges(self, "source", at_least={"page_size": 1, "last_year": self.first_year})
 
 
 def abstracts_by_language(pairs: list[list[str]]) -> dict[str, str]:
@@ -53,17 +69,20 @@ def to_candidate(item: dict[str, Any], dataset: str) -> Candidate:
 
 class KoreaScienceSource:
     name = "koreascience"
-    abstract_format = "plain"
+    config_class: type[SourceConfig] = KoreaScienceConfig
+    command = SourceCommand(
+        help="Crawl KoreaScience (Scrapy, resumable): Korean articles with a Korean abstract.")
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
-        config = {k: ctx.config[k] for k in SPIDER_KEYS if k in ctx.config}
-        config["user_agent"] = ctx.client.settings.user_agent
-        config["policy"] = crawl_policy(ctx.client)
-        config["skip"] = sorted(r.candidate.source_id for r in ctx.state.rows(ctx.dataset))
-        batch_size = int(ctx.config.get("batch_size", 10))
+        cfg = ctx.settings(KoreaScienceConfig)
+        config = {**cfg.spider_config(ctx.client), "search_url": cfg.search_url,
+                  "publisher": cfg.publisher, "first_year": cfg.first_year,
+                  "last_year": cfg.last_year, "page_size": cfg.page_size,
+                  "skip": sorted(r.candidate.source_id for r in ctx.state.rows(ctx.dataset))}
         items = spider_items("koreascience", config, "KoreaScience")
         try:
-            yield from batched((to_candidate(item, ctx.dataset) for item in items), batch_size)
+            yield from batched((to_candidate(item, ctx.dataset) for item in items),
+                               cfg.batch_size)
         finally:
             items.close()
 

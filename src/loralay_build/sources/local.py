@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import click
 
 from loralay_build.blobs import BlobStore
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.fetch import HEAD_BYTES, PDF_MAGIC
 from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
+from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, batched
+from loralay_build.sources.command import SourceCommand, given
 from loralay_build.sources.hal import PARTIAL_DATE
 from loralay_build.text.iso639 import is_language_code
 
@@ -97,18 +102,43 @@ def _read_manifest(lines: Iterable[str], base: Path, dataset: str,
         yield cand
 
 
+@dataclass(frozen=True, kw_only=True)
+class LocalConfig(SourceConfig):
+    """`[source]` of `local`: the manifest (`--input`)."""
+
+    input: str = ""  # JSON-lines manifest
+    allow_outside: bool = False  # accept `pdf` paths outside the manifest's folder
+
+
+def _keys(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
+    return given(input=values["input_"], allow_outside=values["allow_outside"])
+
+
 class LocalSource:
     name = "local"
-    abstract_format = "plain"
+    config_class: type[SourceConfig] = LocalConfig
+    command = SourceCommand(
+        help="Build from your own PDFs listed in a manifest.",
+        options=(
+            click.option("--input", "input_", required=True,
+                         type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                         help="JSON-lines manifest: id, pdf, abstracts, language, published, "
+                         "..."),
+            click.option("--allow-outside", is_flag=True,
+                         help="Accept `pdf` paths outside the manifest's folder."),
+        ),
+        keys=_keys,
+    )
     lists_whole_input = True  # an entry missing from the manifest has left the input
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
-        manifest = Path(str(ctx.config.get("input", "")))
+        cfg = ctx.settings(LocalConfig)
+        manifest = Path(cfg.input)
         if manifest.is_dir():
             raise ConfigError(f"input manifest {manifest} is a folder: give the JSON-lines file")
         if not manifest.is_file():
             raise ConfigError(f"input manifest not found: {manifest}")
-        outside = bool(ctx.config.get("allow_outside", False))
+        outside = cfg.allow_outside
         with manifest.open(encoding="utf-8-sig") as handle:  # tolerate a UTF-8 BOM
             yield from batched(_read_manifest(handle, manifest.parent, ctx.dataset, outside),
                                BATCH)

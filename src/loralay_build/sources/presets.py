@@ -70,10 +70,9 @@ def read_split_dir(directory: Path, normalise: Normaliser) -> dict[str, str]:
     return out
 
 
-def configured_ids(config: dict[str, object], normalise: Normaliser) -> tuple[list[str],
-                                                                             dict[str, str]]:
-    """The `ids` list and `split_ids` presets named by a source's config (either may be empty)."""
-    ids = read_ids(Path(str(config["ids"])), normalise) if config.get("ids") else []
-    presets = read_split_dir(Path(str(config["split_ids"])), normalise) \
-        if config.get("split_ids") else {}
-    return ids, presets
+def configured_ids(ids: str | None, split_ids: str | None,
+                   normalise: Normaliser) -> tuple[list[str], dict[str, str]]:
+    """The `ids` list and `split_ids` presets named by a source's config (either may be None)."""
+    listed = read_ids(Path(ids), normalise) if ids else []
+    presets = read_split_dir(Path(split_ids), normalise) if split_ids else {}
+    return listed, presets

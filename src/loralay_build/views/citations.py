@@ -29,13 +29,6 @@ class CitationOptions:
     min_resolved: float = 0.0  # share of cited papers that must have an abstract
     lowercase: bool = False
 
-    @classmethod
-    def from_config(cls, cfg: dict[str, Any]) -> CitationOptions:
-        return cls(unit=str(cfg.get("citation_unit", "sentence")),
-                   context=int(cfg.get("citation_context", 3)),
-                   min_resolved=float(cfg.get("min_resolved", 0.0)),
-                   lowercase=bool(cfg.get("view_lowercase", False)))
-
 
 @dataclass(frozen=True)
 class _Sentence:

@@ -29,11 +29,6 @@ class TextOptions:
     dig: bool = True  # numbers -> <dig>
     lowercase: bool = False
 
-    @classmethod
-    def from_config(cls, cfg: dict[str, Any]) -> TextOptions:
-        return cls(cit=bool(cfg.get("view_cit", True)), dig=bool(cfg.get("view_dig", True)),
-                   lowercase=bool(cfg.get("view_lowercase", False)))
-
 
 def finish(text: str, options: TextOptions) -> str:
     """Digit replacement and case, applied to text whose citations are already rendered."""

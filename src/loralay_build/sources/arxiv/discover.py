@@ -18,16 +18,19 @@ from __future__ import annotations
 import json
 import logging
 import tempfile
-from collections.abc import Iterable, Iterator
-from dataclasses import replace
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+import click
 
 from loralay_build.blobs import BlobStore
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.http import HttpClient, HttpError, HttpStatusError
 from loralay_build.records import Candidate
 from loralay_build.safexml import XmlRejected, children, parse_xml
+from loralay_build.source_table import SourceConfig, key, optional_key
 from loralay_build.sources.arxiv.files import PdfChoice, PdfLocator
 from loralay_build.sources.arxiv.meta import (
     ArxivMeta,
@@ -39,13 +42,12 @@ from loralay_build.sources.arxiv.meta import (
 )
 from loralay_build.sources.base import DiscoveryContext, batched
 from loralay_build.sources.checksum import fetch_verified_pdf
+from loralay_build.sources.command import SourceCommand, given, id_keys, id_options
 from loralay_build.sources.oaipmh import OaiClient, harvest
 from loralay_build.sources.presets import configured_ids
 
 log = logging.getLogger(__name__)
 
-OAI_URL = "https://oaipmh.arxiv.org/oai"
-API_URL = "https://export.arxiv.org/api/query"
 MARK = "oai_datestamp"
 BATCH = 100
 SNAPSHOT_CAP = 1 << 40  # a snapshot URL is streamed to disk; the full file is ~5 GB
@@ -91,14 +93,34 @@ def to_candidate(meta: ArxivMeta, choice: PdfChoice, dataset: str, language: str
     )
 
 
+@dataclass(frozen=True, kw_only=True)
+class ArxivConfig(SourceConfig):
+    """`[source]` of arXiv: where metadata comes from, which records and PDF versions."""
+
+    oai_url: str  # OAI-PMH (with oai = true)
+    api_url: str  # Atom API (ids without a snapshot)
+    oai: bool
+    oai_set: str = key("set")  # OAI-PMH set, e.g. "cs" or "physics:hep-th"
+    categories: tuple[str, ...]  # keep records with one of these categories (prefixes)
+    version: Literal["latest", "metadata"]  # newest PDF in the bucket, or the abstract's
+    metadata: str | None = None  # Kaggle-format snapshot: a path or a URL
+    start: str | None = optional_key("from")  # YYYY-MM-DD
+    until: str | None = None
+    ids: str | None = None  # file of ids
+    split_ids: str | None = None  # folder of train/val/test id files
+    storage: str | None = None  # bulk bucket endpoints (tests point them elsewhere)
+    bucket: str | None = None
+    export: str | None = None
+
+
 class _Filter:
     """Which metadata records a run wants: id set, category prefixes, v1-date window."""
 
-    def __init__(self, config: dict[str, Any], wanted: set[str], by_id: bool) -> None:
+    def __init__(self, config: ArxivConfig, wanted: set[str], by_id: bool) -> None:
         self.wanted = wanted if by_id else set()
-        self.categories = [str(c) for c in config.get("categories", [])]
-        self.start = str(config.get("from", "") or "")
-        self.end = str(config.get("until", "") or "")
+        self.categories = list(config.categories)
+        self.start = config.start or ""
+        self.end = config.until or ""
 
     def __call__(self, meta: ArxivMeta) -> bool:
         if self.wanted and meta.id not in self.wanted:
@@ -113,20 +135,50 @@ class _Filter:
                                                                > self.end)
 
 
+def _keys(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
+    metadata, categories = values["metadata"], values["categories"]
+    if metadata and "://" not in metadata:
+        metadata = str(Path(metadata).resolve())
+    return {**id_keys(values), **given(
+        metadata=metadata, oai=values["oai"], set=values["set_"],
+        version=values["version_policy"],
+        categories=[c.strip() for c in categories.split(",") if c.strip()] if categories
+        else None)}
+
+
 class ArxivSource:
     name = "arxiv"
-    abstract_format = "latex"
+    config_class: type[SourceConfig] = ArxivConfig
+    command = SourceCommand(
+        help="Build arXiv-Lay: arXiv papers with layout, the original splits kept.",
+        options=(
+            *id_options("Start date (YYYY-MM-DD): OAI-PMH `from`, or the earliest v1 date "
+                        "kept from a metadata snapshot."),
+            click.option("--metadata",
+                         help="Kaggle-format metadata snapshot (path or URL), streamed."),
+            click.option("--oai", is_flag=True, help="Harvest OAI-PMH arXivRaw (incremental "
+                         "from the last committed datestamp)."),
+            click.option("--set", "set_", help="OAI-PMH set, e.g. cs or physics:hep-th."),
+            click.option("--categories",
+                         help="Comma-separated categories or prefixes to keep (cs,stat.ML)."),
+            click.option("--pdf-version", "version_policy",
+                         type=click.Choice(["latest", "metadata"]),
+                         help="PDF version: newest in the bucket, or the one the metadata "
+                         "abstract is of."),
+        ),
+        keys=_keys,
+    )
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
-        cfg = ctx.config
-        ids, presets = configured_ids(cfg, normalise_id)
+        cfg = ctx.settings(ArxivConfig)
+        ids, presets = configured_ids(cfg.ids, cfg.split_ids, normalise_id)
         wanted = set(ids) | set(presets)
-        locator = PdfLocator(ctx.client, cfg)
-        language = str(cfg.get("language", "en"))
-        if cfg.get("oai"):
+        locator = PdfLocator(ctx.client, cfg.version, cfg.storage, cfg.bucket, cfg.export)
+        language = cfg.language
+        if cfg.oai:
             metas = self._oai(ctx, _Filter(cfg, wanted, by_id=False))
-        elif cfg.get("metadata"):
-            metas = self._snapshot(ctx, str(cfg["metadata"]), _Filter(cfg, wanted, bool(wanted)))
+        elif cfg.metadata:
+            metas = self._snapshot(ctx, cfg.metadata, _Filter(cfg, wanted, bool(wanted)))
         elif wanted:
             metas = self._atom(ctx, [*ids, *(i for i in presets if i not in set(ids))])
         else:
@@ -169,21 +221,21 @@ class ArxivSource:
             yield from batched(_kaggle(text, keep), BATCH)
 
     def _oai(self, ctx: DiscoveryContext, keep: _Filter) -> Iterator[list[ArxivMeta]]:
-        cfg = ctx.config
+        cfg = ctx.settings(ArxivConfig)
         params = {
             "metadataPrefix": "arXivRaw",
-            "set": cfg.get("set", ""),
-            "from": ctx.since or cfg.get("from") or ctx.get_mark(MARK) or "",
-            "until": cfg.get("until", ""),
+            "set": cfg.oai_set,
+            "from": ctx.since or cfg.start or ctx.get_mark(MARK) or "",
+            "until": cfg.until or "",
         }
-        oai = OaiClient(ctx.client, str(cfg.get("oai_url", OAI_URL)))
+        oai = OaiClient(ctx.client, cfg.oai_url)
         for records in harvest(ctx, oai, params, MARK):
             metas = [from_arxiv_raw(r.metadata) for r in records
                      if not r.deleted and r.metadata is not None]
             yield [m for m in metas if m is not None and keep(m)]
 
     def _atom(self, ctx: DiscoveryContext, ids: list[str]) -> Iterator[list[ArxivMeta]]:
-        url = str(ctx.config.get("api_url", API_URL))
+        url = ctx.settings(ArxivConfig).api_url
         for start in range(0, len(ids), BATCH):
             chunk = ids[start:start + BATCH]
             answer = ctx.client.get(url, {"id_list": ",".join(chunk), "start": 0,
@@ -200,7 +252,7 @@ class ArxivSource:
         """The Atom API's records of the given (id, version) pairs, one request for all."""
         if not wanted:
             return {}
-        url = str(ctx.config.get("api_url", API_URL))
+        url = ctx.settings(ArxivConfig).api_url
         ids = ",".join(f"{arxiv_id}v{version}" for arxiv_id, version in wanted)
         try:
             answer = ctx.client.get(url, {"id_list": ids, "start": 0, "max_results": len(wanted)})

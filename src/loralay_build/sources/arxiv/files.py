@@ -11,9 +11,7 @@ from __future__ import annotations
 import base64
 import re
 from dataclasses import dataclass
-from typing import Any
 
-from loralay_build.errors import ConfigError
 from loralay_build.http import HttpClient
 from loralay_build.sources.arxiv.meta import ArxivMeta, yymm
 
@@ -52,14 +50,13 @@ def _md5_hex(value: str) -> str:
 class PdfLocator:
     """Lists a paper's PDF objects in the bucket and applies the version policy."""
 
-    def __init__(self, client: HttpClient, config: dict[str, Any]) -> None:
+    def __init__(self, client: HttpClient, policy: str, storage: str | None = None,
+                 bucket: str | None = None, export: str | None = None) -> None:
         self.client = client
-        self.policy = str(config.get("version", "latest"))
-        if self.policy not in POLICIES:
-            raise ConfigError(f"[source] version must be one of {POLICIES}, got {self.policy!r}")
-        self.storage = str(config.get("storage", STORAGE)).rstrip("/")
-        self.bucket = str(config.get("bucket", BUCKET))
-        self.export = str(config.get("export", EXPORT)).rstrip("/")
+        self.policy = policy  # one of POLICIES, checked with the configuration
+        self.storage = (storage or STORAGE).rstrip("/")
+        self.bucket = bucket or BUCKET
+        self.export = (export or EXPORT).rstrip("/")
 
     def objects(self, arxiv_id: str) -> dict[int, PdfChoice]:
         """Every PDF version the bucket holds, by version number (JSON API, paged)."""

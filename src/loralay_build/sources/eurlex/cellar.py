@@ -13,15 +13,17 @@ import io
 import logging
 import re
 import time
-from typing import Any
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from loralay_build.blobs import BlobStore
 from loralay_build.errors import ConfigError, Deferred, Reason, Reject
 from loralay_build.fetch import check_pdf
 from loralay_build.http import HttpClient, HttpStatusError
+from loralay_build.source_table import SourceConfig
 from loralay_build.sources.eurlex.text import is_missing_page, is_waf_challenge
 from loralay_build.state import State
+from loralay_build.tables import check_ranges
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +45,34 @@ class HostChallenged(Deferred):
     so what needs it waits for a later run (exit 3) without using up an attempt."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class CellarConfig(SourceConfig):
+    """`[source]` keys of the requests to Cellar and EUR-Lex: bot challenges and the website."""
+
+    eurlex_url: str  # website: only a fallback for a missing XHTML
+    waf_retries: int  # a bot challenge is retried this often, then `blocked`
+    waf_backoff: float  # first pause after a challenge (doubles each time)
+    waf_backoff_max: float
+    waf_host_limit: int  # resources challenged in a row before a host is left alone
+    waf_host_pause: float  # seconds a challenging host is not asked (other languages too)
+    waf_log: str  # level of the line each challenge logs
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_ranges(self, "source", at_least={"waf_retries": 0, "waf_backoff": 0,
+                                               "waf_backoff_max": 0, "waf_host_limit": 1,
+                                               "waf_host_pause": 0})
+        self.waf_log_level()
+
+    def waf_log_level(self) -> int:
+        """The level of a challenge's log line; ConfigError for an unknown name."""
+        level = logging.getLevelNamesMapping().get(self.waf_log.upper())
+        if level is None:
+            raise ConfigError(f"[source] waf_log = {self.waf_log!r}: must be a log level such "
+                              "as info or warning")
+        return level
+
+
 class ChallengeGuard:
     """Bot challenges per host, as OpenReview's crawler stops at its challenge.
 
@@ -55,10 +85,10 @@ class ChallengeGuard:
 
     MARK_SCOPE = "eurlex"
 
-    def __init__(self, state: State | None, cfg: dict[str, Any]) -> None:
+    def __init__(self, state: State | None, cfg: CellarConfig) -> None:
         self.state = state
-        self.limit = int(cfg.get("waf_host_limit", 2))
-        self.pause = float(cfg.get("waf_host_pause", 3600.0))
+        self.limit = cfg.waf_host_limit
+        self.pause = cfg.waf_host_pause
         self.streak: dict[str, int] = {}
         self.stopped: set[str] = set()  # hosts this guard refused to ask
 
@@ -101,26 +131,16 @@ class ChallengeGuard:
                                  "resources in a row; the rest waits for the next run")
 
 
-def waf_log_level(cfg: dict[str, Any]) -> int:
-    """The level of a challenge's log line (`waf_log`); ConfigError for an unknown name."""
-    name = str(cfg.get("waf_log", "warning"))
-    level = logging.getLevelNamesMapping().get(name.upper())
-    if level is None:
-        raise ConfigError(f"[source] waf_log must be a log level such as info or warning, "
-                          f"not {name!r}")
-    return level
-
-
 def guarded_get(client: HttpClient, url: str, headers: dict[str, str],
-                cfg: dict[str, Any], guard: ChallengeGuard | None = None) -> bytes:
+                cfg: CellarConfig, guard: ChallengeGuard | None = None) -> bytes:
     """GET a body that is never a WAF challenge (202, `x-amzn-waf-action`, script markers):
     a challenge is retried after a growing pause and ends as a `blocked` reject, or, when
     its host keeps challenging, as HostChallenged (see ChallengeGuard). Each challenge is
     logged at `waf_log` (a sandbox's challenges are expected: info)."""
     guard = guard or ChallengeGuard(None, cfg)
     guard.check(url)
-    pause = float(cfg.get("waf_backoff", 2.0))
-    retries = guard.retries(url, int(cfg.get("waf_retries", 3)))
+    pause = cfg.waf_backoff
+    retries = guard.retries(url, cfg.waf_retries)
     for attempt in range(retries + 1):
         sink = io.BytesIO()
         try:
@@ -134,8 +154,8 @@ def guarded_get(client: HttpClient, url: str, headers: dict[str, str],
             guard.passed(url)
             return body
         if attempt < retries:
-            wait = min(pause, float(cfg.get("waf_backoff_max", 30.0)))
-            log.log(waf_log_level(cfg), "bot challenge at %s; trying again in %.1fs", url, wait)
+            wait = min(pause, cfg.waf_backoff_max)
+            log.log(cfg.waf_log_level(), "bot challenge at %s; trying again in %.1fs", url, wait)
             client.sleep(wait)
             pause *= 2
     guard.challenged(url)
@@ -143,7 +163,7 @@ def guarded_get(client: HttpClient, url: str, headers: dict[str, str],
 
 
 def negotiate(client: HttpClient, url: str, accept: str, lang: str,
-              cfg: dict[str, Any], guard: ChallengeGuard | None = None) -> bytes | None:
+              cfg: CellarConfig, guard: ChallengeGuard | None = None) -> bytes | None:
     """One content-negotiated GET: the body; None on 404 (that language or format is missing).
 
     A 400 means we asked wrongly: the run stops. A 300 (multi-part act) is raised as
@@ -162,12 +182,11 @@ def negotiate(client: HttpClient, url: str, accept: str, lang: str,
         raise
 
 
-def eurlex_page(client: HttpClient, celex: str, lang: str, cfg: dict[str, Any],
+def eurlex_page(client: HttpClient, celex: str, lang: str, cfg: CellarConfig,
                 guard: ChallengeGuard | None = None) -> bytes | None:
     """The act's bare text page on the EUR-Lex website: the configured fallback when Cellar
     has no XHTML. None when missing (404 or a "does not exist" page)."""
-    base = str(cfg.get("eurlex_url", "https://eur-lex.europa.eu/"))
-    url = f"{base}legal-content/{lang.upper()}/TXT/HTML/?uri=CELEX:{celex}"
+    url = f"{cfg.eurlex_url}legal-content/{lang.upper()}/TXT/HTML/?uri=CELEX:{celex}"
     try:
         body = guarded_get(client, url, {"Accept": "text/html"}, cfg, guard)
     except HttpStatusError as exc:
@@ -186,7 +205,7 @@ class _MultiPart(Exception):
 
 
 def negotiate_parts(client: HttpClient, url: str, accept: str, lang: str,
-                     cfg: dict[str, Any], guard: ChallengeGuard | None = None) -> list[bytes]:
+                     cfg: CellarConfig, guard: ChallengeGuard | None = None) -> list[bytes]:
     """Every part of the act in `lang` and format `accept`, in DOC_n order ([] when missing)."""
     try:
         body = negotiate(client, url, accept, lang, cfg, guard)

@@ -18,27 +18,32 @@ import datetime as dt
 import json
 import logging
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import click
 
 from loralay_build.blobs import BlobStore
 from loralay_build.bundle import Bundle, store_bundle, store_bytes, store_text
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
+from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, batched
+from loralay_build.sources.command import DatasetPlan, SourceCommand, given, since_option
 from loralay_build.sources.eurlex.cellar import (
     LANGUAGES,
     PDF_TYPE,
     SUMMARY_TYPE,
     XHTML_TYPE,
+    CellarConfig,
     ChallengeGuard,
     HostChallenged,
     eurlex_page,
     negotiate,
     negotiate_parts,
     store_pdf,
-    waf_log_level,
 )
 from loralay_build.sources.eurlex.links import (
     Act,
@@ -59,12 +64,11 @@ from loralay_build.sources.eurlex.text import (
     is_missing_page,
     parse_summary,
 )
+from loralay_build.tables import check_ranges
 
 log = logging.getLogger(__name__)
 
 MARK_SCOPE = "eurlex"  # marks are shared by every language dataset the crawl feeds
-CELLAR_URL = "http://publications.europa.eu/resource/"  # configs/eurlex.toml sets it too
-SPLIT_PRESETS = ("chronological", "eurlex-sum")
 
 QUERY = """PREFIX cdm: <http://publications.europa.eu/ontology/cdm#>
 PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
@@ -101,35 +105,88 @@ def language_codes(value: Any) -> list[str]:
     return list(dict.fromkeys(codes))
 
 
-def datasets_for(cfg: dict[str, Any]) -> dict[str, str]:
+@dataclass(frozen=True, kw_only=True)
+class EurlexConfig(CellarConfig):
+    """`[source]` of EUR-Lex: the SPARQL listing, the languages and what is fetched per act."""
+
+    sparql_url: str
+    cellar_url: str  # celex/<id>, legissum/<id>
+    eurlex_fallback: bool  # ask the website when Cellar has no XHTML
+    languages: str | tuple[str, ...]  # "all", "en,fr" or a list of ISO 639-1 codes
+    dataset_prefix: str  # datasets are <prefix>-<ISO 639-1 code>
+    sparql_page: int  # rows per SPARQL page
+    page_size: int  # candidates committed to the state DB together
+    formats: tuple[Literal["pdf", "xhtml"], ...]  # what is fetched per act
+    summary_recheck_days: float  # a full pass reads every summary again this often
+    summary_relist_hours: float  # otherwise summary ids are listed at most this often
+    include_obsolete: bool
+    split_preset: Literal["chronological", "eurlex-sum"]
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_ranges(self, "source", at_least={"sparql_page": 1, "page_size": 1,
+                                               "summary_recheck_days": 0,
+                                               "summary_relist_hours": 0})
+        language_codes(self.languages)
+        if not self.formats:
+            raise ConfigError("[source] formats = []: give pdf, xhtml or both")
+
+
+def datasets_for(cfg: EurlexConfig) -> dict[str, str]:
     """Language -> dataset folder (`eurlex-en`...)."""
-    prefix = str(cfg.get("dataset_prefix", "eurlex"))
-    return {lang: f"{prefix}-{lang}" for lang in language_codes(cfg.get("languages"))}
+    return {lang: f"{cfg.dataset_prefix}-{lang}" for lang in language_codes(cfg.languages)}
+
+
+def _keys(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
+    return given(languages=values["languages"], split_preset=values["split_preset"],
+                 dataset_prefix=name)
+
+
+def _fan_out(config: SourceConfig, name: str | None, since: str | None) -> list[DatasetPlan]:
+    """One dataset per language, all from one crawl: the first build lists it (from --since)
+    for every language; the next ones do not list again."""
+    assert isinstance(config, EurlexConfig)
+    return [DatasetPlan(dataset, since=since if i == 0 else None)
+            for i, dataset in enumerate(datasets_for(config).values())]
 
 
 class EurlexSource:
     name = "eurlex"
-    abstract_format = "plain"
+    config_class: type[SourceConfig] = EurlexConfig
+    command = SourceCommand(
+        help="""Build EUR-Lex-Sum through Cellar: one crawl, one dataset per language (eurlex-en,
+    eurlex-fr, ...; --name NAME gives NAME-en, ...), the act's OJ PDF with its XHTML text.""",
+        options=(
+            since_option("Only acts dated, or summaries updated, since this date "
+                         "(YYYY[-MM[-DD]])."),
+            click.option("--languages", help="Comma-separated ISO 639-1 codes (en,fr,de) or "
+                         "'all' (default: [source] languages, all 24)."),
+            click.option("--split-preset", type=click.Choice(["chronological", "eurlex-sum"]),
+                         help="chronological (default) or eurlex-sum: acts in every requested "
+                         "language go to validation/test by a hash of their CELEX id."),
+        ),
+        keys=_keys,
+        fan_out=_fan_out,
+    )
 
     def __init__(self) -> None:
-        # Discovery always runs before downloads in a build; it hands the `[source]` table
-        # (formats, WAF back-off) to `fetch`, whose signature carries no configuration.
-        self.config: dict[str, Any] = {}
-        self.guard = ChallengeGuard(None, {})  # bound to the state by `discover`
+        # Discovery always runs before downloads in a build; it hands the configuration
+        # (formats, WAF back-off) to `fetch`, whose signature carries none.
+        self.config: EurlexConfig | None = None
+        self.guard: ChallengeGuard | None = None  # bound to the state by `discover`
+
+    def _config(self) -> EurlexConfig:
+        if self.config is None:
+            raise ConfigError("EUR-Lex: a download was asked before discovery")
+        return self.config
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
-        cfg = ctx.config
-        self.config = dict(cfg)
+        cfg = self.config = ctx.settings(EurlexConfig)
         self.guard = ChallengeGuard(ctx.state, cfg)
         datasets = datasets_for(cfg)
         if ctx.dataset not in datasets.values():
             raise ConfigError(f"dataset {ctx.dataset!r} is none of the EUR-Lex datasets "
                               f"{sorted(datasets.values())}")
-        preset = str(cfg.get("split_preset", "chronological"))
-        if preset not in SPLIT_PRESETS:
-            raise ConfigError(f"[source] split_preset must be one of {SPLIT_PRESETS}, "
-                              f"not {preset!r}")
-        waf_log_level(cfg)  # a bad level stops the run here, not at the first challenge
         if ctx.listed:  # the first language's build listed every language
             return
         marks = (None, None) if ctx.since else (
@@ -148,7 +205,7 @@ class EurlexSource:
         listed = links
         if relist == "changed":
             links = changed_links(links, marks[0] or "", self._fingerprints(ctx))
-        include_obsolete = bool(cfg.get("include_obsolete", False))
+        include_obsolete = cfg.include_obsolete
         acts, covered = collect_acts(links, include_obsolete)
         obsolete = sorted({link.legissum for link in links if link.obsolete})
         if obsolete and not include_obsolete:
@@ -156,14 +213,14 @@ class EurlexSource:
             ctx.state.set_mark(MARK_SCOPE, "obsolete_skipped", ",".join(obsolete))
         groups = link_groups(acts, covered)
         splits: dict[str, str] = {}
-        if preset == "eurlex-sum":
+        if cfg.split_preset == "eurlex-sum":
             stored = {c: s for c in acts if (s := ctx.state.get_mark(MARK_SCOPE, f"split:{c}"))}
             splits = preset_splits(acts, groups, list(datasets), stored)
             for celex, split in splits.items():
                 if stored.get(celex) != split:
                     ctx.state.set_mark(MARK_SCOPE, f"split:{celex}", split)
         summaries: dict[tuple[str, str], tuple[Summary, str] | None] = {}
-        page = int(cfg.get("page_size", 100))
+        page = cfg.page_size
         todo = [(act, lang) for act in sorted(acts.values(), key=lambda a: (a.date, a.celex))
                 for lang in datasets]
         for chunk in batched(todo, page):
@@ -202,14 +259,14 @@ class EurlexSource:
         if marks == (None, None) or ctx.since:
             return ""
         checked = ctx.state.get_mark(MARK_SCOPE, "summaries_checked")
-        every = float(ctx.config.get("summary_recheck_days", 30))
+        every = ctx.settings(EurlexConfig).summary_recheck_days
         if checked is None or (
                 dt.date.today() - dt.date.fromisoformat(checked)).days >= every:
             return "all"
         if marks[1] is not None:
             return ""
         listed = ctx.state.get_mark(MARK_SCOPE, "summary_ids_listed")
-        hours = float(ctx.config.get("summary_relist_hours", 12))
+        hours = ctx.settings(EurlexConfig).summary_relist_hours
         return "" if listed and time.time() - float(listed) < hours * 3600 else "changed"
 
     @staticmethod
@@ -218,11 +275,11 @@ class EurlexSource:
         return dict(json.loads(stored)) if stored else {}
 
     def _list(self, ctx: DiscoveryContext, where: str) -> Iterator[Link]:
-        url = str(ctx.config.get("sparql_url",
-                                 "http://publications.europa.eu/webapi/rdf/sparql"))
-        limit = int(ctx.config.get("sparql_page", 100))
+        cfg = ctx.settings(EurlexConfig)
+        url, limit = cfg.sparql_url, cfg.sparql_page
         offset = 0
-        self.guard.check(url)  # a host that challenges Cellar's resources serves SPARQL too
+        if self.guard is not None:  # a host that challenges Cellar's resources serves SPARQL too
+            self.guard.check(url)
         while True:
             query = QUERY % {"filter": where, "limit": limit, "offset": offset}
             answer = ctx.client.get_json(
@@ -243,13 +300,12 @@ class EurlexSource:
                    ) -> Candidate | None:
         if lang not in act.languages:
             return None
-        link = choose_summary(act.links, lang, covered,
-                              bool(ctx.config.get("include_obsolete", False)))
+        cfg = ctx.settings(EurlexConfig)
+        link = choose_summary(act.links, lang, covered, cfg.include_obsolete)
         if link is None:
             return None
         key = (link.legissum, lang)
-        if ChallengeGuard.host(str(ctx.config.get("cellar_url", CELLAR_URL))) in (
-                self.guard.stopped):
+        if self.guard is not None and ChallengeGuard.host(cfg.cellar_url) in self.guard.stopped:
             return None  # one discovery failure says why; no request
         if key not in cache:
             cache[key] = None
@@ -259,7 +315,7 @@ class EurlexSource:
         if found is None:
             return None
         summary, summary_url = found
-        cellar = str(ctx.config.get("cellar_url", CELLAR_URL))
+        cellar = cfg.cellar_url
         extra: dict[str, Any] = {
             "celex": act.celex,
             "legissum": link.legissum,
@@ -300,9 +356,9 @@ class EurlexSource:
     def _summary(self, ctx: DiscoveryContext, link: Link,
                  lang: str) -> tuple[Summary, str] | None:
         """(Summary, url) in `lang`, or None when Cellar has no such expression (404)."""
-        cellar = str(ctx.config.get("cellar_url", CELLAR_URL))
-        url = f"{cellar}legissum/{link.legissum}"
-        body = negotiate(ctx.client, url, SUMMARY_TYPE, lang, ctx.config, self.guard)
+        cfg = ctx.settings(EurlexConfig)
+        url = f"{cfg.cellar_url}legissum/{link.legissum}"
+        body = negotiate(ctx.client, url, SUMMARY_TYPE, lang, cfg, self.guard)
         if body is None or is_missing_page(body):
             log.info("EUR-Lex: no %s summary %s", lang, link.legissum)
             return None
@@ -315,21 +371,22 @@ class EurlexSource:
 
     def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
         """The OJ PDF and the act's XHTML, stored as one bundle; either may be missing."""
-        cfg = self.config
+        cfg = self._config()
+        self.guard = self.guard or ChallengeGuard(None, cfg)  # one streak across downloads
         lang = candidate.language
         pdf_sha: str | None = None
         info: dict[str, str] = {}
-        if "pdf" in cfg.get("formats", ["pdf", "xhtml"]):
+        if "pdf" in cfg.formats:
             parts = negotiate_parts(client, candidate.file_url, PDF_TYPE, lang, cfg, self.guard)
             if parts:
                 pdf_sha = store_pdf(parts, blobs, candidate.file_url)
                 info["pdf_parts"] = str(len(parts))
         reference: str | None = None
         raw: list[str] = []
-        if "xhtml" in cfg.get("formats", ["pdf", "xhtml"]):
+        if "xhtml" in cfg.formats:
             parts = negotiate_parts(client, candidate.file_url, XHTML_TYPE, lang, cfg,
                                     self.guard)
-            if not parts and cfg.get("eurlex_fallback", False):
+            if not parts and cfg.eurlex_fallback:
                 parts = self._fallback(client, candidate, info)
             texts = []
             for part in parts:
@@ -350,7 +407,7 @@ class EurlexSource:
                   info: dict[str, str]) -> list[bytes]:
         """The EUR-Lex page when Cellar has no XHTML; a challenge there costs only the text."""
         try:
-            page = eurlex_page(client, candidate.source_id, candidate.language, self.config,
+            page = eurlex_page(client, candidate.source_id, candidate.language, self._config(),
                                self.guard)
         except HostChallenged:
             info["html_fallback"] = "blocked"

@@ -10,25 +10,32 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import IO, Any
+from pathlib import Path
+from typing import IO, Any, Literal
 from urllib.parse import urlsplit
+
+import click
 
 from loralay_build.blobs import BlobStore
 from loralay_build.errors import ConfigError, Deferred, LoralayError, Reason, Reject
 from loralay_build.fetch import check_pdf
 from loralay_build.http import DeferredHttpError, HttpClient, HttpStatusError
 from loralay_build.records import Candidate
+from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, DiscoveryFailure
+from loralay_build.sources.command import SourceCommand, given
 from loralay_build.sources.openreview.notes import (
-    STATUSES,
+    Status,
     VenueIds,
     decided_status,
     decision,
     to_candidate,
 )
 from loralay_build.sources.presets import configured_ids
+from loralay_build.tables import check_ranges
 
 log = logging.getLogger(__name__)
 
@@ -44,9 +51,56 @@ def is_challenge(body: bytes) -> bool:
     return b"ChallengeRequired" in body or b"/challenge" in body
 
 
+@dataclass(frozen=True, kw_only=True)
+class OpenReviewConfig(SourceConfig):
+    """`[source]` of OpenReview: venues, which submissions, with or without reviews."""
+
+    api_url: str  # API v2; also serves /pdf?id= and /login
+    api_v1_url: str  # API v1 (legacy venues)
+    web_url: str  # landing pages (/forum?id=)
+    venues: tuple[str, ...]
+    api: Literal["auto", "v1", "v2"]  # auto: v2 when the venue group has v2 settings
+    select: tuple[Status, ...]
+    with_reviews: bool  # keep review/meta-review summaries and decisions
+    page_size: int  # `limit` per /notes page
+    split_ids: str | None = None  # folder of train/val/test forum-id files
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_ranges(self, "source", at_least={"page_size": 1}, at_most={"page_size": MAX_PAGE})
+
+
+def _keys(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
+    return given(venues=list(values["venues"]) or None, api=values["api"],
+                 select=list(values["select"]) or None, with_reviews=values["with_reviews"],
+                 split_ids=values["split_ids"])
+
+
 class OpenReviewSource:
     name = "openreview"
-    abstract_format = "markdown"
+    config_class: type[SourceConfig] = OpenReviewConfig
+    command = SourceCommand(
+        help="""Build from OpenReview: abstracts, author TL;DRs and optionally reviews (SciTLDR).
+    Guests by default; OPENREVIEW_USERNAME/OPENREVIEW_PASSWORD log in.""",
+        options=(
+            click.option("--venue", "venues", multiple=True,
+                         help="Venue id, e.g. ICLR.cc/2024/Conference (repeatable; default: "
+                         "[source] venues)."),
+            click.option("--api", type=click.Choice(["auto", "v1", "v2"]),
+                         help="API version (default auto: v2 when the venue has v2 settings)."),
+            click.option("--select", "select", multiple=True,
+                         type=click.Choice(["accepted", "under_review", "rejected", "withdrawn",
+                                            "desk_rejected"]),
+                         help="Submissions to keep (repeatable; default: accepted)."),
+            click.option("--with-reviews", is_flag=True,
+                         help="Keep review summaries and decisions."),
+            click.option("--split-ids",
+                         type=click.Path(exists=True, file_okay=False, path_type=Path),
+                         help="Folder of train/val/test forum-id files: each paper keeps that "
+                         "split."),
+        ),
+        keys=_keys,
+    )
 
     def __init__(self) -> None:
         self._token: str | None = None
@@ -57,23 +111,6 @@ class OpenReviewSource:
         self._presets: dict[str, str] = {}  # forum id -> split kept from a published dataset
 
     # -- settings and requests ---------------------------------------------------------------
-
-    @staticmethod
-    def _settings(cfg: dict[str, Any]) -> tuple[list[str], list[str], str, int]:
-        venues = [str(v) for v in cfg.get("venues", [])]
-        if not venues:
-            raise ConfigError("no venue: give --venue (e.g. ICLR.cc/2024/Conference)")
-        select = [str(s) for s in cfg.get("select", ["accepted"])]
-        unknown = sorted(set(select) - set(STATUSES))
-        if unknown:
-            raise ConfigError(f"[source] select: unknown {unknown}; known: {list(STATUSES)}")
-        api = str(cfg.get("api", "auto"))
-        if api not in ("auto", "v1", "v2"):
-            raise ConfigError(f"[source] api must be auto, v1 or v2, not {api!r}")
-        size = int(cfg.get("page_size", MAX_PAGE))
-        if not 1 <= size <= MAX_PAGE:
-            raise ConfigError(f"[source] page_size must be 1..{MAX_PAGE}, not {size}")
-        return venues, select, api, size
 
     def _headers(self, client: HttpClient) -> dict[str, str]:
         """Bearer header after a login with the environment's credentials; none for guests."""
@@ -104,19 +141,22 @@ class OpenReviewSource:
     # -- discovery ---------------------------------------------------------------------------
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
-        venues, select, api, size = self._settings(ctx.config)
-        self._api_url = str(ctx.config.get("api_url", self._api_url))
-        _, self._presets = configured_ids({"split_ids": ctx.config.get("split_ids")}, forum_id)
-        for venue in venues:
+        cfg = ctx.settings(OpenReviewConfig)
+        if not cfg.venues:
+            raise ConfigError("no venue: give --venue (e.g. ICLR.cc/2024/Conference)")
+        self._api_url = cfg.api_url
+        _, self._presets = configured_ids(None, cfg.split_ids, forum_id)
+        select: list[str] = list(cfg.select)
+        for venue in cfg.venues:
             if self._blocked:
                 ctx.failures.append(DiscoveryFailure(venue, f"skipped: {self._blocked}"))
                 continue
             with ctx.isolated(venue):
-                yield from self._venue(ctx, venue, select, api, size)
+                yield from self._venue(ctx, venue, select, cfg.api, cfg.page_size)
 
     def _venue(self, ctx: DiscoveryContext, venue: str, select: list[str], api: str,
                size: int) -> Iterator[list[Candidate]]:
-        cfg = ctx.config
+        cfg = ctx.settings(OpenReviewConfig)
         v2_url = self._api_url
         group: dict[str, Any] | None = None
         if api in ("auto", "v2"):
@@ -129,13 +169,11 @@ class OpenReviewSource:
         if api == "v2":
             pages = self._v2(ctx, v2_url, ids, select, size)
         else:
-            pages = self._v1(ctx, str(cfg.get("api_v1_url", "https://api.openreview.net")),
-                             ids, select, size)
+            pages = self._v1(ctx, cfg.api_v1_url, ids, select, size)
         pdf_url = f"{v2_url}/pdf"
-        web = str(cfg.get("web_url", "https://openreview.net"))
-        reviews = bool(cfg.get("with_reviews", False))
         for notes in pages:
-            batch = [to_candidate(note, ctx.dataset, ids, status, pdf_url, web, reviews)
+            batch = [to_candidate(note, ctx.dataset, ids, status, pdf_url, cfg.web_url,
+                                  cfg.with_reviews)
                      for note, status in notes if "everyone" in note.get("readers", ["everyone"])]
             for cand in batch:
                 if cand.source_id in self._presets:
@@ -146,7 +184,7 @@ class OpenReviewSource:
     def _v2(self, ctx: DiscoveryContext, url: str, ids: VenueIds, select: list[str],
             size: int) -> Iterator[list[tuple[dict[str, Any], str]]]:
         """Accepted, under review... each by `content.venueid`, paged with `after`."""
-        details = [("details", "replies")] if ctx.config.get("with_reviews") else []
+        details = [("details", "replies")] if ctx.settings(OpenReviewConfig).with_reviews else []
         for status in select:
             params: list[tuple[str, Any]] = [("content.venueid", ids.select(status)),
                                              ("limit", size), ("sort", "id"), *details]

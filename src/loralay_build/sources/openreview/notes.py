@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal, get_args
 
 from loralay_build.records import Candidate
 
@@ -63,7 +63,8 @@ class VenueIds:
         return ""
 
 
-STATUSES = ("accepted", "under_review", "withdrawn", "desk_rejected", "rejected")
+Status = Literal["accepted", "under_review", "withdrawn", "desk_rejected", "rejected"]
+STATUSES: tuple[str, ...] = get_args(Status)
 
 
 def value(field: Any) -> Any:

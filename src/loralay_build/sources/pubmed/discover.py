@@ -13,9 +13,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
 
+import click
 from lxml import etree
 
 from loralay_build.blobs import BlobStore
@@ -23,16 +25,17 @@ from loralay_build.errors import ConfigError, Reason, Reject, TransientError
 from loralay_build.http import HttpClient, HttpStatusError
 from loralay_build.records import Candidate
 from loralay_build.safexml import child, children, parse_xml, text_of
+from loralay_build.source_table import SourceConfig, key, optional_key
 from loralay_build.sources.base import DiscoveryContext
 from loralay_build.sources.checksum import fetch_verified_pdf
+from loralay_build.sources.command import SourceCommand, given, id_keys, id_options
 from loralay_build.sources.jats import normalise_pmcid, read_front
 from loralay_build.sources.oaipmh import OaiClient, OaiRecord, harvest
 from loralay_build.sources.presets import configured_ids
+from loralay_build.tables import check_ranges
 
 log = logging.getLogger(__name__)
 
-OAI_URL = "https://pmc.ncbi.nlm.nih.gov/api/oai/v1/mh/"
-IDCONV_URL = "https://pmc.ncbi.nlm.nih.gov/tools/idconv/api/v1/articles/"
 IDCONV_BATCH = 200  # the converter's limit per request
 CLOUD = "https://pmc-oa-opendata.s3.amazonaws.com"
 OAI_ID = "oai:pubmedcentral.nih.gov:"
@@ -111,16 +114,49 @@ def selected(article: etree._Element, selection: dict[str, Any]) -> bool:
     return publisher in publishers or bool(names & journals)
 
 
-def selection_of(cfg: dict[str, Any]) -> dict[str, Any]:
-    """The journal filter: a named selection (`selection = "bmc"`) or explicit lists."""
-    name = str(cfg.get("selection", "") or "")
-    presets = cfg.get("selections", {})
-    if name and name not in presets:
-        raise ConfigError(f"unknown selection {name!r}; known: {', '.join(sorted(presets))}")
-    chosen = dict(presets.get(name, {})) if name else {}
-    for key in ("publishers", "journals"):
-        chosen[key] = [*chosen.get(key, []), *cfg.get(key, [])]
-    return chosen
+@dataclass(frozen=True, kw_only=True)
+class PubmedConfig(SourceConfig):
+    """`[source]` of PubMed Central: the harvest, the journal filter and the derived views."""
+
+    oai_url: str
+    idconv_url: str  # PMID -> PMCID
+    oai_set: str = key("set")
+    metadata_prefix: str
+    selection: str  # one of `selections`, or "" for the explicit lists alone
+    selections: dict[str, dict[str, tuple[str, ...]]]  # name -> publishers / journals
+    publishers: tuple[str, ...]
+    journals: tuple[str, ...]
+    views: tuple[Literal["sumpubmed", "citations"], ...]  # each in its own folder NAME-<view>
+    view_cit: bool  # citation markers -> <cit> in the clean text
+    view_dig: bool  # numbers -> <dig> in the clean text
+    view_lowercase: bool
+    citation_unit: Literal["sentence", "paragraph"]
+    citation_context: int  # sentences of context on each side, within the section
+    min_resolved: float  # share of a record's cited papers that need an abstract
+    cloud: str | None = None  # the PMC Cloud Service bucket (tests point it elsewhere)
+    start: str | None = optional_key("from")  # YYYY-MM-DD
+    until: str | None = None
+    ids: str | None = None  # file of PMCIDs
+    split_ids: str | None = None  # folder of train/val/test id files
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.selection and self.selection not in self.selections:
+            raise ConfigError(f"[source] selection = {self.selection!r}: unknown selection; known: "
+                              f"{', '.join(sorted(self.selections))}")
+        for name, table in self.selections.items():
+            unknown = sorted(set(table) - {"publishers", "journals"})
+            if unknown:
+                raise ConfigError(f"[source] selections.{name}: unknown key(s) "
+                                  f"{', '.join(unknown)}; valid: journals, publishers")
+        check_ranges(self, "source", at_least={"citation_context": 0, "min_resolved": 0},
+                     at_most={"min_resolved": 1})
+
+    def selection_filter(self) -> dict[str, list[str]]:
+        """The journal filter: a named selection (`selection = "bmc"`) and explicit lists."""
+        chosen = self.selections.get(self.selection, {}) if self.selection else {}
+        return {"publishers": [*chosen.get("publishers", ()), *self.publishers],
+                "journals": [*chosen.get("journals", ()), *self.journals]}
 
 
 def to_candidate(record: OaiRecord, cloud: Cloud, dataset: str, default_lang: str,
@@ -155,29 +191,65 @@ def to_candidate(record: OaiRecord, cloud: Cloud, dataset: str, default_lang: st
     )
 
 
+def _keys(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
+    switches = {"view_cit": False if values["no_cit"] else None,
+                "view_dig": False if values["no_dig"] else None,
+                "min_resolved": values["min_resolved"]}
+    return {**id_keys(values),
+            **given(set=values["set_"], selection=values["selection"],
+                    views=list(values["views"]) or None, view_lowercase=values["lowercase"],
+                    citation_unit=values["citation_unit"]),
+            **{k: v for k, v in switches.items() if v is not None}}
+
+
 class PubmedSource:
     name = "pubmed"
-    abstract_format = "plain"  # flattened from JATS in discovery; never LaTeX-decoded
+    config_class: type[SourceConfig] = PubmedConfig
+    command = SourceCommand(
+        help="Build PubMed-Lay: PMC open-access articles with layout, the original splits kept.",
+        options=(
+            *id_options("Start date (YYYY-MM-DD): harvest PMC OAI-PMH records from this "
+                        "datestamp (default: the last committed one)."),
+            click.option("--set", "set_", help="OAI-PMH set (default pmc-open)."),
+            click.option("--selection", help="Named journal selection from the config (bmc: "
+                         "BMC journals, SumPubMed's original selection)."),
+            click.option("--view", "views", multiple=True,
+                         type=click.Choice(["sumpubmed", "citations"]),
+                         help="Also write a derived view as NAME-<view> (repeatable)."),
+            click.option("--lowercase", is_flag=True, default=None,
+                         help="Views: lowercase the text."),
+            click.option("--no-cit", is_flag=True, default=None,
+                         help="Clean text: keep citation markers."),
+            click.option("--no-dig", is_flag=True, default=None,
+                         help="Clean text: keep numbers."),
+            click.option("--min-resolved", type=click.FloatRange(0.0, 1.0),
+                         help="Citations: share of cited papers that must have an abstract "
+                         "(1 = all)."),
+            click.option("--citation-unit", type=click.Choice(["sentence", "paragraph"]),
+                         help="Citations: one record per citing sentence or per paragraph."),
+        ),
+        keys=_keys,
+    )
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
-        cfg = ctx.config
-        ids, presets = configured_ids(cfg, normalise_pmcid)
-        oai = OaiClient(ctx.client, str(cfg.get("oai_url", OAI_URL)))
-        cloud = Cloud(ctx.client, str(cfg.get("cloud", CLOUD)))
-        prefix = str(cfg.get("metadata_prefix", "pmc_fm"))
+        cfg = ctx.settings(PubmedConfig)
+        ids, presets = configured_ids(cfg.ids, cfg.split_ids, normalise_pmcid)
+        oai = OaiClient(ctx.client, cfg.oai_url)
+        cloud = Cloud(ctx.client, cfg.cloud or CLOUD)
+        prefix = cfg.metadata_prefix
         wanted = [*ids, *(i for i in presets if i not in set(ids))]
         if wanted:
             pages: Iterator[list[OaiRecord]] = self._get_records(oai, wanted, prefix)
         else:
             params = {
                 "metadataPrefix": prefix,
-                "set": cfg.get("set", "pmc-open"),
-                "from": ctx.since or cfg.get("from") or ctx.get_mark(MARK) or "",
-                "until": cfg.get("until", ""),
+                "set": cfg.oai_set,
+                "from": ctx.since or cfg.start or ctx.get_mark(MARK) or "",
+                "until": cfg.until or "",
             }
             pages = harvest(ctx, oai, params, MARK)
-        language = str(cfg.get("language", "en"))
-        selection = selection_of(cfg)
+        language = cfg.language
+        selection = cfg.selection_filter()
         seen = 0
         for records in pages:
             batch = [c for r in records

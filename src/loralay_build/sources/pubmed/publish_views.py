@@ -22,21 +22,16 @@ from loralay_build.corpus.card import render_view_card
 from loralay_build.corpus.publish import Item, publish
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.writer import dict_rows_table, digest
-from loralay_build.errors import ConfigError, LoralayError, TransientError
+from loralay_build.errors import LoralayError, TransientError
 from loralay_build.licences import licence_counts, to_spdx
 from loralay_build.progress import progress
 from loralay_build.safexml import child, parse_xml, text_of
 from loralay_build.sources.base import PublishedDataset
 from loralay_build.sources.oaipmh import OaiClient
-from loralay_build.sources.pubmed.discover import (
-    IDCONV_URL,
-    OAI_URL,
-    fetch_jats,
-    pmcids_for_pmids,
-)
+from loralay_build.sources.pubmed.discover import PubmedConfig, fetch_jats, pmcids_for_pmids
 from loralay_build.state import PUBLISHED, Row
 from loralay_build.views.body import Body, read_body
-from loralay_build.views.citations import UNITS, CitationOptions, citation_records
+from loralay_build.views.citations import CitationOptions, citation_records
 from loralay_build.views.cleantext import TextOptions, clean_view
 from loralay_build.views.resolve import AbstractCache, Found, Resolver
 from loralay_build.views.schema import CITATIONS, SUMPUBMED, arrow_schema, card_columns
@@ -55,19 +50,6 @@ SUMMARIES = {
     "in marker order with its abstract when it could be resolved (unresolved ones are "
     "flagged, never guessed).",
 }
-
-
-def configured_views(cfg: dict[str, Any]) -> list[str]:
-    views = [str(v) for v in cfg.get("views", [])]
-    unknown = sorted(set(views) - set(VIEWS))
-    if unknown:
-        raise ConfigError(f"unknown view(s) {', '.join(unknown)}; known: {', '.join(VIEWS)}")
-    if str(cfg.get("citation_unit", "sentence")) not in UNITS:
-        raise ConfigError(f"citation_unit must be one of {', '.join(UNITS)}")
-    share = float(cfg.get("min_resolved", 0.0))
-    if not 0.0 <= share <= 1.0:
-        raise ConfigError("min_resolved must be between 0 and 1")
-    return list(dict.fromkeys(views))
 
 
 class JatsIndex:
@@ -92,21 +74,22 @@ class JatsIndex:
 def publish_views(ctx: PublishedDataset) -> None:
     """Build and write every configured view of the dataset just published."""
     cfg = ctx.settings.source
-    views = configured_views(cfg)
-    if not views:
+    if not isinstance(cfg, PubmedConfig) or not cfg.views:
         return
+    views = list(dict.fromkeys(cfg.views))
     rows = [r for r in ctx.state.rows(ctx.dataset, [PUBLISHED]) if r.split]
     index = JatsIndex(ctx.state.dir / "views.sqlite")
     cache = AbstractCache(ctx.state.dir / "views-abstracts.sqlite")
     try:
         known = [r.candidate for ds in ctx.state.datasets() for r in ctx.state.rows(ds)]
-        oai = OaiClient(ctx.client, str(cfg.get("oai_url", OAI_URL)))
-        idconv = str(cfg.get("idconv_url", IDCONV_URL))
+        oai = OaiClient(ctx.client, cfg.oai_url)
+        idconv = cfg.idconv_url
         resolver = Resolver(known, oai, cache,
                             lambda pmids: pmcids_for_pmids(ctx.client, idconv, pmids))
         builds = [_ViewBuild(view, cfg, resolver) for view in views]
         articles = 0
-        for row, article, body in _articles(ctx, rows, index):  # one tree in memory at once
+        # One tree in memory at once.
+        for row, article, body in _articles(ctx, rows, index, cfg.oai_url):
             articles += 1
             for build in builds:
                 build.add(row, article, body)
@@ -125,9 +108,8 @@ def publish_views(ctx: PublishedDataset) -> None:
         cache.close()
 
 
-def _articles(ctx: PublishedDataset, rows: list[Row],
-              index: JatsIndex) -> Iterator[tuple[Row, etree._Element, Body]]:
-    oai_url = str(ctx.settings.source.get("oai_url", OAI_URL))
+def _articles(ctx: PublishedDataset, rows: list[Row], index: JatsIndex,
+              oai_url: str) -> Iterator[tuple[Row, etree._Element, Body]]:
     for row in progress(rows, len(rows), "full text"):
         cid = row.candidate.id
         try:
@@ -161,11 +143,14 @@ def _meta(row: Row, article: etree._Element) -> dict[str, Any]:
 class _ViewBuild:
     """Rows of one view, by split, gathered article by article."""
 
-    def __init__(self, view: str, cfg: dict[str, Any], resolver: Resolver) -> None:
+    def __init__(self, view: str, cfg: PubmedConfig, resolver: Resolver) -> None:
         self.view = view
         self.resolver = resolver
-        self.text_options = TextOptions.from_config(cfg)
-        self.cite_options = CitationOptions.from_config(cfg)
+        self.text_options = TextOptions(cit=cfg.view_cit, dig=cfg.view_dig,
+                                        lowercase=cfg.view_lowercase)
+        self.cite_options = CitationOptions(unit=cfg.citation_unit, context=cfg.citation_context,
+                                            min_resolved=cfg.min_resolved,
+                                            lowercase=cfg.view_lowercase)
         self.options = asdict(self.text_options if view == "sumpubmed" else self.cite_options)
         self.columns = SUMPUBMED if view == "sumpubmed" else CITATIONS
         self.by_split: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}

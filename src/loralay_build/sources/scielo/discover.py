@@ -15,9 +15,11 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
 
+import click
 from lxml import html as lxml_html
 
 from loralay_build.blobs import BlobStore
@@ -25,9 +27,13 @@ from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
+from loralay_build.source_table import SourceConfig, key
 from loralay_build.sources.base import DiscoveryContext
+from loralay_build.sources.command import DatasetPlan, SourceCommand, given, since_option
+from loralay_build.sources.crawl import CrawlConfig
 from loralay_build.sources.scielo.site import discover_site
 from loralay_build.sources.scielo.text import candidate_id, clean_abstract, partial_date
+from loralay_build.tables import check_ranges
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +44,31 @@ HOSTS = {
     "spa": "www.scielosp.org", "ven": "www.scielo.org.ve", "cub": "scielo.sld.cu",
     "arg": "www.scielo.org.ar", "chl": "www.scielo.cl", "mex": "www.scielo.org.mx",
 }
-DEFAULT_DATASETS = {"es": "scielo-es", "pt": "scielo-pt"}
 MARK_SCOPE = "scielo"  # marks are shared by every dataset the crawl feeds
+
+
+@dataclass(frozen=True, kw_only=True)
+class SciELOConfig(CrawlConfig):
+    """`[source]` of SciELO: one crawl feeding one dataset per article language."""
+
+    via: Literal["api", "site"]  # ArticleMeta, or a Scrapy crawl of the collection websites
+    articlemeta_url: str
+    collections: tuple[str, ...]
+    datasets: dict[str, str]  # article language -> dataset folder
+    start: str = key("from")  # first pass: identifiers processed since this date
+    until: str | None = None
+    page_size: int
+    site_listings: dict[str, tuple[str, ...]] | None = None  # collection -> listing URLs
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_ranges(self, "source", at_least={"page_size": 1})
+        unknown = sorted(set(self.collections) - set(HOSTS))
+        if unknown:
+            raise ConfigError(f"[source] collections: unknown SciELO collection(s) "
+                              f"{', '.join(unknown)}; known: {', '.join(HOSTS)}")
+        if not self.datasets:
+            raise ConfigError("[source] datasets: give at least one language -> dataset")
 
 
 _LICENCE_LINK = re.compile(r'href="([^"]*creativecommons\.org/[^"]*)"')
@@ -146,33 +175,51 @@ def _candidate(record: dict[str, Any], lang: str, original: str, abstracts: dict
     )
 
 
+def _keys(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
+    return given(via=values["via"])
+
+
+def _fan_out(config: SourceConfig, name: str | None, since: str | None) -> list[DatasetPlan]:
+    """One dataset per article language (NAME-<lang> with --name), all from one crawl: the
+    first build lists it for every dataset, the next ones do not list again."""
+    assert isinstance(config, SciELOConfig)
+    datasets = {lang: f"{name}-{lang}" for lang in config.datasets} if name \
+        else config.datasets
+    keys = {"datasets": datasets} if name else {}
+    return [DatasetPlan(dataset, keys, since) for dataset in datasets.values()]
+
+
 class SciELOSource:
     name = "scielo"
-    abstract_format = "html"
+    config_class: type[SourceConfig] = SciELOConfig
+    command = SourceCommand(
+        help="""Crawl SciELO (ArticleMeta, or the websites with --via site): one crawl, one dataset
+    per article language (scielo-es, scielo-pt; --name NAME gives NAME-es, NAME-pt).""",
+        options=(
+            since_option("Re-list articles processed since this date (YYYY[-MM[-DD]])."),
+            click.option("--via", type=click.Choice(["api", "site"]),
+                         help="Discovery route: the ArticleMeta API or a crawl of the "
+                         "collection websites (default: [source] via)."),
+        ),
+        keys=_keys,
+        fan_out=_fan_out,
+    )
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
-        cfg = ctx.config
-        datasets = {str(k): str(v) for k, v in (cfg.get("datasets") or DEFAULT_DATASETS).items()}
+        cfg = ctx.settings(SciELOConfig)
+        datasets = cfg.datasets
         if ctx.dataset not in datasets.values():
             raise ConfigError(f"dataset {ctx.dataset!r} is none of the SciELO datasets "
                               f"{sorted(datasets.values())}")
         if ctx.listed:  # the first language's build listed every language
             return
-        via = str(cfg.get("via", "api"))
-        if via == "site":
-            yield from discover_site(ctx, datasets, HOSTS)
+        if cfg.via == "site":
+            yield from discover_site(ctx, cfg, datasets, cfg.site_listings or {}, HOSTS)
             return
-        if via != "api":
-            raise ConfigError(f"[source] via must be \"api\" or \"site\", not {via!r}")
-        api = str(cfg.get("articlemeta_url", "http://articlemeta.scielo.org/api/v1/"))
-        page = int(cfg.get("page_size", 1000))
-        collections = cfg.get("collections", list(HOSTS)[:9])
-        for collection in collections:
-            if collection not in HOSTS:
-                raise ConfigError(f"unknown SciELO collection {collection!r}")
-        for collection in collections:
+        for collection in cfg.collections:
             with ctx.isolated(f"collection {collection}"):
-                yield from self._collection(ctx, api, collection, page, datasets)
+                yield from self._collection(ctx, cfg.articlemeta_url, collection,
+                                            cfg.page_size, datasets)
 
     def _collection(self, ctx: DiscoveryContext, api: str, collection: str, page: int,
                     datasets: dict[str, str]) -> Iterator[list[Candidate]]:
@@ -222,9 +269,9 @@ class SciELOSource:
     def _listing(self, ctx: DiscoveryContext, api: str, collection: str,
                  page: int) -> dict[str, str]:
         """Every PID processed since --since (or `from`), as an `add`."""
-        start = ctx.since or str(ctx.config.get("from", "1997-01-01"))
-        params = {"collection": collection, "from": start,
-                  "until": str(ctx.config.get("until", dt.date.today().isoformat()))}
+        cfg = ctx.settings(SciELOConfig)
+        params = {"collection": collection, "from": ctx.since or cfg.start,
+                  "until": cfg.until or dt.date.today().isoformat()}
         rows = self._paged(ctx, f"{api}article/identifiers/", params, page)
         return {str(r["code"]): "add" for r in sorted(rows, key=lambda r: str(r["code"]))}
 

@@ -13,10 +13,8 @@ from typing import Any
 from loralay_build.errors import ConfigError
 from loralay_build.records import Candidate
 from loralay_build.sources.base import DiscoveryContext, batched
-from loralay_build.sources.crawl import crawl_policy, spider_items
+from loralay_build.sources.crawl import CrawlConfig, spider_items
 from loralay_build.sources.scielo.text import candidate_id, clean_abstract, partial_date
-
-SPIDER_KEYS = ("download_delay", "timeout", "retries", "retry_after_max", "log_level")
 
 
 def to_candidates(item: dict[str, Any], datasets: dict[str, str]) -> list[Candidate]:
@@ -54,27 +52,25 @@ def to_candidates(item: dict[str, Any], datasets: dict[str, str]) -> list[Candid
     ]
 
 
-def discover_site(ctx: DiscoveryContext, datasets: dict[str, str],
+def discover_site(ctx: DiscoveryContext, cfg: CrawlConfig, datasets: dict[str, str],
+                  listings: dict[str, tuple[str, ...]],
                   hosts: dict[str, str]) -> Iterator[list[Candidate]]:
     """Crawl the listing pages of every configured collection (`site_listings`)."""
-    listings = dict(ctx.config.get("site_listings") or {})
     unknown = sorted(set(listings) - set(hosts))
     if unknown or not listings:
         raise ConfigError(f"[source] site_listings needs collection -> listing URLs "
                           f"(unknown: {unknown})")
-    config = {k: ctx.config[k] for k in SPIDER_KEYS if k in ctx.config}
-    config.update(
-        listings=listings, hosts={c: hosts[c] for c in listings},
-        url_rewrite=dict(ctx.client.settings.url_rewrite),
-        user_agent=ctx.client.settings.user_agent,
-        policy=crawl_policy(ctx.client),
-        skip=sorted(r.candidate.id for name in datasets.values()
-                    for r in ctx.state.rows(name)),
-    )
-    batch_size = int(ctx.config.get("batch_size", 10))
+    config = {
+        **cfg.spider_config(ctx.client),
+        "listings": {c: list(urls) for c, urls in listings.items()},
+        "hosts": {c: hosts[c] for c in listings},
+        "url_rewrite": dict(ctx.client.settings.url_rewrite),
+        "skip": sorted(r.candidate.id for name in datasets.values()
+                       for r in ctx.state.rows(name)),
+    }
     items = spider_items("scielo_site", config, "SciELO site")
     try:
         candidates = (c for item in items for c in to_candidates(item, datasets))
-        yield from batched(candidates, batch_size)
+        yield from batched(candidates, cfg.batch_size)
     finally:
         items.close()
