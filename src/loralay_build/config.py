@@ -125,18 +125,14 @@ class FilterSettings:
 
 @dataclass(frozen=True)
 class ImageSettings:
-    """`[images]`: what `--page-images` renders.
-
-    Measured on 484 real pages at 100 dpi (scripts/bench_images.py): the encoder is most of
-    the cost. Lossy WebP costs about 55 ms a page at method 4 and 28 ms at method 2, while a
-    gray page reduced to 16 levels and stored losslessly costs about 11 ms, at 81 KiB.
-    """
+    """`[images]`: what `--page-images` renders (costs measured by scripts/bench_images.py
+    and listed in the README)."""
 
     enabled: bool = False
     dpi: int = 100
     format: str = "webp"
     quality: int = 50  # lossy webp and jpeg (png is lossless): about 90 KiB a colour page
-    method: int = 4  # lossy webp effort, 0 (fast, larger) to 6
+    method: int = 2  # lossy webp effort, 0 (fast, larger) to 6: 4 costs twice 2 for 3% less
     # auto: a page rendered without colour is stored in gray; gray: every page rendered in
     # gray (the cheapest); rgb: every page in colour
     color: str = "auto"

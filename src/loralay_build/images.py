@@ -114,6 +114,9 @@ def prepare(image: Image.Image, settings: ImageSettings) -> Image.Image:
 
 def mask(image: Image.Image, boxes: Iterable[Box], scale: float) -> list[list[int]]:
     """Paint each box with the page background; returns the painted pixel boxes."""
+    boxes = list(boxes)
+    if not boxes:  # most pages: no background to look for
+        return []
     colour = background(image)
     draw = ImageDraw.Draw(image)
     painted = []
