@@ -138,6 +138,7 @@ def test_pages_without_colour_are_stored_losslessly_in_few_grays(tmp_path: Path)
     pixels = _decoded(gray)
     assert _chroma(pixels) == 0
     assert set(np.unique(pixels)) <= {17 * k for k in range(16)}  # nothing between levels
+    assert len(gray.masked_boxes) == 5
     for x0, y0, x1, y1 in gray.masked_boxes:
         assert (pixels[y0:y1, x0:x1] == 255).all()  # the white background, exactly
     assert _ink_share(Image.open(io.BytesIO(gray.data)), second[5:], 100) == 1.0
