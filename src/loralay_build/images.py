@@ -11,7 +11,8 @@ Rendering and encoding settings are pinned: the same PDF and settings give the s
 
 Most pages of papers and acts hold no colour. Such a page is stored in gray, reduced to a
 few levels and encoded losslessly: text then stays sharp (no lossy ringing) and encodes in a
-fifth of the time lossy WebP takes, which is most of the images' cost.
+third of the time lossy WebP takes at method 2 (a sixth at method 4); the encoder is most of
+the images' cost.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def render_page(pdf: pdfium.PdfDocument, index: int, dpi: int, max_pixels: int,
                 gray: bool = False) -> Image.Image:
     """One page as displayed, `dpi / 72` pixels per point, in RGB or gray (L);
     ImagesSkipped beyond the budget. PDFium renders RGB in that byte order, so no channel
-    swap follows; gray rendering costs about half of it."""
+    swap follows; rendering in gray costs a fifth to a third less."""
     page = pdf[index]
     try:
         width, height = page.get_size()
