@@ -13,9 +13,18 @@ import pyarrow.parquet as pq
 import pypdfium2 as pdfium
 import pytest
 from PIL import Image
+from reportlab.pdfgen import canvas
 
 from loralay_build.config import ImageSettings
-from loralay_build.images import background, page_images, pixel_box
+from loralay_build.errors import ConfigError
+from loralay_build.images import (
+    PageImage,
+    background,
+    page_images,
+    pixel_box,
+    reduce_gray,
+    render_page,
+)
 from loralay_build.parse import parse_pdf
 
 from .conftest import run_cli, write_toml
@@ -95,6 +104,76 @@ def test_removed_words_are_painted_with_the_background(tmp_path: Path) -> None:
     assert _ink_share(Image.open(io.BytesIO(masked.data)), kept, PNG.dpi) >= 0.99
 
 
+def _colour_and_gray(path: Path) -> None:
+    """Two pages of black words; the first also holds a red rectangle."""
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    for red in (True, False):
+        c.setFont("Helvetica", 12)
+        for j in range(12):
+            c.drawString(72, 700 - 16 * j, f"line {j} of plain black words on the page")
+        if red:
+            c.setFillColorRGB(0.8, 0.1, 0.1)
+            c.rect(72, 300, 200, 100, fill=1, stroke=0)
+        c.showPage()
+    c.save()
+
+
+def _decoded(image: PageImage) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(image.data)).convert("RGB")).astype(int)
+
+
+def _chroma(pixels: np.ndarray) -> int:
+    """The largest difference between a pixel's channels: 0 on a gray image."""
+    return int(np.abs(pixels - pixels[..., :1]).max())
+
+
+def test_pages_without_colour_are_stored_losslessly_in_few_grays(tmp_path: Path) -> None:
+    path = tmp_path / "two.pdf"
+    _colour_and_gray(path)
+    doc = parse_pdf(str(path))
+    second = [b for b, p in zip(doc.boxes, doc.word_pages, strict=True) if p == 1]
+    settings = ImageSettings(enabled=True)  # the defaults: webp, color auto, 16 gray levels
+    colour, gray = page_images(str(path), [0, 1], {1: second[:5]}, settings)
+    assert _chroma(_decoded(colour)) > 100  # the red rectangle keeps its colour
+    pixels = _decoded(gray)
+    assert _chroma(pixels) == 0
+    assert set(np.unique(pixels)) <= {17 * k for k in range(16)}  # nothing between levels
+    assert len(gray.masked_boxes) == 5
+    for x0, y0, x1, y1 in gray.masked_boxes:
+        assert (pixels[y0:y1, x0:x1] == 255).all()  # the white background, exactly
+    assert _ink_share(Image.open(io.BytesIO(gray.data)), second[5:], 100) == 1.0
+    again = page_images(str(path), [0, 1], {1: second[:5]}, settings)
+    assert [p.data for p in again] == [colour.data, gray.data]
+
+
+def test_a_gray_png_page_is_the_rendering_at_four_bits(tmp_path: Path) -> None:
+    path = tmp_path / "two.pdf"
+    _colour_and_gray(path)
+    [image] = page_images(str(path), [1], {}, PNG)
+    assert image.data[24] == 4  # the IHDR bit depth
+    decoded = Image.open(io.BytesIO(image.data))
+    pdf = pdfium.PdfDocument(str(path))
+    rendered = reduce_gray(render_page(pdf, 1, 100, 10**8).convert("L"), 16)
+    pdf.close()
+    assert decoded.mode == "L" and decoded.tobytes() == rendered.tobytes()
+
+
+def test_the_color_setting_forces_gray_or_colour(tmp_path: Path) -> None:
+    path = tmp_path / "two.pdf"
+    _colour_and_gray(path)
+    gray = page_images(str(path), [0, 1], {}, ImageSettings(enabled=True, color="gray"))
+    assert [_chroma(_decoded(p)) for p in gray] == [0, 0]
+    assert len(np.unique(_decoded(gray[0]))) <= 16
+    rgb = page_images(str(path), [1], {}, ImageSettings(enabled=True, color="rgb"))
+    assert len(np.unique(_decoded(rgb[0]))) > 16  # lossy WebP in colour, as asked
+
+
+@pytest.mark.parametrize("table", [{"color": "grey"}, {"gray_levels": 8}, {"method": 7}])
+def test_bad_image_settings_are_refused(table: dict[str, object]) -> None:
+    with pytest.raises(ConfigError, match=r"\[images\]"):
+        ImageSettings(**table)  # type: ignore[arg-type]
+
+
 def test_over_budget_pages_cost_the_images_not_the_text(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -129,6 +208,10 @@ def test_pages_configuration_loads_and_hides_the_abstract(tmp_path: Path, mask: 
     assert sum(len(pages[s]) for s in pages) == total_pages
     card = (folder / "README.md").read_text()
     assert ("--no-mask" in card) != mask
+    assert "reduced to 16 gray levels and stored losslessly" in card
+    build = json.loads((folder / "build.json").read_text())["pages"]
+    assert (build["color"], build["gray_levels"]) == ("auto", 16)
+    assert build["encoder"]["gray"]["bits"] == 4 and "bits" not in build["encoder"]["colour"]
     for split in pages:
         assert set(pages[split]["article_id"]) <= {k for k, r in by_doc.items()
                                                     if k in set(text[split]["article_id"])}

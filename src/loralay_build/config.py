@@ -27,6 +27,9 @@ from loralay_build.text.settings import MatchSettings
 
 ENV_PREFIX = "LORALAY_"
 IMAGE_FORMATS = ("webp", "png", "jpeg")
+IMAGE_COLORS = ("auto", "gray", "rgb")
+# Gray levels kept losslessly: PNG bit depths, so 2, 4 and 16 levels are stored exactly.
+GRAY_LEVELS = (0, 2, 4, 16, 256)
 # "0" makes PDF parsing use the Python loop even when the compiled core is built.
 NATIVE_ENV = "LORALAY_NATIVE"
 MiB = 1024 * 1024
@@ -122,12 +125,22 @@ class FilterSettings:
 
 @dataclass(frozen=True)
 class ImageSettings:
-    """`[images]`: what `--page-images` renders."""
+    """`[images]`: what `--page-images` renders (costs measured by scripts/bench_images.py
+    and listed in the README)."""
 
     enabled: bool = False
     dpi: int = 100
     format: str = "webp"
-    quality: int = 50  # webp and jpeg (png is lossless): about 100 KiB a text page at 100 dpi
+    quality: int = 50  # lossy webp and jpeg (png is lossless): about 90 KiB a colour page
+    method: int = 2  # lossy webp effort, 0 (fast, larger) to 6: 4 costs twice 2 for 3% less
+    # auto: a page rendered without colour is stored in gray; gray: every page rendered in
+    # gray (6 ms a page instead of 8, colour lost); rgb: every page in colour
+    color: str = "auto"
+    # levels a gray page keeps, stored losslessly (webp lossless, png at 1, 2 or 4 bits):
+    # 16 levels take 9.5 ms of WebP a page and 73 KiB, 4 levels 6 ms and 37 KiB, lossy WebP
+    # 12 to 55 ms; 256 keeps every level, 0 encodes gray pages with the lossy settings (jpeg
+    # always does)
+    gray_levels: int = 16
     max_pixels: int = 16_000_000  # per page: a larger page costs the document its images
     pages: int = 0  # the first N pages of each document; 0 = all
     seconds: float = 20.0  # rendering budget per document
@@ -137,20 +150,38 @@ class ImageSettings:
         if self.format not in IMAGE_FORMATS:
             raise ConfigError(f"[images] format: expected one of {', '.join(IMAGE_FORMATS)}, "
                               f"got {self.format!r}")
+        check_choice(self.color, "images", "color", IMAGE_COLORS)
         if not 10 <= self.dpi <= 600:
             raise ConfigError(f"[images] dpi: expected 10 to 600, got {self.dpi}")
         if not 1 <= self.quality <= 100:
             raise ConfigError(f"[images] quality: expected 1 to 100, got {self.quality}")
+        if not 0 <= self.method <= 6:
+            raise ConfigError(f"[images] method: expected 0 to 6, got {self.method}")
+        if self.gray_levels not in GRAY_LEVELS:
+            raise ConfigError(f"[images] gray_levels: expected one of "
+                              f"{', '.join(map(str, GRAY_LEVELS))}, got {self.gray_levels}")
         if self.max_pixels < 1 or self.pages < 0 or self.seconds <= 0:
             raise ConfigError("[images] max_pixels and seconds must be positive, pages >= 0")
 
-    def encoder(self) -> dict[str, object]:
-        """The pinned encoder options (recorded in build.json)."""
+    def lossless_gray(self) -> bool:
+        """Whether gray pages are reduced to `gray_levels` and stored losslessly."""
+        return self.gray_levels > 0 and self.format != "jpeg"
+
+    def encoder(self, gray: bool = False) -> dict[str, object]:
+        """The pinned encoder options of a colour page, or of a gray one (recorded in
+        build.json)."""
         if self.format == "webp":
-            return {"format": "WEBP", "quality": self.quality, "method": 4, "exact": False}
+            if gray and self.lossless_gray():
+                return {"format": "WEBP", "lossless": True, "quality": 0, "method": 0,
+                        "exact": False}
+            return {"format": "WEBP", "quality": self.quality, "method": self.method,
+                    "exact": False}
         if self.format == "jpeg":
             return {"format": "JPEG", "quality": self.quality, "optimize": False,
                     "progressive": False, "subsampling": 2}
+        if gray and self.lossless_gray() and self.gray_levels < 256:
+            return {"format": "PNG", "optimize": False, "compress_level": 6,
+                    "bits": self.gray_levels.bit_length() - 1}
         return {"format": "PNG", "optimize": False, "compress_level": 6}
 
 

@@ -8,6 +8,11 @@ page's background before encoding.
 The page is rendered by PDFium as displayed (its /Rotate applied, the crop box as the frame),
 the frame `article_bboxes` use, so a box in points maps to pixels by `dpi / 72` exactly.
 Rendering and encoding settings are pinned: the same PDF and settings give the same bytes.
+
+Most pages of papers and acts hold no colour. Such a page is stored in gray, reduced to a
+few levels and encoded losslessly: text then stays sharp (no lossy ringing) and encodes in a
+third of the time lossy WebP takes at method 2 (a sixth at method 4); the encoder is most of
+the images' cost.
 """
 
 from __future__ import annotations
@@ -20,11 +25,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import pypdfium2 as pdfium
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw
 
 from loralay_build.config import ImageSettings
 
 Box = tuple[float, float, float, float]
+Colour = int | tuple[int, int, int]
 
 
 @dataclass
@@ -47,8 +53,12 @@ def pixel_box(box: Box, scale: float, width: int, height: int) -> list[int]:
             min(width, math.ceil(box[2] * scale) + 1), min(height, math.ceil(box[3] * scale) + 1)]
 
 
-def background(image: Image.Image) -> tuple[int, int, int]:
-    """The page's most common colour (on a reduced copy): what is under the words."""
+def background(image: Image.Image) -> Colour:
+    """The page's most common colour, what is under the words: a gray level for a gray page,
+    else found on a reduced copy."""
+    if image.mode == "L":
+        histogram = image.histogram()
+        return histogram.index(max(histogram))
     small = image.reduce(4) if min(image.size) >= 8 else image
     colours = small.getcolors(small.width * small.height) or []
     counted = [(n, tuple(c)) for n, c in colours if isinstance(c, tuple)]
@@ -56,9 +66,11 @@ def background(image: Image.Image) -> tuple[int, int, int]:
     return (int(colour[0]), int(colour[1]), int(colour[2]))
 
 
-def render_page(pdf: pdfium.PdfDocument, index: int, dpi: int,
-                max_pixels: int) -> Image.Image:
-    """One page as displayed, `dpi / 72` pixels per point; ImagesSkipped beyond the budget."""
+def render_page(pdf: pdfium.PdfDocument, index: int, dpi: int, max_pixels: int,
+                gray: bool = False) -> Image.Image:
+    """One page as displayed, `dpi / 72` pixels per point, in RGB or gray (L);
+    ImagesSkipped beyond the budget. PDFium renders RGB in that byte order, so no channel
+    swap follows; rendering in gray costs a fifth to a third less."""
     page = pdf[index]
     try:
         width, height = page.get_size()
@@ -66,14 +78,46 @@ def render_page(pdf: pdfium.PdfDocument, index: int, dpi: int,
         if width * scale * height * scale > max_pixels:
             raise ImagesSkipped(f"page {index + 1} is {width:.0f}x{height:.0f} pt: over "
                                 f"{max_pixels} pixels at {dpi} dpi")
-        image: Image.Image = page.render(scale=scale).to_pil().convert("RGB")
+        if gray:  # an L image shares the bitmap's buffer: copied before the bitmap goes
+            image: Image.Image = page.render(scale=scale, grayscale=True).to_pil().copy()
+        else:
+            image = page.render(scale=scale, rev_byteorder=True).to_pil()
     finally:
         page.close()
     return image
 
 
+def without_colour(image: Image.Image) -> bool:
+    """True when every pixel of an RGB page is gray (its three channels equal)."""
+    red, green, blue = image.split()
+    return (ImageChops.difference(red, green).getbbox() is None
+            and ImageChops.difference(green, blue).getbbox() is None)
+
+
+def reduce_gray(image: Image.Image, levels: int) -> Image.Image:
+    """The gray page with `levels` evenly spaced levels (0 and 255 kept): what a lossless
+    encoder stores compactly, and PNG at 1, 2 or 4 bits exactly."""
+    if levels >= 256:
+        return image
+    step = 255 / (levels - 1)
+    return image.point([round(round(v / step) * step) for v in range(256)])
+
+
+def prepare(image: Image.Image, settings: ImageSettings) -> Image.Image:
+    """The rendered page as it is stored: in gray when it holds no colour (`color`), gray
+    pages reduced to `gray_levels` when they are stored losslessly."""
+    if image.mode == "RGB" and settings.color == "auto" and without_colour(image):
+        image = image.convert("L")  # exact: the weights sum to one
+    if image.mode == "L" and settings.lossless_gray():
+        image = reduce_gray(image, settings.gray_levels)
+    return image
+
+
 def mask(image: Image.Image, boxes: Iterable[Box], scale: float) -> list[list[int]]:
     """Paint each box with the page background; returns the painted pixel boxes."""
+    boxes = list(boxes)
+    if not boxes:  # most pages: no background to look for
+        return []
     colour = background(image)
     draw = ImageDraw.Draw(image)
     painted = []
@@ -87,7 +131,7 @@ def mask(image: Image.Image, boxes: Iterable[Box], scale: float) -> list[list[in
 
 def encode(image: Image.Image, settings: ImageSettings) -> bytes:
     out = io.BytesIO()
-    image.save(out, **settings.encoder())  # type: ignore[arg-type]
+    image.save(out, **settings.encoder(gray=image.mode == "L"))  # type: ignore[arg-type]
     return out.getvalue()
 
 
@@ -117,7 +161,8 @@ def page_images(pdf_path: str, pages: Sequence[int], removed: dict[int, list[Box
     try:
         out = []
         for done, index in enumerate(wanted, 1):
-            image = render_page(pdf, index, settings.dpi, settings.max_pixels)
+            image = prepare(render_page(pdf, index, settings.dpi, settings.max_pixels,
+                                        gray=settings.color == "gray"), settings)
             boxes = removed.get(index, ()) if settings.mask else ()
             painted = mask(image, boxes, scale)
             out.append(PageImage(index, encode(image, settings), image.width, image.height,

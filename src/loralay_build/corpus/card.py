@@ -109,7 +109,8 @@ def _pages_section(pages: dict[str, Any] | None) -> list[str]:
              f"{pages['dpi']} dpi as {pages['format']}. Join with the text rows on "
              "(`article_id`, `page`), `page` being the index `word_pages` holds. A box of "
              "`article_bboxes` (points, top-left origin, page rotation applied) is at "
-             f"`box * {pages['dpi']} / 72` in the image's pixels.", ""]
+             f"`box * {pages['dpi']} / 72` in the image's pixels.", "", _colour_note(pages),
+             ""]
     if pages["masked"]:
         lines.append("Every word removed from the text (the abstracts, and running headers, "
                      "cover pages and stamps the cleaners dropped) is painted over with the "
@@ -122,6 +123,19 @@ def _pages_section(pages: dict[str, Any] | None) -> list[str]:
         lines += ["", f"{len(skipped)} document(s) have no images (a page over the pixel or "
                   "time budget); their text rows are published."]
     return lines
+
+
+def _colour_note(pages: dict[str, Any]) -> str:
+    """How colour and gray pages are stored (older build records name neither)."""
+    color, levels = pages.get("color", "rgb"), pages.get("gray_levels")
+    stored = (f"reduced to {levels} gray levels and stored losslessly" if levels
+              else "encoded like colour pages")
+    if color == "gray":
+        return f"Every page is rendered in gray (equal channels), {stored}."
+    if color == "auto":
+        return (f"Pages without any colour are stored in gray (equal channels), {stored}; "
+                "the others in RGB.")
+    return "Every page is stored in RGB."
 
 
 def _licence_yaml(build: dict[str, Any]) -> list[str]:

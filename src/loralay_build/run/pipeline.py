@@ -679,7 +679,9 @@ class Pipeline:
                             self.settings.output)
         return {
             "files": files,
-            "dpi": images.dpi, "format": images.format, "encoder": images.encoder(),
+            "dpi": images.dpi, "format": images.format, "color": images.color,
+            "gray_levels": images.gray_levels if images.lossless_gray() else None,
+            "encoder": {"colour": images.encoder(), "gray": images.encoder(gray=True)},
             "masked": images.mask, "pages_per_document": images.pages or "all",
             "documents_without_images": sorted(
                 r.id for r in kept if r.stats.get("images_skipped")),
