@@ -179,8 +179,8 @@ class WorkIndex:
 
     def build(self) -> None:
         """Index every published document from scratch, in one transaction."""
-        docs = published_docs(self.state)
-        with self.state.transaction():
+        with self.state.transaction():  # no publish commits between the read and the index
+            docs = published_docs(self.state)
             for statement in (_DROP + _TABLES).split(";"):
                 if statement.strip():
                     self.db.execute(statement)
