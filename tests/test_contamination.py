@@ -154,6 +154,14 @@ def test_a_published_evaluation_copy_never_leaves_and_the_audit_sees_the_conflic
     assert json.loads(result.stdout)["conflicts"] == []
 
 
+def _indexed(out: Path) -> bool:
+    state = State(out)
+    try:
+        return WorkIndex(state).present()
+    finally:
+        state.close()
+
+
 def test_audit_across_two_output_folders(tmp_path: Path) -> None:
     alpha, beta = _corpora(tmp_path)
     config = _config(tmp_path, "report")
@@ -165,6 +173,12 @@ def test_audit_across_two_output_folders(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "1 shared work(s)" in result.stdout and "beta/local:b-copy" in result.stdout
     assert "1 split conflict(s)" in result.stdout
+    # once the other folder has its own index, it is read instead: the same audit
+    assert not _indexed(tmp_path / "two")
+    assert run_cli("audit", str(tmp_path / "two")).returncode == 0
+    assert _indexed(tmp_path / "two")
+    again = run_cli("audit", str(tmp_path / "one"), "--also", str(tmp_path / "two"))
+    assert again.stdout == result.stdout
 
 
 def test_excluded_ids_never_enter_and_come_back_when_unlisted(tmp_path: Path) -> None:
@@ -210,9 +224,7 @@ def test_the_band_index_follows_every_publish_takedown_change_and_departure(
     docs, out = alpha.parent, tmp_path / "out"
     config = _config(tmp_path, "report")
     assert _build(alpha, out, "alpha", config).returncode == 0
-    state = State(out)
-    assert not WorkIndex(state).present()  # one dataset: no index, nothing read
-    state.close()
+    assert not _indexed(out)  # one dataset: no index, nothing read
     assert _build(beta, out, "beta", config).returncode == 0
     assert _stored_pairs(out) == {("alpha/local:a5", "beta/local:b-copy")}
     # alpha grows by a copy of beta's b3
