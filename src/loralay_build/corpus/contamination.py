@@ -161,8 +161,7 @@ def shared_works(state: State, dataset: str, splits: dict[str, str], new: Iterab
     try:
         if not folders.local.present():
             folders.local.build()
-        docs = [doc_of(dataset, row) for row in (state.row(dataset, cid) for cid in new)
-                if row is not None]
+        docs = _docs(state, dataset, new)
         prefix = f"{dataset}/"
 
         def taking_part(key: str) -> bool:  # a document of this dataset leaving it does not
@@ -187,8 +186,12 @@ def index_published(state: State, dataset: str, ids: Iterable[str]) -> None:
     (inside the transaction that marks them)."""
     index = WorkIndex(state)
     if index.present():
-        index.add([doc_of(dataset, row) for row in (state.row(dataset, cid) for cid in ids)
-                   if row is not None])
+        index.add(_docs(state, dataset, ids))
+
+
+def _docs(state: State, dataset: str, ids: Iterable[str]) -> list[Doc]:
+    return [doc_of(dataset, row) for row in (state.row(dataset, cid) for cid in ids)
+            if row is not None]
 
 
 def judge(clusters: list[Cluster], members: dict[str, Member], own: set[str],

@@ -32,7 +32,6 @@ from loralay_build.text.minhash import (
     ROWS,
     SHINGLE,
     Signature,
-    bucket,
     candidate_pairs,
     from_bytes,
     from_text,
@@ -161,6 +160,18 @@ def _chunks(values: list[T]) -> Iterator[list[T]]:
         yield values[start:start + _CHUNK]
 
 
+def _bands(docs: list[Doc]) -> Iterator[tuple[int, dict[bytes, list[str]]]]:
+    """The buckets of `docs` (bucket -> keys), one band at a time (text.minhash.bucket of
+    each, from one conversion of each signature)."""
+    raw = [(d.key, to_bytes(d.signature)) for d in docs if d.signature is not None]
+    for band in range(BANDS):
+        start = band * _BYTES
+        buckets: dict[bytes, list[str]] = defaultdict(list)
+        for key, data in raw:
+            buckets[data[start:start + _BYTES]].append(key)
+        yield band, buckets
+
+
 class WorkIndex:
     """The band index in the state database of one output folder."""
 
@@ -198,10 +209,11 @@ class WorkIndex:
                 "INSERT INTO work_docs (dataset, id, title, signature) VALUES (?, ?, ?, ?)",
                 (d.dataset, d.id, d.title, None if d.signature is None else to_bytes(d.signature)))
             ids[d.key] = int(cur.lastrowid or 0)
-        self.db.executemany(
-            "INSERT INTO work_bands (band, bucket, doc) VALUES (?, ?, ?)",
-            ((band, bucket(d.signature, band), ids[d.key]) for d in docs
-             if d.signature is not None for band in range(BANDS)))
+        for band, buckets in _bands(docs):  # in key order: pages filled in turn, not at random
+            self.db.executemany(
+                "INSERT INTO work_bands (band, bucket, doc) VALUES (?, ?, ?)",
+                sorted((band, value, ids[key]) for value, keys in buckets.items()
+                       for key in keys))
         ids.update(self._ids({k for a, b, *_ in pairs for k in (a, b)} - set(ids)))
         self.db.executemany(
             "INSERT INTO work_pairs (a, b, kind, score) VALUES (?, ?, ?, ?)",
@@ -214,11 +226,7 @@ class WorkIndex:
         pairs = pairs_among(docs, self.abstract)
         own = {d.key for d in docs}
         found: dict[str, set[int]] = defaultdict(set)  # key of a doc -> indexed candidates
-        for band in range(BANDS):
-            wanted: dict[bytes, list[str]] = defaultdict(list)
-            for d in docs:
-                if d.signature is not None:
-                    wanted[bucket(d.signature, band)].append(d.key)
+        for band, wanted in _bands(docs):
             for chunk in _chunks(list(wanted)):
                 for value, doc in self.db.execute(
                         "SELECT bucket, doc FROM work_bands WHERE band = ? AND bucket IN "

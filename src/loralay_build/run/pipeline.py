@@ -495,8 +495,8 @@ class Pipeline:
             stored,
         )
         splits = {cid: split for cid, split in placed.items() if cid in kept_ids}
-        shared = shared_works(self.state, self.dataset, splits,
-                              [r.id for r in kept if r.status != PUBLISHED], self.settings.dedup)
+        new = {r.id for r in kept if r.status != PUBLISHED}  # not in the band index yet
+        shared = shared_works(self.state, self.dataset, splits, new, self.settings.dedup)
         dropped.update(shared.dropped)
         kept = [r for r in kept if r.id not in shared.dropped]
         threshold_values = {
@@ -558,8 +558,7 @@ class Pipeline:
                                       detail=detail)
             for cid, detail in held.items():
                 self.state.set_status(self.dataset, cid, PROCESSED, reason=None, detail=detail)
-            index_published(self.state, self.dataset,
-                            [r.id for r in kept if r.status != PUBLISHED])
+            index_published(self.state, self.dataset, [r.id for r in kept if r.id in new])
         self.report.add("published_rows", len(kept))
         if not self.settings.store.keep_work:  # the shards in place hold these rows now
             for row in kept:

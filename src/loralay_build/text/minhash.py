@@ -77,7 +77,7 @@ def from_bytes(data: bytes) -> Signature:
 
 def bucket(sig: Signature, band: int) -> bytes:
     """The bucket a signature falls in for one band (the band's values, as bytes)."""
-    return sig[band * ROWS:(band + 1) * ROWS].astype("<u4").tobytes()
+    return sig[band * ROWS:(band + 1) * ROWS].astype("<u4", copy=False).tobytes()
 
 
 def jaccard(a: Signature, b: Signature) -> float:
