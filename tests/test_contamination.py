@@ -4,6 +4,7 @@ test sets kept out, and the audit across output folders."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -249,4 +250,16 @@ def test_the_band_index_follows_every_publish_takedown_change_and_departure(
     # a6 leaves alpha's manifest
     write_manifest(alpha, entries[:-1])
     assert _build(alpha, out, "alpha", config).returncode == 0
+    assert _stored_pairs(out) == {("alpha/local:a1", "beta/local:b2")}
+    # stored pairs lost are found by --check, and --rebuild brings them back
+    db = sqlite3.connect(out / ".loralay" / "state.sqlite")
+    db.execute("DELETE FROM work_pairs")
+    db.commit()
+    db.close()
+    stale = run_cli("audit", str(out), "--json", "--check")
+    assert stale.returncode == 1
+    assert json.loads(stale.stdout)["clusters"] == []
+    assert ["alpha/local:a1", "beta/local:b2"] in [p[:2] for p in
+                                                    json.loads(stale.stdout)["index"]["missing"]]
+    assert run_cli("audit", str(out), "--rebuild").returncode == 0
     assert _stored_pairs(out) == {("alpha/local:a1", "beta/local:b2")}
