@@ -114,11 +114,13 @@ class Doc:
 
 
 def title_key(title: str) -> str | None:
+    """What equal titles are compared by (None for a title too short to name a work)."""
     words = normalise(title)
     return " ".join(words) if len(words) >= MIN_TITLE_WORDS else None
 
 
 def doc_of(dataset: str, row: Row) -> Doc:
+    """A processed document of `dataset`, from its state row (signature from its stats)."""
     cand = row.candidate
     sig = row.stats.get("minhash")
     return Doc(dataset, cand.id, title_key(cand.title),
