@@ -4,6 +4,7 @@ test sets kept out, and the audit across output folders."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -11,8 +12,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from loralay_build.corpus.contamination import excluded_ids, id_keys
+from loralay_build.corpus.workindex import WorkIndex, pairs_among, published_docs
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
 from loralay_build.sandbox.textgen import ProseGenerator
+from loralay_build.state import State
 from loralay_build.text.minhash import jaccard, signature, similar_pairs, to_text
 
 from .conftest import run_cli, write_toml
@@ -152,6 +155,14 @@ def test_a_published_evaluation_copy_never_leaves_and_the_audit_sees_the_conflic
     assert json.loads(result.stdout)["conflicts"] == []
 
 
+def _indexed(out: Path) -> bool:
+    state = State(out)
+    try:
+        return WorkIndex(state).present()
+    finally:
+        state.close()
+
+
 def test_audit_across_two_output_folders(tmp_path: Path) -> None:
     alpha, beta = _corpora(tmp_path)
     config = _config(tmp_path, "report")
@@ -163,6 +174,12 @@ def test_audit_across_two_output_folders(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "1 shared work(s)" in result.stdout and "beta/local:b-copy" in result.stdout
     assert "1 split conflict(s)" in result.stdout
+    # once the other folder has its own index, it is read instead: the same audit
+    assert not _indexed(tmp_path / "two")
+    assert run_cli("audit", str(tmp_path / "two")).returncode == 0
+    assert _indexed(tmp_path / "two")
+    again = run_cli("audit", str(tmp_path / "one"), "--also", str(tmp_path / "two"))
+    assert again.stdout == result.stdout
 
 
 def test_excluded_ids_never_enter_and_come_back_when_unlisted(tmp_path: Path) -> None:
@@ -181,3 +198,68 @@ def test_excluded_ids_never_enter_and_come_back_when_unlisted(tmp_path: Path) ->
     ids.write_text("a2\n")
     assert _build(alpha, out, "alpha", config, "--exclude-ids", str(ids)).returncode == 0
     assert "local:a4" in _splits(out / "alpha")
+
+
+def _stored_pairs(out: Path) -> set[tuple[str, str]]:
+    """The band index's pairs, checked equal to every pair computed from scratch; returns
+    those that make one work."""
+    state = State(out)
+    try:
+        index = WorkIndex(state)
+        assert index.present()
+        stored = index.pairs()
+        assert stored == pairs_among(published_docs(state), index.abstract)
+    finally:
+        state.close()
+    result = run_cli("audit", str(out), "--json", "--check")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(result.stdout)["index"]["consistent"]
+    return {(a, b) for a, b, kind, score in stored if kind == "title" or score >= 0.5}
+
+
+def test_the_band_index_follows_every_publish_takedown_change_and_departure(
+        tmp_path: Path) -> None:
+    """Build alpha, build beta, grow alpha, take a document down, change one, drop one from
+    the manifest: after every step the stored pairs equal a computation from scratch."""
+    alpha, beta = _corpora(tmp_path)
+    docs, out = alpha.parent, tmp_path / "out"
+    config = _config(tmp_path, "report")
+    assert _build(alpha, out, "alpha", config).returncode == 0
+    assert not _indexed(out)  # one dataset: no index, nothing read
+    assert _build(beta, out, "beta", config).returncode == 0
+    assert _stored_pairs(out) == {("alpha/local:a5", "beta/local:b-copy")}
+    # alpha grows by a copy of beta's b3
+    entries = [json.loads(x) for x in alpha.read_text().splitlines()]
+    entries.append(_doc(docs, "a6", 106, "2021-01-01", body_seed=203))
+    write_manifest(alpha, entries)
+    assert _build(alpha, out, "alpha", config).returncode == 0
+    assert _stored_pairs(out) == {("alpha/local:a5", "beta/local:b-copy"),
+                                  ("alpha/local:a6", "beta/local:b3")}
+    # a takedown
+    ids = tmp_path / "takedown.txt"
+    ids.write_text("b-copy\n")
+    result = run_cli("remove", str(out), "--dataset", "beta", "--ids", str(ids))
+    assert result.returncode == 0, result.stderr
+    assert _stored_pairs(out) == {("alpha/local:a6", "beta/local:b3")}
+    # a1 now holds b2's text
+    entries[1] = _doc(docs, "a1", 101, "2011-01-01", body_seed=202)
+    write_manifest(alpha, entries)
+    assert _build(alpha, out, "alpha", config).returncode == 0
+    assert _stored_pairs(out) == {("alpha/local:a1", "beta/local:b2"),
+                                  ("alpha/local:a6", "beta/local:b3")}
+    # a6 leaves alpha's manifest
+    write_manifest(alpha, entries[:-1])
+    assert _build(alpha, out, "alpha", config).returncode == 0
+    assert _stored_pairs(out) == {("alpha/local:a1", "beta/local:b2")}
+    # stored pairs lost are found by --check, and --rebuild brings them back
+    db = sqlite3.connect(out / ".loralay" / "state.sqlite")
+    db.execute("DELETE FROM work_pairs")
+    db.commit()
+    db.close()
+    stale = run_cli("audit", str(out), "--json", "--check")
+    assert stale.returncode == 1
+    assert json.loads(stale.stdout)["clusters"] == []
+    assert ["alpha/local:a1", "beta/local:b2"] in [p[:2] for p in
+                                                    json.loads(stale.stdout)["index"]["missing"]]
+    assert run_cli("audit", str(out), "--rebuild").returncode == 0
+    assert _stored_pairs(out) == {("alpha/local:a1", "beta/local:b2")}

@@ -397,22 +397,27 @@ def compact(path: Path, shard_rows: int) -> None:
               default=DedupSettings.threshold, show_default=True,
               help="Estimated Jaccard similarity that makes two documents one work.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def audit(path: Path, also: tuple[Path, ...], threshold: float, as_json: bool) -> None:
+@click.option("--rebuild", is_flag=True, help="Build the folder's band index from scratch first.")
+@click.option("--check", is_flag=True,
+              help="Compute every pair from scratch too; exit 1 when the stored ones differ.")
+def audit(path: Path, also: tuple[Path, ...], threshold: float, as_json: bool, rebuild: bool,
+          check: bool) -> None:
     """Works shared across the datasets of a folder, split conflicts, excluded documents.
 
     Exit 1 when a conflict (one work in train of one dataset and in validation or test of
-    another) involves a dataset built under the `guard` policy."""
+    another) involves a dataset built under the `guard` policy, or when `--check` finds
+    stored pairs that differ from a computation from scratch."""
     from loralay_build.corpus.contamination import audit as run_audit
     from loralay_build.corpus.contamination import format_audit
 
     root, _ = _locate_root(path)
     result = run_audit(root, DedupSettings(threshold=threshold,
-                                           also=tuple(str(a) for a in also)))
+                                           also=tuple(str(a) for a in also)), rebuild, check)
     if as_json:
         click.echo(json.dumps(result, indent=2, sort_keys=True))
     else:
         click.echo(format_audit(result))
-    if result["guarded_conflicts"]:
+    if result["guarded_conflicts"] or not result.get("index", {}).get("consistent", True):
         sys.exit(1)
 
 

@@ -25,13 +25,10 @@ from loralay_build.blobs import BlobStore
 from loralay_build.config import Settings
 from loralay_build.corpus.card import render_card
 from loralay_build.corpus.contamination import (
-    Verdict,
     excluded_ids,
     id_keys,
-    judge,
-    member,
-    other_folders,
-    published_members,
+    index_published,
+    shared_works,
 )
 from loralay_build.corpus.dedup import (
     Cluster,
@@ -503,7 +500,8 @@ class Pipeline:
             stored,
         )
         splits = {cid: split for cid, split in placed.items() if cid in kept_ids}
-        shared = self._shared_works(splits)
+        new = {r.id for r in kept if r.status != PUBLISHED}  # not in the band index yet
+        shared = shared_works(self.state, self.dataset, splits, new, self.settings.dedup)
         dropped.update(shared.dropped)
         kept = [r for r in kept if r.id not in shared.dropped]
         threshold_values = {
@@ -565,22 +563,11 @@ class Pipeline:
                                       detail=detail)
             for cid, detail in held.items():
                 self.state.set_status(self.dataset, cid, PROCESSED, reason=None, detail=detail)
+            index_published(self.state, self.dataset, [r.id for r in kept if r.id in new])
         self.report.add("published_rows", len(kept))
         if not self.settings.store.keep_work:  # the shards in place hold these rows now
             for row in kept:
                 self.work.discard(row.work_key or "")
-
-    def _shared_works(self, splits: dict[str, str]) -> Verdict:
-        """Works this dataset shares with the other datasets of the folder and of
-        `[dedup] also` (corpus.contamination); nothing is read when there is no other."""
-        others = (published_members(self.state, skip=self.dataset)
-                  + other_folders(self.settings.dedup))
-        if not others:
-            return Verdict()
-        current = [member(self.dataset, row, splits[row.candidate.id], row.status == PUBLISHED)
-                   for row in self.state.iter_rows(self.dataset, [PROCESSED, PUBLISHED, FILTERED])
-                   if row.candidate.id in splits]
-        return judge(current, others, self.settings.dedup)
 
     def _discard_downloads(self) -> None:
         """`[store] keep_downloads = false`: delete the PDFs of documents that are done with

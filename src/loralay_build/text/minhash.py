@@ -59,11 +59,25 @@ def signature(words: Sequence[str]) -> Signature | None:
 
 def to_text(sig: Signature) -> str:
     """A signature as stored in the state (hex of its little-endian bytes)."""
-    return sig.astype("<u4").tobytes().hex()
+    return to_bytes(sig).hex()
 
 
 def from_text(text: str) -> Signature:
-    return np.frombuffer(bytes.fromhex(text), dtype="<u4").astype(np.uint32)
+    return from_bytes(bytes.fromhex(text))
+
+
+def to_bytes(sig: Signature) -> bytes:
+    """A signature's little-endian bytes: band `b` is bytes 4 * ROWS * b onwards."""
+    return sig.astype("<u4").tobytes()
+
+
+def from_bytes(data: bytes) -> Signature:
+    return np.frombuffer(data, dtype="<u4").astype(np.uint32)
+
+
+def bucket(sig: Signature, band: int) -> bytes:
+    """The bucket a signature falls in for one band (the band's values, as bytes)."""
+    return sig[band * ROWS:(band + 1) * ROWS].astype("<u4", copy=False).tobytes()
 
 
 def jaccard(a: Signature, b: Signature) -> float:
@@ -71,24 +85,27 @@ def jaccard(a: Signature, b: Signature) -> float:
     return float(np.count_nonzero(a == b)) / NUM_PERM
 
 
-def similar_pairs(signatures: dict[str, Signature],
-                  threshold: float) -> list[tuple[str, str, float]]:
-    """Pairs whose estimated Jaccard reaches `threshold`: banded buckets propose candidates,
-    the full signatures confirm them. Sorted, each pair once with its ids in order."""
+def candidate_pairs(signatures: dict[str, Signature]) -> list[tuple[str, str, float]]:
+    """Every pair that shares a bucket in some band, with its estimated Jaccard similarity.
+    Sorted, each pair once with its ids in order."""
     seen: set[tuple[str, str]] = set()
     pairs = []
     for band in range(BANDS):  # one band's buckets in memory at a time
         buckets: dict[bytes, list[str]] = defaultdict(list)
         for key, sig in signatures.items():
-            buckets[sig[band * ROWS:(band + 1) * ROWS].tobytes()].append(key)
+            buckets[bucket(sig, band)].append(key)
         for members in buckets.values():
             for i, a in enumerate(members):
                 for b in members[i + 1:]:
                     pair = (a, b) if a < b else (b, a)
-                    if pair in seen:
-                        continue
-                    seen.add(pair)
-                    score = jaccard(signatures[a], signatures[b])
-                    if score >= threshold:
-                        pairs.append((*pair, score))
+                    if pair not in seen:
+                        seen.add(pair)
+                        pairs.append((*pair, jaccard(signatures[a], signatures[b])))
     return sorted(pairs)
+
+
+def similar_pairs(signatures: dict[str, Signature],
+                  threshold: float) -> list[tuple[str, str, float]]:
+    """Pairs whose estimated Jaccard reaches `threshold`: banded buckets propose candidates,
+    the full signatures confirm them."""
+    return [pair for pair in candidate_pairs(signatures) if pair[2] >= threshold]
