@@ -1,3 +1,5 @@
+from typing import Any
+
 def bind(
     get_text: int, get_unicode: int, char_index: int, loose_box: int, char_angle: int,
     font_size: int, matrix: int,
@@ -7,3 +9,7 @@ def read_text(
     width: float, height: float, compose: bool,
 ) -> tuple[int, int, bool, list[str], bytes, bytes, bytes | None, bytes | None,
            bytes | None, int, int]: ...
+def order_page(
+    lines: list[Any], width: float, height: float,
+    limits: tuple[float, float, float, float, float, float],
+) -> list[list[Any]] | None: ...
