@@ -34,13 +34,12 @@ FOOTNOTE_TOP = 0.6
 MIN_STRETCH = 1.1
 LIMITS = (COLUMN_GAP, COLUMN_SHARE, BLOCK_GAP, FOOTNOTE_SIZE, FOOTNOTE_TOP, MIN_STRETCH)
 
-_NATIVE = native_module()
-
 
 def order_page(lines: list[Line], width: float, height: float) -> list[list[Line]]:
     """The page's lines grouped into blocks, blocks and lines in reading order."""
-    if _NATIVE is not None:
-        blocks: list[list[Line]] | None = _NATIVE.order_page(lines, width, height, LIMITS)
+    native = native_module()
+    if native is not None:
+        blocks: list[list[Line]] | None = native.order_page(lines, width, height, LIMITS)
         if blocks is not None:  # None: a line the core leaves to Python (a non-finite box)
             return blocks
     return order_page_python(lines, width, height)
