@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import pypdfium2.raw as raw
 import pytest
@@ -24,10 +25,10 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen import canvas
 
-from loralay_build.parse import ParseSettings, order, parse_pdf, pdfium
+from loralay_build.parse import ParseSettings, api, order, parse_pdf, pdfium
 from loralay_build.parse.backend import Line, PageText, get_backend
 from loralay_build.parse.core import native_module
-from loralay_build.records import Page
+from loralay_build.records import Document, Page
 from tests.parse.pdfgen import ACCENT_FONT, PAGE_H, PAGE_W, accent_pdf, rotated_pdf
 
 NATIVE = native_module()
@@ -48,12 +49,25 @@ def _check_letterless(page: PageText) -> None:
         assert page.letterless == python
 
 
+def _columns(doc: Document) -> tuple[list[Any], ...]:
+    return doc.words, doc.boxes, doc.font_sizes, doc.word_pages, doc.line_ids, doc.block_ids
+
+
 def _order_same(lines: list[Line], width: float, height: float) -> None:
-    """The core orders the lines exactly as the Python code: same blocks, same lines."""
+    """The core orders the lines exactly as the Python code (same blocks, same lines) and
+    appends them to a document as the Python code does."""
     native = order.order_page(lines, width, height)
     python = order.order_page_python(lines, width, height)
     assert [[id(line) for line in block] for block in native] == [
         [id(line) for line in block] for block in python]
+    assert NATIVE is not None
+    ours, theirs = Document(pages=[]), Document(pages=[])
+    for doc in (ours, theirs):  # earlier pages already appended
+        doc.words.append("x")
+        doc.line_ids.append(4)
+    ids = NATIVE.extend_document(native, 3, 5, 7, _columns(ours))
+    assert ids == api._extend(theirs, python, 3, 5, 7)
+    assert _columns(ours) == _columns(theirs)
 
 
 def _orders_same(path: Path, backend: str = "pdfium") -> None:
@@ -356,14 +370,22 @@ def test_random_pages_are_ordered_alike(lines: list[Line], width: float) -> None
 
 
 def test_lines_the_core_does_not_handle_go_to_python() -> None:
-    """A non-finite box or an int size: the core declines and Python orders (or raises)."""
+    """A non-finite box or an int size, a tuple for a list: the core declines (appending
+    nothing) and Python orders, appends or raises."""
+    assert NATIVE is not None
     ok = Line(["a"], [(10.0, 10.0, 20.0, 20.0)], [10.0])
     for odd in (Line(["b"], [(10.0, math.nan, 20.0, 20.0)], [10.0]),
                 Line(["b"], [(10.0, 30.0, 20.0, 40.0)], [10]), Line([], [], [])):
-        assert NATIVE is not None
         assert NATIVE.order_page([ok, odd], 100.0, 100.0, order.LIMITS) is None
     with pytest.raises(ValueError):
         order.order_page([ok, Line([], [], [])], 100.0, 100.0)
+    doc = Document(pages=[])
+    tuple_words = Line(["b"], [(1.0, 1.0, 2.0, 2.0)], [1.0])
+    tuple_words.words = ("b",)  # type: ignore[assignment]
+    for blocks in ([[ok], (ok,)], [[ok, tuple_words]],
+                   [[Line(["a", "b"], [(1.0, 1.0, 2.0, 2.0)], [1.0, 1.0])]]):
+        assert NATIVE.extend_document(blocks, 0, 0, 0, _columns(doc)) is None
+    assert _columns(doc) == ([], [], [], [], [], [])
 
 
 def _shards(out: Path) -> dict[str, bytes]:

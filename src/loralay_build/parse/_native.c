@@ -353,8 +353,33 @@ static PyObject *bytes_of(const void *data, Py_ssize_t size) {
     return PyBytes_FromStringAndSize((const char *)data, size);
 }
 
+/* One finished line: (words, boxes, sizes, direction), as the fields of a Line. */
+static PyObject *line_tuple(Words *w, const int *index, const double *boxes, Py_ssize_t n,
+                            double size, int direction) {
+    PyObject *words = PyList_New(n), *box_list = PyList_New(n), *sizes = PyList_New(n);
+    if (!words || !box_list || !sizes) goto fail;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        const double *b = boxes + 4 * j;
+        PyObject *box = PyTuple_New(4), *value = PyFloat_FromDouble(size);
+        if (!box || !value) { Py_XDECREF(box); Py_XDECREF(value); goto fail; }
+        for (int q = 0; q < 4; q++) {
+            PyObject *coordinate = PyFloat_FromDouble(b[q]);
+            if (!coordinate) { Py_DECREF(box); Py_DECREF(value); goto fail; }
+            PyTuple_SET_ITEM(box, q, coordinate);
+        }
+        PyList_SET_ITEM(box_list, j, box);
+        PyList_SET_ITEM(sizes, j, value);
+        Py_INCREF(w->words[index[j]]);
+        PyList_SET_ITEM(words, j, w->words[index[j]]);
+    }
+    return Py_BuildValue("(NNNi)", words, box_list, sizes, direction);
+fail:
+    Py_XDECREF(words); Py_XDECREF(box_list); Py_XDECREF(sizes);
+    return NULL;
+}
+
 /* Phase two of `_read_text` (`_add_lines`): clamp, direction and size per line, line spans.
- * Returns (words, boxes, bounds, sizes, directions, bad_boxes, letterless). */
+ * Returns (lines, bad_boxes, letterless), lines as `line_tuple`s. */
 static PyObject *build_lines(void *tp, Words *w, int quarter, double width, double height) {
     Py_ssize_t n = w->n;
     int clamp = 0;
@@ -364,16 +389,15 @@ static PyObject *build_lines(void *tp, Words *w, int quarter, double width, doub
         const double *b = w->boxes + 4 * i;
         if (b[0] < 0.0 || b[1] < 0.0 || b[2] > width || b[3] > height) clamp = 1;
     }
-    PyObject *words = PyList_New(0);
+    PyObject *lines = PyList_New(0);
     double *boxes = malloc(((size_t)n + 1) * 4 * sizeof(double));
+    int *index = malloc(((size_t)n + 1) * sizeof(int)); /* word of each kept box */
     Py_ssize_t *cuts = malloc(((size_t)n + 2) * sizeof(Py_ssize_t));
-    IntList bounds = {0}, dirs = {0};
-    double *sizes = malloc(((size_t)n + 1) * sizeof(double)); /* a span holds a word */
     PyObject *result = NULL;
-    Py_ssize_t kept = 0, n_sizes = 0;
+    Py_ssize_t kept = 0;
     long bad = 0;
     long long junk = 0;
-    if (!words || !boxes || !cuts || !sizes) { PyErr_NoMemory(); goto done; }
+    if (!lines || !boxes || !index || !cuts) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t r = 0; r + 1 < w->runs.len; r += 2) {
         Py_ssize_t first = w->runs.items[r], end = w->runs.items[r + 1];
         Py_ssize_t base = kept;
@@ -395,7 +419,7 @@ static PyObject *build_lines(void *tp, Words *w, int quarter, double width, doub
             double *box = boxes + 4 * kept;
             memcpy(box, w->boxes + 4 * i, 4 * sizeof(double));
             if (changed && !clean_box(box, width, height)) { bad++; continue; }
-            if (PyList_Append(words, w->words[i])) goto done;
+            index[kept] = (int)i;
             junk += w->letterless[i];
             kept++;
         }
@@ -422,46 +446,34 @@ static PyObject *build_lines(void *tp, Words *w, int quarter, double width, doub
         Py_ssize_t k = line_spans(boxes + 4 * line_start, kept - line_start, size, direction,
                                   cuts);
         for (Py_ssize_t j = 0; j + 1 < k; j++) {
-            if (push(&bounds, (int)(line_start + cuts[j])) ||
-                push(&bounds, (int)(line_start + cuts[j + 1])) || push(&dirs, direction)) {
-                PyErr_NoMemory();
-                goto done;
-            }
-            sizes[n_sizes++] = size;
+            Py_ssize_t lo = line_start + cuts[j], hi = line_start + cuts[j + 1];
+            PyObject *line = line_tuple(w, index + lo, boxes + 4 * lo, hi - lo, size, direction);
+            if (!line) goto done;
+            int failed = PyList_Append(lines, line);
+            Py_DECREF(line);
+            if (failed) goto done;
         }
     }
-    {
-        unsigned char *dir_bytes = malloc((size_t)dirs.len + 1);
-        if (!dir_bytes) { PyErr_NoMemory(); goto done; }
-        for (Py_ssize_t i = 0; i < dirs.len; i++) dir_bytes[i] = (unsigned char)dirs.items[i];
-        result = Py_BuildValue("(NNNNNlL)", words, bytes_of(boxes, kept * 4 * (Py_ssize_t)sizeof(double)),
-                               bytes_of(bounds.items, bounds.len * (Py_ssize_t)sizeof(int)),
-                               bytes_of(sizes, n_sizes * (Py_ssize_t)sizeof(double)),
-                               bytes_of(dir_bytes, dirs.len), bad, junk);
-        free(dir_bytes);
-        words = NULL;
-    }
+    result = Py_BuildValue("(OlL)", lines, bad, junk);
 done:
-    Py_XDECREF(words);
+    Py_XDECREF(lines);
     free(boxes);
+    free(index);
     free(cuts);
-    free(sizes);
-    free(bounds.items);
-    free(dirs.items);
     return result;
 }
 
 /* read_text(textpage, count, frame, quarter, width, height, compose)
  *
  * `textpage` is the FPDF_TEXTPAGE address, `frame` (left, bottom, right, top) the page's
- * bounding box. Returns (chars, garbage, accents, words, boxes, bounds, sizes, directions,
- * starts, bad_boxes, letterless). With accents to compose (`compose` and a spacing accent in the text)
- * the engine lines are returned unfinished: `bounds` holds the engine runs, `starts` each
- * word's first character, and sizes and directions are None; Python composes and finishes.
- * Otherwise `bounds` holds (first, end) of each final line, `sizes` a float64 per line,
- * `directions` a byte per line, and `starts` is None. `boxes` holds 4 float64 per word.
- * `letterless` counts the characters of words without a letter or digit (api._junk), -1
- * when the lines are unfinished. */
+ * bounding box. Returns (chars, garbage, accents, lines, boxes, runs, starts, bad_boxes,
+ * letterless). Without accents to compose, `lines` holds the finished lines as (words,
+ * boxes, sizes, direction) tuples (the fields of a Line), `letterless` counts the
+ * characters of words without a letter or digit (api._junk), or is -1 when no word is
+ * kept, and boxes, runs and starts are None. With accents to compose (`compose` and a
+ * spacing accent in the text) the engine lines come back unfinished for Python to compose
+ * and finish: `lines` holds the words, `boxes` 4 float64 per word, `runs` the (first, end)
+ * word of each engine line as int32 and `starts` each word's first character. */
 static PyObject *read_text(PyObject *self, PyObject *args) {
     unsigned long long address;
     int count, quarter, compose;
@@ -492,12 +504,7 @@ static PyObject *read_text(PyObject *self, PyObject *args) {
     Words w = {0};
     PyObject *result = NULL;
     if (cut_words(tp, text, length, frame, quarter, &w, &chars)) goto done;
-    if (w.n == 0) {
-        result = Py_BuildValue("(LLONyyOOOlL)", chars, garbage, Py_False, PyList_New(0), "", "",
-                               Py_None, Py_None, Py_None, 0L, 0LL);
-        goto done;
-    }
-    if (compose && accents) {
+    if (compose && accents && w.n) {
         PyObject *words = PyList_New(w.n);
         if (!words) goto done;
         for (Py_ssize_t i = 0; i < w.n; i++) {
@@ -505,23 +512,23 @@ static PyObject *read_text(PyObject *self, PyObject *args) {
             PyList_SET_ITEM(words, i, w.words[i]);
         }
         result = Py_BuildValue(
-            "(LLONNNOONlL)", chars, garbage, Py_True, words,
+            "(LLONNNNlL)", chars, garbage, Py_True, words,
             bytes_of(w.boxes, w.n * 4 * (Py_ssize_t)sizeof(double)),
-            bytes_of(w.runs.items, w.runs.len * (Py_ssize_t)sizeof(int)), Py_None, Py_None,
+            bytes_of(w.runs.items, w.runs.len * (Py_ssize_t)sizeof(int)),
             bytes_of(w.starts, w.n * (Py_ssize_t)sizeof(int)), 0L, -1LL);
         goto done;
     }
     PyObject *lines = build_lines(tp, &w, quarter, width, height);
     if (!lines) goto done;
-    PyObject *lw, *lb, *lbounds, *lsizes, *ldirs;
+    PyObject *items;
     long bad;
     long long junk;
-    if (!PyArg_ParseTuple(lines, "OOOOOlL", &lw, &lb, &lbounds, &lsizes, &ldirs, &bad, &junk)) {
+    if (!PyArg_ParseTuple(lines, "OlL", &items, &bad, &junk)) {
         Py_DECREF(lines);
         goto done;
     }
-    result = Py_BuildValue("(LLOOOOOOOlL)", chars, garbage, Py_False, lw, lb, lbounds, lsizes,
-                           ldirs, Py_None, bad, junk);
+    result = Py_BuildValue("(LLOOOOOlL)", chars, garbage, Py_False, items, Py_None, Py_None,
+                           Py_None, bad, PyList_GET_SIZE(items) ? junk : -1LL);
     Py_DECREF(lines);
 done:
     free(text);
@@ -1118,6 +1125,94 @@ done:
     return result;
 }
 
+/* ---- Document assembly (api._assemble): a page's ordered blocks onto the columns. ---- */
+
+/* The line's words, boxes and sizes (new references) when all three are lists of one
+ * length; 0 when not (Python decides), -1 on error. */
+static int line_lists(PyObject *line, PyObject **words, PyObject **boxes, PyObject **sizes) {
+    *words = PyObject_GetAttr(line, s_words);
+    *boxes = *words ? PyObject_GetAttr(line, s_boxes) : NULL;
+    *sizes = *boxes ? PyObject_GetAttr(line, s_sizes) : NULL;
+    if (!*sizes) { Py_XDECREF(*words); Py_XDECREF(*boxes); return -1; }
+    if (PyList_Check(*words) && PyList_Check(*boxes) && PyList_Check(*sizes) &&
+        PyList_GET_SIZE(*boxes) == PyList_GET_SIZE(*words) &&
+        PyList_GET_SIZE(*sizes) == PyList_GET_SIZE(*words))
+        return 1;
+    Py_DECREF(*words); Py_DECREF(*boxes); Py_DECREF(*sizes);
+    return 0;
+}
+
+static int extend_list(PyObject *target, PyObject *items) {
+    Py_ssize_t end = PyList_GET_SIZE(target);
+    return PyList_SetSlice(target, end, end, items);
+}
+
+static int append_times(PyObject *target, PyObject *value, Py_ssize_t n) {
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (PyList_Append(target, value)) return -1;
+    return 0;
+}
+
+/* extend_document(blocks, page, line_id, block_id, columns) -> (line_id, block_id) or None
+ *
+ * `columns` are the Document's words, boxes, font_sizes, word_pages, line_ids and block_ids
+ * lists; every line of every block is appended, numbered from `line_id` and `block_id`.
+ * None, with nothing appended, when a block or line is not made of lists (Python then
+ * appends). */
+static PyObject *extend_document(PyObject *self, PyObject *args) {
+    PyObject *blocks, *col[6];
+    long page, line_id, block_id;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Olll(O!O!O!O!O!O!)", &blocks, &page, &line_id, &block_id,
+                          &PyList_Type, &col[0], &PyList_Type, &col[1], &PyList_Type, &col[2],
+                          &PyList_Type, &col[3], &PyList_Type, &col[4], &PyList_Type, &col[5]))
+        return NULL;
+    if (!PyList_Check(blocks)) Py_RETURN_NONE;
+    for (Py_ssize_t b = 0; b < PyList_GET_SIZE(blocks); b++) {
+        PyObject *block = PyList_GET_ITEM(blocks, b);
+        if (!PyList_Check(block)) Py_RETURN_NONE;
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(block); j++) {
+            PyObject *words, *boxes, *sizes;
+            int got = line_lists(PyList_GET_ITEM(block, j), &words, &boxes, &sizes);
+            if (got < 0) return NULL;
+            if (got == 0) Py_RETURN_NONE;
+            Py_DECREF(words); Py_DECREF(boxes); Py_DECREF(sizes);
+        }
+    }
+    PyObject *page_value = PyLong_FromLong(page);
+    if (!page_value) return NULL;
+    for (Py_ssize_t b = 0; b < PyList_GET_SIZE(blocks); b++) {
+        PyObject *block = PyList_GET_ITEM(blocks, b);
+        PyObject *block_value = PyLong_FromLong(block_id);
+        if (!block_value) goto fail;
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(block); j++) {
+            PyObject *words, *boxes, *sizes, *line_value = PyLong_FromLong(line_id);
+            if (!line_value) { Py_DECREF(block_value); goto fail; }
+            if (line_lists(PyList_GET_ITEM(block, j), &words, &boxes, &sizes) != 1) {
+                Py_DECREF(line_value); Py_DECREF(block_value);
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_RuntimeError, "a line changed while appended");
+                goto fail;
+            }
+            Py_ssize_t n = PyList_GET_SIZE(words);
+            int failed = extend_list(col[0], words) || extend_list(col[1], boxes) ||
+                         extend_list(col[2], sizes) || append_times(col[3], page_value, n) ||
+                         append_times(col[4], line_value, n) ||
+                         append_times(col[5], block_value, n);
+            Py_DECREF(words); Py_DECREF(boxes); Py_DECREF(sizes); Py_DECREF(line_value);
+            if (failed) { Py_DECREF(block_value); goto fail; }
+            line_id++;
+        }
+        Py_DECREF(block_value);
+        block_id++;
+    }
+    Py_DECREF(page_value);
+    return Py_BuildValue("(ll)", line_id, block_id);
+fail:
+    Py_DECREF(page_value);
+    return NULL;
+}
+
 static int address_of(PyObject *value, void **out) {
     unsigned long long address = PyLong_AsUnsignedLongLong(value);
     if (PyErr_Occurred()) return -1;
@@ -1155,6 +1250,7 @@ static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS, "Take the PDFium text functions from their addresses."},
     {"read_text", read_text, METH_VARARGS, "Words and lines of one PDFium text page."},
     {"order_page", order_page, METH_VARARGS, "Blocks of a page's lines in reading order."},
+    {"extend_document", extend_document, METH_VARARGS, "Append a page's blocks to a Document."},
     {NULL, NULL, 0, NULL},
 };
 
