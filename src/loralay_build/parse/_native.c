@@ -357,24 +357,27 @@ static PyObject *bytes_of(const void *data, Py_ssize_t size) {
 static PyObject *line_tuple(Words *w, const int *index, const double *boxes, Py_ssize_t n,
                             double size, int direction) {
     PyObject *words = PyList_New(n), *box_list = PyList_New(n), *sizes = PyList_New(n);
-    if (!words || !box_list || !sizes) goto fail;
+    PyObject *value = PyFloat_FromDouble(size);  /* one object, as `[size] * n` */
+    if (!words || !box_list || !sizes || !value) goto fail;
     for (Py_ssize_t j = 0; j < n; j++) {
         const double *b = boxes + 4 * j;
-        PyObject *box = PyTuple_New(4), *value = PyFloat_FromDouble(size);
-        if (!box || !value) { Py_XDECREF(box); Py_XDECREF(value); goto fail; }
+        PyObject *box = PyTuple_New(4);
+        if (!box) goto fail;
         for (int q = 0; q < 4; q++) {
             PyObject *coordinate = PyFloat_FromDouble(b[q]);
-            if (!coordinate) { Py_DECREF(box); Py_DECREF(value); goto fail; }
+            if (!coordinate) { Py_DECREF(box); goto fail; }
             PyTuple_SET_ITEM(box, q, coordinate);
         }
         PyList_SET_ITEM(box_list, j, box);
+        Py_INCREF(value);
         PyList_SET_ITEM(sizes, j, value);
         Py_INCREF(w->words[index[j]]);
         PyList_SET_ITEM(words, j, w->words[index[j]]);
     }
+    Py_DECREF(value);
     return Py_BuildValue("(NNNi)", words, box_list, sizes, direction);
 fail:
-    Py_XDECREF(words); Py_XDECREF(box_list); Py_XDECREF(sizes);
+    Py_XDECREF(words); Py_XDECREF(box_list); Py_XDECREF(sizes); Py_XDECREF(value);
     return NULL;
 }
 
