@@ -13,7 +13,9 @@ import ctypes
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import pypdfium2.raw as raw
 import pytest
@@ -23,10 +25,10 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen import canvas
 
-from loralay_build.parse import ParseSettings, parse_pdf, pdfium
-from loralay_build.parse.backend import PageText
+from loralay_build.parse import ParseSettings, api, order, parse_pdf, pdfium
+from loralay_build.parse.backend import Line, PageText, get_backend
 from loralay_build.parse.core import native_module
-from loralay_build.records import Page
+from loralay_build.records import Document, Page
 from tests.parse.pdfgen import ACCENT_FONT, PAGE_H, PAGE_W, accent_pdf, rotated_pdf
 
 NATIVE = native_module()
@@ -45,6 +47,37 @@ def _check_letterless(page: PageText) -> None:
         python = sum(len(word) for line in page.lines for word in line.words
                      if not any(c.isalnum() for c in word) and len(set(word)) > 1)
         assert page.letterless == python
+
+
+def _columns(doc: Document) -> tuple[list[Any], ...]:
+    return doc.words, doc.boxes, doc.font_sizes, doc.word_pages, doc.line_ids, doc.block_ids
+
+
+def _order_same(lines: list[Line], width: float, height: float) -> None:
+    """The core orders the lines exactly as the Python code (same blocks, same lines) and
+    appends them to a document as the Python code does."""
+    native = order.order_page(lines, width, height)
+    python = order.order_page_python(lines, width, height)
+    assert [[id(line) for line in block] for block in native] == [
+        [id(line) for line in block] for block in python]
+    assert NATIVE is not None
+    ours, theirs = Document(pages=[]), Document(pages=[])
+    for doc in (ours, theirs):  # earlier pages already appended
+        doc.words.append("x")
+        doc.line_ids.append(4)
+    ids = NATIVE.extend_document(native, 3, 5, 7, _columns(ours))
+    assert ids == api._extend(theirs, python, 3, 5, 7)
+    assert _columns(ours) == _columns(theirs)
+
+
+def _orders_same(path: Path, backend: str = "pdfium") -> None:
+    """Every page of the file is ordered alike by both paths (nothing to order if rejected)."""
+    try:
+        pages = list(get_backend(backend).pages(path, SETTINGS))
+    except Exception:
+        return
+    for page in pages:
+        _order_same(page.lines, page.page.width, page.page.height)
 
 
 def _pages(path: Path, native: bool, parse: ParseSettings = SETTINGS) -> str:
@@ -102,16 +135,20 @@ def test_accents_ligatures_non_bmp_and_hyphens(tmp_path: Path, compose: bool) ->
                          ids=lambda p: p.name[:3])
 def test_hostile_pdfs(path: Path) -> None:
     _same(path)
+    _orders_same(path)
 
 
 @pytest.mark.skipif(not REALDOCS.is_dir(), reason="../shared/realdocs is absent")
 def test_realdocs_pages_and_documents(monkeypatch: pytest.MonkeyPatch) -> None:
     for path in sorted(REALDOCS.glob("*.pdf")):
         _same(path)
+        _orders_same(path)
+        _orders_same(path, "poppler")  # engine blocks: lines ordered as units
     for path in sorted(REALDOCS.glob("*.pdf"))[:12]:
         native = parse_pdf(path, settings=SETTINGS)
         with monkeypatch.context() as patch:
             patch.setattr(pdfium, "_NATIVE", None)
+            patch.setenv("LORALAY_NATIVE", "0")
             python = parse_pdf(path, settings=SETTINGS)
         assert repr(native) == repr(python), path.name
 
@@ -227,6 +264,7 @@ def _read(page: FakePage, native: bool, quarter: int, compose: bool) -> str:
     except Exception as exc:
         return f"{type(exc).__name__}: {exc}"
     _check_letterless(result)
+    _order_same(result.lines, result.page.width, result.page.height)
     return repr((result.chars, result.garbage, result.bad_boxes, result.composed,
                  [(line.words, line.boxes, line.sizes, line.direction) for line in result.lines]))
 
@@ -284,6 +322,70 @@ def test_scripted_edge_cases() -> None:
             native = _read(page, True, quarter, compose)
             assert native == _read(page, False, quarter, compose)
             assert "ab-" in native and "'cd-'" in native and "\ufffd\ufffdx" in native
+
+
+# Random pages of lines for the ordering: a layout of one to three columns of body lines
+# (blocks, indents, footnote-sized lines low on the page, a large title), engine blocks and
+# turned lines, plus scattered lines. Coordinates sit on a grid of 4 points, the body size
+# is 10 and line pitches are whole points, so gaps equal to the column (8) and block (5)
+# thresholds, equal keys and touching boxes are common.
+_GRID = st.integers(0, 150).map(lambda k: k * 4.0)
+
+
+def _line(draw: st.DrawFn, x0: float, x1: float, top: float, size: float) -> Line:
+    cuts = sorted({x0, x1, *draw(st.lists(st.integers(int(x0), int(x1)).map(float), max_size=2))})
+    boxes = [(a, top, b, top + size) for a, b in pairwise(cuts)] or [
+        (x0, top, x1, top + size)]
+    direction = draw(st.sampled_from([0] * 12 + [1, 2, 3]))
+    group = draw(st.sampled_from([-1] * 6 + [0, 1, 2, 7]))
+    return Line(["w"] * len(boxes), boxes, [size] * len(boxes), direction, group)
+
+
+@st.composite
+def line_pages(draw: st.DrawFn) -> list[Line]:
+    lines = []
+    columns = draw(st.integers(1, 3))
+    width = 600.0 / columns
+    pitch = draw(st.sampled_from([10.0, 12.0, 13.0, 14.0, 16.0]))
+    for c in range(columns):
+        left, y = c * width + draw(st.sampled_from([0.0, 4.0, 8.0])), draw(_GRID) / 4
+        for _ in range(draw(st.integers(0, 25))):
+            indent = draw(st.sampled_from([0.0, 0.0, 4.0, 8.0, 16.0]))
+            right = c * width + width - draw(st.sampled_from([0.0, 8.0, 12.0, 16.0, 80.0]))
+            size = draw(st.sampled_from([10.0] * 6 + [8.0, 6.0, 12.0, 24.0]))
+            if left + indent < right:
+                lines.append(_line(draw, left + indent, right, y, size))
+            y += pitch * draw(st.sampled_from([1.0, 1.0, 1.0, 1.5, 2.0, 0.0]))
+    for _ in range(draw(st.integers(0, 8))):
+        x0, y0 = draw(_GRID), draw(_GRID)
+        lines.append(_line(draw, x0, x0 + draw(st.sampled_from([4.0, 40.0, 120.0])), y0,
+                           draw(st.sampled_from([6.0, 10.0, 30.0]))))
+    return draw(st.permutations(lines))
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines=line_pages(), width=st.sampled_from([600.0, 400.0, 612.0]))
+def test_random_pages_are_ordered_alike(lines: list[Line], width: float) -> None:
+    _order_same(lines, width, 600.0)
+
+
+def test_lines_the_core_does_not_handle_go_to_python() -> None:
+    """A non-finite box or an int size, a tuple for a list: the core declines (appending
+    nothing) and Python orders, appends or raises."""
+    assert NATIVE is not None
+    ok = Line(["a"], [(10.0, 10.0, 20.0, 20.0)], [10.0])
+    for odd in (Line(["b"], [(10.0, math.nan, 20.0, 20.0)], [10.0]),
+                Line(["b"], [(10.0, 30.0, 20.0, 40.0)], [10]), Line([], [], [])):
+        assert NATIVE.order_page([ok, odd], 100.0, 100.0, order.LIMITS) is None
+    with pytest.raises(ValueError):
+        order.order_page([ok, Line([], [], [])], 100.0, 100.0)
+    doc = Document(pages=[])
+    tuple_words = Line(["b"], [(1.0, 1.0, 2.0, 2.0)], [1.0])
+    tuple_words.words = ("b",)  # type: ignore[assignment]
+    for blocks in ([[ok], (ok,)], [[ok, tuple_words]],
+                   [[Line(["a", "b"], [(1.0, 1.0, 2.0, 2.0)], [1.0, 1.0])]]):
+        assert NATIVE.extend_document(blocks, 0, 0, 0, _columns(doc)) is None
+    assert _columns(doc) == ([], [], [], [], [], [])
 
 
 def _shards(out: Path) -> dict[str, bytes]:

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loralay_build.errors import Reject
+from loralay_build.nfc import nfc_words
 from loralay_build.parse import parse_pdf
 from tests.parse.pdfgen import ACCENT_FONT, text_layer_pdf
 
@@ -79,3 +80,15 @@ def test_realdocs_words_are_nfc(backend: str) -> None:
         assert not _not_nfc(words), (name, _not_nfc(words)[:5])
         parsed += 1
     assert parsed >= min(len(names), 30)
+
+
+# Pieces whose NFC depends on what precedes or follows them: marks (in and out of canonical
+# order), Hangul jamo, singletons and excluded compositions.
+_PIECES = st.sampled_from(["e", "a", "\u0301", "\u0327", "\u0300\u0323", "\u1100",
+                           "\u1161", "\u11a8", "\u212b", "\u0958", "\u00e9", " ", "x"])
+
+
+@given(words=st.lists(st.lists(_PIECES, max_size=4).map("".join), max_size=6))
+def test_nfc_words_is_nfc_of_each_word(words: list[str]) -> None:
+    """The one check over the joined words never skips a word that needs normalising."""
+    assert nfc_words(words) == [unicodedata.normalize("NFC", w) for w in words]

@@ -353,8 +353,36 @@ static PyObject *bytes_of(const void *data, Py_ssize_t size) {
     return PyBytes_FromStringAndSize((const char *)data, size);
 }
 
+/* One finished line: (words, boxes, sizes, direction), as the fields of a Line. */
+static PyObject *line_tuple(Words *w, const int *index, const double *boxes, Py_ssize_t n,
+                            double size, int direction) {
+    PyObject *words = PyList_New(n), *box_list = PyList_New(n), *sizes = PyList_New(n);
+    PyObject *value = PyFloat_FromDouble(size);  /* one object, as `[size] * n` */
+    if (!words || !box_list || !sizes || !value) goto fail;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        const double *b = boxes + 4 * j;
+        PyObject *box = PyTuple_New(4);
+        if (!box) goto fail;
+        for (int q = 0; q < 4; q++) {
+            PyObject *coordinate = PyFloat_FromDouble(b[q]);
+            if (!coordinate) { Py_DECREF(box); goto fail; }
+            PyTuple_SET_ITEM(box, q, coordinate);
+        }
+        PyList_SET_ITEM(box_list, j, box);
+        Py_INCREF(value);
+        PyList_SET_ITEM(sizes, j, value);
+        Py_INCREF(w->words[index[j]]);
+        PyList_SET_ITEM(words, j, w->words[index[j]]);
+    }
+    Py_DECREF(value);
+    return Py_BuildValue("(NNNi)", words, box_list, sizes, direction);
+fail:
+    Py_XDECREF(words); Py_XDECREF(box_list); Py_XDECREF(sizes); Py_XDECREF(value);
+    return NULL;
+}
+
 /* Phase two of `_read_text` (`_add_lines`): clamp, direction and size per line, line spans.
- * Returns (words, boxes, bounds, sizes, directions, bad_boxes, letterless). */
+ * Returns (lines, bad_boxes, letterless), lines as `line_tuple`s. */
 static PyObject *build_lines(void *tp, Words *w, int quarter, double width, double height) {
     Py_ssize_t n = w->n;
     int clamp = 0;
@@ -364,16 +392,15 @@ static PyObject *build_lines(void *tp, Words *w, int quarter, double width, doub
         const double *b = w->boxes + 4 * i;
         if (b[0] < 0.0 || b[1] < 0.0 || b[2] > width || b[3] > height) clamp = 1;
     }
-    PyObject *words = PyList_New(0);
+    PyObject *lines = PyList_New(0);
     double *boxes = malloc(((size_t)n + 1) * 4 * sizeof(double));
+    int *index = malloc(((size_t)n + 1) * sizeof(int)); /* word of each kept box */
     Py_ssize_t *cuts = malloc(((size_t)n + 2) * sizeof(Py_ssize_t));
-    IntList bounds = {0}, dirs = {0};
-    double *sizes = malloc(((size_t)n + 1) * sizeof(double)); /* a span holds a word */
     PyObject *result = NULL;
-    Py_ssize_t kept = 0, n_sizes = 0;
+    Py_ssize_t kept = 0;
     long bad = 0;
     long long junk = 0;
-    if (!words || !boxes || !cuts || !sizes) { PyErr_NoMemory(); goto done; }
+    if (!lines || !boxes || !index || !cuts) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t r = 0; r + 1 < w->runs.len; r += 2) {
         Py_ssize_t first = w->runs.items[r], end = w->runs.items[r + 1];
         Py_ssize_t base = kept;
@@ -395,7 +422,7 @@ static PyObject *build_lines(void *tp, Words *w, int quarter, double width, doub
             double *box = boxes + 4 * kept;
             memcpy(box, w->boxes + 4 * i, 4 * sizeof(double));
             if (changed && !clean_box(box, width, height)) { bad++; continue; }
-            if (PyList_Append(words, w->words[i])) goto done;
+            index[kept] = (int)i;
             junk += w->letterless[i];
             kept++;
         }
@@ -422,46 +449,34 @@ static PyObject *build_lines(void *tp, Words *w, int quarter, double width, doub
         Py_ssize_t k = line_spans(boxes + 4 * line_start, kept - line_start, size, direction,
                                   cuts);
         for (Py_ssize_t j = 0; j + 1 < k; j++) {
-            if (push(&bounds, (int)(line_start + cuts[j])) ||
-                push(&bounds, (int)(line_start + cuts[j + 1])) || push(&dirs, direction)) {
-                PyErr_NoMemory();
-                goto done;
-            }
-            sizes[n_sizes++] = size;
+            Py_ssize_t lo = line_start + cuts[j], hi = line_start + cuts[j + 1];
+            PyObject *line = line_tuple(w, index + lo, boxes + 4 * lo, hi - lo, size, direction);
+            if (!line) goto done;
+            int failed = PyList_Append(lines, line);
+            Py_DECREF(line);
+            if (failed) goto done;
         }
     }
-    {
-        unsigned char *dir_bytes = malloc((size_t)dirs.len + 1);
-        if (!dir_bytes) { PyErr_NoMemory(); goto done; }
-        for (Py_ssize_t i = 0; i < dirs.len; i++) dir_bytes[i] = (unsigned char)dirs.items[i];
-        result = Py_BuildValue("(NNNNNlL)", words, bytes_of(boxes, kept * 4 * (Py_ssize_t)sizeof(double)),
-                               bytes_of(bounds.items, bounds.len * (Py_ssize_t)sizeof(int)),
-                               bytes_of(sizes, n_sizes * (Py_ssize_t)sizeof(double)),
-                               bytes_of(dir_bytes, dirs.len), bad, junk);
-        free(dir_bytes);
-        words = NULL;
-    }
+    result = Py_BuildValue("(OlL)", lines, bad, junk);
 done:
-    Py_XDECREF(words);
+    Py_XDECREF(lines);
     free(boxes);
+    free(index);
     free(cuts);
-    free(sizes);
-    free(bounds.items);
-    free(dirs.items);
     return result;
 }
 
 /* read_text(textpage, count, frame, quarter, width, height, compose)
  *
  * `textpage` is the FPDF_TEXTPAGE address, `frame` (left, bottom, right, top) the page's
- * bounding box. Returns (chars, garbage, accents, words, boxes, bounds, sizes, directions,
- * starts, bad_boxes, letterless). With accents to compose (`compose` and a spacing accent in the text)
- * the engine lines are returned unfinished: `bounds` holds the engine runs, `starts` each
- * word's first character, and sizes and directions are None; Python composes and finishes.
- * Otherwise `bounds` holds (first, end) of each final line, `sizes` a float64 per line,
- * `directions` a byte per line, and `starts` is None. `boxes` holds 4 float64 per word.
- * `letterless` counts the characters of words without a letter or digit (api._junk), -1
- * when the lines are unfinished. */
+ * bounding box. Returns (chars, garbage, accents, lines, boxes, runs, starts, bad_boxes,
+ * letterless). Without accents to compose, `lines` holds the finished lines as (words,
+ * boxes, sizes, direction) tuples (the fields of a Line), `letterless` counts the
+ * characters of words without a letter or digit (api._junk), or is -1 when no word is
+ * kept, and boxes, runs and starts are None. With accents to compose (`compose` and a
+ * spacing accent in the text) the engine lines come back unfinished for Python to compose
+ * and finish: `lines` holds the words, `boxes` 4 float64 per word, `runs` the (first, end)
+ * word of each engine line as int32 and `starts` each word's first character. */
 static PyObject *read_text(PyObject *self, PyObject *args) {
     unsigned long long address;
     int count, quarter, compose;
@@ -492,12 +507,7 @@ static PyObject *read_text(PyObject *self, PyObject *args) {
     Words w = {0};
     PyObject *result = NULL;
     if (cut_words(tp, text, length, frame, quarter, &w, &chars)) goto done;
-    if (w.n == 0) {
-        result = Py_BuildValue("(LLONyyOOOlL)", chars, garbage, Py_False, PyList_New(0), "", "",
-                               Py_None, Py_None, Py_None, 0L, 0LL);
-        goto done;
-    }
-    if (compose && accents) {
+    if (compose && accents && w.n) {
         PyObject *words = PyList_New(w.n);
         if (!words) goto done;
         for (Py_ssize_t i = 0; i < w.n; i++) {
@@ -505,28 +515,705 @@ static PyObject *read_text(PyObject *self, PyObject *args) {
             PyList_SET_ITEM(words, i, w.words[i]);
         }
         result = Py_BuildValue(
-            "(LLONNNOONlL)", chars, garbage, Py_True, words,
+            "(LLONNNNlL)", chars, garbage, Py_True, words,
             bytes_of(w.boxes, w.n * 4 * (Py_ssize_t)sizeof(double)),
-            bytes_of(w.runs.items, w.runs.len * (Py_ssize_t)sizeof(int)), Py_None, Py_None,
+            bytes_of(w.runs.items, w.runs.len * (Py_ssize_t)sizeof(int)),
             bytes_of(w.starts, w.n * (Py_ssize_t)sizeof(int)), 0L, -1LL);
         goto done;
     }
     PyObject *lines = build_lines(tp, &w, quarter, width, height);
     if (!lines) goto done;
-    PyObject *lw, *lb, *lbounds, *lsizes, *ldirs;
+    PyObject *items;
     long bad;
     long long junk;
-    if (!PyArg_ParseTuple(lines, "OOOOOlL", &lw, &lb, &lbounds, &lsizes, &ldirs, &bad, &junk)) {
+    if (!PyArg_ParseTuple(lines, "OlL", &items, &bad, &junk)) {
         Py_DECREF(lines);
         goto done;
     }
-    result = Py_BuildValue("(LLOOOOOOOlL)", chars, garbage, Py_False, lw, lb, lbounds, lsizes,
-                           ldirs, Py_None, bad, junk);
+    result = Py_BuildValue("(LLOOOOOlL)", chars, garbage, Py_False, items, Py_None, Py_None,
+                           Py_None, bad, PyList_GET_SIZE(items) ? junk : -1LL);
     Py_DECREF(lines);
 done:
     free(text);
     free_words(&w);
     return result;
+}
+
+/* ---- Reading order (parse/order.py), on the Line objects of one page. ----
+ *
+ * The same recursive XY-cut as `order_page`, decision for decision: Python's sorts are
+ * stable, so every sort here breaks ties by the position in its input; min and max chains
+ * run in the same order. Work lists live on an explicit stack (no C recursion). Only
+ * finite boxes and sizes are handled: for anything else `order_page` returns None and the
+ * Python code runs, so both give the same answer or the same error. */
+
+typedef struct { double x0, y0, x1, y1; } Rect;
+typedef struct { double a, b; } Span;
+typedef struct { double k1, k2, k3; Py_ssize_t pos; int item; } SortKey;
+typedef struct { int *items; Py_ssize_t n; } Node;
+typedef struct { Node *nodes; Py_ssize_t len, cap; } Nodes;
+
+/* Constants of parse/order.py, passed by it. */
+typedef struct { double column_gap, column_share, block_gap, footnote_size, footnote_top,
+                 min_stretch; } Limits;
+
+static PyObject *s_words, *s_boxes, *s_sizes, *s_direction, *s_group;
+
+static int cmp_keys(const void *pa, const void *pb) {
+    const SortKey *a = pa, *b = pb;
+    if (a->k1 != b->k1) return a->k1 < b->k1 ? -1 : 1;
+    if (a->k2 != b->k2) return a->k2 < b->k2 ? -1 : 1;
+    if (a->k3 != b->k3) return a->k3 < b->k3 ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* Sort `keys[0:n]` (filled by the caller, pos = input position) and write the items back. */
+static void sort_into(SortKey *keys, Py_ssize_t n, int *out) {
+    qsort(keys, (size_t)n, sizeof(SortKey), cmp_keys);
+    for (Py_ssize_t k = 0; k < n; k++) out[k] = keys[k].item;
+}
+
+static int cmp_spans(const void *pa, const void *pb) {
+    const Span *a = pa, *b = pb;
+    if (a->a != b->a) return a->a < b->a ? -1 : 1;
+    if (a->b != b->b) return a->b < b->b ? -1 : 1;
+    return 0;
+}
+
+/* `_merge_spans`: sorts `spans[0:n]` in place and writes the union to `out`. */
+static Py_ssize_t merge_spans(Span *spans, Py_ssize_t n, double gap, Span *out) {
+    qsort(spans, (size_t)n, sizeof(Span), cmp_spans);
+    Py_ssize_t m = 0;
+    out[m++] = spans[0];
+    for (Py_ssize_t i = 1; i < n; i++) {
+        if (spans[i].a - out[m - 1].b < gap) {
+            if (spans[i].b > out[m - 1].b) out[m - 1].b = spans[i].b;
+        } else {
+            out[m++] = spans[i];
+        }
+    }
+    return m;
+}
+
+typedef struct {
+    const Rect *rects;
+    Py_ssize_t n;
+    double gap_x, gap_y, share;
+    SortKey *keys;        /* n */
+    Span *tmp, *covered, *cover, *joined;  /* 2n each */
+} Cutter;
+
+static Py_ssize_t cover_of(Cutter *c, const int *items, Py_ssize_t n, Span *out) {
+    for (Py_ssize_t k = 0; k < n; k++) {
+        c->tmp[k].a = c->rects[items[k]].x0;
+        c->tmp[k].b = c->rects[items[k]].x1;
+    }
+    return merge_spans(c->tmp, n, c->gap_x, out);
+}
+
+static int overlap(const Span *a, Py_ssize_t na, const Span *b, Py_ssize_t nb) {
+    for (Py_ssize_t i = 0; i < na; i++)
+        for (Py_ssize_t j = 0; j < nb; j++)
+            if (a[i].a < b[j].b && b[j].a < a[i].b) return 1;
+    return 0;
+}
+
+static int aligned(Span span, const Span *cols, Py_ssize_t n, double gap) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double c0 = cols[i].a, c1 = cols[i].b;
+        if (!(span.a < c1 && c0 < span.b)) continue;
+        if (fabs(span.a - c0) < gap || (span.a > c0 - gap && span.b < c1 + gap)) return 1;
+    }
+    return 0;
+}
+
+static void extent(const Cutter *c, const int *items, Py_ssize_t n, double *top, double *bottom) {
+    double t = c->rects[items[0]].y0, b = c->rects[items[0]].y1;
+    for (Py_ssize_t k = 1; k < n; k++) {
+        t = pmin(t, c->rects[items[k]].y0);
+        b = pmax(b, c->rects[items[k]].y1);
+    }
+    *top = t;
+    *bottom = b;
+}
+
+/* `_split_x`: `ordered` gets the items by x0; returns where the right half starts, or 0. */
+static Py_ssize_t split_x(Cutter *c, const int *items, Py_ssize_t n, int *ordered) {
+    for (Py_ssize_t k = 0; k < n; k++) {
+        SortKey key = {c->rects[items[k]].x0, 0.0, 0.0, k, items[k]};
+        c->keys[k] = key;
+    }
+    sort_into(c->keys, n, ordered);
+    double best = c->gap_x, end = c->rects[ordered[0]].x1;
+    Py_ssize_t best_at = 0;
+    for (Py_ssize_t k = 1; k < n; k++) {
+        double x0 = c->rects[ordered[k]].x0, x1 = c->rects[ordered[k]].x1;
+        if (x0 - end >= best) { best = x0 - end; best_at = k; }
+        if (x1 > end) end = x1;
+    }
+    if (best_at == 0) return 0;
+    double tl, bl, tr, br;
+    extent(c, ordered, best_at, &tl, &bl);
+    extent(c, ordered + best_at, n - best_at, &tr, &br);
+    double shared = pmin(bl, br) - pmax(tl, tr);
+    return shared >= c->share * pmin(bl - tl, br - tr) ? best_at : 0;
+}
+
+static int push_node(Nodes *s, const int *items, Py_ssize_t n) {
+    if (s->len == s->cap) {
+        Py_ssize_t cap = s->cap ? 2 * s->cap : 16;
+        Node *nodes = realloc(s->nodes, (size_t)cap * sizeof(Node));
+        if (!nodes) return -1;
+        s->nodes = nodes;
+        s->cap = cap;
+    }
+    int *copy = malloc(((size_t)n + 1) * sizeof(int));
+    if (!copy) return -1;
+    if (n) memcpy(copy, items, (size_t)n * sizeof(int));
+    s->nodes[s->len].items = copy;
+    s->nodes[s->len].n = n;
+    s->len++;
+    return 0;
+}
+
+static void free_nodes(Nodes *s) {
+    for (Py_ssize_t i = 0; i < s->len; i++) free(s->nodes[i].items);
+    free(s->nodes);
+}
+
+/* `_Cutter.leaves` over units 0..n-1: the leaves, in order, appended to `leaves`. */
+static int cut_leaves(Cutter *c, Nodes *leaves) {
+    Nodes stack = {0};
+    int *ordered = malloc(((size_t)c->n + 1) * sizeof(int));
+    Py_ssize_t *starts = malloc(((size_t)c->n + 2) * sizeof(Py_ssize_t));
+    int status = -1;
+    if (!ordered || !starts) goto done;
+    for (Py_ssize_t i = 0; i < c->n; i++) ordered[i] = (int)i;
+    if (push_node(&stack, ordered, c->n)) goto done;
+    while (stack.len) {
+        Node node = stack.nodes[--stack.len];
+        int *items = node.items;
+        Py_ssize_t n = node.n;
+        if (n <= 1) goto leaf;
+        Py_ssize_t half = split_x(c, items, n, ordered);
+        if (half) {
+            if (push_node(&stack, ordered + half, n - half) || push_node(&stack, ordered, half)) {
+                free(items);
+                goto done;
+            }
+            free(items);
+            continue;
+        }
+        /* `_bands_y`: band b is ordered[starts[b]:starts[b + 1]]. */
+        for (Py_ssize_t k = 0; k < n; k++) {
+            SortKey key = {c->rects[items[k]].y0, 0.0, 0.0, k, items[k]};
+            c->keys[k] = key;
+        }
+        sort_into(c->keys, n, ordered);
+        Py_ssize_t bands = 0;
+        starts[bands++] = 0;
+        double end = c->rects[ordered[0]].y1;
+        for (Py_ssize_t k = 1; k < n; k++) {
+            const Rect *r = &c->rects[ordered[k]];
+            if (r->y0 - end >= c->gap_y) starts[bands++] = k;
+            if (r->y1 > end) end = r->y1;
+        }
+        starts[bands] = n;
+        if (bands == 1) goto leaf;
+        /* Consecutive bands merged: merged band m is ordered[starts[kept[m]]:...]; the kept
+         * starts overwrite `starts` in place (m <= b). */
+        Py_ssize_t merged = 1;
+        Py_ssize_t ncovered = cover_of(c, ordered, starts[1], c->covered);
+        for (Py_ssize_t b = 1; b < bands; b++) {
+            Py_ssize_t ncover = cover_of(c, ordered + starts[b], starts[b + 1] - starts[b],
+                                         c->cover);
+            memcpy(c->tmp, c->covered, (size_t)ncovered * sizeof(Span));
+            memcpy(c->tmp + ncovered, c->cover, (size_t)ncover * sizeof(Span));
+            Py_ssize_t njoined = merge_spans(c->tmp, ncovered + ncover, c->gap_x, c->joined);
+            if (njoined > 1 && overlap(c->covered, ncovered, c->cover, ncover) &&
+                (ncovered > 1 || aligned(c->covered[0], c->cover, ncover, c->gap_x))) {
+                memcpy(c->covered, c->joined, (size_t)njoined * sizeof(Span));
+                ncovered = njoined;
+            } else {
+                starts[merged++] = starts[b];
+                memcpy(c->covered, c->cover, (size_t)ncover * sizeof(Span));
+                ncovered = ncover;
+            }
+        }
+        starts[merged] = n;
+        if (merged == 1) goto leaf;
+        for (Py_ssize_t m = merged - 1; m >= 0; m--)
+            if (push_node(&stack, ordered + starts[m], starts[m + 1] - starts[m])) {
+                free(items);
+                goto done;
+            }
+        free(items);
+        continue;
+    leaf:
+        if (push_node(leaves, items, n)) { free(items); goto done; }
+        free(items);
+    }
+    status = 0;
+done:
+    free_nodes(&stack);
+    free(ordered);
+    free(starts);
+    return status;
+}
+
+/* `_rows`: the leaf's units reordered in place (`keys` holds n). */
+static void rows(int *items, Py_ssize_t n, const Rect *rects, const double *sizes,
+                 SortKey *keys) {
+    if (n == 1) return;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        SortKey key = {rects[items[k]].y0 + rects[items[k]].y1, rects[items[k]].x0, 0.0, k,
+                       items[k]};
+        keys[k] = key;
+    }
+    sort_into(keys, n, items);
+    Py_ssize_t row = 0;
+    double row_centre = 0.0;
+    for (Py_ssize_t k = 0; k <= n; k++) {
+        double centre = k < n ? (rects[items[k]].y0 + rects[items[k]].y1) / 2 : 0.0;
+        if (k < n && k > 0 && centre - row_centre < 0.5 * sizes[items[k]]) continue;
+        if (k - row > 1) {  /* close the row [row, k): left to right */
+            for (Py_ssize_t j = row; j < k; j++) {
+                SortKey key = {rects[items[j]].x0, 0.0, 0.0, j, items[j]};
+                keys[j - row] = key;
+            }
+            sort_into(keys, k - row, items + row);
+        }
+        row = k;
+        row_centre = centre;
+    }
+}
+
+static Rect rect_union(const Rect *rects, const int *items, Py_ssize_t n) {
+    Rect u = rects[items[0]];
+    for (Py_ssize_t k = 1; k < n; k++) {
+        const Rect *r = &rects[items[k]];
+        u.x0 = pmin(u.x0, r->x0); u.y0 = pmin(u.y0, r->y0);
+        u.x1 = pmax(u.x1, r->x1); u.y1 = pmax(u.y1, r->y1);
+    }
+    return u;
+}
+
+static int cmp_double(const void *pa, const void *pb) {
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* `_footnotes`: note[k] set for the footnote blocks; -1 when out of memory. */
+static int footnotes(const Nodes *blocks, const Rect *rects, const double *sizes, double body,
+                     double height, const Limits *lim, char *note) {
+    Py_ssize_t nb = blocks->len, most = 1;
+    for (Py_ssize_t k = 0; k < nb; k++) if (blocks->nodes[k].n > most) most = blocks->nodes[k].n;
+    char *small = calloc((size_t)nb + 1, 1);
+    double *tmp = malloc((size_t)most * sizeof(double));
+    Rect *spans = malloc(((size_t)nb + 1) * sizeof(Rect));
+    int any = 0, status = -1;
+    if (!small || !tmp || !spans) goto done;
+    double limit = lim->footnote_size * body;
+    for (Py_ssize_t k = 0; k < nb; k++) {
+        const Node *b = &blocks->nodes[k];
+        for (Py_ssize_t i = 0; i < b->n; i++) tmp[i] = sizes[b->items[i]];
+        qsort(tmp, (size_t)b->n, sizeof(double), cmp_double);
+        small[k] = tmp[b->n / 2] < limit;
+        any |= small[k];
+        spans[k] = rect_union(rects, b->items, b->n);
+    }
+    status = 0;
+    if (!any) goto done;
+    for (Py_ssize_t k = 0; k < nb; k++) {
+        const Rect *box = &spans[k];
+        if (!small[k] || box->y0 < lim->footnote_top * height) continue;
+        int below = 0;
+        for (Py_ssize_t j = 0; j < nb && !below; j++) {
+            const Rect *o = &spans[j];
+            below = !small[j] && o->y0 >= box->y1 && o->x0 < box->x1 && box->x0 < o->x1;
+        }
+        note[k] = !below;
+    }
+done:
+    free(small);
+    free(tmp);
+    free(spans);
+    return status;
+}
+
+/* `rotate_box` */
+static Rect rotate(Rect b, int direction, double width, double height) {
+    Rect r = b;
+    if (direction == 1) { r.x0 = b.y0; r.y0 = width - b.x1; r.x1 = b.y1; r.y1 = width - b.x0; }
+    else if (direction == 2) {
+        r.x0 = width - b.x1; r.y0 = height - b.y1; r.x1 = width - b.x0; r.y1 = height - b.y0;
+    } else if (direction == 3) {
+        r.x0 = height - b.y1; r.y0 = b.x0; r.x1 = height - b.y0; r.y1 = b.x1;
+    }
+    return r;
+}
+
+/* What `order_page` reads of each Line: word count, union box, largest size, direction
+ * (mod 4) and group. */
+typedef struct { Py_ssize_t words; Rect box; double size; int direction; long group; } LineInfo;
+
+/* 1 when read, 0 when the line is not one the C code handles (Python decides), -1 on error. */
+static int line_info(PyObject *line, LineInfo *info) {
+    PyObject *words = NULL, *boxes = NULL, *sizes = NULL, *dir = NULL, *group = NULL;
+    int status = -1;
+    if (!(words = PyObject_GetAttr(line, s_words)) || !(boxes = PyObject_GetAttr(line, s_boxes)) ||
+        !(sizes = PyObject_GetAttr(line, s_sizes)) ||
+        !(dir = PyObject_GetAttr(line, s_direction)) || !(group = PyObject_GetAttr(line, s_group)))
+        goto done;
+    status = 0;
+    if (!PyList_Check(words) || !PyList_Check(boxes) || !PyList_Check(sizes) ||
+        !PyLong_CheckExact(dir) || !PyLong_CheckExact(group) || PyList_GET_SIZE(boxes) == 0 ||
+        PyList_GET_SIZE(sizes) == 0)
+        goto done;
+    info->words = PyList_GET_SIZE(words);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(boxes); i++) {
+        PyObject *box = PyList_GET_ITEM(boxes, i);
+        double v[4];
+        if (!PyTuple_CheckExact(box) || PyTuple_GET_SIZE(box) != 4) goto done;
+        for (int j = 0; j < 4; j++) {
+            PyObject *item = PyTuple_GET_ITEM(box, j);
+            if (!PyFloat_CheckExact(item)) goto done;
+            v[j] = PyFloat_AS_DOUBLE(item);
+            if (!isfinite(v[j])) goto done;
+        }
+        if (i == 0) {
+            info->box.x0 = v[0]; info->box.y0 = v[1]; info->box.x1 = v[2]; info->box.y1 = v[3];
+        } else {
+            info->box.x0 = pmin(info->box.x0, v[0]); info->box.y0 = pmin(info->box.y0, v[1]);
+            info->box.x1 = pmax(info->box.x1, v[2]); info->box.y1 = pmax(info->box.y1, v[3]);
+        }
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(sizes); i++) {
+        PyObject *item = PyList_GET_ITEM(sizes, i);
+        if (!PyFloat_CheckExact(item) || !isfinite(PyFloat_AS_DOUBLE(item))) goto done;
+        info->size = i ? pmax(info->size, PyFloat_AS_DOUBLE(item)) : PyFloat_AS_DOUBLE(item);
+    }
+    int overflow = 0;
+    long d = PyLong_AsLongAndOverflow(dir, &overflow);
+    if (overflow) goto done;
+    info->group = PyLong_AsLongAndOverflow(group, &overflow);
+    if (overflow || info->group > (1L << 52)) goto done;  /* groups compare as doubles */
+    info->direction = (int)(((d % 4) + 4) % 4);
+    status = 1;
+done:
+    Py_XDECREF(words); Py_XDECREF(boxes); Py_XDECREF(sizes); Py_XDECREF(dir); Py_XDECREF(group);
+    return status;
+}
+
+/* `_pitch` over the frame boxes of the main lines. */
+static double pitch(const Rect *boxes, Py_ssize_t n, SortKey *keys, int *order, double *steps) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        SortKey key = {boxes[i].y0 + boxes[i].y1, 0.0, 0.0, i, (int)i};
+        keys[i] = key;
+    }
+    sort_into(keys, n, order);
+    Py_ssize_t m = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        const Rect *b = &boxes[order[k]];
+        for (Py_ssize_t j = k + 1; j < n && j < k + 6; j++) {
+            const Rect *o = &boxes[order[j]];
+            if (o->x0 < b->x1 && b->x0 < o->x1 && o->y0 + o->y1 > b->y0 + b->y1) {
+                steps[m++] = (o->y0 + o->y1 - b->y0 - b->y1) / 2;
+                break;
+            }
+        }
+    }
+    if (!m) return 0.0;
+    qsort(steps, (size_t)m, sizeof(double), cmp_double);
+    return steps[m / 2];
+}
+
+/* `_body_size` */
+static double body_size(const LineInfo *info, const int *main, Py_ssize_t n, SortKey *keys) {
+    double total = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        SortKey key = {info[main[i]].size, (double)info[main[i]].words, 0.0, i, (int)i};
+        keys[i] = key;
+        total += (double)info[main[i]].words;
+    }
+    qsort(keys, (size_t)n, sizeof(SortKey), cmp_keys);
+    double half = total / 2, seen = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        seen += keys[i].k2;
+        if (seen >= half) return pmax(keys[i].k1, 1.0);
+    }
+    return pmax(keys[n - 1].k1, 1.0);
+}
+
+typedef struct {
+    Rect *boxes, *rects, *unit_rects;
+    double *sizes, *unit_sizes, *steps;
+    int *order, *unit_of, *unit_start, *unit_lines;
+    SortKey *keys;
+    Span *spans;
+    char *note;
+} MainWork;
+
+static void free_main(MainWork *w) {
+    free(w->boxes); free(w->rects); free(w->unit_rects); free(w->sizes); free(w->unit_sizes);
+    free(w->steps); free(w->order); free(w->unit_of); free(w->unit_start); free(w->unit_lines);
+    free(w->keys); free(w->spans); free(w->note);
+}
+
+/* `_order_main`: the blocks (lists of indices into `main`), in reading order, appended to
+ * `out`. */
+static int order_main(const LineInfo *info, const int *main, Py_ssize_t n, int direction,
+                      double width, double height, const Limits *lim, Nodes *out) {
+    MainWork w = {0};
+    Nodes leaves = {0}, blocks = {0};
+    int status = -1;
+    size_t m = (size_t)n + 1;
+    if (n == 0) return 0;
+    w.boxes = malloc(m * sizeof(Rect)); w.rects = malloc(m * sizeof(Rect));
+    w.unit_rects = malloc(m * sizeof(Rect)); w.sizes = malloc(m * sizeof(double));
+    w.unit_sizes = malloc(m * sizeof(double)); w.steps = malloc(m * sizeof(double));
+    w.order = malloc(m * sizeof(int)); w.unit_of = malloc(m * sizeof(int));
+    w.unit_start = malloc((m + 1) * sizeof(int)); w.unit_lines = malloc(m * sizeof(int));
+    w.keys = malloc(m * sizeof(SortKey)); w.spans = malloc(8 * m * sizeof(Span));
+    if (!w.boxes || !w.rects || !w.unit_rects || !w.sizes || !w.unit_sizes || !w.steps ||
+        !w.order || !w.unit_of || !w.unit_start || !w.unit_lines || !w.keys || !w.spans)
+        goto done;
+    double frame_height = direction % 2 ? width : height;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        w.sizes[i] = info[main[i]].size;
+        w.boxes[i] = rotate(info[main[i]].box, direction, width, height);
+    }
+    double body = body_size(info, main, n, w.keys);
+    double stretch = pmax(lim->min_stretch, pitch(w.boxes, n, w.keys, w.order, w.steps) / body);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double centre = (w.boxes[i].y0 + w.boxes[i].y1) / 2, half = 0.5 * stretch * w.sizes[i];
+        Rect r = {w.boxes[i].x0, centre - half, w.boxes[i].x1, centre + half};
+        w.rects[i] = r;
+    }
+    /* `_units`: lines of one engine block (group >= 0) form one unit, numbered by their
+     * first line; unit u holds lines unit_lines[unit_start[u]:unit_start[u + 1]], in order.
+     * unit_lines first holds, per line, the first line of its group. */
+    Py_ssize_t grouped = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        w.unit_lines[i] = (int)i;
+        if (info[main[i]].group >= 0) {
+            SortKey key = {(double)info[main[i]].group, 0.0, 0.0, i, (int)i};
+            w.keys[grouped++] = key;
+        }
+    }
+    qsort(w.keys, (size_t)grouped, sizeof(SortKey), cmp_keys);
+    for (Py_ssize_t k = 1; k < grouped; k++)
+        if (w.keys[k].k1 == w.keys[k - 1].k1) w.unit_lines[w.keys[k].item] = w.unit_lines[w.keys[k - 1].item];
+    Py_ssize_t units = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        w.unit_of[i] = w.unit_lines[i] == i ? (int)units++ : w.unit_of[w.unit_lines[i]];
+        w.order[i] = 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) w.order[w.unit_of[i]]++;  /* lines per unit */
+    w.unit_start[0] = 0;
+    for (Py_ssize_t u = 0; u < units; u++) w.unit_start[u + 1] = w.unit_start[u] + w.order[u];
+    for (Py_ssize_t u = 0; u < units; u++) w.order[u] = w.unit_start[u];
+    for (Py_ssize_t i = 0; i < n; i++) w.unit_lines[w.order[w.unit_of[i]]++] = (int)i;
+    for (Py_ssize_t u = 0; u < units; u++) {
+        const int *ls = w.unit_lines + w.unit_start[u];
+        Py_ssize_t k = w.unit_start[u + 1] - w.unit_start[u];
+        w.unit_rects[u] = rect_union(w.rects, ls, k);
+        double s = w.sizes[ls[0]];
+        for (Py_ssize_t j = 1; j < k; j++) s = pmax(s, w.sizes[ls[j]]);
+        w.unit_sizes[u] = s;
+    }
+    Cutter cut = {w.unit_rects, units, lim->column_gap * body, lim->block_gap * body,
+                  lim->column_share, w.keys, w.spans, w.spans + 2 * m, w.spans + 4 * m,
+                  w.spans + 6 * m};
+    if (cut_leaves(&cut, &leaves)) goto done;
+    for (Py_ssize_t b = 0; b < leaves.len; b++) {
+        Node *leaf = &leaves.nodes[b];
+        rows(leaf->items, leaf->n, w.unit_rects, w.unit_sizes, w.keys);
+        Py_ssize_t k = 0;
+        for (Py_ssize_t j = 0; j < leaf->n; j++) {
+            int u = leaf->items[j];
+            for (int q = w.unit_start[u]; q < w.unit_start[u + 1]; q++) w.order[k++] = w.unit_lines[q];
+        }
+        if (push_node(&blocks, w.order, k)) goto done;
+    }
+    w.note = calloc((size_t)blocks.len + 1, 1);
+    if (!w.note) goto done;
+    if (footnotes(&blocks, w.rects, w.sizes, body, frame_height, lim, w.note)) goto done;
+    for (int moved = 0; moved < 2; moved++)
+        for (Py_ssize_t b = 0; b < blocks.len; b++)
+            if (w.note[b] == moved && push_node(out, blocks.nodes[b].items, blocks.nodes[b].n))
+                goto done;
+    status = 0;
+done:
+    free_main(&w);
+    free_nodes(&leaves);
+    free_nodes(&blocks);
+    return status;
+}
+
+/* order_page(lines, width, height, limits) -> list of blocks of lines, or None
+ *
+ * parse/order.py's `order_page` on a list of Line objects; `limits` are its constants
+ * (COLUMN_GAP, COLUMN_SHARE, BLOCK_GAP, FOOTNOTE_SIZE, FOOTNOTE_TOP, MIN_STRETCH). None when
+ * a line holds something other than finite float boxes and sizes: Python then decides. */
+static PyObject *order_page(PyObject *self, PyObject *args) {
+    PyObject *lines, *result = NULL;
+    double width, height;
+    Limits lim;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!dd(dddddd)", &PyList_Type, &lines, &width, &height,
+                          &lim.column_gap, &lim.column_share, &lim.block_gap,
+                          &lim.footnote_size, &lim.footnote_top, &lim.min_stretch))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(lines);
+    if (n == 0) return PyList_New(0);
+    if (!isfinite(width) || !isfinite(height)) Py_RETURN_NONE;
+    LineInfo *info = malloc((size_t)n * sizeof(LineInfo));
+    int *main = malloc((size_t)n * sizeof(int)), *other = malloc((size_t)n * sizeof(int));
+    SortKey *keys = malloc((size_t)n * sizeof(SortKey));
+    Nodes blocks = {0};
+    if (!info || !main || !other || !keys) { PyErr_NoMemory(); goto done; }
+    double weight[4] = {0, 0, 0, 0};
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int got = line_info(PyList_GET_ITEM(lines, i), &info[i]);
+        if (got < 0) goto done;
+        if (got == 0) { result = Py_None; Py_INCREF(result); goto done; }
+        weight[info[i].direction] += (double)info[i].words;
+    }
+    int main_dir = 0;
+    for (int d = 1; d < 4; d++) if (weight[d] > weight[main_dir]) main_dir = d;
+    Py_ssize_t n_main = 0, n_other = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (info[i].direction == main_dir) main[n_main++] = (int)i;
+        else other[n_other++] = (int)i;
+    }
+    if (order_main(info, main, n_main, main_dir, width, height, &lim, &blocks)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* `_order_other`: by direction, rounded top, left, then position. */
+    for (Py_ssize_t k = 0; k < n_other; k++) {
+        const LineInfo *li = &info[other[k]];
+        Rect box = rotate(li->box, li->direction, width, height);
+        SortKey key = {(double)li->direction, nearbyint(box.y0), box.x0, k, other[k]};
+        keys[k] = key;
+    }
+    qsort(keys, (size_t)n_other, sizeof(SortKey), cmp_keys);
+    result = PyList_New(blocks.len + n_other);
+    if (!result) goto done;
+    for (Py_ssize_t b = 0; b < blocks.len; b++) {
+        PyObject *block = PyList_New(blocks.nodes[b].n);
+        if (!block) { Py_CLEAR(result); goto done; }
+        for (Py_ssize_t j = 0; j < blocks.nodes[b].n; j++) {
+            PyObject *line = PyList_GET_ITEM(lines, main[blocks.nodes[b].items[j]]);
+            Py_INCREF(line);
+            PyList_SET_ITEM(block, j, line);
+        }
+        PyList_SET_ITEM(result, b, block);
+    }
+    for (Py_ssize_t k = 0; k < n_other; k++) {
+        PyObject *line = PyList_GET_ITEM(lines, keys[k].item);
+        PyObject *block = PyList_New(1);
+        if (!block) { Py_CLEAR(result); goto done; }
+        Py_INCREF(line);
+        PyList_SET_ITEM(block, 0, line);
+        PyList_SET_ITEM(result, blocks.len + k, block);
+    }
+done:
+    free(info);
+    free(main);
+    free(other);
+    free(keys);
+    free_nodes(&blocks);
+    return result;
+}
+
+/* ---- Document assembly (api._assemble): a page's ordered blocks onto the columns. ---- */
+
+/* The line's words, boxes and sizes (new references) when all three are lists of one
+ * length; 0 when not (Python decides), -1 on error. */
+static int line_lists(PyObject *line, PyObject **words, PyObject **boxes, PyObject **sizes) {
+    *words = PyObject_GetAttr(line, s_words);
+    *boxes = *words ? PyObject_GetAttr(line, s_boxes) : NULL;
+    *sizes = *boxes ? PyObject_GetAttr(line, s_sizes) : NULL;
+    if (!*sizes) { Py_XDECREF(*words); Py_XDECREF(*boxes); return -1; }
+    if (PyList_Check(*words) && PyList_Check(*boxes) && PyList_Check(*sizes) &&
+        PyList_GET_SIZE(*boxes) == PyList_GET_SIZE(*words) &&
+        PyList_GET_SIZE(*sizes) == PyList_GET_SIZE(*words))
+        return 1;
+    Py_DECREF(*words); Py_DECREF(*boxes); Py_DECREF(*sizes);
+    return 0;
+}
+
+static int extend_list(PyObject *target, PyObject *items) {
+    Py_ssize_t end = PyList_GET_SIZE(target);
+    return PyList_SetSlice(target, end, end, items);
+}
+
+static int append_times(PyObject *target, PyObject *value, Py_ssize_t n) {
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (PyList_Append(target, value)) return -1;
+    return 0;
+}
+
+/* extend_document(blocks, page, line_id, block_id, columns) -> (line_id, block_id) or None
+ *
+ * `columns` are the Document's words, boxes, font_sizes, word_pages, line_ids and block_ids
+ * lists; every line of every block is appended, numbered from `line_id` and `block_id`.
+ * None, with nothing appended, when a block or line is not made of lists (Python then
+ * appends). */
+static PyObject *extend_document(PyObject *self, PyObject *args) {
+    PyObject *blocks, *col[6];
+    long page, line_id, block_id;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Olll(O!O!O!O!O!O!)", &blocks, &page, &line_id, &block_id,
+                          &PyList_Type, &col[0], &PyList_Type, &col[1], &PyList_Type, &col[2],
+                          &PyList_Type, &col[3], &PyList_Type, &col[4], &PyList_Type, &col[5]))
+        return NULL;
+    if (!PyList_Check(blocks)) Py_RETURN_NONE;
+    for (Py_ssize_t b = 0; b < PyList_GET_SIZE(blocks); b++) {
+        PyObject *block = PyList_GET_ITEM(blocks, b);
+        if (!PyList_Check(block)) Py_RETURN_NONE;
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(block); j++) {
+            PyObject *words, *boxes, *sizes;
+            int got = line_lists(PyList_GET_ITEM(block, j), &words, &boxes, &sizes);
+            if (got < 0) return NULL;
+            if (got == 0) Py_RETURN_NONE;
+            Py_DECREF(words); Py_DECREF(boxes); Py_DECREF(sizes);
+        }
+    }
+    PyObject *page_value = PyLong_FromLong(page);
+    if (!page_value) return NULL;
+    for (Py_ssize_t b = 0; b < PyList_GET_SIZE(blocks); b++) {
+        PyObject *block = PyList_GET_ITEM(blocks, b);
+        PyObject *block_value = PyLong_FromLong(block_id);
+        if (!block_value) goto fail;
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(block); j++) {
+            PyObject *words, *boxes, *sizes, *line_value = PyLong_FromLong(line_id);
+            if (!line_value) { Py_DECREF(block_value); goto fail; }
+            if (line_lists(PyList_GET_ITEM(block, j), &words, &boxes, &sizes) != 1) {
+                Py_DECREF(line_value); Py_DECREF(block_value);
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_RuntimeError, "a line changed while appended");
+                goto fail;
+            }
+            Py_ssize_t n = PyList_GET_SIZE(words);
+            int failed = extend_list(col[0], words) || extend_list(col[1], boxes) ||
+                         extend_list(col[2], sizes) || append_times(col[3], page_value, n) ||
+                         append_times(col[4], line_value, n) ||
+                         append_times(col[5], block_value, n);
+            Py_DECREF(words); Py_DECREF(boxes); Py_DECREF(sizes); Py_DECREF(line_value);
+            if (failed) { Py_DECREF(block_value); goto fail; }
+            line_id++;
+        }
+        Py_DECREF(block_value);
+        block_id++;
+    }
+    Py_DECREF(page_value);
+    return Py_BuildValue("(ll)", line_id, block_id);
+fail:
+    Py_DECREF(page_value);
+    return NULL;
 }
 
 static int address_of(PyObject *value, void **out) {
@@ -565,6 +1252,8 @@ static PyObject *bind(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS, "Take the PDFium text functions from their addresses."},
     {"read_text", read_text, METH_VARARGS, "Words and lines of one PDFium text page."},
+    {"order_page", order_page, METH_VARARGS, "Blocks of a page's lines in reading order."},
+    {"extend_document", extend_document, METH_VARARGS, "Append a page's blocks to a Document."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -573,4 +1262,14 @@ static struct PyModuleDef module = {
     methods, NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__native(void) {
+    if (!s_words) {
+        s_words = PyUnicode_InternFromString("words");
+        s_boxes = PyUnicode_InternFromString("boxes");
+        s_sizes = PyUnicode_InternFromString("sizes");
+        s_direction = PyUnicode_InternFromString("direction");
+        s_group = PyUnicode_InternFromString("group");
+        if (!s_words || !s_boxes || !s_sizes || !s_direction || !s_group) return NULL;
+    }
+    return PyModule_Create(&module);
+}

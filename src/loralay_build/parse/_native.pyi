@@ -1,3 +1,5 @@
+from typing import Any
+
 def bind(
     get_text: int, get_unicode: int, char_index: int, loose_box: int, char_angle: int,
     font_size: int, matrix: int,
@@ -5,5 +7,12 @@ def bind(
 def read_text(
     textpage: int, count: int, frame: tuple[float, float, float, float], quarter: int,
     width: float, height: float, compose: bool,
-) -> tuple[int, int, bool, list[str], bytes, bytes, bytes | None, bytes | None,
-           bytes | None, int, int]: ...
+) -> tuple[int, int, bool, list[Any], bytes | None, bytes | None, bytes | None, int, int]: ...
+def order_page(
+    lines: list[Any], width: float, height: float,
+    limits: tuple[float, float, float, float, float, float],
+) -> list[list[Any]] | None: ...
+def extend_document(
+    blocks: list[list[Any]], page: int, line_id: int, block_id: int,
+    columns: tuple[list[Any], list[Any], list[Any], list[Any], list[Any], list[Any]],
+) -> tuple[int, int] | None: ...

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from loralay_build.errors import Reason, Reject
 from loralay_build.nfc import nfc_words
 from loralay_build.parse.backend import Line, PageText, get_backend
+from loralay_build.parse.core import native_module
 from loralay_build.parse.order import order_page
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Document
@@ -123,7 +124,7 @@ def _junk(page: PageText) -> int:
     return max(page.garbage, letterless)
 
 
-def _page_blocks(page: PageText, reading_order: bool) -> Iterable[list[Line]]:
+def _page_blocks(page: PageText, reading_order: bool) -> list[list[Line]]:
     """Blocks of the page in reading order, or the engine's lines as they came."""
     if reading_order:
         return order_page(page.lines, page.page.width, page.page.height)
@@ -139,23 +140,37 @@ def _page_blocks(page: PageText, reading_order: bool) -> Iterable[list[Line]]:
 
 
 def _assemble(pages: list[PageText], reading_order: bool) -> Document:
+    """The pages' blocks one after the other as a Document, lines and blocks numbered."""
     doc = Document(pages=[page.page for page in pages], composed=sum(p.composed for p in pages))
     bad = sum(page.bad_boxes for page in pages)
     if bad:
         doc.removed[BAD_BOXES] = bad
+    native = native_module()
+    columns = (doc.words, doc.boxes, doc.font_sizes, doc.word_pages, doc.line_ids,
+               doc.block_ids)
     line_id = block_id = 0
     for page in pages:
-        index = page.page.index
-        for block in _page_blocks(page, reading_order):
-            for line in block:
-                n = len(line.words)
-                doc.words.extend(line.words)
-                doc.boxes.extend(line.boxes)
-                doc.font_sizes.extend(line.sizes)
-                doc.word_pages.extend([index] * n)
-                doc.line_ids.extend([line_id] * n)
-                doc.block_ids.extend([block_id] * n)
-                line_id += 1
-            block_id += 1
+        index, blocks = page.page.index, _page_blocks(page, reading_order)
+        ids = (None if native is None
+               else native.extend_document(blocks, index, line_id, block_id, columns))
+        line_id, block_id = ids or _extend(doc, blocks, index, line_id, block_id)
     doc.words = nfc_words(doc.words)
     return doc
+
+
+def _extend(
+    doc: Document, blocks: list[list[Line]], index: int, line_id: int, block_id: int
+) -> tuple[int, int]:
+    """Append the page's blocks to the document; the next line and block ids."""
+    for block in blocks:
+        for line in block:
+            n = len(line.words)
+            doc.words.extend(line.words)
+            doc.boxes.extend(line.boxes)
+            doc.font_sizes.extend(line.sizes)
+            doc.word_pages.extend([index] * n)
+            doc.line_ids.extend([line_id] * n)
+            doc.block_ids.extend([block_id] * n)
+            line_id += 1
+        block_id += 1
+    return line_id, block_id

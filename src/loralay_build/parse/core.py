@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-from loralay_build.config import NATIVE_ENV
-
 
 def native_module() -> ModuleType | None:
     """The compiled core, or None when it is not built or disabled by the environment."""
+    from loralay_build.config import NATIVE_ENV  # config imports the parse package
+
     if os.environ.get(NATIVE_ENV, "1") == "0":
         return None
     try:

@@ -3,6 +3,10 @@
 Lines are first expressed in the frame where the page's dominant text direction reads left
 to right, so a landscape table on a /Rotate 90 page is ordered like an upright one. Lines
 in another direction (margin stamps, rotated axis labels) follow the page's main text.
+
+When the compiled core is built, `order_page` runs there (`_native.c`, same decisions, same
+constants passed from here); the Python below is the reference it matches and the path of
+installs without it.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from loralay_build.parse.backend import Line
+from loralay_build.parse.core import native_module
 from loralay_build.parse.geometry import rotate_box
 from loralay_build.records import Box
 
@@ -25,10 +30,23 @@ BLOCK_GAP = 0.5
 # below them, are footnotes.
 FOOTNOTE_SIZE = 0.85
 FOOTNOTE_TOP = 0.6
+# Line boxes are normalised to at least this many font sizes around their centre.
+MIN_STRETCH = 1.1
+LIMITS = (COLUMN_GAP, COLUMN_SHARE, BLOCK_GAP, FOOTNOTE_SIZE, FOOTNOTE_TOP, MIN_STRETCH)
 
 
-def order_page(lines: Sequence[Line], width: float, height: float) -> list[list[Line]]:
+def order_page(lines: list[Line], width: float, height: float) -> list[list[Line]]:
     """The page's lines grouped into blocks, blocks and lines in reading order."""
+    native = native_module()
+    if native is not None:
+        blocks: list[list[Line]] | None = native.order_page(lines, width, height, LIMITS)
+        if blocks is not None:  # None: a line the core leaves to Python (a non-finite box)
+            return blocks
+    return order_page_python(lines, width, height)
+
+
+def order_page_python(lines: Sequence[Line], width: float, height: float) -> list[list[Line]]:
+    """`order_page` in Python."""
     if not lines:
         return []
     weight = [0, 0, 0, 0]
@@ -61,7 +79,7 @@ def _order_main(lines: list[Line], direction: int, width: float, height: float) 
     sizes = [max(line.sizes) for line in lines]
     body = _body_size(lines, sizes)
     boxes = [_frame_box(line, direction, width, height) for line in lines]
-    stretch = max(1.1, _pitch(boxes) / body)
+    stretch = max(MIN_STRETCH, _pitch(boxes) / body)
     rects: list[Box] = []
     for (x0, y0, x1, y1), size in zip(boxes, sizes, strict=True):
         centre, half = (y0 + y1) / 2, 0.5 * stretch * size

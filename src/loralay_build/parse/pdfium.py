@@ -290,27 +290,21 @@ def _read_text_native(
     """`_read_text` in one call to the compiled core; pages with spacing accents to compose
     come back as engine lines and are composed and finished here, as in the Python loop."""
     page = result.page
-    chars, garbage, accents, words, box_bytes, bounds, sizes, directions, starts, bad, junk = (
-        native.read_text(handle.value, count, frame[:4], frame[4], page.width, page.height,
-                         settings.compose_accents)
-    )
+    chars, garbage, accents, items, box_bytes, runs, starts, bad, junk = native.read_text(
+        handle.value, count, frame[:4], frame[4], page.width, page.height,
+        settings.compose_accents)
     result.chars += chars
     result.garbage += garbage
     result.bad_boxes += bad
-    if not words:
-        return
-    boxes: list[Box] = list(struct.iter_unpack("4d", box_bytes))
-    ends = memoryview(bounds).cast("i").tolist()
     if accents:
-        runs = list(zip(ends[::2], ends[1::2], strict=True))
+        boxes: list[Box] = list(struct.iter_unpack("4d", box_bytes))
+        ends = memoryview(runs).cast("i").tolist()
         firsts = memoryview(starts).cast("i").tolist()
-        _compose_and_add(handle, result, words, boxes, firsts, runs, frame, True)
+        lines = list(zip(ends[::2], ends[1::2], strict=True))
+        _compose_and_add(handle, result, items, boxes, firsts, lines, frame, True)
         return
     result.letterless = junk
-    append = result.lines.append
-    for k, size in enumerate(memoryview(sizes).cast("d").tolist()):
-        lo, hi = ends[2 * k], ends[2 * k + 1]
-        append(Line(words[lo:hi], boxes[lo:hi], [size] * (hi - lo), directions[k]))
+    result.lines.extend([Line(*line) for line in items])
 
 
 class _CharBoxes:
