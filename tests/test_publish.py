@@ -20,7 +20,7 @@ import pytest
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.card import data_files
 from loralay_build.corpus.publish import Item, publish
-from loralay_build.corpus.schema import EXAMPLE_SCHEMA
+from loralay_build.corpus.schema import FULL_SCHEMA
 from loralay_build.corpus.writer import dict_rows_table, rows_table, write_shard
 from loralay_build.state import RunLock
 
@@ -219,7 +219,7 @@ def test_a_full_disk_keeps_the_previous_version(
     old = _ids(out / "local")
     # Another compression level rewrites every shard, here into one train shard larger than
     # the limit, which lets the state database and the small files through.
-    config = write_toml(tmp_path / "zstd.toml", {"output": {"shard_rows": 64, "zstd_level": 9}})
+    config = write_toml(tmp_path / "zstd.toml", {"output": {"shard_rows": 64, "zstd_level": 1}})
     manifest = write_manifest(docs / "full.jsonl", entries[:BASE_DOCS])
     limit = 3 * (out / ".loralay" / "state.sqlite").stat().st_size // 2
     train = sum((out / "local" / n).stat().st_size for n in before if n.startswith("train"))
@@ -276,11 +276,11 @@ def test_page_index_and_row_groups_bounded_by_bytes(tmp_path: Path) -> None:
     bound alone would put all five in one; every column chunk has its offset index."""
     words = [f"word{i:06d}" for i in range(200_000)]
     rows = [{"article_id": f"x{i}", "article_words": words, "abstract": "a"} for i in range(5)]
-    table = rows_table(rows)
+    table = rows_table(rows, FULL_SCHEMA)
     assert 2_000_000 < table.slice(0, 1).nbytes < 4_000_000
     path = tmp_path / "big.parquet"
     settings = OutputSettings(row_group_rows=200, row_group_bytes=4_000_000)
-    write_shard(path, EXAMPLE_SCHEMA, [table], settings, {})
+    write_shard(path, FULL_SCHEMA, [table], settings, {})
     meta = pq.read_metadata(path)
     assert meta.num_row_groups == 5
     for group in range(meta.num_row_groups):

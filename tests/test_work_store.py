@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from loralay_build.config import OutputSettings
-from loralay_build.corpus.schema import EXAMPLE_SCHEMA
+from loralay_build.corpus.schema import FULL_SCHEMA
 from loralay_build.corpus.writer import WorkFileError, WorkStore, rows_table, write_shard
 from loralay_build.errors import ConfigError
 
@@ -30,35 +30,36 @@ def _write_legacy(work: WorkStore, key: str, row: dict[str, object]) -> None:
     """A work file as versions before the IPC store wrote it: one-row Parquet, LZ4."""
     path = work.path(key).with_suffix(".parquet")
     path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(rows_table([row]), path, compression="lz4", write_page_checksum=True,
-                   data_page_version="2.0", use_dictionary=False, write_statistics=False)
+    pq.write_table(rows_table([row], FULL_SCHEMA), path, compression="lz4",
+                   write_page_checksum=True, data_page_version="2.0", use_dictionary=False,
+                   write_statistics=False)
 
 
 def _shards(folder: Path, work: WorkStore) -> dict[str, bytes]:
     folder.mkdir(parents=True, exist_ok=True)
     for start in range(0, len(KEYS), SETTINGS.shard_rows):
-        write_shard(folder / f"train-{start}.parquet", EXAMPLE_SCHEMA,
+        write_shard(folder / f"train-{start}.parquet", FULL_SCHEMA,
                     [work.read(KEYS[start : start + SETTINGS.shard_rows])], SETTINGS, {})
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
 def test_work_files_read_back_as_the_example_schema(tmp_path: Path) -> None:
-    work = WorkStore(tmp_path / "work", SETTINGS)
+    work = WorkStore(tmp_path / "work", SETTINGS, FULL_SCHEMA)
     rows = _rows()
     work.put_many(list(zip(KEYS, rows, strict=True)))
     assert all(work.path(k).suffix == ".arrow" and work.path(k).is_file() for k in KEYS)
     table = work.read(KEYS)
-    assert table.schema.equals(EXAMPLE_SCHEMA, check_metadata=True)
-    assert table.equals(rows_table(rows))
+    assert table.schema.equals(FULL_SCHEMA, check_metadata=True)
+    assert table.equals(rows_table(rows, FULL_SCHEMA))
 
 
 def test_older_parquet_work_files_publish_the_same_shards(tmp_path: Path) -> None:
     """An output folder of an earlier version, resumed: its Parquet work files are read where
     no IPC file exists, alone or mixed with new ones, and give the same shard bytes."""
     rows = _rows()
-    new = WorkStore(tmp_path / "new", SETTINGS)
+    new = WorkStore(tmp_path / "new", SETTINGS, FULL_SCHEMA)
     new.put_many(list(zip(KEYS, rows, strict=True)))
-    old = WorkStore(tmp_path / "old", SETTINGS)
+    old = WorkStore(tmp_path / "old", SETTINGS, FULL_SCHEMA)
     for key, row in zip(KEYS[:4], rows[:4], strict=True):
         _write_legacy(old, key, row)
     old.put_many(list(zip(KEYS[4:], rows[4:], strict=True)))
@@ -89,13 +90,13 @@ def _damage(path: Path, how: str) -> None:
 @pytest.mark.parametrize("how", ["truncated", "empty", "missing", "other-schema",
                                  "legacy-truncated"])
 def test_a_damaged_work_file_fails_publishing_by_name(tmp_path: Path, how: str) -> None:
-    work = WorkStore(tmp_path / "work", SETTINGS)
+    work = WorkStore(tmp_path / "work", SETTINGS, FULL_SCHEMA)
     work.put_many(list(zip(KEYS, _rows(), strict=True)))
     _damage(work.path(KEYS[3]), how)
     named = work.path(KEYS[3]).with_suffix(".parquet" if how.startswith("legacy") else ".arrow")
     out = tmp_path / "out"
     with pytest.raises(WorkFileError, match=f"work file {named} is unreadable"):
-        write_shard(out / "train.parquet", EXAMPLE_SCHEMA,
+        write_shard(out / "train.parquet", FULL_SCHEMA,
                     (work.read([key]) for key in KEYS), SETTINGS, {})
     assert [p.name for p in out.iterdir()] == []  # no partial shard, no temporary file
 
@@ -103,16 +104,16 @@ def test_a_damaged_work_file_fails_publishing_by_name(tmp_path: Path, how: str) 
 def test_text_that_is_not_utf8_is_refused_before_the_shard_writer(tmp_path: Path) -> None:
     """IPC reads are not decoded value by value as Parquet's are: the full validation is what
     keeps invalid offsets or text out of the shards."""
-    work = WorkStore(tmp_path / "work", SETTINGS)
-    table = rows_table([_plain_row(0)])
+    work = WorkStore(tmp_path / "work", SETTINGS, FULL_SCHEMA)
+    table = rows_table([_plain_row(0)], FULL_SCHEMA)
     words = pa.StringArray.from_buffers(2, pa.py_buffer(b"\0\0\0\0\2\0\0\0\4\0\0\0"),
                                         pa.py_buffer(b"ok\xff\xfe"))
     column = pa.ListArray.from_arrays(pa.array([0, 2], type=pa.int32()), words,
-                                      type=EXAMPLE_SCHEMA.field("article_words").type)
-    bad = table.set_column(1, EXAMPLE_SCHEMA.field("article_words"), column)
+                                      type=FULL_SCHEMA.field("article_words").type)
+    bad = table.set_column(1, FULL_SCHEMA.field("article_words"), column)
     work.path(KEYS[0]).parent.mkdir(parents=True)
     with pa.OSFile(str(work.path(KEYS[0])), "wb") as sink, \
-            pa.ipc.new_file(sink, EXAMPLE_SCHEMA) as writer:
+            pa.ipc.new_file(sink, FULL_SCHEMA) as writer:
         writer.write_table(bad)
     with pytest.raises(WorkFileError, match="UTF8"):
         work.read(KEYS[:1])
@@ -149,8 +150,8 @@ def test_work_files_are_compressed_and_read_back_equal(tmp_path: Path) -> None:
     rows = _rows()
     for i, row in enumerate(rows):  # a page of text each, as real rows have
         row["abstract"] = " ".join(f"mot{(i * 7 + k) % 400}" for k in range(3000))
-    plain = WorkStore(tmp_path / "plain", OutputSettings(work_compression="none"))
-    packed = WorkStore(tmp_path / "packed", OutputSettings())
+    plain = WorkStore(tmp_path / "plain", OutputSettings(work_compression="none"), FULL_SCHEMA)
+    packed = WorkStore(tmp_path / "packed", OutputSettings(), FULL_SCHEMA)
     for store in (plain, packed):
         store.put_many(list(zip(KEYS, rows, strict=True)))
     sizes = [sum(s.path(k).stat().st_size for k in KEYS) for s in (plain, packed)]

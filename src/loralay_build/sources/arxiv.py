@@ -116,6 +116,7 @@ class _Filter:
 class ArxivSource:
     name = "arxiv"
     abstract_format = "latex"
+    columns: tuple[str, ...] = ("doi", "version")
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.config

@@ -114,6 +114,9 @@ class Source(Protocol):
 
     name: str
     abstract_format: str  # how metadata abstracts are written: plain | html | latex
+    # The columns beyond the core that its rows fill (corpus.schema.SOURCE_COLUMNS): its
+    # datasets publish those and the core, no column that would always be null.
+    columns: tuple[str, ...]
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         """Yield batches of candidates; each batch is committed before the next is asked for.

@@ -110,6 +110,7 @@ def datasets_for(cfg: dict[str, Any]) -> dict[str, str]:
 class EurlexSource:
     name = "eurlex"
     abstract_format = "plain"
+    columns: tuple[str, ...] = ("reference_text",)
 
     def __init__(self) -> None:
         # Discovery always runs before downloads in a build; it hands the `[source]` table

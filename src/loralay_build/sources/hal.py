@@ -86,6 +86,7 @@ def solr_date(value: str) -> str:
 class HalSource:
     name = "hal"
     abstract_format = "html"
+    columns: tuple[str, ...] = ("doi",)
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.config

@@ -54,6 +54,7 @@ def to_candidate(item: dict[str, Any], dataset: str) -> Candidate:
 class KoreaScienceSource:
     name = "koreascience"
     abstract_format = "plain"
+    columns: tuple[str, ...] = ("doi",)
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         config = {k: ctx.config[k] for k in SPIDER_KEYS if k in ctx.config}

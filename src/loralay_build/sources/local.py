@@ -100,6 +100,7 @@ def _read_manifest(lines: Iterable[str], base: Path, dataset: str,
 class LocalSource:
     name = "local"
     abstract_format = "plain"
+    columns: tuple[str, ...] = ()  # a manifest gives only what the core holds
     lists_whole_input = True  # an entry missing from the manifest has left the input
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:

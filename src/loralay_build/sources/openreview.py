@@ -47,6 +47,8 @@ def is_challenge(body: bytes) -> bool:
 class OpenReviewSource:
     name = "openreview"
     abstract_format = "markdown"
+    columns: tuple[str, ...] = ("abstract_original", "tldr", "tldr_key", "venue", "venue_id",
+                                "year", "decision", "status", "keywords", "reviews")
 
     def __init__(self) -> None:
         self._token: str | None = None

@@ -158,6 +158,7 @@ def to_candidate(record: OaiRecord, cloud: Cloud, dataset: str, default_lang: st
 class PubmedSource:
     name = "pubmed"
     abstract_format = "plain"  # flattened from JATS in discovery; never LaTeX-decoded
+    columns: tuple[str, ...] = ("doi",)
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.config

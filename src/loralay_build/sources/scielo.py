@@ -149,6 +149,7 @@ def _candidate(record: dict[str, Any], lang: str, original: str, abstracts: dict
 class SciELOSource:
     name = "scielo"
     abstract_format = "html"
+    columns: tuple[str, ...] = ("doi",)
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.config
