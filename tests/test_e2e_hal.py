@@ -21,7 +21,7 @@ from loralay_build.sources.hal import HalSource
 from loralay_build.state import State
 
 from .conftest import run_cli, write_toml
-from .sources.cli_helpers import published_splits
+from .sources.cli_helpers import assert_dataset_schema, published_splits
 
 EXPECTED_REJECTS = {
     "scan": "no_text_layer",
@@ -67,6 +67,7 @@ def test_fresh_build_then_noop_rerun(sandbox: Sandbox, hal_config: Path, tmp_pat
     assert all(e.path.startswith(("/search/", "/_host/")) for e in sandbox.server.requests())
 
     build = json.loads((folder / "build.json").read_text())
+    assert_dataset_schema(folder, HalSource, unfilled=("doi",))  # none in the sandbox
     tables = {p.name: pq.read_table(p) for p in folder.glob("*-of-*.parquet")}
     assert all(t.schema.equals(dataset_schema(HalSource.columns)) for t in tables.values())
     assert sum(t.num_rows for t in tables.values()) == sum(build["counts"]["splits"].values())

@@ -20,11 +20,13 @@ import pytest
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.card import data_files
 from loralay_build.corpus.publish import Item, publish
-from loralay_build.corpus.schema import FULL_SCHEMA
+from loralay_build.corpus.schema import FULL_SCHEMA, dataset_schema
 from loralay_build.corpus.writer import dict_rows_table, rows_table, write_shard
+from loralay_build.sources.local import LocalSource
 from loralay_build.state import RunLock
 
 from .conftest import run_cli, write_toml
+from .sources.cli_helpers import assert_dataset_schema
 from .test_local import make_corpus, write_manifest
 
 BASE_DOCS = 40
@@ -416,3 +418,61 @@ def test_work_files_deleted_once_published(
     shutil.rmtree(out / "local")
     build(changed)
     _assert_same_rows(_rows_by_split(out / "local"), _rows_by_split(kept / "local"))
+
+
+# A build as versions before per-dataset schemas made it: shards of every column, and a build
+# record (so a card) that names no columns.
+EVERY_COLUMN_BUILD = """
+import sys
+from loralay_build import cli
+from loralay_build.corpus.schema import SOURCE_COLUMNS
+from loralay_build.run import pipeline
+from loralay_build.sources.local import LocalSource
+LocalSource.columns = tuple(SOURCE_COLUMNS)
+pipeline.COLUMNS_KEY = "unnamed"
+sys.argv = ["build-corpus", *sys.argv[1:]]
+cli.main()
+"""
+
+
+@pytest.mark.parametrize("keep_work", [True, False])
+def test_a_grown_build_republishes_a_folder_of_every_column(tmp_path: Path,
+                                                           keep_work: bool) -> None:
+    """A folder published with every column still verifies and loads. The next build, with
+    one more document, rewrites every shard in the dataset's own schema (no old shard stays
+    beside a new one), and its rows equal a fresh build's: the old rows are read from work
+    files of every column or, with `keep_work = false`, from the old shards."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    entries = make_corpus(docs, 9)
+    entries[0].update(licence="CC-BY-4.0", url="https://example.org/doc0")
+    config = write_toml(tmp_path / "c.toml", {"output": {"shard_rows": 4},
+                                              "store": {"keep_work": keep_work}})
+
+    def args(manifest: Path, out: Path) -> list[str]:
+        return ["local", "--input", str(manifest), "--out", str(out), "--workers", "1",
+                "--no-filter", "--config", str(config)]
+
+    out = tmp_path / "out"
+    folder = out / "local"
+    old = subprocess.run([sys.executable, "-c", EVERY_COLUMN_BUILD,
+                          *args(write_manifest(docs / "old.jsonl", entries[:8]), out)],
+                         capture_output=True, text=True, timeout=240)
+    assert old.returncode == 0, old.stderr
+    before = _shards(folder)
+    assert all(pq.read_schema(folder / n).remove_metadata().equals(FULL_SCHEMA) for n in before)
+    assert "dataset_info" not in (folder / "README.md").read_text()
+    assert run_cli("verify", str(folder)).returncode == 0
+    assert len(_ids(folder)) == 8
+    grown = write_manifest(docs / "grown.jsonl", entries)
+    result = run_cli(*args(grown, out))
+    assert result.returncode == 0, result.stderr
+    after = _shards(folder)
+    assert not set(before) & set(after)
+    schema = dataset_schema(LocalSource.columns)
+    assert all(pq.read_schema(folder / n).remove_metadata().equals(schema) for n in after)
+    verified = run_cli("verify", str(folder))
+    assert verified.returncode == 0, verified.stdout
+    assert_dataset_schema(folder, LocalSource)
+    assert run_cli(*args(grown, tmp_path / "fresh")).returncode == 0
+    _assert_same_rows(_rows_by_split(folder), _rows_by_split(tmp_path / "fresh" / "local"))
