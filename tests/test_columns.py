@@ -10,12 +10,13 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loralay_build.columns import Strings
 from loralay_build.config import OutputSettings
-from loralay_build.corpus.schema import FULL_SCHEMA
+from loralay_build.corpus.schema import FULL_SCHEMA, dataset_schema
 from loralay_build.corpus.writer import WorkStore, dict_rows_table, rows_table, write_shard
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, Page
@@ -130,3 +131,14 @@ def test_view_rows_are_written_nfc(tmp_path: Path) -> None:
     composed = "R\u00e9sum\u00e9 m\u00e9moire"
     assert written == {"text": composed, "sentences": [composed, "plain"],
                        "refs": [{"title": composed}]}
+
+
+def test_a_column_the_source_does_not_declare_is_an_error_not_dropped() -> None:
+    """A row filling a column outside its dataset's schema means a source fills a column it
+    does not declare: the value must not vanish from the published data unnoticed."""
+    core = dataset_schema(())
+    assert rows_table([{"article_id": "local:a", "tldr": None, "doi": ""}], core).num_rows == 1
+    with pytest.raises(ValueError, match="'tldr'"):
+        rows_table([{"article_id": "local:a"}, {"article_id": "local:b", "tldr": "short"}], core)
+    assert rows_table([{"article_id": "x:a", "tldr": "short"}],
+                      dataset_schema(("tldr",))).column("tldr").to_pylist() == ["short"]
