@@ -438,10 +438,10 @@ cli.main()
 @pytest.mark.parametrize("keep_work", [True, False])
 def test_a_grown_build_republishes_a_folder_of_every_column(tmp_path: Path,
                                                            keep_work: bool) -> None:
-    """A folder published with every column still verifies and loads. The next build, with
-    one more document, rewrites every shard in the dataset's own schema (no old shard stays
-    beside a new one), and its rows equal a fresh build's: the old rows are read from work
-    files of every column or, with `keep_work = false`, from the old shards."""
+    """A folder published with every column still compacts, verifies and loads. The next
+    build, with one more document, rewrites every shard in the dataset's own schema (no old
+    shard stays beside a new one), and its rows equal a fresh build's: the old rows are read
+    from work files of every column or, with `keep_work = false`, from the old shards."""
     docs = tmp_path / "docs"
     docs.mkdir()
     entries = make_corpus(docs, 9)
@@ -459,6 +459,8 @@ def test_a_grown_build_republishes_a_folder_of_every_column(tmp_path: Path,
                           *args(write_manifest(docs / "old.jsonl", entries[:8]), out)],
                          capture_output=True, text=True, timeout=240)
     assert old.returncode == 0, old.stderr
+    compacted = run_cli("compact", str(folder), "--shard-rows", "8")
+    assert compacted.returncode == 0 and "already compact" not in compacted.stdout
     before = _shards(folder)
     assert all(pq.read_schema(folder / n).remove_metadata().equals(FULL_SCHEMA) for n in before)
     assert "dataset_info" not in (folder / "README.md").read_text()
