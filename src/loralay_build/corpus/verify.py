@@ -101,8 +101,9 @@ def _row_problems(read: ReadColumn, with_reference: bool) -> dict[int, list[str]
 
 
 def _verify_shard(path: Path, entry: dict[str, Any], schema: pa.Schema, id_column: str,
-                  seen: dict[str, str]) -> Iterator[str]:
-    """Problems of one listed shard, its ids added to `seen` (id -> shard name)."""
+                  seen: dict[str, str], view: bool) -> Iterator[str]:
+    """Problems of one listed shard, its ids added to `seen` (id -> shard name); the rows of
+    a layout dataset (not a `view`) are checked for the corpus invariants too."""
     name = entry["name"]
     if entry.get("split") not in SPLITS:
         yield f"{name}: unknown split {entry.get('split')!r}"
@@ -121,7 +122,7 @@ def _verify_shard(path: Path, entry: dict[str, Any], schema: pa.Schema, id_colum
             yield f"{name}: schema differs from the expected schema"
         if shard.metadata.num_rows != entry.get("rows"):
             yield f"{name}: {shard.metadata.num_rows} rows, {entry.get('rows')} listed"
-        layout = id_column == "article_id" and found.equals(schema)
+        layout = not view and found.equals(schema)
         checked = [c for c in ROW_COLUMNS if c in found.names] if layout \
             else [id_column] if id_column in found.names else []
         rest = [n for n in found.names if n not in checked]
@@ -202,7 +203,7 @@ def verify_dataset(folder: Path) -> list[str]:
         if not path.is_file():
             problems.append(f"{entry['name']}: missing")
             continue
-        problems += _verify_shard(path, entry, schema, id_column, seen)
+        problems += _verify_shard(path, entry, schema, id_column, seen, bool(view))
     return problems
 
 
