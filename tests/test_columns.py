@@ -16,11 +16,12 @@ from hypothesis import strategies as st
 
 from loralay_build.columns import Strings
 from loralay_build.config import OutputSettings
-from loralay_build.corpus.schema import FULL_SCHEMA, dataset_schema
+from loralay_build.corpus.schema import FULL_SCHEMA, SOURCE_COLUMNS, dataset_schema
 from loralay_build.corpus.writer import WorkStore, dict_rows_table, rows_table, write_shard
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, Page
 from loralay_build.run.process import Task, build_row
+from loralay_build.sources import SOURCES
 from loralay_build.text import MatchSettings
 
 WORDS = st.lists(st.text(st.characters(exclude_categories=["Cs"]), max_size=8), max_size=40)
@@ -142,3 +143,13 @@ def test_a_column_the_source_does_not_declare_is_an_error_not_dropped() -> None:
         rows_table([{"article_id": "local:a"}, {"article_id": "local:b", "tldr": "short"}], core)
     assert rows_table([{"article_id": "x:a", "tldr": "short"}],
                       dataset_schema(("tldr",))).column("tldr").to_pylist() == ["short"]
+
+
+def test_every_source_declares_only_columns_beyond_the_core() -> None:
+    """A source's declaration names columns of the catalogue that are not core ones, and
+    every catalogue column outside the core is declared by some source."""
+    for source in SOURCES.values():
+        assert set(source.columns) <= SOURCE_COLUMNS, source.name
+        assert len(dataset_schema(source.columns)) == len(FULL_SCHEMA) - len(
+            SOURCE_COLUMNS - set(source.columns))
+    assert set().union(*(s.columns for s in SOURCES.values())) == SOURCE_COLUMNS
