@@ -86,8 +86,7 @@ def assert_dataset_schema(dataset_dir: Path, source: type[Source],
                           unfilled: tuple[str, ...] = ()) -> None:
     """The dataset has the core columns and its source's, none of them empty in every row
     (but `unfilled`, columns the source declares that these documents happen not to fill),
-    and `datasets` types the columns exactly as the card declares them, which is also how
-    the shards store them."""
+    and loads typed as its card declares (`assert_card_features`)."""
     assert set(unfilled) <= set(source.columns)
     tables = [pq.read_table(p) for p in sorted(dataset_dir.glob("*-of-*.parquet"))]
     assert tables
@@ -96,6 +95,12 @@ def assert_dataset_schema(dataset_dir: Path, source: type[Source],
     empty = {name for name in schema.names
              if all(_empty(v) for t in tables for v in t.column(name).to_pylist())}
     assert empty == set(unfilled), f"columns empty in every row: {sorted(empty)}"
+    assert_card_features(dataset_dir, schema)
+
+
+def assert_card_features(dataset_dir: Path, schema: pa.Schema) -> None:
+    """`datasets` types the columns exactly as the card declares them, which is also how
+    the shards store them (`schema`)."""
     card = metadata_load(dataset_dir / "README.md") or {}
     info = {c["config_name"]: c for c in card["dataset_info"]}
     declared = datasets.Features._from_yaml_list(info["default"]["features"])
@@ -105,6 +110,6 @@ def assert_dataset_schema(dataset_dir: Path, source: type[Source],
     assert loaded, "no split loaded"
     for split in loaded.values():
         assert split.features == declared
-        # `datasets` keeps the stored types (it only drops `article_id`'s not-null flag).
+        # `datasets` keeps the stored types (it only drops the id's not-null flag).
         assert split.data.schema.remove_metadata().equals(
             pa.schema([f.with_nullable(True) for f in schema]))

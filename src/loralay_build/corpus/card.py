@@ -10,6 +10,7 @@ from loralay_build.corpus.pages import FEATURES as PAGE_FEATURES
 from loralay_build.corpus.schema import COLUMNS_KEY, build_schema
 from loralay_build.corpus.split import SPLITS
 from loralay_build.licences import hub_licences, redistributable
+from loralay_build.views.schema import view_layout
 
 COLUMN_DOCS = {
     "article_id": "source-prefixed document id (`hal:1234567`)",
@@ -138,9 +139,15 @@ def data_files(files: list[dict[str, Any]], pages: dict[str, Any] | None = None,
 
 
 def card_schema(build: dict[str, Any]) -> pa.Schema | None:
-    """The schema whose features the card of `build` declares: none for a build before
-    per-dataset schemas (its record names no columns)."""
-    return build_schema(build) if COLUMNS_KEY in build else None
+    """The schema whose features the card of `build` declares, a layout dataset's or a
+    derived view's: none for a build whose record names no columns (made before cards
+    declared features)."""
+    if COLUMNS_KEY not in build:
+        return None
+    if not build.get("view"):
+        return build_schema(build)
+    layout = view_layout(str(build["view"]))
+    return None if layout is None else layout[0]
 
 
 def _pages_section(pages: dict[str, Any] | None) -> list[str]:
@@ -307,7 +314,7 @@ def render_view_card(dataset: str, summary: str, columns: list[tuple[str, str, s
                      build: dict[str, Any]) -> str:
     """Card of a derived view: the same YAML configs, the view's own columns and counts."""
     splits = build["counts"]["splits"]
-    lines = ["---", *data_files(build["files"])]
+    lines = ["---", *data_files(build["files"], None, card_schema(build))]
     lines += ["language:", "- en", "task_categories:", "- summarization",
               *_licence_yaml(build), "pretty_name: " + dataset, "---", "", f"# {dataset}", "",
               summary, "",
