@@ -438,10 +438,11 @@ cli.main()
 @pytest.mark.parametrize("keep_work", [True, False])
 def test_a_grown_build_republishes_a_folder_of_every_column(tmp_path: Path,
                                                            keep_work: bool) -> None:
-    """A folder published with every column still compacts, verifies and loads. The next
-    build, with one more document, rewrites every shard in the dataset's own schema (no old
-    shard stays beside a new one), and its rows equal a fresh build's: the old rows are read
-    from work files of every column or, with `keep_work = false`, from the old shards."""
+    """A folder published with every column still compacts, verifies, loads and inspects.
+    The next build, with one more document, rewrites every shard in the dataset's own schema
+    (no old shard stays beside a new one), and its rows equal a fresh build's: the old rows
+    are read from work files of every column or, with `keep_work = false`, from the old
+    shards."""
     docs = tmp_path / "docs"
     docs.mkdir()
     entries = make_corpus(docs, 9)
@@ -466,6 +467,10 @@ def test_a_grown_build_republishes_a_folder_of_every_column(tmp_path: Path,
     assert "dataset_info" not in (folder / "README.md").read_text()
     assert run_cli("verify", str(folder)).returncode == 0
     assert len(_ids(folder)) == 8
+    stats = run_cli("stats", str(folder), "--json")
+    assert stats.returncode == 0 and json.loads(stats.stdout)["splits"]["train"]["documents"]
+    inspected = run_cli("inspect", str(folder), "local:doc1", "--out", str(tmp_path / "p.png"))
+    assert inspected.returncode == 0, inspected.stderr
     grown = write_manifest(docs / "grown.jsonl", entries)
     result = run_cli(*args(grown, out))
     assert result.returncode == 0, result.stderr
