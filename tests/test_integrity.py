@@ -23,7 +23,7 @@ from loralay_build.corpus.writer import write_shard
 from loralay_build.run.pipeline import BuildRequest, Pipeline
 from loralay_build.sandbox import Sandbox
 from loralay_build.sources import load_settings
-from loralay_build.state import STATE_DIR, State
+from loralay_build.state import State
 
 from .conftest import run_cli, write_toml
 from .test_local import make_corpus, write_manifest
