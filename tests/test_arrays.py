@@ -15,12 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loralay_build.corpus.arrays import to_arrow
-from loralay_build.corpus.schema import EXAMPLE_SCHEMA
+from loralay_build.corpus.schema import FULL_SCHEMA
 from loralay_build.views.schema import CITATIONS, SUMPUBMED, arrow_schema
 
 from .test_local import make_corpus, write_manifest
 
-FIELDS = [*EXAMPLE_SCHEMA, *arrow_schema(SUMPUBMED), *arrow_schema(CITATIONS)]
+FIELDS = [*FULL_SCHEMA, *arrow_schema(SUMPUBMED), *arrow_schema(CITATIONS)]
 TYPES = {str(f.type): f.type for f in FIELDS}  # every distinct column type
 
 

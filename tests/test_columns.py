@@ -10,16 +10,18 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loralay_build.columns import Strings
 from loralay_build.config import OutputSettings
-from loralay_build.corpus.schema import EXAMPLE_SCHEMA
+from loralay_build.corpus.schema import FULL_SCHEMA, SOURCE_COLUMNS, dataset_schema
 from loralay_build.corpus.writer import WorkStore, dict_rows_table, rows_table, write_shard
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, Page
 from loralay_build.run.process import Task, build_row
+from loralay_build.sources import SOURCES
 from loralay_build.text import MatchSettings
 
 WORDS = st.lists(st.text(st.characters(exclude_categories=["Cs"]), max_size=8), max_size=40)
@@ -64,13 +66,13 @@ def test_row_of_compact_columns_equals_the_python_row(
         _reference_norm(b, sizes[p].width, sizes[p].height) for b, p in items
     ]
     plain["word_pages"] = [p for _, p in items]
-    expected = pa.Table.from_pylist([plain], schema=EXAMPLE_SCHEMA)
-    assert rows_table([row]).equals(expected)
+    expected = pa.Table.from_pylist([plain], schema=FULL_SCHEMA)
+    assert rows_table([row], FULL_SCHEMA).equals(expected)
     assert isinstance(row["article_bboxes"], np.ndarray)
 
 
 def _plain_row(i: int) -> dict[str, object]:
-    row: dict[str, object] = {field.name: None for field in EXAMPLE_SCHEMA}
+    row: dict[str, object] = {field.name: None for field in FULL_SCHEMA}
     row.update(
         article_id=f"local:{i}", article_words=[f"w{i}", "été", "x"] * (i + 1),
         article_bboxes=[[i, 2, 3, 4]] * 3 * (i + 1),
@@ -86,15 +88,15 @@ def test_shards_from_batched_work_files_match_a_direct_write(tmp_path: Path) -> 
     """Work files written in a batch and read back give the bytes of writing the rows at once,
     over several row groups and shards (Parquet's list item names included)."""
     settings = OutputSettings(shard_rows=5, row_group_rows=2)
-    work = WorkStore(tmp_path / "work", settings)
+    work = WorkStore(tmp_path / "work", settings, FULL_SCHEMA)
     rows = [_plain_row(i) for i in range(7)]
     work.put_many([(f"{i:064d}", row) for i, row in enumerate(rows)])
     keys = [f"{i:064d}" for i in range(7)]
     for start in (0, 5):
         batched, direct = tmp_path / f"batched{start}.parquet", tmp_path / f"direct{start}.parquet"
-        write_shard(batched, EXAMPLE_SCHEMA, [work.read(keys[start : start + 5])], settings, {})
-        table = pa.Table.from_pylist(rows[start : start + 5], schema=EXAMPLE_SCHEMA)
-        write_shard(direct, EXAMPLE_SCHEMA, [table], settings, {})
+        write_shard(batched, FULL_SCHEMA, [work.read(keys[start : start + 5])], settings, {})
+        table = pa.Table.from_pylist(rows[start : start + 5], schema=FULL_SCHEMA)
+        write_shard(direct, FULL_SCHEMA, [table], settings, {})
         assert pq.ParquetFile(batched).metadata.num_row_groups == (3 if start == 0 else 1)
         assert batched.read_bytes() == direct.read_bytes()
 
@@ -113,10 +115,10 @@ def test_rows_table_holds_each_row_as_its_own_batch() -> None:
     rows: list[dict[str, Any]] = [
         _compact_row(0), _plain_row(1), _compact_row(2), {"article_id": "local:3"}
     ]
-    table = rows_table(rows)
+    table = rows_table(rows, FULL_SCHEMA)
     assert table.num_rows == len(rows)
     for i, row in enumerate(rows):
-        assert table.slice(i, 1).equals(rows_table([row]))
+        assert table.slice(i, 1).equals(rows_table([row], FULL_SCHEMA))
 
 
 def test_view_rows_are_written_nfc(tmp_path: Path) -> None:
@@ -130,3 +132,24 @@ def test_view_rows_are_written_nfc(tmp_path: Path) -> None:
     composed = "R\u00e9sum\u00e9 m\u00e9moire"
     assert written == {"text": composed, "sentences": [composed, "plain"],
                        "refs": [{"title": composed}]}
+
+
+def test_a_column_the_source_does_not_declare_is_an_error_not_dropped() -> None:
+    """A row filling a column outside its dataset's schema means a source fills a column it
+    does not declare: the value must not vanish from the published data unnoticed."""
+    core = dataset_schema(())
+    assert rows_table([{"article_id": "local:a", "tldr": None, "doi": ""}], core).num_rows == 1
+    with pytest.raises(ValueError, match="'tldr'"):
+        rows_table([{"article_id": "local:a"}, {"article_id": "local:b", "tldr": "short"}], core)
+    assert rows_table([{"article_id": "x:a", "tldr": "short"}],
+                      dataset_schema(("tldr",))).column("tldr").to_pylist() == ["short"]
+
+
+def test_every_source_declares_only_columns_beyond_the_core() -> None:
+    """A source's declaration names columns of the catalogue that are not core ones, and
+    every catalogue column outside the core is declared by some source."""
+    for source in SOURCES.values():
+        assert set(source.columns) <= SOURCE_COLUMNS, source.name
+        assert len(dataset_schema(source.columns)) == len(FULL_SCHEMA) - len(
+            SOURCE_COLUMNS - set(source.columns))
+    assert set().union(*(s.columns for s in SOURCES.values())) == SOURCE_COLUMNS

@@ -13,14 +13,15 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from loralay_build.config import builtin_config
-from loralay_build.corpus.schema import EXAMPLE_SCHEMA
+from loralay_build.corpus.schema import dataset_schema
 from loralay_build.sandbox import Sandbox
 from loralay_build.sandbox.hal import OUTAGE
 from loralay_build.sandbox.server import Reply, Request
+from loralay_build.sources.hal import HalSource
 from loralay_build.state import State
 
 from .conftest import run_cli, write_toml
-from .sources.cli_helpers import published_splits
+from .sources.cli_helpers import assert_dataset_schema, published_splits
 
 EXPECTED_REJECTS = {
     "scan": "no_text_layer",
@@ -66,8 +67,9 @@ def test_fresh_build_then_noop_rerun(sandbox: Sandbox, hal_config: Path, tmp_pat
     assert all(e.path.startswith(("/search/", "/_host/")) for e in sandbox.server.requests())
 
     build = json.loads((folder / "build.json").read_text())
+    assert_dataset_schema(folder, HalSource, unfilled=("doi",))  # none in the sandbox
     tables = {p.name: pq.read_table(p) for p in folder.glob("*-of-*.parquet")}
-    assert all(t.schema.equals(EXAMPLE_SCHEMA) for t in tables.values())
+    assert all(t.schema.equals(dataset_schema(HalSource.columns)) for t in tables.values())
     assert sum(t.num_rows for t in tables.values()) == sum(build["counts"]["splits"].values())
     ids = [i for t in tables.values() for i in t.column("article_id").to_pylist()]
     assert len(ids) == len(set(ids)) > 0

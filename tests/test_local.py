@@ -10,8 +10,10 @@ import pyarrow.parquet as pq
 
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
 from loralay_build.sandbox.textgen import ProseGenerator
+from loralay_build.sources.local import LocalSource
 
 from .conftest import run_cli
+from .sources.cli_helpers import assert_dataset_schema
 
 
 def make_corpus(folder: Path, n: int) -> list[dict[str, object]]:
@@ -46,6 +48,7 @@ def test_local_build_with_rejects_and_preset_split(tmp_path: Path) -> None:
     docs.mkdir()
     entries = make_corpus(docs, 5)
     entries[0]["split"] = "test"
+    entries[1].update(licence="CC-BY-4.0", url="https://example.org/doc1")
     (docs / "page.pdf").write_text("<html>not a pdf</html>")
     entries += [
         {"id": "html", "pdf": "page.pdf", "language": "fr", "abstracts": {"fr": "x y z"}},
@@ -73,6 +76,7 @@ def test_local_build_with_rejects_and_preset_split(tmp_path: Path) -> None:
         body = " ".join(row["article_words"])
         assert all(m["found"] for m in row["matches"])
         assert row["abstracts"][0]["text"][:60] not in body
+    assert_dataset_schema(out / "local", LocalSource)
 
 
 def test_invalid_manifest_is_a_usage_error(tmp_path: Path) -> None:

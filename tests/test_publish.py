@@ -20,11 +20,13 @@ import pytest
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.card import data_files
 from loralay_build.corpus.publish import Item, publish
-from loralay_build.corpus.schema import EXAMPLE_SCHEMA
+from loralay_build.corpus.schema import FULL_SCHEMA, dataset_schema
 from loralay_build.corpus.writer import dict_rows_table, rows_table, write_shard
+from loralay_build.sources.local import LocalSource
 from loralay_build.state import RunLock
 
 from .conftest import run_cli, write_toml
+from .sources.cli_helpers import assert_dataset_schema
 from .test_local import make_corpus, write_manifest
 
 BASE_DOCS = 40
@@ -220,7 +222,7 @@ def test_a_full_disk_keeps_the_previous_version(
     old = _ids(out / "local")
     # Another compression level rewrites every shard, here into one train shard larger than
     # the limit, which lets the state database and the small files through.
-    config = write_toml(tmp_path / "zstd.toml", {"output": {"shard_rows": 64, "zstd_level": 9}})
+    config = write_toml(tmp_path / "zstd.toml", {"output": {"shard_rows": 64, "zstd_level": 1}})
     manifest = write_manifest(docs / "full.jsonl", entries[:BASE_DOCS])
     limit = 3 * (out / ".loralay" / "state.sqlite").stat().st_size // 2
     train = sum((out / "local" / n).stat().st_size for n in before if n.startswith("train"))
@@ -277,11 +279,11 @@ def test_page_index_and_row_groups_bounded_by_bytes(tmp_path: Path) -> None:
     bound alone would put all five in one; every column chunk has its offset index."""
     words = [f"word{i:06d}" for i in range(200_000)]
     rows = [{"article_id": f"x{i}", "article_words": words, "abstract": "a"} for i in range(5)]
-    table = rows_table(rows)
+    table = rows_table(rows, FULL_SCHEMA)
     assert 2_000_000 < table.slice(0, 1).nbytes < 4_000_000
     path = tmp_path / "big.parquet"
     settings = OutputSettings(row_group_rows=200, row_group_bytes=4_000_000)
-    write_shard(path, EXAMPLE_SCHEMA, [table], settings, {})
+    write_shard(path, FULL_SCHEMA, [table], settings, {})
     meta = pq.read_metadata(path)
     assert meta.num_row_groups == 5
     for group in range(meta.num_row_groups):
@@ -416,3 +418,68 @@ def test_work_files_deleted_once_published(
     shutil.rmtree(out / "local")
     build(changed)
     _assert_same_rows(_rows_by_split(out / "local"), _rows_by_split(kept / "local"))
+
+
+# A build as versions before per-dataset schemas made it: shards of every column, and a build
+# record (so a card) that names no columns.
+EVERY_COLUMN_BUILD = """
+import sys
+from loralay_build import cli
+from loralay_build.corpus.schema import SOURCE_COLUMNS
+from loralay_build.run import pipeline
+from loralay_build.sources.local import LocalSource
+LocalSource.columns = tuple(SOURCE_COLUMNS)
+pipeline.COLUMNS_KEY = "unnamed"
+sys.argv = ["build-corpus", *sys.argv[1:]]
+cli.main()
+"""
+
+
+@pytest.mark.parametrize("keep_work", [True, False])
+def test_a_grown_build_republishes_a_folder_of_every_column(tmp_path: Path,
+                                                           keep_work: bool) -> None:
+    """A folder published with every column still compacts, verifies, loads and inspects.
+    The next build, with one more document, rewrites every shard in the dataset's own schema
+    (no old shard stays beside a new one), and its rows equal a fresh build's: the old rows
+    are read from work files of every column or, with `keep_work = false`, from the old
+    shards."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    entries = make_corpus(docs, 9)
+    entries[0].update(licence="CC-BY-4.0", url="https://example.org/doc0")
+    config = write_toml(tmp_path / "c.toml", {"output": {"shard_rows": 4},
+                                              "store": {"keep_work": keep_work}})
+
+    def args(manifest: Path, out: Path) -> list[str]:
+        return ["local", "--input", str(manifest), "--out", str(out), "--workers", "1",
+                "--no-filter", "--config", str(config)]
+
+    out = tmp_path / "out"
+    folder = out / "local"
+    old = subprocess.run([sys.executable, "-c", EVERY_COLUMN_BUILD,
+                          *args(write_manifest(docs / "old.jsonl", entries[:8]), out)],
+                         capture_output=True, text=True, timeout=240)
+    assert old.returncode == 0, old.stderr
+    compacted = run_cli("compact", str(folder), "--shard-rows", "8")
+    assert compacted.returncode == 0 and "already compact" not in compacted.stdout
+    before = _shards(folder)
+    assert all(pq.read_schema(folder / n).remove_metadata().equals(FULL_SCHEMA) for n in before)
+    assert "dataset_info" not in (folder / "README.md").read_text()
+    assert run_cli("verify", str(folder)).returncode == 0
+    assert len(_ids(folder)) == 8
+    stats = run_cli("stats", str(folder), "--json")
+    assert stats.returncode == 0 and json.loads(stats.stdout)["splits"]["train"]["documents"]
+    inspected = run_cli("inspect", str(folder), "local:doc1", "--out", str(tmp_path / "p.png"))
+    assert inspected.returncode == 0, inspected.stderr
+    grown = write_manifest(docs / "grown.jsonl", entries)
+    result = run_cli(*args(grown, out))
+    assert result.returncode == 0, result.stderr
+    after = _shards(folder)
+    assert not set(before) & set(after)
+    schema = dataset_schema(LocalSource.columns)
+    assert all(pq.read_schema(folder / n).remove_metadata().equals(schema) for n in after)
+    verified = run_cli("verify", str(folder))
+    assert verified.returncode == 0, verified.stdout
+    assert_dataset_schema(folder, LocalSource)
+    assert run_cli(*args(grown, tmp_path / "fresh")).returncode == 0
+    _assert_same_rows(_rows_by_split(folder), _rows_by_split(tmp_path / "fresh" / "local"))

@@ -38,7 +38,7 @@ def test_state_is_recorded_only_after_the_batch_is_written(tmp_path: Path) -> No
     pipeline.discover()
     pipeline.fetch()
     real = pipeline.work
-    pipeline.work = FullDisk(real.root, real.settings)
+    pipeline.work = FullDisk(real.root, real.settings, real.schema)
     with pytest.raises(OSError):
         pipeline.process()
     assert state.status_counts("local") == {FETCHED: 3}

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 from loralay_build.config import OutputSettings
-from loralay_build.corpus.schema import EXAMPLE_SCHEMA
+from loralay_build.corpus.schema import FULL_SCHEMA
 from loralay_build.corpus.writer import WorkFileError, WorkStore, rows_table, write_shard
 from loralay_build.errors import ConfigError
 
@@ -26,13 +26,13 @@ def _rows() -> list[dict[str, object]]:
 
 
 def test_work_files_read_back_as_the_example_schema(tmp_path: Path) -> None:
-    work = WorkStore(tmp_path / "work", SETTINGS)
+    work = WorkStore(tmp_path / "work", SETTINGS, FULL_SCHEMA)
     rows = _rows()
     work.put_many(list(zip(KEYS, rows, strict=True)))
     assert all(work.path(k).suffix == ".arrow" and work.path(k).is_file() for k in KEYS)
     table = work.read(KEYS)
-    assert table.schema.equals(EXAMPLE_SCHEMA, check_metadata=True)
-    assert table.equals(rows_table(rows))
+    assert table.schema.equals(FULL_SCHEMA, check_metadata=True)
+    assert table.equals(rows_table(rows, FULL_SCHEMA))
 
 
 def _damage(path: Path, how: str) -> None:
@@ -51,13 +51,13 @@ def _damage(path: Path, how: str) -> None:
 
 @pytest.mark.parametrize("how", ["truncated", "empty", "missing", "other-schema"])
 def test_a_damaged_work_file_fails_publishing_by_name(tmp_path: Path, how: str) -> None:
-    work = WorkStore(tmp_path / "work", SETTINGS)
+    work = WorkStore(tmp_path / "work", SETTINGS, FULL_SCHEMA)
     work.put_many(list(zip(KEYS, _rows(), strict=True)))
     _damage(work.path(KEYS[3]), how)
     named = work.path(KEYS[3])
     out = tmp_path / "out"
     with pytest.raises(WorkFileError, match=f"work file {named} is unreadable"):
-        write_shard(out / "train.parquet", EXAMPLE_SCHEMA,
+        write_shard(out / "train.parquet", FULL_SCHEMA,
                     (work.read([key]) for key in KEYS), SETTINGS, {})
     assert [p.name for p in out.iterdir()] == []  # no partial shard, no temporary file
 
@@ -65,16 +65,16 @@ def test_a_damaged_work_file_fails_publishing_by_name(tmp_path: Path, how: str) 
 def test_text_that_is_not_utf8_is_refused_before_the_shard_writer(tmp_path: Path) -> None:
     """IPC reads are not decoded value by value as Parquet's are: the full validation is what
     keeps invalid offsets or text out of the shards."""
-    work = WorkStore(tmp_path / "work", SETTINGS)
-    table = rows_table([_plain_row(0)])
+    work = WorkStore(tmp_path / "work", SETTINGS, FULL_SCHEMA)
+    table = rows_table([_plain_row(0)], FULL_SCHEMA)
     words = pa.StringArray.from_buffers(2, pa.py_buffer(b"\0\0\0\0\2\0\0\0\4\0\0\0"),
                                         pa.py_buffer(b"ok\xff\xfe"))
     column = pa.ListArray.from_arrays(pa.array([0, 2], type=pa.int32()), words,
-                                      type=EXAMPLE_SCHEMA.field("article_words").type)
-    bad = table.set_column(1, EXAMPLE_SCHEMA.field("article_words"), column)
+                                      type=FULL_SCHEMA.field("article_words").type)
+    bad = table.set_column(1, FULL_SCHEMA.field("article_words"), column)
     work.path(KEYS[0]).parent.mkdir(parents=True)
     with pa.OSFile(str(work.path(KEYS[0])), "wb") as sink, \
-            pa.ipc.new_file(sink, EXAMPLE_SCHEMA) as writer:
+            pa.ipc.new_file(sink, FULL_SCHEMA) as writer:
         writer.write_table(bad)
     with pytest.raises(WorkFileError, match="UTF8"):
         work.read(KEYS[:1])
@@ -112,8 +112,8 @@ def test_work_files_are_compressed_and_read_back_equal(tmp_path: Path) -> None:
     rows = _rows()
     for i, row in enumerate(rows):  # a page of text each, as real rows have
         row["abstract"] = " ".join(f"mot{(i * 7 + k) % 400}" for k in range(3000))
-    plain = WorkStore(tmp_path / "plain", OutputSettings(work_compression="none"))
-    packed = WorkStore(tmp_path / "packed", OutputSettings())
+    plain = WorkStore(tmp_path / "plain", OutputSettings(work_compression="none"), FULL_SCHEMA)
+    packed = WorkStore(tmp_path / "packed", OutputSettings(), FULL_SCHEMA)
     for store in (plain, packed):
         store.put_many(list(zip(KEYS, rows, strict=True)))
     sizes = [sum(s.path(k).stat().st_size for k in KEYS) for s in (plain, packed)]

@@ -328,14 +328,13 @@ def status(path: Path, as_json: bool) -> None:
 def verify(path: Path) -> None:
     """Check a built dataset: checksums, row counts, schema, page CRCs, row invariants."""
     from loralay_build.corpus.verify import republish_problems, verify_dataset
-    from loralay_build.corpus.writer import WorkStore
 
     _require_dataset(path)
     problems = verify_dataset(path)
     work = path.parent / STATE_DIR / "work"
     if not problems and work.is_dir() and "view" not in read_build(path):
         # Beside its build state: the rows must equal what a full republish writes.
-        problems = republish_problems(path, WorkStore(work, OutputSettings()))
+        problems = republish_problems(path, work)
     for problem in problems:
         click.echo(problem)
     if problems:

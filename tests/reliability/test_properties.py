@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from loralay_build.blobs import BlobStore
 from loralay_build.config import OutputSettings
+from loralay_build.corpus.schema import FULL_SCHEMA
 from loralay_build.corpus.writer import WorkStore
 from loralay_build.errors import ConfigError
 from loralay_build.records import Candidate
@@ -138,7 +139,7 @@ def test_ids_and_contents_map_to_safe_names(doc_id: str, content: bytes) -> None
         with blobs.staging() as handle:
             handle.write(content)
             sha = blobs.commit(handle)
-        work = WorkStore(root / "work", OutputSettings())
+        work = WorkStore(root / "work", OutputSettings(), FULL_SCHEMA)
         candidate = Candidate(id=doc_id, source="hal", source_id=doc_id, dataset="hal")
         row = Row(candidate, "fetched", None, None, 0, sha, None, {}, None)
         key = Pipeline.work_key(SimpleNamespace(processing_hash="p"), row)  # type: ignore[arg-type]

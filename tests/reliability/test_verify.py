@@ -135,3 +135,26 @@ def test_row_invariants(built: Path, tmp_path: Path) -> None:
     assert "list lengths differ" in problems
     assert "normalised box out of range" in problems
     assert "rows" in problems and "sha256" in problems
+
+
+def test_columns_and_features_must_match_the_build_record(built: Path, tmp_path: Path) -> None:
+    """The card declares the features of the columns build.json names, and every shard has
+    exactly those columns: a card typing a column otherwise, or a record naming a column the
+    shards lack, is flagged."""
+    folder = _copy(built, tmp_path / "features")
+    card = (folder / "README.md").read_text()
+    retyped = card.replace("- name: lang_confidence\n    dtype: float32",
+                           "- name: lang_confidence\n    dtype: float64")
+    assert retyped != card
+    (folder / "README.md").write_text(retyped)
+    assert any("README.md" in p for p in verify_dataset(folder))
+    folder = _copy(built, tmp_path / "columns")
+    build = json.loads((folder / "build.json").read_text())
+    build["columns"] = [*build["columns"], "tldr"]
+    (folder / "build.json").write_text(json.dumps(build))
+    problems = verify_dataset(folder)
+    assert problems and all("schema differs" in p or "README.md" in p for p in problems)
+    build["columns"] = [*build["columns"], "no_such_column"]
+    (folder / "build.json").write_text(json.dumps(build))
+    assert verify_dataset(folder) == [
+        "build.json: its columns are not a layout dataset's (unknown column(s): no_such_column)"]

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
+import datasets
+import pyarrow as pa
 import pyarrow.parquet as pq
 from click.testing import CliRunner, Result
+from huggingface_hub.repocard import metadata_load
 
 from loralay_build.cli import main
+from loralay_build.corpus.schema import dataset_schema
+from loralay_build.sources.base import Source
 
 FAST = {"run": {"workers": 1, "timeout": 30.0}, "filters": {"enabled": False}}
 
@@ -70,3 +76,40 @@ def status(out: Path, dataset: str) -> dict[str, Any]:
     assert result.exit_code == 0, result.output
     report: dict[str, Any] = json.loads(result.output)[dataset]
     return report
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == "" or value == []
+
+
+def assert_dataset_schema(dataset_dir: Path, source: type[Source],
+                          unfilled: tuple[str, ...] = ()) -> None:
+    """The dataset has the core columns and its source's, none of them empty in every row
+    (but `unfilled`, columns the source declares that these documents happen not to fill),
+    and loads typed as its card declares (`assert_card_features`)."""
+    assert set(unfilled) <= set(source.columns)
+    tables = [pq.read_table(p) for p in sorted(dataset_dir.glob("*-of-*.parquet"))]
+    assert tables
+    schema = dataset_schema(source.columns)
+    assert all(t.schema.remove_metadata().equals(schema) for t in tables)
+    empty = {name for name in schema.names
+             if all(_empty(v) for t in tables for v in t.column(name).to_pylist())}
+    assert empty == set(unfilled), f"columns empty in every row: {sorted(empty)}"
+    assert_card_features(dataset_dir, schema)
+
+
+def assert_card_features(dataset_dir: Path, schema: pa.Schema) -> None:
+    """`datasets` types the columns exactly as the card declares them, which is also how
+    the shards store them (`schema`)."""
+    card = metadata_load(dataset_dir / "README.md") or {}
+    info = {c["config_name"]: c for c in card["dataset_info"]}
+    declared = datasets.Features._from_yaml_list(info["default"]["features"])
+    assert declared == datasets.Features.from_arrow_schema(schema)
+    with tempfile.TemporaryDirectory() as cache:
+        loaded = datasets.load_dataset(str(dataset_dir), cache_dir=cache)
+    assert loaded, "no split loaded"
+    for split in loaded.values():
+        assert split.features == declared
+        # `datasets` keeps the stored types (it only drops the id's not-null flag).
+        assert split.data.schema.remove_metadata().equals(
+            pa.schema([f.with_nullable(True) for f in schema]))

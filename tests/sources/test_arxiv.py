@@ -12,12 +12,22 @@ import pytest
 
 from loralay_build.sandbox.arxiv import ArxivSandbox
 from loralay_build.sandbox.server import SandboxServer
+from loralay_build.sources.arxiv import ArxivSource
 from loralay_build.sources.arxiv.files import bucket_prefix
 from loralay_build.sources.arxiv.meta import from_kaggle, normalise_id
 from loralay_build.sources.presets import read_split_dir
 from loralay_build.state import State
 
-from .cli_helpers import FAST, published_splits, rejects, rows, run_cli, status, write_config
+from .cli_helpers import (
+    FAST,
+    assert_dataset_schema,
+    published_splits,
+    rejects,
+    rows,
+    run_cli,
+    status,
+    write_config,
+)
 
 
 def test_ids_are_normalised_with_the_slash_put_back() -> None:
@@ -78,6 +88,7 @@ def test_snapshot_build_keeps_original_splits(arxiv_box: ArxivSandbox, tmp_path:
     result = run_cli("arxiv", "--out", str(out), "--config", str(config), "--metadata",
                      str(snapshot), "--split-ids", str(splits), "--ids", str(tmp_path / "ids.txt"))
     assert result.exit_code == 0, result.output
+    assert_dataset_schema(out / "arxiv", ArxivSource, unfilled=("doi",))  # none in the sandbox
     published = published_splits(out / "arxiv")
     for paper in arxiv_box.papers.values():
         article_id = f"arxiv:{paper.id}"

@@ -30,7 +30,14 @@ from loralay_build.sources import load_settings
 from loralay_build.sources.eurlex import cellar as eurlex_cellar
 from loralay_build.sources.eurlex.discover import EurlexConfig, EurlexSource, datasets_for
 from loralay_build.state import State
-from tests.sources.cli_helpers import FAST, rejects, rows, run_cli, write_config
+from tests.sources.cli_helpers import (
+    FAST,
+    assert_dataset_schema,
+    rejects,
+    rows,
+    run_cli,
+    write_config,
+)
 
 LANGS = ("en", "fr", "el")
 
@@ -84,6 +91,7 @@ def test_every_language_dataset_loads_with_words_boxes_pages_and_reference_text(
         assert all(r["language"] == lang and r["source"] == "eurlex" for r in table)
         verified = run_cli("verify", str(folder))
         assert verified.exit_code == 0, verified.output
+        assert_dataset_schema(folder, EurlexSource)
     published = rows(built.out / "eurlex-en")
     regular = published[f"eurlex:en:{built.act(6)}"]
     assert regular["article_words"] and len(regular["article_bboxes"]) == len(

@@ -14,13 +14,15 @@ from scrapy.http import HtmlResponse
 
 from loralay_build.cli import build
 from loralay_build.sandbox import Sandbox
-from loralay_build.sources.koreascience import abstracts_by_language
+from loralay_build.sources.koreascience import KoreaScienceSource, abstracts_by_language
 from loralay_build.sources.spiders.koreascience import (
     parse_article,
     parse_listing,
     script_language,
 )
 from loralay_build.state import State
+
+from .cli_helpers import assert_dataset_schema
 
 KO = "본 연구는 한국어 문서의 요약 방법을 제안한다"
 ARTICLE = (
@@ -119,6 +121,7 @@ def test_build_resumes_a_killed_crawl_without_refetching(box: Sandbox, tmp_path:
         state.close()
     assert len(committed) == 3
     assert build("koreascience", tmp_path, None, None, _overrides(box)) == 0
+    assert_dataset_schema(tmp_path / "koreascience", KoreaScienceSource)
     pages = _page_requests(box)
     state = State(tmp_path)
     try:

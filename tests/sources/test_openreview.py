@@ -15,11 +15,20 @@ from click.testing import CliRunner, Result
 from loralay_build.cli import main
 from loralay_build.sandbox.openreview import ICLR19, ICLR24, WORKSHOP23, OpenReviewSandbox
 from loralay_build.sandbox.server import SandboxServer
+from loralay_build.sources.openreview import OpenReviewSource
 from loralay_build.sources.openreview.notes import STATUSES, VenueIds, decided_status, to_candidate
 from loralay_build.state import State
 from loralay_build.text.normalize import normalise_text, normalise_words
 
-from .cli_helpers import FAST, published_splits, rejects, rows, status, write_config
+from .cli_helpers import (
+    FAST,
+    assert_dataset_schema,
+    published_splits,
+    rejects,
+    rows,
+    status,
+    write_config,
+)
 
 FIXTURES = Path("/work/shared/fixtures/openreview")
 PDF = "/_openreview/api2/pdf"
@@ -189,6 +198,7 @@ def test_build_loads_with_tldr_and_abstract_removed(server: SandboxServer,
     loaded = datasets.load_dataset(str(folder), cache_dir=str(tmp_path / "hf"))
     assert sum(len(loaded[s]) for s in loaded) == len(published)
     assert loaded["train"].features["tldr"].dtype == "string"
+    assert_dataset_schema(folder, OpenReviewSource)
     build_record = json.loads((folder / "build.json").read_text())
     clusters = build_record["duplicate_clusters"]
     assert len(clusters) == 2  # the workshop copy (same PDF) and the reworded resubmission

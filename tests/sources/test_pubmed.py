@@ -13,9 +13,19 @@ from loralay_build.safexml import XmlRejected, parse_xml
 from loralay_build.sandbox.pubmed import PubmedSandbox
 from loralay_build.sandbox.server import SandboxServer
 from loralay_build.sources.jats import normalise_pmcid, read_front
+from loralay_build.sources.pubmed import PubmedSource
 from loralay_build.text import MatchSettings, strip_abstracts
 
-from .cli_helpers import FAST, published_splits, rejects, rows, run_cli, status, write_config
+from .cli_helpers import (
+    FAST,
+    assert_dataset_schema,
+    published_splits,
+    rejects,
+    rows,
+    run_cli,
+    status,
+    write_config,
+)
 
 JATS = b"""<?xml version="1.0"?>
 <!DOCTYPE article PUBLIC "-//NLM//DTD JATS (Z39.96) Journal Archiving DTD v1.0 20120330//EN"
@@ -132,6 +142,7 @@ def test_preset_splits_licences_and_fault_statuses(pmc_box: PubmedSandbox,
     result = run_cli("pubmed", "--out", str(out), "--config", str(config),
                      "--split-ids", str(splits), "--ids", str(tmp_path / "ids.txt"))
     assert result.exit_code == 0, result.output
+    assert_dataset_schema(out / "pubmed", PubmedSource)
     published = published_splits(out / "pubmed")
     dropped = rejects(out / "pubmed")
     for article in pmc_box.articles.values():

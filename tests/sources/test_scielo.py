@@ -14,10 +14,13 @@ import pytest
 from loralay_build.cli import build
 from loralay_build.records import Candidate
 from loralay_build.sandbox import Sandbox
+from loralay_build.sources.scielo import SciELOSource
 from loralay_build.sources.scielo.discover import citation_pdf_url, to_candidates
 from loralay_build.sources.scielo.text import clean_abstract, partial_date
 from loralay_build.state import State
 from loralay_build.text import prepare_abstract
+
+from .cli_helpers import assert_dataset_schema
 
 DATASETS = {"es": "scielo-es", "pt": "scielo-pt"}
 
@@ -165,6 +168,7 @@ def test_one_crawl_builds_both_datasets(box: Sandbox, tmp_path: Path) -> None:
     for lang, name in DATASETS.items():
         rows = _rows(tmp_path / name)
         assert rows, name
+        assert_dataset_schema(tmp_path / name, SciELOSource)
         for row in rows:
             assert row["language"] == lang and row["lang_detected"] == lang
             assert row["article_id"].startswith("scielo:")

@@ -14,8 +14,15 @@ import pytest
 from loralay_build.sandbox.jatsbody import ACK, CAPTION, FOOTNOTE, TABLE_CELL
 from loralay_build.sandbox.pubmed import PubmedSandbox
 from loralay_build.sandbox.server import SandboxServer
+from loralay_build.views.schema import view_layout
 
-from ..sources.cli_helpers import FAST, published_splits, run_cli, write_config
+from ..sources.cli_helpers import (
+    FAST,
+    assert_card_features,
+    published_splits,
+    run_cli,
+    write_config,
+)
 
 OAI = "/pmc/api/oai/v1/mh/"
 
@@ -55,6 +62,10 @@ def test_three_datasets_same_splits_and_resolution(pmc_box: PubmedSandbox,
     for name in ("pubmed", "pubmed-sumpubmed", "pubmed-citations"):
         loaded = datasets.load_dataset(str(out / name))
         assert set(loaded) == {"train", "validation", "test"}
+    for view in ("sumpubmed", "citations"):
+        known = view_layout(view)
+        assert known is not None
+        assert_card_features(out / f"pubmed-{view}", known[0])
     layout = published_splits(out / "pubmed")
     clean = _rows(out / "pubmed-sumpubmed", "article_id")
     cites = _rows(out / "pubmed-citations", "citation_id")

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pyarrow as pa
+
 from loralay_build.corpus.pages import FEATURES as PAGE_FEATURES
-from loralay_build.corpus.schema import EXAMPLE_SCHEMA
+from loralay_build.corpus.schema import COLUMNS_KEY, build_schema
 from loralay_build.corpus.split import SPLITS
 from loralay_build.licences import hub_licences, redistributable
+from loralay_build.views.schema import view_layout
 
 COLUMN_DOCS = {
     "article_id": "source-prefixed document id (`hal:1234567`)",
@@ -31,7 +34,7 @@ COLUMN_DOCS = {
     "article_pdf_url": "where the PDF was downloaded from",
     "pdf_sha256": "sha256 of the PDF bytes",
     "matches": "where each abstract was found before removal, and leakage left after",
-    # OpenReview (SciTLDR) columns; null or empty for other sources
+    # Columns a source declares (corpus.schema.SOURCE_COLUMNS)
     "abstract_original": "the abstract as the source wrote it (Markdown/LaTeX), not normalised",
     "tldr": "the authors' TL;DR (OpenReview), as written",
     "tldr_key": "the metadata key the TL;DR was read from (`TL;DR` or `TLDR`)",
@@ -44,8 +47,8 @@ COLUMN_DOCS = {
     "keywords": "author keywords",
     "reviews": "with --with-reviews: review, meta-review and decision summaries",
     "version": "the paper version the PDF is (arXiv), the abstract being that version's "
-               "when its record was found; null for other sources",
-    "reference_text": "the document's text from its HTML (EUR-Lex acts); null for other sources",
+               "when its record was found",
+    "reference_text": "the document's text from its HTML (EUR-Lex acts)",
 }
 
 
@@ -82,22 +85,69 @@ def _config(name: str, files: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def data_files(files: list[dict[str, Any]], pages: dict[str, Any] | None = None) -> list[str]:
+DTYPES = {"float": "float32", "double": "float64", "halffloat": "float16"}  # Arrow -> datasets
+
+
+def _typed(key: str, kind: pa.DataType, indent: int) -> list[str]:
+    """`key: <feature of kind>` in the YAML `datasets` reads (its own spelling)."""
+    pad = " " * indent
+    if pa.types.is_struct(kind):
+        return [f"{pad}{key}:", *_features(list(kind), indent)]
+    if pa.types.is_list(kind) or pa.types.is_fixed_size_list(kind):
+        return [f"{pad}{key}:", *_body(kind, indent + 2)]
+    return [f"{pad}{key}: {DTYPES.get(str(kind), str(kind))}"]
+
+
+def _body(kind: pa.DataType, indent: int) -> list[str]:
+    """The keys describing a value of `kind`: `dtype`, `struct` or `list` (and `length`)."""
+    if pa.types.is_list(kind) or pa.types.is_fixed_size_list(kind):
+        length = [f"{' ' * indent}length: {kind.list_size}"] \
+            if pa.types.is_fixed_size_list(kind) else []
+        return [*_typed("list", kind.value_type, indent), *length]
+    return _typed("struct" if pa.types.is_struct(kind) else "dtype", kind, indent)
+
+
+def _features(fields: list[pa.Field], indent: int) -> list[str]:
+    lines = []
+    for field in fields:
+        lines += [f"{' ' * indent}- name: {field.name}", *_body(field.type, indent + 2)]
+    return lines
+
+
+def data_files(files: list[dict[str, Any]], pages: dict[str, Any] | None = None,
+               schema: pa.Schema | None = None) -> list[str]:
     """YAML `configs` naming each shard of this build, not a pattern: while a new build is
     published beside this one, `datasets.load_dataset` still reads exactly this set. Empty
-    splits are left out, since `datasets` cannot load a split without rows. With page images,
-    a second configuration, `pages`, and its features (`image` decodes as an image)."""
+    splits are left out, since `datasets` cannot load a split without rows. The features of
+    the rows' `schema`, so `datasets` types each column as declared instead of inferring it
+    (a card of a build before per-dataset schemas declares none). With page images, a second
+    configuration, `pages`, and its features (`image` decodes as an image)."""
     default = _config("default", files)
     if not default:  # no rows: no file listed, so loading fails instead of reading build.json
         return ["configs:", "- config_name: default", "  data_files: []"]
     lines = ["configs:", *default]
+    info = []
+    if schema is not None:
+        info += ["- config_name: default", "  features:", *_features(list(schema), 2)]
     if pages and pages["files"]:
         lines += _config("pages", pages["files"])
-        lines += ["dataset_info:", "- config_name: pages", "  features:"]
+        info += ["- config_name: pages", "  features:"]
         for name, dtype in PAGE_FEATURES:
-            lines += [f"  - name: {name}", f"    dtype: {dtype}"]
-        lines += ["  - name: masked_boxes", "    sequence:", "      sequence: int32"]
-    return lines
+            info += [f"  - name: {name}", f"    dtype: {dtype}"]
+        info += ["  - name: masked_boxes", "    sequence:", "      sequence: int32"]
+    return [*lines, "dataset_info:", *info] if info else lines
+
+
+def card_schema(build: dict[str, Any]) -> pa.Schema | None:
+    """The schema whose features the card of `build` declares, a layout dataset's or a
+    derived view's: none for a build whose record names no columns (made before cards
+    declared features)."""
+    if COLUMNS_KEY not in build:
+        return None
+    if not build.get("view"):
+        return build_schema(build)
+    layout = view_layout(str(build["view"]))
+    return None if layout is None else layout[0]
 
 
 def _pages_section(pages: dict[str, Any] | None) -> list[str]:
@@ -196,23 +246,23 @@ def _shared_works(dedup: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-def with_data_files(card: str, files: list[dict[str, Any]],
-                    pages: dict[str, Any] | None = None) -> str:
-    """`card` with its YAML configs naming `files` (and `pages`) instead; the rest of the text
-    is kept."""
+def with_data_files(card: str, files: list[dict[str, Any]], build: dict[str, Any]) -> str:
+    """`card` with its YAML configs naming `files` (and the pages of `build`) instead; the
+    rest of the text is kept."""
     lines = card.split("\n")
     end = 1
     yaml_keys = ("configs:", "dataset_info:", "- config_name", "  ")
     while end < len(lines) and lines[end].startswith(yaml_keys):
         end += 1
-    return "\n".join([lines[0], *data_files(files, pages), *lines[end:]])
+    return "\n".join([lines[0], *data_files(files, build.get("pages"), card_schema(build)),
+                      *lines[end:]])
 
 
 def render_card(dataset: str, build: dict[str, Any]) -> str:
     """Card text generated from the schema and the build record."""
     splits = build["counts"]["splits"]
     languages = sorted(build.get("languages", [])) or ["multilingual"]
-    lines = ["---", *data_files(build["files"], build.get("pages"))]
+    lines = ["---", *data_files(build["files"], build.get("pages"), card_schema(build))]
     lines += ["language:"] + [f"- {lang}" for lang in languages]
     lines += [
         "task_categories:", "- summarization", *_licence_yaml(build),
@@ -268,7 +318,7 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
     lines += _shared_works(build.get("dedup"))
     lines += _pages_section(build.get("pages"))
     lines += ["", "## Columns", "", "| column | type | content |", "|---|---|---|"]
-    for field in EXAMPLE_SCHEMA:
+    for field in build_schema(build):
         lines.append(f"| `{field.name}` | `{field.type}` | {COLUMN_DOCS[field.name]} |")
     lines += _licence_section(build, "documents")
     return "\n".join(lines)
@@ -278,7 +328,7 @@ def render_view_card(dataset: str, summary: str, columns: list[tuple[str, str, s
                      build: dict[str, Any]) -> str:
     """Card of a derived view: the same YAML configs, the view's own columns and counts."""
     splits = build["counts"]["splits"]
-    lines = ["---", *data_files(build["files"])]
+    lines = ["---", *data_files(build["files"], None, card_schema(build))]
     lines += ["language:", "- en", "task_categories:", "- summarization",
               *_licence_yaml(build), "pretty_name: " + dataset, "---", "", f"# {dataset}", "",
               summary, "",

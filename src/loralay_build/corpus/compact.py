@@ -83,7 +83,7 @@ def compact_dataset(folder: Path, shard_rows: int) -> int:
     card = (folder / CARD_FILE).read_text()
 
     def finish(new: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
-        return {**build, "files": new}, with_data_files(card, new, build.get("pages"))
+        return {**build, "files": new}, with_data_files(card, new, build)
 
     publish(folder, build["fingerprint"], splits, read, schema,
             output_settings(formats.pop(), shard_rows), finish, repack=True)

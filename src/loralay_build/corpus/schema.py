@@ -1,10 +1,14 @@
-"""The Arrow schema of the published shards.
+"""The Arrow schema of a layout dataset's shards: a core every dataset has, plus the columns
+its source declares (`Source.columns`), so no dataset carries a column its source never fills.
 
 Kept apart from `records` so that parser workers, which only need the plain records, never
 pay for importing pyarrow.
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
 
 import pyarrow as pa
 
@@ -24,7 +28,7 @@ MATCH_TYPE = pa.struct(
 ABSTRACT_TYPE = pa.struct([("lang", pa.string()), ("text", pa.string())])
 PAGE_SIZE_TYPE = pa.struct([("width", pa.float32()), ("height", pa.float32())])
 
-# -- OpenReview (SciTLDR) columns: null or empty for the other sources -------------------------
+# -- OpenReview (SciTLDR) columns -------------------------------------------------------------
 REVIEW_TYPE = pa.struct(
     [
         ("kind", pa.string()),  # Official_Review | Meta_Review | Decision
@@ -50,9 +54,10 @@ OPENREVIEW_FIELDS = [
 ]
 # -- end of the OpenReview columns ------------------------------------------------------------
 
-# Column order and types of every published shard. The first five names are those of the
-# published LoRaLay datasets, so their consumers keep working.
-EXAMPLE_SCHEMA = pa.schema(
+# Every column a layout dataset may have, in published order. The first five names are those
+# of the published LoRaLay datasets, so their consumers keep working. Builds made before
+# datasets had their own schema published all of them.
+FULL_SCHEMA = pa.schema(
     [
         pa.field("article_id", pa.string(), nullable=False),
         pa.field("article_words", pa.list_(pa.string())),
@@ -75,9 +80,38 @@ EXAMPLE_SCHEMA = pa.schema(
         pa.field("pdf_sha256", pa.string()),
         pa.field("matches", pa.list_(MATCH_TYPE)),
         *OPENREVIEW_FIELDS,
-        # The version of the paper the PDF is (arXiv); null for sources without versions.
+        # The version of the paper the PDF is (arXiv).
         pa.field("version", pa.int16()),
-        # The act's text from its HTML (EUR-Lex); null for sources without a reference text.
+        # The act's text from its HTML (EUR-Lex).
         pa.field("reference_text", pa.string()),
     ]
 )
+# The columns a source declares it fills (`Source.columns`); every other one is the core.
+SOURCE_COLUMNS = frozenset(["doi", *(f.name for f in OPENREVIEW_FIELDS), "version",
+                            "reference_text"])
+COLUMNS_KEY = "columns"  # the build record's list of the dataset's column names
+
+
+def dataset_schema(declared: Collection[str]) -> pa.Schema:
+    """The core columns and the `declared` ones, in published order."""
+    unknown = sorted(set(declared) - set(FULL_SCHEMA.names))
+    if unknown:
+        raise ValueError(f"unknown column(s): {', '.join(unknown)}")
+    return pa.schema([f for f in FULL_SCHEMA if f.name not in SOURCE_COLUMNS
+                      or f.name in declared])
+
+
+def build_schema(build: Mapping[str, Any]) -> pa.Schema:
+    """The schema of a published layout dataset, from its build record; a record that names
+    no columns is of a build that published all of them."""
+    return dataset_schema(build.get(COLUMNS_KEY, FULL_SCHEMA.names))
+
+
+def project(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """The columns of `schema` from rows that have them and maybe more (rows of a build
+    that published every column), so they publish with this dataset's schema."""
+    missing = [f.name for f in schema if table.schema.get_field_index(f.name) < 0
+               or not table.schema.field(f.name).equals(f)]
+    if missing:
+        raise pa.ArrowInvalid(f"rows lack the column(s) {', '.join(missing)} of the schema")
+    return table.select(schema.names).replace_schema_metadata(None)

@@ -22,10 +22,11 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from loralay_build.blobs import sha256_file
-from loralay_build.corpus.card import CARD_FILE, data_files
+from loralay_build.config import OutputSettings
+from loralay_build.corpus.card import CARD_FILE, card_schema, data_files
 from loralay_build.corpus.folder import BUILD_FILE
 from loralay_build.corpus.publish import shard_items
-from loralay_build.corpus.schema import EXAMPLE_SCHEMA
+from loralay_build.corpus.schema import build_schema
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.writer import WorkFileError, WorkStore
 from loralay_build.views.schema import view_layout
@@ -72,10 +73,11 @@ def _bad_boxes(column: pa.Array) -> dict[int, str]:
             for row, i in _first_per_row(parents, bad).items()}
 
 
-def _row_problems(read: ReadColumn) -> dict[int, list[str]]:
+def _row_problems(read: ReadColumn, with_reference: bool) -> dict[int, list[str]]:
     """Row index -> the invariants it breaks, in the order a reader meets them: no words,
     list lengths, the first normalised box out of range, the first word page out of range.
-    `read(name)` gives one column of the row group; only one is held at a time."""
+    `read(name)` gives one column of the row group; only one is held at a time. A row with
+    a reference text (`with_reference`: the dataset has the column) may have no words."""
     sizes = _lengths(read("page_sizes"))
     column = read("word_pages")
     pages, pages_out = _lengths(column), _bad_pages(column, sizes)
@@ -83,7 +85,8 @@ def _row_problems(read: ReadColumn) -> dict[int, list[str]]:
     norm, boxes_out = _lengths(column), _bad_boxes(column)
     del column
     words, boxes = _lengths(read("article_words")), _lengths(read("article_bboxes"))
-    reference = np.asarray(pc.fill_null(pc.utf8_length(read("reference_text")), 0).to_numpy())
+    reference = np.zeros_like(words) if not with_reference else np.asarray(
+        pc.fill_null(pc.utf8_length(read("reference_text")), 0).to_numpy())
     out: dict[int, list[str]] = {}
     for row in np.flatnonzero((words == 0) & (reference == 0)).tolist():
         out.setdefault(row, []).append("no words")  # a text-only row (EUR-Lex) may have none
@@ -98,8 +101,9 @@ def _row_problems(read: ReadColumn) -> dict[int, list[str]]:
 
 
 def _verify_shard(path: Path, entry: dict[str, Any], schema: pa.Schema, id_column: str,
-                  seen: dict[str, str]) -> Iterator[str]:
-    """Problems of one listed shard, its ids added to `seen` (id -> shard name)."""
+                  seen: dict[str, str], view: bool) -> Iterator[str]:
+    """Problems of one listed shard, its ids added to `seen` (id -> shard name); the rows of
+    a layout dataset (not a `view`) are checked for the corpus invariants too."""
     name = entry["name"]
     if entry.get("split") not in SPLITS:
         yield f"{name}: unknown split {entry.get('split')!r}"
@@ -118,8 +122,9 @@ def _verify_shard(path: Path, entry: dict[str, Any], schema: pa.Schema, id_colum
             yield f"{name}: schema differs from the expected schema"
         if shard.metadata.num_rows != entry.get("rows"):
             yield f"{name}: {shard.metadata.num_rows} rows, {entry.get('rows')} listed"
-        layout = schema.equals(EXAMPLE_SCHEMA) and found.equals(schema)
-        checked = ROW_COLUMNS if layout else [id_column] if id_column in found.names else []
+        layout = not view and found.equals(schema)
+        checked = [c for c in ROW_COLUMNS if c in found.names] if layout \
+            else [id_column] if id_column in found.names else []
         rest = [n for n in found.names if n not in checked]
         shard_problems = 0
         for group in range(shard.num_row_groups):
@@ -129,7 +134,7 @@ def _verify_shard(path: Path, entry: dict[str, Any], schema: pa.Schema, id_colum
 
             try:
                 ids = read(id_column).to_pylist() if checked else []
-                problems = _row_problems(read) if layout else {}
+                problems = _row_problems(read, "reference_text" in checked) if layout else {}
                 for other in rest:  # read only for its page checksums
                     read(other)
             except (OSError, pa.ArrowException) as exc:
@@ -147,8 +152,8 @@ def _verify_shard(path: Path, entry: dict[str, Any], schema: pa.Schema, id_colum
 
 def _card_problems(folder: Path, build: dict[str, Any]) -> list[str]:
     """The card's `configs` name exactly the listed shards (what `datasets.load_dataset`
-    reads), and a dataset without rows says so: without `configs`, `load_dataset` would take
-    build.json or rejects.jsonl for the data."""
+    reads) with the columns' features, and a dataset without rows says so: without
+    `configs`, `load_dataset` would take build.json or rejects.jsonl for the data."""
     problems = []
     if not build.get("files"):
         problems.append(f"no document published: {BUILD_FILE} lists no shard")
@@ -157,16 +162,18 @@ def _card_problems(folder: Path, build: dict[str, Any]) -> list[str]:
     except (OSError, UnicodeDecodeError) as exc:
         return [*problems, f"{CARD_FILE}: unreadable ({exc})"]
     front = card.split("\n---", 1)[0] + "\n"
-    if "\n".join(data_files(build.get("files", []), build.get("pages"))) + "\n" not in front:
+    expected = data_files(build.get("files", []), build.get("pages"), card_schema(build))
+    if "\n".join(expected) + "\n" not in front:
         problems.append(f"{CARD_FILE}: its `configs` do not list exactly the shards of "
-                        f"{BUILD_FILE}, so `datasets.load_dataset` would read other files")
+                        f"{BUILD_FILE} with their features, so `datasets.load_dataset` would "
+                        "read other files or type them otherwise")
     return problems
 
 
 def verify_dataset(folder: Path) -> list[str]:
     """Every problem found in `folder`; an empty list means the dataset is sound.
 
-    A layout dataset's rows are checked against the example schema and its invariants; a
+    A layout dataset's rows are checked against its schema and its invariants; a
     derived view's (PubMed `sumpubmed`, `citations`) against its own schema, with its id
     column unique across shards.
     """
@@ -181,7 +188,10 @@ def verify_dataset(folder: Path) -> list[str]:
             return [f"{BUILD_FILE}: unknown view {view!r}"]
         schema, id_column = layout
     else:
-        schema, id_column = EXAMPLE_SCHEMA, "article_id"
+        try:
+            schema, id_column = build_schema(build), "article_id"
+        except (ValueError, TypeError) as exc:
+            return [f"{BUILD_FILE}: its columns are not a layout dataset's ({exc})"]
     problems = _card_problems(folder, build)
     seen: dict[str, str] = {}
     listed = {entry["name"] for entry in build.get("files", [])}
@@ -193,21 +203,23 @@ def verify_dataset(folder: Path) -> list[str]:
         if not path.is_file():
             problems.append(f"{entry['name']}: missing")
             continue
-        problems += _verify_shard(path, entry, schema, id_column, seen)
+        problems += _verify_shard(path, entry, schema, id_column, seen, bool(view))
     return problems
 
 
-def republish_problems(folder: Path, work: WorkStore) -> list[str]:
+def republish_problems(folder: Path, work_root: Path) -> list[str]:
     """Where the published rows differ from what a full republish would write.
 
     A full republish writes, for each item a shard records in its footer, that item's work
     file; incremental publishing only packs them differently. So each shard's rows are
     compared with the work files of its recorded items, one row group in memory at a time
     (rows whose work file was deleted once published are the only copy, and are skipped).
+    `work_root` is the work store beside the build state.
     """
     try:
         build = json.loads((folder / BUILD_FILE).read_text())
-    except (OSError, ValueError) as exc:
+        work = WorkStore(work_root, OutputSettings(), build_schema(build))
+    except (OSError, ValueError, TypeError) as exc:
         return [f"{BUILD_FILE}: unreadable ({exc})"]
     problems: list[str] = []
     for entry in build.get("files", []):

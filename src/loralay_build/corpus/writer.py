@@ -25,7 +25,7 @@ from loralay_build.blobs import atomic_path
 from loralay_build.columns import Strings
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.arrays import buffer_array, to_arrow
-from loralay_build.corpus.schema import EXAMPLE_SCHEMA
+from loralay_build.corpus.schema import project
 from loralay_build.errors import LoralayError
 from loralay_build.nfc import nfc_values
 
@@ -92,20 +92,31 @@ def _column(value: Any, field: pa.Field) -> pa.Array:
     return pa.ListArray.from_arrays(offsets, inner, type=field.type)
 
 
-def rows_table(rows: Sequence[dict[str, Any]]) -> pa.Table:
-    """Example rows (plain values, `Strings` or numpy columns) as one table.
+def _check_declared(rows: Sequence[dict[str, Any]], schema: pa.Schema) -> None:
+    """A value for a column the dataset does not have means its source fills a column it
+    does not declare (`Source.columns`): an error, rather than data silently left out."""
+    for name in sorted({name for row in rows for name in row} - set(schema.names)):
+        if any(row.get(name) not in (None, "", []) for row in rows):
+            raise ValueError(f"rows fill the column {name!r}, which their source does not "
+                             "declare")
+
+
+def rows_table(rows: Sequence[dict[str, Any]], schema: pa.Schema) -> pa.Table:
+    """Example rows (plain values, `Strings` or numpy columns) as one table of the dataset's
+    `schema`.
 
     A column of plain values is converted in one call for all rows, not one per row: most
     columns are scalars, and each conversion call costs more than its one value.
     """
+    _check_declared(rows, schema)
     columns = []
-    for field in EXAMPLE_SCHEMA:
+    for field in schema:
         values = [row.get(field.name) for row in rows]
         if any(isinstance(v, (Strings, np.ndarray)) for v in values):
             columns.append(pa.concat_arrays([_column(v, field) for v in values]))
         else:
             columns.append(to_arrow(values, field.type))
-    return pa.Table.from_arrays(columns, schema=EXAMPLE_SCHEMA)
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 def sync_filesystem(path: Path) -> None:
@@ -148,27 +159,28 @@ def _write_row(table: pa.Table, path: Path, compression: str) -> None:
     codec = None if compression == "none" else pa.Codec(compression)
     options = pa.ipc.IpcWriteOptions(compression=codec)
     with pa.OSFile(str(path), "wb") as sink, \
-            pa.ipc.new_file(sink, EXAMPLE_SCHEMA, options=options) as writer:
+            pa.ipc.new_file(sink, table.schema, options=options) as writer:
         writer.write_table(table)
 
 
-def _read_ipc(path: Path) -> pa.Table:
-    """A work file, read in one call. Not memory-mapped: that is no cheaper here, and a mapped
-    file cut short by anyone would kill the process (SIGBUS).
+def _read_ipc(path: Path, schema: pa.Schema) -> pa.Table:
+    """A work file, read in one call, as a row of `schema` (corpus.schema.project). Not
+    memory-mapped: that is no cheaper here, and a mapped file cut short by anyone would kill
+    the process (SIGBUS).
     Fully validated: corrupt offsets or text fail here rather than in the shard writer."""
-    table = pa.ipc.open_file(pa.py_buffer(path.read_bytes())).read_all()
-    if not table.schema.equals(EXAMPLE_SCHEMA):
-        raise pa.ArrowInvalid("not a table of the example schema")
+    table = project(pa.ipc.open_file(pa.py_buffer(path.read_bytes())).read_all(), schema)
     table.validate(full=True)
     return table
 
 
 class WorkStore:
-    """Processed examples, one Arrow IPC file each, named by the work key."""
+    """Processed examples of one dataset (rows of its `schema`), one Arrow IPC file each,
+    named by the work key."""
 
-    def __init__(self, root: Path, settings: OutputSettings) -> None:
+    def __init__(self, root: Path, settings: OutputSettings, schema: pa.Schema) -> None:
         self.root = root
         self.settings = settings
+        self.schema = schema
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.arrow"
@@ -179,7 +191,7 @@ class WorkStore:
     def _read_row(self, key: str) -> pa.Table:
         path = self.path(key)
         try:
-            return _read_ipc(path)
+            return _read_ipc(path, self.schema)
         except (OSError, pa.ArrowException) as exc:
             raise WorkFileError(f"work file {path} is unreadable: {exc} (delete it and run "
                                 "again: its document is then processed again)") from exc
@@ -200,7 +212,7 @@ class WorkStore:
         """
         if not items:
             return
-        table = rows_table([row for _, row in items])
+        table = rows_table([row for _, row in items], self.schema)
         for index, (key, _) in enumerate(items):
             path = self.path(key)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -216,7 +228,7 @@ class WorkStore:
     def read(self, keys: Sequence[str]) -> pa.Table:
         tables = [self._read_row(k) for k in keys]
         if not tables:
-            return EXAMPLE_SCHEMA.empty_table()
+            return self.schema.empty_table()
         return pa.concat_tables(tables)
 
 

@@ -42,7 +42,7 @@ from loralay_build.corpus.filters import compute_thresholds
 from loralay_build.corpus.folder import BUILD_FILE, published_build
 from loralay_build.corpus.pages import PAGES_DIR, write_pages
 from loralay_build.corpus.publish import Item, PublishedRows, PublishError, publish, remove_stale
-from loralay_build.corpus.schema import EXAMPLE_SCHEMA
+from loralay_build.corpus.schema import COLUMNS_KEY, dataset_schema, project
 from loralay_build.corpus.split import SPLITS, SplitItem
 from loralay_build.corpus.writer import WorkStore, digest
 from loralay_build.errors import ConfigError, Deferred, LoralayError, Reason, Reject, TransientError
@@ -176,7 +176,8 @@ class Pipeline:
         self.dataset = request.dataset
         self.source = get_source(request.source)
         self.blobs = BlobStore(state.dir / "blobs")
-        self.work = WorkStore(state.dir / "work", self.settings.output)
+        self.schema = dataset_schema(self.source.columns)
+        self.work = WorkStore(state.dir / "work", self.settings.output, self.schema)
         self.client = HttpClient(self.settings.http, trusted_urls=self.settings.source.endpoints())
         self.report = RunReport()
         self.discovery_failures: list[DiscoveryFailure] = []
@@ -517,7 +518,7 @@ class Pipeline:
         data_fingerprint = digest([
             sorted((r.id, r.work_key, splits[r.id]) for r in kept),
             threshold_values,
-            str(EXAMPLE_SCHEMA),
+            str(self.schema),
             self.settings.raw.get("output", {}),
             loralay_build.__version__,
         ])
@@ -632,7 +633,7 @@ class Pipeline:
         try:
             written = publish(out_dir, fingerprints[0], items,
                               lambda group: (self._row(item.key, published) for item in group),
-                              EXAMPLE_SCHEMA, self.settings.output, finish,
+                              self.schema, self.settings.output, finish,
                               {"rejects.jsonl": lines.encode()})
         except PublishError:  # the page shards written for the new set go with it
             in_use = {f["name"] for f in previous_pages}
@@ -651,7 +652,7 @@ class Pipeline:
         """A document's row: its work file, else (deleted once published) its published row."""
         if self.work.has(key) or key not in published:
             return self.work.read([key])
-        return published.read(key)
+        return project(published.read(key), self.schema)
 
     def _pages(self, out_dir: Path, kept: list[PublishRow], splits: dict[str, str],
                fingerprint: str, previous: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -694,6 +695,7 @@ class Pipeline:
             "dataset": self.dataset,
             "source": self.req.source,
             "fingerprint": fingerprints[0],
+            COLUMNS_KEY: self.schema.names,
             "data_fingerprint": fingerprints[1],
             "config_hash": self.settings.config_hash(),
             "processing_hash": self.processing_hash,

@@ -128,6 +128,9 @@ class Source(Protocol):
     name: str
     config_class: type[SourceConfig]  # its `[source]` keys, values in configs/<name>.toml
     command: SourceCommand  # its `build-corpus <name>` options
+    # The columns beyond the core that its rows fill (corpus.schema.SOURCE_COLUMNS): its
+    # datasets publish those and the core, no column that would always be null.
+    columns: tuple[str, ...]
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         """Yield batches of candidates; each batch is committed before the next is asked for.

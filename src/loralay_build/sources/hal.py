@@ -107,6 +107,7 @@ class HalSource:
         help="Crawl HAL: French articles and conference papers with a file.",
         options=(since_option("Only records modified since this date (YYYY[-MM[-DD]])."),),
     )
+    columns: tuple[str, ...] = ("doi",)
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(HalConfig)

@@ -72,6 +72,7 @@ class KoreaScienceSource:
     config_class: type[SourceConfig] = KoreaScienceConfig
     command = SourceCommand(
         help="Crawl KoreaScience (Scrapy, resumable): Korean articles with a Korean abstract.")
+    columns: tuple[str, ...] = ("doi",)
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(KoreaScienceConfig)

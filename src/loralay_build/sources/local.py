@@ -129,6 +129,7 @@ class LocalSource:
         ),
         keys=_keys,
     )
+    columns: tuple[str, ...] = ()  # a manifest gives only what the core holds
     lists_whole_input = True  # an entry missing from the manifest has left the input
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:

@@ -168,6 +168,7 @@ class ArxivSource:
         ),
         keys=_keys,
     )
+    columns: tuple[str, ...] = ("doi", "version")
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(ArxivConfig)

@@ -168,6 +168,7 @@ class EurlexSource:
         keys=_keys,
         fan_out=_fan_out,
     )
+    columns: tuple[str, ...] = ("reference_text",)
 
     def __init__(self) -> None:
         # Discovery always runs before downloads in a build; it hands the configuration

@@ -101,6 +101,8 @@ class OpenReviewSource:
         ),
         keys=_keys,
     )
+    columns: tuple[str, ...] = ("abstract_original", "tldr", "tldr_key", "venue", "venue_id",
+                                "year", "decision", "status", "keywords", "reviews")
 
     def __init__(self) -> None:
         self._token: str | None = None

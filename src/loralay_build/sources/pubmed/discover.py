@@ -230,6 +230,7 @@ class PubmedSource:
         ),
         keys=_keys,
     )
+    columns: tuple[str, ...] = ("doi",)
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(PubmedConfig)

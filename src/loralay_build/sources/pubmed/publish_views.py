@@ -20,6 +20,7 @@ from lxml import etree
 
 from loralay_build.corpus.card import render_view_card
 from loralay_build.corpus.publish import Item, publish
+from loralay_build.corpus.schema import COLUMNS_KEY
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.writer import dict_rows_table, digest
 from loralay_build.errors import LoralayError, TransientError
@@ -211,7 +212,7 @@ def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[st
     def finish(files: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
         build = {
             "dataset": name, "view": view, "layout_dataset": ctx.dataset,
-            "fingerprint": fingerprint, "source": ctx.source,
+            "fingerprint": fingerprint, "source": ctx.source, COLUMNS_KEY: schema.names,
             "config_hash": ctx.settings.config_hash(), "options": options,
             "counts": {"splits": {s: len(by_split[s]) for s in SPLITS},
                        **dict(sorted(counts.items()))},

@@ -204,6 +204,7 @@ class SciELOSource:
         keys=_keys,
         fan_out=_fan_out,
     )
+    columns: tuple[str, ...] = ("doi",)
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(SciELOConfig)
