@@ -14,7 +14,8 @@ import pytest
 
 from loralay_build.config import load_settings
 from loralay_build.corpus.publish import PublishError
-from loralay_build.run.pipeline import BuildRequest, Pipeline
+from loralay_build.run.context import BuildRequest
+from loralay_build.run.pipeline import Pipeline
 from loralay_build.state import State
 
 from .conftest import run_cli

@@ -10,7 +10,8 @@ import pytest
 
 from loralay_build.config import load_settings
 from loralay_build.corpus.writer import WorkStore
-from loralay_build.run.pipeline import BuildRequest, Pipeline
+from loralay_build.run.context import BuildRequest
+from loralay_build.run.pipeline import Pipeline
 from loralay_build.state import FETCHED, PROCESSED, State
 
 from .test_local import make_corpus, write_manifest
@@ -37,12 +38,12 @@ def test_state_is_recorded_only_after_the_batch_is_written(tmp_path: Path) -> No
     pipeline, state = _pipeline(tmp_path)
     pipeline.discover()
     pipeline.fetch()
-    real = pipeline.work
-    pipeline.work = FullDisk(real.root, real.settings)
+    real = pipeline.ctx.work
+    pipeline.ctx.work = FullDisk(real.root, real.settings)
     with pytest.raises(OSError):
         pipeline.process()
     assert state.status_counts("local") == {FETCHED: 3}
-    pipeline.work = real
+    pipeline.ctx.work = real
     pipeline.process()
     rows = state.rows("local")
     assert [r.status for r in rows] == [PROCESSED] * 3

@@ -17,12 +17,12 @@ import click
 
 from loralay_build.config import settings_from_raw
 from loralay_build.errors import LockHeld
+from loralay_build.run.context import BuildRequest
 from loralay_build.run.pipeline import (
     EXIT_FAILURE,
     EXIT_LOCKED,
     EXIT_OK,
     EXIT_USAGE,
-    BuildRequest,
     Pipeline,
 )
 from loralay_build.state import REMOVED, SETTINGS_MARK, State
