@@ -40,7 +40,7 @@ from bench_e2e import make_corpus
 from loralay_build.config import RunSettings
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate
-from loralay_build.run import lifecycle, pipeline
+from loralay_build.run import lifecycle, pipeline, process_stage
 from loralay_build.run.executors import Executor
 from loralay_build.run.process import Outcome, Task, process_document
 from loralay_build.text import MatchSettings
@@ -88,14 +88,14 @@ def stubbed_ray(measured: list[dict[str, float]]) -> Iterator[None]:
         return RayExecutor(settings, func=cached_outcome)
 
     def timed(self: pipeline.Pipeline) -> None:
-        before = dict(self.report.counts)
+        before = dict(self.stats.counts())
         cpu, wall = _cpu(), time.monotonic()
         process(self)
-        done = sum(n - before.get(k, 0) for k, n in self.report.counts.items()
+        done = sum(n - before.get(k, 0) for k, n in self.stats.counts().items()
                    if k == "processed" or k.startswith("rejected_"))
         measured.append({"cpu": _cpu() - cpu, "wall": time.monotonic() - wall, "docs": done})
 
-    with (patch.object(pipeline, "make_executor", make_stub),
+    with (patch.object(process_stage, "make_executor", make_stub),
           patch.object(pipeline.Pipeline, "process", timed)):
         yield
 

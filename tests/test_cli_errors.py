@@ -13,7 +13,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from loralay_build.corpus.publish import PublishError
-from loralay_build.run.pipeline import BuildRequest, Pipeline
+from loralay_build.run.context import BuildRequest
+from loralay_build.run.pipeline import Pipeline
 from loralay_build.sources import load_settings
 from loralay_build.state import State
 

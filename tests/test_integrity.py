@@ -20,7 +20,8 @@ import pytest
 from loralay_build.blobs import atomic_write_bytes
 from loralay_build.cli import DEMO_DATASETS
 from loralay_build.corpus.writer import write_shard
-from loralay_build.run.pipeline import BuildRequest, Pipeline
+from loralay_build.run.context import BuildRequest
+from loralay_build.run.pipeline import Pipeline
 from loralay_build.sandbox import Sandbox
 from loralay_build.sources import load_settings
 from loralay_build.state import State

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from loralay_build.corpus.writer import WorkStore
-from loralay_build.run.pipeline import BuildRequest, Pipeline
+from loralay_build.run.context import BuildRequest
+from loralay_build.run.pipeline import Pipeline
 from loralay_build.sources import load_settings
 from loralay_build.state import FETCHED, PROCESSED, State
 
@@ -37,12 +38,12 @@ def test_state_is_recorded_only_after_the_batch_is_written(tmp_path: Path) -> No
     pipeline, state = _pipeline(tmp_path)
     pipeline.discover()
     pipeline.fetch()
-    real = pipeline.work
-    pipeline.work = FullDisk(real.root, real.settings, real.schema)
+    real = pipeline.ctx.work
+    pipeline.ctx.work = FullDisk(real.root, real.settings, real.schema)
     with pytest.raises(OSError):
         pipeline.process()
     assert state.status_counts("local") == {FETCHED: 3}
-    pipeline.work = real
+    pipeline.ctx.work = real
     pipeline.process()
     rows = state.rows("local")
     assert [r.status for r in rows] == [PROCESSED] * 3

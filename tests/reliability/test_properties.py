@@ -14,7 +14,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -27,8 +26,9 @@ from loralay_build.corpus.writer import WorkStore
 from loralay_build.errors import ConfigError
 from loralay_build.records import Candidate
 from loralay_build.run.isolation import IsolatedPool, Limits, WorkerLost
-from loralay_build.run.pipeline import Pipeline, check_dataset_name
-from loralay_build.state import Row
+from loralay_build.run.pipeline import check_dataset_name
+from loralay_build.run.process_stage import work_key_of
+from loralay_build.state import Row, candidate_hash
 
 from . import buildrun
 from .conftest import Figure
@@ -142,7 +142,7 @@ def test_ids_and_contents_map_to_safe_names(doc_id: str, content: bytes) -> None
         work = WorkStore(root / "work", OutputSettings(), FULL_SCHEMA)
         candidate = Candidate(id=doc_id, source="hal", source_id=doc_id, dataset="hal")
         row = Row(candidate, "fetched", None, None, 0, sha, None, {}, None)
-        key = Pipeline.work_key(SimpleNamespace(processing_hash="p"), row)  # type: ignore[arg-type]
+        key = work_key_of(sha, candidate_hash(row.candidate), "p")
         for path, base in ((blobs.path(sha), blobs.root), (work.path(key), work.root)):
             assert path.parent.parent == base
             assert len(path.name.encode()) <= 255

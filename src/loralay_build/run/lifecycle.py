@@ -24,6 +24,7 @@ import click
 from loralay_build.config import Settings
 from loralay_build.errors import ConfigError, LockHeld, LoralayError
 from loralay_build.progress import interactive
+from loralay_build.run.context import BuildRequest
 from loralay_build.run.heap import pin_mmap_threshold
 from loralay_build.run.pipeline import (
     EXIT_FAILURE,
@@ -32,7 +33,6 @@ from loralay_build.run.pipeline import (
     EXIT_OK,
     EXIT_PARTIAL,
     EXIT_USAGE,
-    BuildRequest,
     NothingPublished,
     Pipeline,
     check_dataset_name,
@@ -183,10 +183,10 @@ def _run(request: BuildRequest, state: State) -> BuildResult:
         click.echo("interrupted; run the same command again to resume", err=True)
         code = EXIT_INTERRUPTED
     finally:
-        state.finish_run(run_id, code, dict(pipeline.report.counts))
-    _summary(state, request, pipeline.report.counts, code)
-    counts = pipeline.report.counts
-    return BuildResult(code, counts["published_rows"], counts["discovery_failed"])
+        state.finish_run(run_id, code, dict(pipeline.stats.counts()))
+    _summary(state, request, pipeline.stats.counts(), code)
+    return BuildResult(code, pipeline.stats.published_rows or 0,
+                       pipeline.stats.discovery_failed or 0)
 
 
 def _summary(state: State, request: BuildRequest, counts: dict[str, int], code: int) -> None:

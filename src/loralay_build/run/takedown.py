@@ -16,12 +16,12 @@ from pathlib import Path
 import click
 
 from loralay_build.errors import LockHeld
+from loralay_build.run.context import BuildRequest
 from loralay_build.run.pipeline import (
     EXIT_FAILURE,
     EXIT_LOCKED,
     EXIT_OK,
     EXIT_USAGE,
-    BuildRequest,
     Pipeline,
 )
 from loralay_build.sources import settings_from_raw
