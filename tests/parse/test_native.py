@@ -303,6 +303,27 @@ def fake_pages(draw: st.DrawFn) -> FakePage:
 
 
 @pytest.mark.usefixtures("scripted")
+@pytest.mark.parametrize("quarter", range(4))
+def test_a_word_with_an_infinite_box_is_dropped_on_both_paths(quarter: int) -> None:
+    """An inverted box with an infinite side passes a range test side by side (-inf is below
+    every bound): each path must still see it is not finite and drop it."""
+    page = FakePage([97] * 21 + [32] + [97] * 14 + [10, 97], set(),
+                    [None] * 22 + [(10.0, 0.0, 0.0, math.inf)] + [None] * 14
+                    + [(0.0, 40.0, 1.0, 39.0)],
+                    [0.0] * 22 + [2.356194490192345] + [0.0] * 15, [1.0] * 38, [None] * 38)
+    for native in (True, False):
+        _FAKE[:] = [page]
+        frame = (10.0, 20.0, 410.0, 620.0, quarter)
+        width, height = (600.0, 400.0) if quarter % 2 else (400.0, 600.0)
+        result = PageText(Page(0, width, height, quarter * 90))
+        pdfium._read_text(ctypes.c_void_p(1), frame, result, ParseSettings(),
+                          NATIVE if native else None)
+        boxes = [box for line in result.lines for box in line.boxes]
+        assert all(math.isfinite(v) for box in boxes for v in box), (native, result.lines)
+    assert _read(page, True, quarter, False) == _read(page, False, quarter, False)
+
+
+@pytest.mark.usefixtures("scripted")
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(page=fake_pages(), quarter=st.integers(0, 3), compose=st.booleans())
 def test_scripted_pages(page: FakePage, quarter: int, compose: bool) -> None:

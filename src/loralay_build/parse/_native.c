@@ -408,14 +408,18 @@ static PyObject *build_lines(void *tp, Words *w, int quarter, double width, doub
         if (clamp) {
             const double *b0 = w->boxes + 4 * first;
             double m0 = b0[0], m1 = b0[1], m2 = b0[2], m3 = b0[3];
-            for (Py_ssize_t i = first + 1; i < end; i++) {
+            int finite = 1;
+            for (Py_ssize_t i = first; i < end; i++) {
                 const double *b = w->boxes + 4 * i;
                 if (b[0] < m0) m0 = b[0];
                 if (b[1] < m1) m1 = b[1];
                 if (b[2] > m2) m2 = b[2];
                 if (b[3] > m3) m3 = b[3];
+                for (int k = 0; k < 4; k++)
+                    if (!isfinite(b[k])) finite = 0;
             }
-            changed = !(m0 >= 0.0 && m1 >= 0.0 && m2 <= width && m3 <= height);
+            /* a non-finite coordinate passes the range test (-inf <= height): checked apart */
+            changed = !(m0 >= 0.0 && m1 >= 0.0 && m2 <= width && m3 <= height && finite);
         }
         Py_ssize_t line_start = kept;
         for (Py_ssize_t i = first; i < end; i++) {

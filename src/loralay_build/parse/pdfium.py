@@ -413,7 +413,8 @@ def _clamped(
     """None when the line's boxes lie on the page, else its words and clamped boxes with
     the non-finite ones dropped."""
     x0, y0, x1, y1 = zip(*boxes, strict=True)
-    if min(x0) >= 0.0 and min(y0) >= 0.0 and max(x1) <= width and max(y1) <= height:
+    if (min(x0) >= 0.0 and min(y0) >= 0.0 and max(x1) <= width and max(y1) <= height
+            and all(map(math.isfinite, x0 + y0 + x1 + y1))):
         return None
     kept = [(w, clean_box(box, width, height)) for w, box in zip(words, boxes, strict=True)]
     return [w for w, box in kept if box is not None], [box for _, box in kept if box is not None]
