@@ -17,9 +17,10 @@ NAME = PACKAGE.name
 
 
 def _modules() -> dict[str, Path]:
-    """Dotted module name -> file, for every module of the package."""
+    """Dotted module name -> file, for every module of the package (a compiled module by
+    its stub)."""
     out = {}
-    for path in PACKAGE.rglob("*.py"):
+    for path in [*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.pyi")]:
         parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()
