@@ -426,10 +426,10 @@ EVERY_COLUMN_BUILD = """
 import sys
 from loralay_build import cli
 from loralay_build.corpus.schema import SOURCE_COLUMNS
-from loralay_build.run import pipeline
+from loralay_build.run import publish_write
 from loralay_build.sources.local import LocalSource
 LocalSource.columns = tuple(SOURCE_COLUMNS)
-pipeline.COLUMNS_KEY = "unnamed"
+publish_write.COLUMNS_KEY = "unnamed"
 sys.argv = ["build-corpus", *sys.argv[1:]]
 cli.main()
 """
