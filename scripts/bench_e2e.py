@@ -209,6 +209,25 @@ def parse_only(pdfs: Path, parts: int = 1, env: dict[str, str] | None = None) ->
     return total
 
 
+def process_tree(root: int) -> list[int]:
+    """`root` and every process descending from it, read from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    tree, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo += children.get(pid, [])
+    return tree
+
+
 class RssSampler:
     """Peak RSS (VmHWM) of a process and of each of its descendants, sampled from /proc."""
 
@@ -220,26 +239,9 @@ class RssSampler:
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()
 
-    def _tree(self) -> list[int]:
-        children: dict[int, list[int]] = {}
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
-        tree, todo = [], [self.pid]
-        while todo:
-            pid = todo.pop()
-            tree.append(pid)
-            todo += children.get(pid, [])
-        return tree
-
     def _loop(self) -> None:
         while not self._stop.wait(0.1):
-            for pid in self._tree():
+            for pid in process_tree(self.pid):
                 try:
                     status = Path(f"/proc/{pid}/status").read_text()
                 except OSError:

@@ -32,21 +32,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench_e2e import process_tree
+
 MiB = 1024 * 1024
-
-
-def _children_of() -> dict[int, list[int]]:
-    """Parent pid -> child pids, for every process in /proc."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(entry.name))
-    return children
 
 
 def vm_hwm_mib(pid: int) -> float | None:
@@ -77,14 +65,10 @@ class PeakRss:
         self._thread.start()
 
     def _sample(self) -> None:
-        children = _children_of()
-        todo = [self.pid]
-        while todo:
-            pid = todo.pop()
+        for pid in process_tree(self.pid):
             peak = vm_hwm_mib(pid)
             if peak is not None:
                 self.peaks[pid] = max(self.peaks.get(pid, 0.0), peak)
-            todo += children.get(pid, [])
 
     def _loop(self) -> None:
         while True:
