@@ -48,7 +48,7 @@ SYSTEM_RETRIES = 2  # the driver resubmits a document whose Ray worker died this
 # (a document that took down that many nodes is not a cluster accident).
 NODE_LOSSES = 5
 IN_FLIGHT_PER_CPU = 2  # enough queued work to keep every CPU busy between two commits
-CPU_CHECK_SECONDS = 5.0  # how often the driver counts the cluster's CPUs
+CPU_CHECK_SECONDS = 1.0  # how often the driver counts the cluster's CPUs (one cheap GCS call)
 
 ProcessFn = Callable[[Task], Outcome]
 
