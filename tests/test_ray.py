@@ -74,9 +74,11 @@ class RayCluster:
         raise AssertionError("no worker node parsed anything")
 
     def restore(self) -> None:
-        """Worker nodes back to `WORKER_NODES`, for the module's other tests."""
+        """Worker nodes back to `WORKER_NODES`, for the module's other tests. The nodes
+        start together, so a build that waits for CPUs sees them join within about a
+        second of each other instead of one node start-up apart."""
         while len(self.workers) < WORKER_NODES:
-            self.workers.append(self.cluster.add_node(num_cpus=1))
+            self.workers.append(self.cluster.add_node(num_cpus=1, wait=False))
         self.cluster.wait_for_nodes()
 
 
