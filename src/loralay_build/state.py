@@ -290,6 +290,28 @@ class State:
         for r in self._pages(dataset, statuses, columns, page):
             yield WorkRef(r["id"], r["status"], r["blob_sha"], r["work_key"], r["content_hash"])
 
+    def iter_stats(self, dataset: str, statuses: Iterable[str],
+                   page: int = 250) -> Iterator[tuple[str, dict[str, Any]]]:
+        """(id, statistics) of each candidate, without its metadata: what the build record
+        sums over the published documents, a small page at a time (statistics carry a
+        MinHash signature of about 1.4 KB)."""
+        for r in self._pages(dataset, statuses, "id, stats", page):
+            yield r["id"], json.loads(r["stats"]) if r["stats"] else {}
+
+    def shared_blobs(self, dataset: str, statuses: Iterable[str]) -> Iterator[tuple[str, str]]:
+        """(blob, id) of the candidates whose file another one shares (no file counts as
+        one), each blob's candidates together: those with a stored split first, then by
+        id. Only these are held, not every candidate's blob."""
+        wanted = list(statuses)
+        marks = ",".join("?" * len(wanted))
+        query = (f"SELECT COALESCE(blob_sha, '') AS blob, id FROM candidates "
+                 f"WHERE dataset = ? AND status IN ({marks}) AND COALESCE(blob_sha, '') IN ("
+                 f"SELECT COALESCE(blob_sha, '') FROM candidates WHERE dataset = ? "
+                 f"AND status IN ({marks}) GROUP BY 1 HAVING COUNT(*) > 1) "
+                 "ORDER BY blob, COALESCE(split, '') = '', id")
+        for r in self.db.execute(query, (dataset, *wanted, dataset, *wanted)):
+            yield r["blob"], r["id"]
+
     def _pages(self, dataset: str, statuses: Iterable[str], columns: str,
                page: int) -> Iterator[sqlite3.Row]:
         wanted = list(statuses)

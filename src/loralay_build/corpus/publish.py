@@ -45,7 +45,7 @@ class PublishError(LoralayError):
     """New shards could not be written (disk full, quota); the previous set stays in use."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Item:
     """One published row: its id, and a key that changes whenever its content changes."""
 

@@ -54,7 +54,8 @@ class BuildContext:
     options: DocumentOptions  # per-document options, one object for every task
     excluded: frozenset[str]  # ids and DOIs of `[dedup] exclude` (corpus.contamination)
     stats: BuildStats = field(default_factory=BuildStats)
-    fetched: set[str] = field(default_factory=set)  # blobs stored by this run: known intact
+    # blobs stored by this run, known intact: their sha256 as 32 bytes (half a hex string)
+    fetched: set[bytes] = field(default_factory=set)
 
     @property
     def settings(self) -> Settings:

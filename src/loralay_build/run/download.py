@@ -66,7 +66,7 @@ def _fetch_one(ctx: BuildContext, row: Row) -> None:
     else:
         state.set_status(dataset, cand.id, FETCHED, blob_sha=sha, reason=None,
                          detail=None)
-        ctx.fetched.add(sha)
+        ctx.fetched.add(bytes.fromhex(sha))
         stats.downloaded += 1
 
 

@@ -73,7 +73,7 @@ def _fetch_again(ctx: BuildContext, published: PublishedRows) -> bool:
     """Send documents whose stored file is gone or no longer matches (a `local` PDF
     changed or removed since it was read, or a download not kept) back to download."""
     stale = [cid for cid, _, sha in _todo(ctx, published)
-             if sha not in ctx.fetched and not ctx.blobs.intact(sha)]
+             if bytes.fromhex(sha) not in ctx.fetched and not ctx.blobs.intact(sha)]
     for cid in stale:
         log.warning("%s: its stored PDF is gone or changed since it was read; fetching it "
                     "again", cid)

@@ -34,6 +34,8 @@ from loralay_build.run.publish_write import PublishRecord, PublishRow, write
 from loralay_build.state import DISCOVERED, FETCHED, FILTERED, PROCESSED, PUBLISHED, REJECTED, RETRY
 from loralay_build.text.minhash import BANDS, NUM_PERM, ROWS, SHINGLE
 
+PLANNED = (PROCESSED, PUBLISHED, FILTERED)  # the statuses of the documents a publish places
+
 
 @dataclass
 class Plan:
@@ -44,6 +46,7 @@ class Plan:
     waiting: list[PublishRow]
     stored: dict[str, str]
     clusters: list[Cluster] | None
+    refused: dict[str, tuple[Reason, str]]  # processed rows an exclusion list now keeps out
 
     @property
     def waiting_ids(self) -> set[str]:
@@ -75,30 +78,39 @@ def publish(ctx: BuildContext) -> None:
 
 
 def _plan(ctx: BuildContext) -> Plan:
-    rows = [PublishRow.of(r) for r in
-            ctx.state.iter_rows(ctx.dataset, [PROCESSED, PUBLISHED, FILTERED])]
+    rows = []
+    refusals = {}
+    for state_row in ctx.state.iter_rows(ctx.dataset, PLANNED):
+        row = PublishRow.of(state_row)
+        rows.append(row)
+        refusal = refused(ctx, row.id, state_row.candidate.doi, row.licence)
+        if refusal:
+            refusals[row.id] = refusal
     waiting = [PublishRow.of(r) for r in
                ctx.state.iter_rows(ctx.dataset, [DISCOVERED, RETRY, FETCHED])]
     stored = {r.id: r.split for r in rows + waiting if r.split}
-    return Plan(rows, waiting, stored, _clusters(ctx, stored))
+    return Plan(rows, waiting, stored, _clusters(ctx, stored), refusals)
 
 
 def _decide(ctx: BuildContext, plan: Plan) -> tuple[Decisions, Thresholds, Verdict]:
     """One document per work, the filters, the splits, then the works shared with the
     other datasets."""
-    dropped, held = _one_per_work(plan)
+    dropped, held = _one_per_work(ctx, plan)
     unique = [r for r in plan.rows if r.id not in dropped and r.id not in held]
-    thresholds = _filter(ctx, unique, dropped)
+    thresholds = _filter(ctx, plan, unique, dropped)
     kept = [r for r in unique if r.id not in dropped]
     splits = _place(ctx, plan, kept)
     new = {r.id for r in kept if r.status != PUBLISHED}  # not in the band index yet
     shared = shared_works(ctx.state, ctx.dataset, splits, new, ctx.settings.dedup)
     dropped.update(shared.dropped)
     kept = [r for r in kept if r.id not in shared.dropped]
+    for cid in shared.dropped:
+        splits.pop(cid, None)
     return Decisions(kept, splits, dropped, held), thresholds, shared
 
 
-def _one_per_work(plan: Plan) -> tuple[dict[str, tuple[Reason, str]], dict[str, str]]:
+def _one_per_work(ctx: BuildContext,
+                  plan: Plan) -> tuple[dict[str, tuple[Reason, str]], dict[str, str]]:
     """One representative per work (corpus.dedup), then one document per shared file."""
     waiting_ids = plan.waiting_ids
     dropped: dict[str, tuple[Reason, str]] = {}
@@ -111,20 +123,19 @@ def _one_per_work(plan: Plan) -> tuple[dict[str, tuple[Reason, str]], dict[str, 
                 held[cid] = f"waits for {cluster.representative}, the same work"
             else:
                 dropped[cid] = (Reason.DUPLICATE, f"same work as {cluster.representative}")
-    first_of_blob: dict[str, str] = {}
-    # The smallest id keeps a shared file, unless another copy is published already.
-    for row in sorted(plan.rows, key=lambda r: (r.id not in plan.stored, r.id)):
-        if row.id in dropped or row.id in held:
+    # The first copy of a shared file keeps it: one already published, else the smallest id.
+    blob, first = None, ""
+    for sha, cid in ctx.state.shared_blobs(ctx.dataset, PLANNED):
+        if cid in dropped or cid in held:
             continue
-        sha = row.blob_sha or ""
-        if sha in first_of_blob:
-            dropped[row.id] = (Reason.DUPLICATE, f"same PDF as {first_of_blob[sha]}")
+        if sha != blob:
+            blob, first = sha, cid
         else:
-            first_of_blob[sha] = row.id
+            dropped[cid] = (Reason.DUPLICATE, f"same PDF as {first}")
     return dropped, held
 
 
-def _filter(ctx: BuildContext, unique: list[PublishRow],
+def _filter(ctx: BuildContext, plan: Plan, unique: list[PublishRow],
             dropped: dict[str, tuple[Reason, str]]) -> Thresholds:
     """The page and summary thresholds, and the lists (drops added to `dropped`)."""
     thresholds = compute_thresholds(
@@ -137,7 +148,7 @@ def _filter(ctx: BuildContext, unique: list[PublishRow],
         if verdict:
             dropped[row.id] = verdict
     for row in unique:  # processed under an earlier, wider filter or a shorter list
-        refusal = refused(ctx, row.id, row.doi, row.licence)
+        refusal = plan.refused.get(row.id)
         if refusal:
             dropped[row.id] = refusal
     return thresholds

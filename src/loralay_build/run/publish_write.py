@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import platform
+import sys
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import pyarrow as pa
@@ -21,45 +24,72 @@ from loralay_build.corpus.schema import COLUMNS_KEY, project
 from loralay_build.corpus.split import SPLITS
 from loralay_build.licences import licence_counts, to_spdx
 from loralay_build.run.context import BuildContext, log
-from loralay_build.state import REMOVED, Row
+from loralay_build.state import FILTERED, PROCESSED, PUBLISHED, REMOVED, Row
 from loralay_build.text import leakage_summary
 
 
 @dataclass(frozen=True, slots=True)
 class PublishRow:
-    """What publishing needs of a processed candidate. Its other metadata (the other
-    abstracts, extra fields) is dropped as each row is read and its statistics are kept as
-    their JSON text, so the plan of a large corpus stays small."""
+    """What publishing holds of each processed candidate while it decides, and no more: the
+    plan of a large corpus is held whole. Repeated short values (status, split, language,
+    licence) are shared strings; the chronological key is kept only for rows whose split is
+    still to be given; the statistics are read again for the kept rows alone
+    (`kept_statistics`)."""
 
     id: str
     status: str
-    blob_sha: str | None
     work_key: str | None
     split: str | None
     n_pages: int
     summary_words: int
-    stats_json: str
     language: str
-    split_key: str
+    split_key: str  # "" once the split is fixed (stored or preset): only new rows are ranked
     preset: str | None  # split imposed by the source
     licence: str  # SPDX
-    doi: str
 
     @classmethod
     def of(cls, row: Row) -> PublishRow:
         cand = row.candidate
         preset = cand.extra.get("split")
-        stats = {k: v for k, v in row.stats.items() if k != "minhash"}  # read when compared
-        return cls(cand.id, row.status, row.blob_sha, row.work_key, row.split,
-                   int(stats.get("n_pages", 0)), int(stats.get("summary_words", 0)),
-                   json.dumps(stats), cand.language, split_key(cand),
-                   None if preset is None else str(preset), to_spdx(cand.source, cand.licence),
-                   cand.doi)
+        return cls(cand.id, sys.intern(row.status), row.work_key,
+                   None if row.split is None else sys.intern(row.split),
+                   int(row.stats.get("n_pages", 0)), int(row.stats.get("summary_words", 0)),
+                   sys.intern(cand.language),
+                   "" if row.split or preset else split_key(cand),
+                   None if preset is None else sys.intern(str(preset)),
+                   sys.intern(to_spdx(cand.source, cand.licence)))
 
-    @property
-    def stats(self) -> dict[str, Any]:
-        stats: dict[str, Any] = json.loads(self.stats_json)
-        return stats
+
+@dataclass
+class KeptStatistics:
+    """What the build record and the pages configuration sum over the published rows."""
+
+    leakage: list[float] = field(default_factory=list)
+    removed: Counter[str] = field(default_factory=Counter)
+    methods: Counter[str] = field(default_factory=Counter)
+    formats: Counter[str] = field(default_factory=Counter)  # pdf, html or pdf+html
+    images: dict[str, list[tuple[str, list[dict[str, Any]]]]] = field(
+        default_factory=lambda: {split: [] for split in SPLITS})  # with --page-images
+    without_images: list[str] = field(default_factory=list)
+
+
+def kept_statistics(ctx: BuildContext, splits: Mapping[str, str]) -> KeptStatistics:
+    """The statistics of the rows `splits` publishes, read from the state in one pass."""
+    out = KeptStatistics()
+    images = ctx.settings.images.enabled
+    for cid, stats in ctx.state.iter_stats(ctx.dataset, [PROCESSED, PUBLISHED, FILTERED]):
+        split = splits.get(cid)
+        if split is None:
+            continue
+        out.leakage += stats.get("leakage", [])
+        out.methods.update(stats.get("methods", []))
+        out.removed.update(stats.get("removed", {}))
+        out.formats[stats.get("formats") or "pdf"] += 1
+        if images:
+            out.images[split].append((cid, stats.get("images", [])))
+            if stats.get("images_skipped"):
+                out.without_images.append(cid)
+    return out
 
 
 @dataclass(frozen=True)
@@ -86,14 +116,15 @@ def write(ctx: BuildContext, kept: list[PublishRow], splits: dict[str, str],
     items = {split: [Item(r.id, r.work_key or "") for r in kept
                      if splits[r.id] == split] for split in SPLITS}
     previous_pages = published_build(out_dir).get("pages", {}).get("files", [])
-    pages = _pages(ctx, kept, splits, fingerprints[0], previous_pages)
+    statistics = cache(lambda: kept_statistics(ctx, splits))  # read once, when needed
+    pages = _pages(ctx, statistics, fingerprints[0], previous_pages)
 
     def finish(files: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
         for split in ("validation", "test"):
             if kept and not any(f["split"] == split for f in files):
                 log.warning("%s: the %s split is empty (too few documents); it is left out",
                             ctx.dataset, split)
-        build = build_record(ctx, kept, splits, record, files)
+        build = build_record(ctx, kept, splits, record, files, statistics())
         build["dedup"] = record.dedup
         if pages is not None:
             build["pages"] = pages
@@ -137,16 +168,15 @@ def _row(ctx: BuildContext, key: str, published: PublishedRows) -> pa.Table:
     return project(published.read(key), ctx.schema)
 
 
-def _pages(ctx: BuildContext, kept: list[PublishRow], splits: dict[str, str],
-           fingerprint: str, previous: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _pages(ctx: BuildContext, statistics: Callable[[], KeptStatistics], fingerprint: str,
+           previous: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The `pages` configuration's shards and settings (None without --page-images):
     shards whose pages are unchanged are kept, the rest written beside them."""
     images = ctx.settings.images
     if not images.enabled:
         return None
-    by_split = {s: [(r.id, r.stats.get("images", [])) for r in kept
-                    if splits[r.id] == s] for s in SPLITS}
-    files = write_pages(ctx.out_dir, fingerprint, by_split, previous, ctx.blobs, images,
+    kept = statistics()
+    files = write_pages(ctx.out_dir, fingerprint, kept.images, previous, ctx.blobs, images,
                         ctx.settings.output)
     return {
         "files": files,
@@ -154,26 +184,18 @@ def _pages(ctx: BuildContext, kept: list[PublishRow], splits: dict[str, str],
         "gray_levels": images.gray_levels if images.lossless_gray() else None,
         "encoder": {"colour": images.encoder(), "gray": images.encoder(gray=True)},
         "masked": images.mask, "pages_per_document": images.pages or "all",
-        "documents_without_images": sorted(
-            r.id for r in kept if r.stats.get("images_skipped")),
+        "documents_without_images": kept.without_images,
         "renderer": f"pypdfium2 {_versions()['pypdfium2']}",
     }
 
 
 def build_record(ctx: BuildContext, kept: list[PublishRow], splits: dict[str, str],
-                 record: PublishRecord, files: list[dict[str, Any]]) -> dict[str, Any]:
+                 record: PublishRecord, files: list[dict[str, Any]],
+                 statistics: KeptStatistics) -> dict[str, Any]:
     """build.json without its dedup, pages and clusters parts (`write` adds them)."""
     settings, fingerprints = ctx.settings, record.fingerprints
-    leakage: list[float] = []
-    removed: Counter[str] = Counter()
-    methods: Counter[str] = Counter()
-    formats: Counter[str] = Counter()  # pdf, html or pdf+html (a bundle's parts)
-    for row in kept:
-        stats = row.stats
-        leakage += stats.get("leakage", [])
-        methods.update(stats.get("methods", []))
-        removed.update(stats.get("removed", {}))
-        formats[stats.get("formats") or "pdf"] += 1
+    methods, removed, formats = statistics.methods, statistics.removed, statistics.formats
+    split_counts = Counter(splits[r.id] for r in kept)
     languages = {r.language for r in kept if r.language}
     return {
         "dataset": ctx.dataset,
@@ -192,14 +214,14 @@ def build_record(ctx: BuildContext, kept: list[PublishRow], splits: dict[str, st
         },
         "languages": sorted(languages),
         "counts": {
-            "splits": {s: sum(1 for v in splits.values() if v == s) for s in SPLITS},
+            "splits": {s: split_counts[s] for s in SPLITS},
             "rejects": dict(sorted(Counter(reason for _, reason, _ in record.rejects).items())),
             "removed": ctx.state.status_counts(ctx.dataset).get(REMOVED, 0),
             "match_methods": dict(sorted(methods.items())),
             "cleaner_removed_words": dict(sorted(removed.items())),
             "formats": dict(sorted(formats.items())),
         },
-        "leakage": leakage_summary(leakage),
+        "leakage": leakage_summary(statistics.leakage),
         "licences": licence_counts(
             (r.licence, splits[r.id])
             for r in kept),
