@@ -19,7 +19,7 @@ import pytest
 
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.card import data_files
-from loralay_build.corpus.publish import Item, publish
+from loralay_build.corpus.publish import Item, PublishedRows, publish
 from loralay_build.corpus.schema import FULL_SCHEMA, dataset_schema
 from loralay_build.corpus.writer import dict_rows_table, rows_table, write_shard
 from loralay_build.sources.local import LocalSource
@@ -320,6 +320,31 @@ def test_a_crash_during_a_republish_with_the_same_shard_count(tmp_path: Path) ->
     assert texts == [["old"]] * 3
     run("new")
     assert _ids_texts(tmp_path) == {"new"}
+
+
+def test_published_rows_finds_every_key_and_no_other(tmp_path: Path) -> None:
+    """The index of published rows by content key: every key of every shard is found and
+    reads back its own row, a key published nowhere is not, and a key whose sha256 ends in
+    NUL bytes (which a fixed-width byte array drops) is found like the others."""
+    nul = next(k for k in (f"nul{i}" for i in range(100_000))
+               if hashlib.sha256(k.encode()).digest().endswith(b"\0"))
+    keys = [f"key{i}" for i in range(9)] + [nul]
+    schema = pa.schema([pa.field("article_id", pa.string()), pa.field("text", pa.string())])
+    rows = {k: {"article_id": f"a{i}", "text": k} for i, k in enumerate(keys)}
+
+    def finish(files: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
+        return {"fingerprint": "f", "files": files}, "---\n" + "\n".join(data_files(files))
+
+    items = {"train": [Item(rows[k]["article_id"], k) for k in keys[:6]],
+             "validation": [Item(rows[k]["article_id"], k) for k in keys[6:]], "test": []}
+    publish(tmp_path, "f", items,
+            lambda group: [dict_rows_table([rows[i.key] for i in group], schema)],
+            schema, OutputSettings(shard_rows=4, row_group_rows=3), finish)
+    published = PublishedRows(tmp_path)
+    for key in reversed(keys):  # out of shard order: row groups are read again as needed
+        assert key in published
+        assert published.read(key).to_pylist() == [rows[key]]
+    assert "key9" not in published and "" not in published
 
 
 def _ids_texts(folder: Path) -> set[str]:
