@@ -35,6 +35,7 @@ from loralay_build.config import OutputSettings
 from loralay_build.corpus.folder import BUILD_FILE, published_build
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.writer import digest, write_shard
+from loralay_build.digests import Digests, find
 from loralay_build.errors import LoralayError
 
 log = logging.getLogger(__name__)
@@ -207,7 +208,7 @@ class PublishedRows:
 
     def __init__(self, folder: Path) -> None:
         self.shards: list[Path] = []
-        digests: list[npt.NDArray[np.bytes_]] = []
+        digests: list[Digests] = []
         places: list[npt.NDArray[np.int64]] = []
         for entry in published_build(folder).get("files", []):
             found = shard_items(folder / entry["name"])
@@ -224,13 +225,8 @@ class PublishedRows:
         self._group: tuple[Path, int, int, pa.Table] | None = None
 
     def _place(self, key: str) -> int | None:
-        digest = _digest(key)
-        at = int(np.searchsorted(self._keys, digest))
-        # An S32 element is read back without its trailing NUL bytes; two 32-byte digests
-        # are equal exactly when their stripped forms are.
-        if at < len(self._keys) and self._keys[at] == digest.rstrip(b"\0"):
-            return int(self._places[at])
-        return None
+        at = find(self._keys, _digest(key))
+        return None if at is None else int(self._places[at])
 
     def __contains__(self, key: str) -> bool:
         return self._place(key) is not None

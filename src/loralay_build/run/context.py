@@ -15,6 +15,7 @@ import pyarrow as pa
 from loralay_build.blobs import BlobStore
 from loralay_build.config import Settings
 from loralay_build.corpus.writer import WorkStore
+from loralay_build.digests import DigestSet
 from loralay_build.http import HttpClient
 from loralay_build.run.stats import BuildStats
 from loralay_build.source_table import DocumentOptions
@@ -54,8 +55,7 @@ class BuildContext:
     options: DocumentOptions  # per-document options, one object for every task
     excluded: frozenset[str]  # ids and DOIs of `[dedup] exclude` (corpus.contamination)
     stats: BuildStats = field(default_factory=BuildStats)
-    # blobs stored by this run, known intact: their sha256 as 32 bytes (half a hex string)
-    fetched: set[bytes] = field(default_factory=set)
+    fetched: DigestSet = field(default_factory=DigestSet)  # blobs stored by this run: intact
 
     @property
     def settings(self) -> Settings:
