@@ -242,3 +242,12 @@ def dict_rows_table(rows: Sequence[dict[str, Any]], schema: pa.Schema) -> pa.Tab
 def digest(value: Any) -> str:
     """A fingerprint of published content (JSON-serialisable, key order ignored)."""
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def digest_each(values: Iterable[Any]) -> str:
+    """A fingerprint of a long sequence, fed one element at a time: no JSON text of the
+    whole sequence is ever held."""
+    hashed = hashlib.sha256()
+    for value in values:
+        hashed.update(json.dumps(value, sort_keys=True, default=str).encode() + b"\n")
+    return hashed.hexdigest()

@@ -26,7 +26,7 @@ from loralay_build.corpus.filters import Thresholds, compute_thresholds
 from loralay_build.corpus.folder import BUILD_FILE
 from loralay_build.corpus.publish import PublishError
 from loralay_build.corpus.split import SplitItem
-from loralay_build.corpus.writer import digest
+from loralay_build.corpus.writer import digest, digest_each
 from loralay_build.errors import Reason
 from loralay_build.run.context import BuildContext, log
 from loralay_build.run.download import refused
@@ -184,7 +184,7 @@ def _record(ctx: BuildContext, plan: Plan, decided: Decisions, thresholds: Thres
         "percentiles_applied": thresholds.percentiles_applied,
     }
     data_fingerprint = digest([
-        sorted((r.id, r.work_key, splits[r.id]) for r in kept),
+        digest_each((r.id, r.work_key, splits[r.id]) for r in kept),  # kept is in id order
         threshold_values,
         str(ctx.schema),
         settings.raw.get("output", {}),
