@@ -116,10 +116,13 @@ def plan(folder: Path, previous: list[dict[str, Any]], splits: Mapping[str, Sequ
     """Keep every previous shard whose items all stay in its split with the same key; pack
     the other items, in the given order, into new shards of `shard_rows` (all of them when
     `repack`)."""
-    wanted = {split: {item.id: item.key for item in items} for split, items in splits.items()}
+    previous = [] if repack else previous
+    # Only looked up against previous shards: a first publish builds no index of its items.
+    wanted = {split: {item.id: item.key for item in items}
+              for split, items in splits.items()} if previous else {}
     kept: list[dict[str, Any]] = []
     covered: set[str] = set()
-    for entry in [] if repack else previous:
+    for entry in previous:
         found = shard_items(folder / entry["name"])
         keys = wanted.get(entry["split"], {})
         if found is None or found[0] != fmt or len(found[1]) != entry["rows"]:

@@ -35,6 +35,7 @@ from loralay_build.state import DISCOVERED, FETCHED, FILTERED, PROCESSED, PUBLIS
 from loralay_build.text.minhash import BANDS, NUM_PERM, ROWS, SHINGLE
 
 PLANNED = (PROCESSED, PUBLISHED, FILTERED)  # the statuses of the documents a publish places
+PLAN_PAGE = 100  # rows read at a time for the plan: each holds its metadata until reduced
 
 
 @dataclass
@@ -80,14 +81,14 @@ def publish(ctx: BuildContext) -> None:
 def _plan(ctx: BuildContext) -> Plan:
     rows = []
     refusals = {}
-    for state_row in ctx.state.iter_rows(ctx.dataset, PLANNED):
+    for state_row in ctx.state.iter_rows(ctx.dataset, PLANNED, page=PLAN_PAGE):
         row = PublishRow.of(state_row)
         rows.append(row)
         refusal = refused(ctx, row.id, state_row.candidate.doi, row.licence)
         if refusal:
             refusals[row.id] = refusal
     waiting = [PublishRow.of(r) for r in
-               ctx.state.iter_rows(ctx.dataset, [DISCOVERED, RETRY, FETCHED])]
+               ctx.state.iter_rows(ctx.dataset, [DISCOVERED, RETRY, FETCHED], page=PLAN_PAGE)]
     stored = {r.id: r.split for r in rows + waiting if r.split}
     return Plan(rows, waiting, stored, _clusters(ctx, stored), refusals)
 
