@@ -10,6 +10,7 @@ non-finite boxes, odd angles and sizes).
 from __future__ import annotations
 
 import ctypes
+import gc
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -108,6 +109,15 @@ def test_rotated_pages_and_text(tmp_path: Path, rotation: int, angle: int) -> No
     path = tmp_path / "r.pdf"
     rotated_pdf(path, rotation, angle)
     _same(path)
+
+
+def test_the_core_leaves_its_boxes_to_no_collection(tmp_path: Path) -> None:
+    """Box tuples hold floats only: the core leaves them untracked, so the collection that
+    follows a parse does not scan every word's box."""
+    path = tmp_path / "r.pdf"
+    rotated_pdf(path, 0, 0)
+    doc = parse_pdf(path, settings=SETTINGS)
+    assert doc.boxes and not any(map(gc.is_tracked, doc.boxes))
 
 
 @pytest.mark.skipif(not ACCENT_FONT.is_file(), reason="DejaVu Sans is absent")

@@ -368,6 +368,7 @@ static PyObject *line_tuple(Words *w, const int *index, const double *boxes, Py_
             if (!coordinate) { Py_DECREF(box); goto fail; }
             PyTuple_SET_ITEM(box, q, coordinate);
         }
+        PyObject_GC_UnTrack(box);  /* floats only: the collector would untrack it anyway */
         PyList_SET_ITEM(box_list, j, box);
         Py_INCREF(value);
         PyList_SET_ITEM(sizes, j, value);
