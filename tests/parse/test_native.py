@@ -120,6 +120,24 @@ def test_the_core_leaves_its_boxes_to_no_collection(tmp_path: Path) -> None:
     assert doc.boxes and not any(map(gc.is_tracked, doc.boxes))
 
 
+@pytest.mark.parametrize(("words", "boxes", "starts", "runs", "error"), [
+    (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)], [0, 3], [(0, 2)], ValueError),  # a box missing
+    (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, 3], [(1, 2), (0, 1)], ValueError),  # order
+    (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, 3], [(0, 3)], ValueError),  # past the end
+    (["ab", ""], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, 3], [(0, 2)], TypeError),  # an empty word
+    (["ab", "c"], [(0.0, 0.0, 1.0)] * 2, [0, 3], [(0, 2)], TypeError),  # a short box
+    (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, -3], [(0, 2)], ValueError),  # a start
+])
+def test_finishing_composed_lines_checks_its_input(
+    words: list[str], boxes: list[Any], starts: list[int], runs: list[tuple[int, int]],
+    error: type[Exception],
+) -> None:
+    """Lists that do not describe one page's words are refused before PDFium is asked."""
+    assert NATIVE is not None
+    with pytest.raises(error):
+        NATIVE.finish_lines(1, words, boxes, starts, runs, 0, 600.0, 800.0)
+
+
 @pytest.mark.skipif(not ACCENT_FONT.is_file(), reason="DejaVu Sans is absent")
 @pytest.mark.parametrize("compose", [True, False])
 def test_accents_ligatures_non_bmp_and_hyphens(tmp_path: Path, compose: bool) -> None:

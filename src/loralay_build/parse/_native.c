@@ -9,6 +9,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -540,6 +541,91 @@ static PyObject *read_text(PyObject *self, PyObject *args) {
     Py_DECREF(lines);
 done:
     free(text);
+    free_words(&w);
+    return result;
+}
+
+/* finish_lines(textpage, words, boxes, starts, runs, quarter, width, height)
+ *
+ * The end of `_read_text` for a page whose accents Python has composed: `words` (str),
+ * their display `boxes` (4-tuples of floats), `starts` (each word's first character) and
+ * `runs` ((first, end) engine lines) become finished lines as `read_text` returns them:
+ * (lines, bad_boxes, letterless), letterless -1 when no word is kept. */
+static PyObject *finish_lines(PyObject *self, PyObject *args) {
+    unsigned long long address;
+    PyObject *words, *boxes, *starts, *runs;
+    int quarter;
+    double width, height;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "KO!O!O!O!idd", &address, &PyList_Type, &words, &PyList_Type,
+                          &boxes, &PyList_Type, &starts, &PyList_Type, &runs, &quarter, &width,
+                          &height))
+        return NULL;
+    if (!get_text) {
+        PyErr_SetString(PyExc_RuntimeError, "PDFium entry points not bound");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(words);
+    if (quarter < 0 || quarter > 3 || PyList_GET_SIZE(boxes) != n
+            || PyList_GET_SIZE(starts) != n) {
+        PyErr_SetString(PyExc_ValueError, "one box and start per word, quarter in 0..3");
+        return NULL;
+    }
+    Words w = {0};
+    PyObject *result = NULL, *lines = NULL;
+    size_t cap = (size_t)n + 1;
+    w.words = calloc(cap, sizeof(PyObject *));
+    w.boxes = malloc(cap * 4 * sizeof(double));
+    w.starts = malloc(cap * sizeof(int));
+    w.letterless = malloc(cap * sizeof(int));
+    if (!w.words || !w.boxes || !w.starts || !w.letterless) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *word = PyList_GET_ITEM(words, i), *box = PyList_GET_ITEM(boxes, i);
+        if (!PyUnicode_Check(word) || PyUnicode_GET_LENGTH(word) == 0 || !PyTuple_Check(box)
+                || PyTuple_GET_SIZE(box) != 4) {
+            PyErr_SetString(PyExc_TypeError, "words must be non-empty str, boxes 4-tuples");
+            goto done;
+        }
+        for (int q = 0; q < 4; q++) {
+            double v = PyFloat_AsDouble(PyTuple_GET_ITEM(box, q));
+            if (v == -1.0 && PyErr_Occurred()) goto done;
+            w.boxes[4 * i + q] = v;
+        }
+        long start = PyLong_AsLong(PyList_GET_ITEM(starts, i));
+        if (start == -1 && PyErr_Occurred()) goto done;
+        if (start < 0 || start > INT_MAX) {
+            PyErr_SetString(PyExc_ValueError, "character index out of range");
+            goto done;
+        }
+        Py_UCS4 *chars = PyUnicode_AsUCS4Copy(word);
+        if (!chars) goto done;
+        w.letterless[i] = letterless_length(chars, PyUnicode_GET_LENGTH(word), 0);
+        PyMem_Free(chars);
+        w.starts[i] = (int)start;
+        Py_INCREF(word);
+        w.words[i] = word;
+        w.n = i + 1;
+    }
+    Py_ssize_t last = 0;
+    for (Py_ssize_t r = 0; r < PyList_GET_SIZE(runs); r++) {
+        Py_ssize_t first, end;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(runs, r), "nn", &first, &end)) goto done;
+        if (first < last || end <= first || end > n) {
+            PyErr_SetString(PyExc_ValueError, "runs must be ascending, disjoint and non-empty");
+            goto done;
+        }
+        last = end;
+        if (push(&w.runs, (int)first) || push(&w.runs, (int)end)) { PyErr_NoMemory(); goto done; }
+    }
+    lines = build_lines((void *)(uintptr_t)address, &w, quarter, width, height);
+    if (!lines) goto done;
+    PyObject *items;
+    long bad;
+    long long junk;
+    if (PyArg_ParseTuple(lines, "OlL", &items, &bad, &junk))
+        result = Py_BuildValue("(OlL)", items, bad, PyList_GET_SIZE(items) ? junk : -1LL);
+done:
+    Py_XDECREF(lines);
     free_words(&w);
     return result;
 }
@@ -1257,6 +1343,7 @@ static PyObject *bind(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS, "Take the PDFium text functions from their addresses."},
     {"read_text", read_text, METH_VARARGS, "Words and lines of one PDFium text page."},
+    {"finish_lines", finish_lines, METH_VARARGS, "Lines of a page whose accents are composed."},
     {"order_page", order_page, METH_VARARGS, "Blocks of a page's lines in reading order."},
     {"extend_document", extend_document, METH_VARARGS, "Append a page's blocks to a Document."},
     {NULL, NULL, 0, NULL},
