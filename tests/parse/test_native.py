@@ -111,13 +111,18 @@ def test_rotated_pages_and_text(tmp_path: Path, rotation: int, angle: int) -> No
     _same(path)
 
 
-def test_the_core_leaves_its_boxes_to_no_collection(tmp_path: Path) -> None:
+def test_the_core_makes_cheap_boxes(tmp_path: Path) -> None:
     """Box tuples hold floats only: the core leaves them untracked, so the collection that
-    follows a parse does not scan every word's box."""
+    follows a parse does not scan every word's box, and a coordinate equal to the previous
+    word's of the line (its baseline, mostly) is that word's float, not a new one."""
     path = tmp_path / "r.pdf"
     rotated_pdf(path, 0, 0)
     doc = parse_pdf(path, settings=SETTINGS)
     assert doc.boxes and not any(map(gc.is_tracked, doc.boxes))
+    pairs = [(a, b) for (a, b), (line, next_line) in zip(pairwise(doc.boxes),
+                                                         pairwise(doc.line_ids), strict=True)
+             if line == next_line and a[1] == b[1]]
+    assert pairs and all(a[1] is b[1] for a, b in pairs)
 
 
 @pytest.mark.parametrize(("words", "boxes", "starts", "runs", "error"), [

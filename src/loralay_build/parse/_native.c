@@ -359,16 +359,24 @@ static PyObject *line_tuple(Words *w, const int *index, const double *boxes, Py_
                             double size, int direction) {
     PyObject *words = PyList_New(n), *box_list = PyList_New(n), *sizes = PyList_New(n);
     PyObject *value = PyFloat_FromDouble(size);  /* one object, as `[size] * n` */
+    PyObject *prev = NULL;  /* the previous box: a coordinate it shares is shared */
     if (!words || !box_list || !sizes || !value) goto fail;
     for (Py_ssize_t j = 0; j < n; j++) {
         const double *b = boxes + 4 * j;
         PyObject *box = PyTuple_New(4);
         if (!box) goto fail;
         for (int q = 0; q < 4; q++) {
-            PyObject *coordinate = PyFloat_FromDouble(b[q]);
-            if (!coordinate) { Py_DECREF(box); goto fail; }
+            PyObject *coordinate;
+            if (prev && memcmp(&b[q - 4], &b[q], sizeof(double)) == 0) {
+                coordinate = PyTuple_GET_ITEM(prev, q);
+                Py_INCREF(coordinate);
+            } else if (!(coordinate = PyFloat_FromDouble(b[q]))) {
+                Py_DECREF(box);
+                goto fail;
+            }
             PyTuple_SET_ITEM(box, q, coordinate);
         }
+        prev = box;
         PyObject_GC_UnTrack(box);  /* floats only: the collector would untrack it anyway */
         PyList_SET_ITEM(box_list, j, box);
         Py_INCREF(value);
