@@ -54,13 +54,20 @@ def _columns(doc: Document) -> tuple[list[Any], ...]:
     return doc.words, doc.boxes, doc.font_sizes, doc.word_pages, doc.line_ids, doc.block_ids
 
 
-def _order_same(lines: list[Line], width: float, height: float) -> None:
-    """The core orders the lines exactly as the Python code (same blocks, same lines) and
-    appends them to a document as the Python code does."""
-    native = order.order_page(lines, width, height)
+def _order_same(
+    lines: list[Line], width: float, height: float, infos: bytes | None = None
+) -> None:
+    """The core orders the lines exactly as the Python code (same blocks, same lines), with
+    and without the facts it made for them (`infos`), and appends them to a document as the
+    Python code does."""
+    native = order.order_page(lines, width, height, infos)
     python = order.order_page_python(lines, width, height)
     assert [[id(line) for line in block] for block in native] == [
         [id(line) for line in block] for block in python]
+    if infos is not None:
+        read = order.order_page(lines, width, height)
+        assert [[id(line) for line in block] for block in read] == [
+            [id(line) for line in block] for block in python]
     assert NATIVE is not None
     ours, theirs = Document(pages=[]), Document(pages=[])
     for doc in (ours, theirs):  # earlier pages already appended
@@ -78,7 +85,8 @@ def _orders_same(path: Path, backend: str = "pdfium") -> None:
     except Exception:
         return
     for page in pages:
-        _order_same(page.lines, page.page.width, page.page.height)
+        assert backend == "pdfium" or page.line_infos is None
+        _order_same(page.lines, page.page.width, page.page.height, page.line_infos)
 
 
 def _pages(path: Path, native: bool, parse: ParseSettings = SETTINGS) -> str:
@@ -123,6 +131,20 @@ def test_the_core_makes_cheap_boxes(tmp_path: Path) -> None:
                                                          pairwise(doc.line_ids), strict=True)
              if line == next_line and a[1] == b[1]]
     assert pairs and all(a[1] is b[1] for a, b in pairs)
+
+
+def test_line_facts_that_do_not_fit_the_lines_are_read_from_the_lines(tmp_path: Path) -> None:
+    """Facts of another length, or not valid (NaN boxes, no words), are not trusted."""
+    path = tmp_path / "r.pdf"
+    rotated_pdf(path, 90, 0)
+    (page,) = pdfium.PdfiumBackend().pages(path, SETTINGS)
+    assert page.line_infos and len(page.lines) > 1
+    python = order.order_page_python(page.lines, page.page.width, page.page.height)
+    size = len(page.line_infos) // len(page.lines)
+    for infos in (page.line_infos[:-size], page.line_infos + page.line_infos[:size],
+                  b"\xff" * len(page.line_infos), bytes(len(page.line_infos))):
+        blocks = order.order_page(page.lines, page.page.width, page.page.height, infos)
+        assert blocks == python
 
 
 @pytest.mark.parametrize(("words", "boxes", "starts", "runs", "error"), [
@@ -297,7 +319,7 @@ def _read(page: FakePage, native: bool, quarter: int, compose: bool) -> str:
     except Exception as exc:
         return f"{type(exc).__name__}: {exc}"
     _check_letterless(result)
-    _order_same(result.lines, result.page.width, result.page.height)
+    _order_same(result.lines, result.page.width, result.page.height, result.line_infos)
     return repr((result.chars, result.garbage, result.bad_boxes, result.composed,
                  [(line.words, line.boxes, line.sizes, line.direction) for line in result.lines]))
 

@@ -132,7 +132,7 @@ def _junk(page: PageText) -> int:
 def _page_blocks(page: PageText, reading_order: bool) -> list[list[Line]]:
     """Blocks of the page in reading order, or the engine's lines as they came."""
     if reading_order:
-        return order_page(page.lines, page.page.width, page.page.height)
+        return order_page(page.lines, page.page.width, page.page.height, page.line_infos)
     blocks: list[list[Line]] = []
     last_group = None
     for line in page.lines:

@@ -293,7 +293,7 @@ def _read_text_native(
     come back as engine lines, are composed here as in the Python loop, and go back to the
     core to be finished."""
     page = result.page
-    chars, garbage, accents, items, box_bytes, runs, starts, bad, junk = native.read_text(
+    chars, garbage, accents, items, box_bytes, runs, starts, bad, junk, infos = native.read_text(
         handle.value, count, frame[:4], frame[4], page.width, page.height,
         settings.compose_accents)
     result.chars += chars
@@ -304,11 +304,12 @@ def _read_text_native(
         firsts = memoryview(starts).cast("i").tolist()
         lines = list(zip(ends[::2], ends[1::2], strict=True))
         words, boxes, firsts, lines = _compose(handle, result, items, boxes, firsts, lines, frame)
-        items, bad, junk = native.finish_lines(handle.value, words, boxes, firsts, lines,
-                                               frame[4], page.width, page.height)
+        items, bad, junk, infos = native.finish_lines(handle.value, words, boxes, firsts, lines,
+                                                      frame[4], page.width, page.height)
     result.bad_boxes += bad
     result.letterless = junk
     result.lines.extend([Line(*line) for line in items])
+    result.line_infos = infos
 
 
 class _CharBoxes:
