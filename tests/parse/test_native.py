@@ -147,6 +147,14 @@ def test_line_facts_that_do_not_fit_the_lines_are_read_from_the_lines(tmp_path: 
         assert blocks == python
 
 
+def test_the_words_nfc_must_look_at_are_the_non_ascii_ones() -> None:
+    assert NATIVE is not None
+    assert NATIVE.non_ascii(["a", "\u00e9", "b-", "e\u0301", "\U0001d400", "\x7f"]) == [
+        "\u00e9", "e\u0301", "\U0001d400"]
+    with pytest.raises(TypeError):
+        NATIVE.non_ascii(["a", b"b"])
+
+
 @pytest.mark.parametrize(("words", "boxes", "starts", "runs", "error"), [
     (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)], [0, 3], [(0, 2)], ValueError),  # a box missing
     (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, 3], [(1, 2), (0, 1)], ValueError),  # order

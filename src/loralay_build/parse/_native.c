@@ -1364,6 +1364,31 @@ fail:
     return NULL;
 }
 
+/* non_ascii(words) -> the words holding a character outside ASCII, in order: the only
+ * ones `nfc.nfc_words` must look at (an ASCII string is NFC). */
+static PyObject *non_ascii(PyObject *self, PyObject *words) {
+    (void)self;
+    if (!PyList_Check(words)) {
+        PyErr_SetString(PyExc_TypeError, "words must be a list");
+        return NULL;
+    }
+    PyObject *result = PyList_New(0);
+    if (!result) return NULL;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(words); i++) {
+        PyObject *word = PyList_GET_ITEM(words, i);
+        if (!PyUnicode_Check(word)) {
+            Py_DECREF(result);
+            PyErr_SetString(PyExc_TypeError, "words must be str");
+            return NULL;
+        }
+        if (!PyUnicode_IS_ASCII(word) && PyList_Append(result, word)) {
+            Py_DECREF(result);
+            return NULL;
+        }
+    }
+    return result;
+}
+
 static int address_of(PyObject *value, void **out) {
     unsigned long long address = PyLong_AsUnsignedLongLong(value);
     if (PyErr_Occurred()) return -1;
@@ -1401,6 +1426,7 @@ static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS, "Take the PDFium text functions from their addresses."},
     {"read_text", read_text, METH_VARARGS, "Words and lines of one PDFium text page."},
     {"finish_lines", finish_lines, METH_VARARGS, "Lines of a page whose accents are composed."},
+    {"non_ascii", non_ascii, METH_O, "The words holding a character outside ASCII."},
     {"order_page", order_page, METH_VARARGS, "Blocks of a page's lines in reading order."},
     {"extend_document", extend_document, METH_VARARGS, "Append a page's blocks to a Document."},
     {NULL, NULL, 0, NULL},

@@ -14,6 +14,7 @@ def finish_lines(
     textpage: int, words: list[str], boxes: list[tuple[float, float, float, float]],
     starts: list[int], runs: list[tuple[int, int]], quarter: int, width: float, height: float,
 ) -> tuple[list[Any], int, int, bytes]: ...
+def non_ascii(words: list[str]) -> list[str]: ...
 def order_page(
     lines: list[Any], width: float, height: float,
     limits: tuple[float, float, float, float, float, float], infos: bytes | None = None,
