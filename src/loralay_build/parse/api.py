@@ -94,8 +94,7 @@ def _check_text_layer(pages: list[PageText], settings: ParseSettings) -> None:
     """
     if not pages:
         raise Reject(Reason.CORRUPTED, "no pages")
-    words = sum(len(line.words) for page in pages for line in page.lines)
-    if words == 0:
+    if not any(line.words for page in pages for line in page.lines):  # stops at the first one
         raise Reject(Reason.NO_TEXT_LAYER, "no words")
     chars = sum(page.chars for page in pages)
     if chars < settings.min_chars_per_page * len(pages):
