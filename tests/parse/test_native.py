@@ -162,6 +162,7 @@ def test_the_words_nfc_must_look_at_are_the_non_ascii_ones() -> None:
     (["ab", ""], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, 3], [(0, 2)], TypeError),  # an empty word
     (["ab", "c"], [(0.0, 0.0, 1.0)] * 2, [0, 3], [(0, 2)], TypeError),  # a short box
     (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, -3], [(0, 2)], ValueError),  # a start
+    (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, 3], [[0, 2]], TypeError),  # a list run
 ])
 def test_finishing_composed_lines_checks_its_input(
     words: list[str], boxes: list[Any], starts: list[int], runs: list[tuple[int, int]],

@@ -640,7 +640,12 @@ static PyObject *finish_lines(PyObject *self, PyObject *args) {
     Py_ssize_t last = 0;
     for (Py_ssize_t r = 0; r < PyList_GET_SIZE(runs); r++) {
         Py_ssize_t first, end;
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(runs, r), "nn", &first, &end)) goto done;
+        PyObject *run = PyList_GET_ITEM(runs, r);
+        if (!PyTuple_Check(run)) {
+            PyErr_SetString(PyExc_TypeError, "runs must be (first, end) tuples");
+            goto done;
+        }
+        if (!PyArg_ParseTuple(run, "nn", &first, &end)) goto done;
         if (first < last || end <= first || end > n) {
             PyErr_SetString(PyExc_ValueError, "runs must be ascending, disjoint and non-empty");
             goto done;
