@@ -2,7 +2,9 @@
 """Benchmark the PDF backends: CPU, pages/s/core, peak RSS, word agreement, reading order.
 
 Every (backend, round) runs in a fresh child process; CPU is the child's RUSAGE_SELF plus
-RUSAGE_CHILDREN, so `pdftotext` subprocesses count. Rounds are interleaved and medians
+RUSAGE_CHILDREN, so `pdftotext` subprocesses count. "start s" is the part of a Python
+child's CPU spent before its first file (interpreter start and imports), which a
+long-running worker pays once. Rounds are interleaved and medians
 reported. `pdftotext -bbox-layout` alone (output discarded) is timed as the reference.
 `pdfium` runs the compiled core when it is built, `pdfium-python` the Python loop
 (`LORALAY_NATIVE=0`), `floor` only what PDFium itself costs (load page, text page,
@@ -73,17 +75,24 @@ def child(backend: str, folder: Path, out: Path | None, max_pages: int, limit: i
     words: dict[str, list[list[str]]] = {}
     failures: dict[str, str] = {}
     files = sorted(folder.glob("*.pdf"))[:limit]
+    start = 0.0
     if backend == REFERENCE:
         for path in files:
             subprocess.run(["pdftotext", "-q", "-bbox-layout", str(path), "/dev/null"], check=False)
     elif backend == FLOOR:
+        import pypdfium2  # noqa: F401  (imported before `start`, as the backends are)
+
+        start = _cpu()
         pages = floor_pages(files, max_pages)
     else:
         from loralay_build.errors import Reject
         from loralay_build.parse import ParseSettings, parse_pdf
+        from loralay_build.parse.backend import get_backend
 
         settings = ParseSettings(max_pages=max_pages)
         engine = "pdfium" if backend == PYTHON_PATH else backend
+        get_backend(engine)  # its module imported before `start`
+        start = _cpu()
         for path in files:
             try:
                 doc = parse_pdf(path, engine, settings)
@@ -96,12 +105,18 @@ def child(backend: str, folder: Path, out: Path | None, max_pages: int, limit: i
                 for word, page in zip(doc.words, doc.word_pages, strict=True):
                     per_page[page].append(word)
                 words[path.name] = per_page
-    usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
-    cpu = sum(u.ru_utime + u.ru_stime for u in usage)
-    rss = max(_own_peak_mib(), usage[1].ru_maxrss / 1024)
+    cpu = _cpu()
+    rss = max(_own_peak_mib(), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
     if out is not None:
         out.write_text(json.dumps(words))
-    print(json.dumps({"cpu": cpu, "pages": pages, "rss": rss, "failures": failures}))
+    print(json.dumps({"cpu": cpu, "start": start, "pages": pages, "rss": rss,
+                      "failures": failures}))
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished children."""
+    usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    return sum(u.ru_utime + u.ru_stime for u in usage)
 
 
 def _own_peak_mib() -> float:
@@ -252,7 +267,7 @@ def main() -> None:
     )
     print(
         f"{'backend':<14} {'CPU s':>7} {'min-max':>13} {'pages':>6} {'pages/s/core':>13} "
-        f"{'vs pdftotext':>13} {'peak RSS MiB':>13} {'rejected':>9}"
+        f"{'vs pdftotext':>13} {'start s':>8} {'peak RSS MiB':>13} {'rejected':>9}"
     )
     for name in names:
         cpus = [float(r["cpu"]) for r in runs[name]]  # type: ignore[arg-type]
@@ -260,10 +275,11 @@ def main() -> None:
         own = int(runs[name][0]["pages"]) if name in SUBSET else pages  # type: ignore[call-overload]
         rss = statistics.median(float(r["rss"]) for r in runs[name])  # type: ignore[arg-type]
         rejected = len(runs[name][0]["failures"])  # type: ignore[arg-type]
+        start = statistics.median(float(r["start"]) for r in runs[name])  # type: ignore[arg-type]
         rate = own / cpu if cpu else 0.0
         print(
             f"{name:<14} {cpu:7.2f} {min(cpus):6.2f}-{max(cpus):<6.2f} {own:6d} {rate:13.1f} "
-            f"{rate / ref_rate:12.2f}x {rss:13.0f} {rejected:>9}"
+            f"{rate / ref_rate:12.2f}x {start:8.2f} {rss:13.0f} {rejected:>9}"
         )
     if "pdfium" in words and PYTHON_PATH in words:
         same = words["pdfium"] == words[PYTHON_PATH]

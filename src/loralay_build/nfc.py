@@ -22,8 +22,12 @@ def nfc(text: str) -> str:
 def nfc_words(words: list[str]) -> list[str]:
     """Every word in NFC; the same list when all already are (most pages), found in one
     check of the words joined by spaces: a space composes with nothing and is a starter, so
-    that string is NFC exactly when every word is."""
-    joined = " ".join(words)
+    that string is NFC exactly when every word is. The compiled core, when built, first
+    leaves out the ASCII words (most of them), which are NFC."""
+    from loralay_build.parse.core import native_module  # the parse package imports this one
+
+    native = native_module()
+    joined = " ".join(words if native is None else native.non_ascii(words))
     if joined.isascii() or unicodedata.is_normalized("NFC", joined):
         return words
     return [nfc(word) for word in words]

@@ -10,6 +10,7 @@ non-finite boxes, odd angles and sizes).
 from __future__ import annotations
 
 import ctypes
+import gc
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -53,13 +54,20 @@ def _columns(doc: Document) -> tuple[list[Any], ...]:
     return doc.words, doc.boxes, doc.font_sizes, doc.word_pages, doc.line_ids, doc.block_ids
 
 
-def _order_same(lines: list[Line], width: float, height: float) -> None:
-    """The core orders the lines exactly as the Python code (same blocks, same lines) and
-    appends them to a document as the Python code does."""
-    native = order.order_page(lines, width, height)
+def _order_same(
+    lines: list[Line], width: float, height: float, infos: bytes | None = None
+) -> None:
+    """The core orders the lines exactly as the Python code (same blocks, same lines), with
+    and without the facts it made for them (`infos`), and appends them to a document as the
+    Python code does."""
+    native = order.order_page(lines, width, height, infos)
     python = order.order_page_python(lines, width, height)
     assert [[id(line) for line in block] for block in native] == [
         [id(line) for line in block] for block in python]
+    if infos is not None:
+        read = order.order_page(lines, width, height)
+        assert [[id(line) for line in block] for block in read] == [
+            [id(line) for line in block] for block in python]
     assert NATIVE is not None
     ours, theirs = Document(pages=[]), Document(pages=[])
     for doc in (ours, theirs):  # earlier pages already appended
@@ -77,7 +85,8 @@ def _orders_same(path: Path, backend: str = "pdfium") -> None:
     except Exception:
         return
     for page in pages:
-        _order_same(page.lines, page.page.width, page.page.height)
+        assert backend == "pdfium" or page.line_infos is None
+        _order_same(page.lines, page.page.width, page.page.height, page.line_infos)
 
 
 def _pages(path: Path, native: bool, parse: ParseSettings = SETTINGS) -> str:
@@ -108,6 +117,61 @@ def test_rotated_pages_and_text(tmp_path: Path, rotation: int, angle: int) -> No
     path = tmp_path / "r.pdf"
     rotated_pdf(path, rotation, angle)
     _same(path)
+
+
+def test_the_core_makes_cheap_boxes(tmp_path: Path) -> None:
+    """Box tuples hold floats only: the core leaves them untracked, so the collection that
+    follows a parse does not scan every word's box, and a coordinate equal to the previous
+    word's of the line (its baseline, mostly) is that word's float, not a new one."""
+    path = tmp_path / "r.pdf"
+    rotated_pdf(path, 0, 0)
+    doc = parse_pdf(path, settings=SETTINGS)
+    assert doc.boxes and not any(map(gc.is_tracked, doc.boxes))
+    pairs = [(a, b) for (a, b), (line, next_line) in zip(pairwise(doc.boxes),
+                                                         pairwise(doc.line_ids), strict=True)
+             if line == next_line and a[1] == b[1]]
+    assert pairs and all(a[1] is b[1] for a, b in pairs)
+
+
+def test_line_facts_that_do_not_fit_the_lines_are_read_from_the_lines(tmp_path: Path) -> None:
+    """Facts of another length, or not valid (NaN boxes, no words), are not trusted."""
+    path = tmp_path / "r.pdf"
+    rotated_pdf(path, 90, 0)
+    (page,) = pdfium.PdfiumBackend().pages(path, SETTINGS)
+    assert page.line_infos and len(page.lines) > 1
+    python = order.order_page_python(page.lines, page.page.width, page.page.height)
+    size = len(page.line_infos) // len(page.lines)
+    for infos in (page.line_infos[:-size], page.line_infos + page.line_infos[:size],
+                  b"\xff" * len(page.line_infos), bytes(len(page.line_infos))):
+        blocks = order.order_page(page.lines, page.page.width, page.page.height, infos)
+        assert blocks == python
+
+
+def test_the_words_nfc_must_look_at_are_the_non_ascii_ones() -> None:
+    assert NATIVE is not None
+    assert NATIVE.non_ascii(["a", "\u00e9", "b-", "e\u0301", "\U0001d400", "\x7f"]) == [
+        "\u00e9", "e\u0301", "\U0001d400"]
+    with pytest.raises(TypeError):
+        NATIVE.non_ascii(["a", b"b"])
+
+
+@pytest.mark.parametrize(("words", "boxes", "starts", "runs", "error"), [
+    (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)], [0, 3], [(0, 2)], ValueError),  # a box missing
+    (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, 3], [(1, 2), (0, 1)], ValueError),  # order
+    (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, 3], [(0, 3)], ValueError),  # past the end
+    (["ab", ""], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, 3], [(0, 2)], TypeError),  # an empty word
+    (["ab", "c"], [(0.0, 0.0, 1.0)] * 2, [0, 3], [(0, 2)], TypeError),  # a short box
+    (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, -3], [(0, 2)], ValueError),  # a start
+    (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, 3], [[0, 2]], TypeError),  # a list run
+])
+def test_finishing_composed_lines_checks_its_input(
+    words: list[str], boxes: list[Any], starts: list[int], runs: list[tuple[int, int]],
+    error: type[Exception],
+) -> None:
+    """Lists that do not describe one page's words are refused before PDFium is asked."""
+    assert NATIVE is not None
+    with pytest.raises(error):
+        NATIVE.finish_lines(1, words, boxes, starts, runs, 0, 600.0, 800.0)
 
 
 @pytest.mark.skipif(not ACCENT_FONT.is_file(), reason="DejaVu Sans is absent")
@@ -264,7 +328,7 @@ def _read(page: FakePage, native: bool, quarter: int, compose: bool) -> str:
     except Exception as exc:
         return f"{type(exc).__name__}: {exc}"
     _check_letterless(result)
-    _order_same(result.lines, result.page.width, result.page.height)
+    _order_same(result.lines, result.page.width, result.page.height, result.line_infos)
     return repr((result.chars, result.garbage, result.bad_boxes, result.composed,
                  [(line.words, line.boxes, line.sizes, line.direction) for line in result.lines]))
 

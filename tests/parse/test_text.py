@@ -9,6 +9,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.cidfonts import UnicodeCIDFont
 from reportlab.pdfgen import canvas
 
+from loralay_build.errors import Reason, Reject
 from loralay_build.parse import parse_pdf
 
 from .pdfgen import pages_pdf
@@ -59,6 +60,19 @@ def test_empty_pages_keep_true_indices(tmp_path: Path) -> None:
     assert sorted(set(doc.word_pages)) == [0, 2]
     assert len(doc.font_sizes) == len(doc.words) == len(doc.boxes) == len(doc.line_ids)
     assert doc.font_sizes[0] == pytest.approx(10.0, abs=0.5)
+
+
+def test_pages_without_a_word_are_no_text_layer_and_one_word_is_not(tmp_path: Path) -> None:
+    blank, one = tmp_path / "blank.pdf", tmp_path / "one.pdf"
+    pages_pdf(blank, [[], []])
+    pages_pdf(one, [[], ["word"]])
+    with pytest.raises(Reject) as info:
+        parse_pdf(blank)
+    assert (info.value.reason, info.value.detail) == (Reason.NO_TEXT_LAYER, "no words")
+    with pytest.raises(Reject) as info:
+        parse_pdf(one)
+    assert info.value.reason == Reason.NO_TEXT_LAYER
+    assert "min_chars_per_page" in info.value.detail
 
 
 def test_unknown_backend_is_a_value_error(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +17,11 @@
 
 typedef struct { float left, top, right, bottom; } RectF;
 typedef struct { float a, b, c, d, e, f; } MatrixF;
+typedef struct { double x0, y0, x1, y1; } Rect;
+/* What `order_page` reads of each Line: word count, union box, largest size, direction
+ * (mod 4) and group. `read_text` returns them for the lines it makes, so the ordering does
+ * not read every word's box back from its Python objects. */
+typedef struct { Py_ssize_t words; Rect box; double size; int direction; long group; } LineInfo;
 
 typedef int (*GetTextFn)(void *, int, int, unsigned short *);
 typedef unsigned int (*GetUnicodeFn)(void *, int);
@@ -358,16 +364,25 @@ static PyObject *line_tuple(Words *w, const int *index, const double *boxes, Py_
                             double size, int direction) {
     PyObject *words = PyList_New(n), *box_list = PyList_New(n), *sizes = PyList_New(n);
     PyObject *value = PyFloat_FromDouble(size);  /* one object, as `[size] * n` */
+    PyObject *prev = NULL;  /* the previous box: a coordinate it shares is shared */
     if (!words || !box_list || !sizes || !value) goto fail;
     for (Py_ssize_t j = 0; j < n; j++) {
         const double *b = boxes + 4 * j;
         PyObject *box = PyTuple_New(4);
         if (!box) goto fail;
         for (int q = 0; q < 4; q++) {
-            PyObject *coordinate = PyFloat_FromDouble(b[q]);
-            if (!coordinate) { Py_DECREF(box); goto fail; }
+            PyObject *coordinate;
+            if (prev && memcmp(&b[q - 4], &b[q], sizeof(double)) == 0) {
+                coordinate = PyTuple_GET_ITEM(prev, q);
+                Py_INCREF(coordinate);
+            } else if (!(coordinate = PyFloat_FromDouble(b[q]))) {
+                Py_DECREF(box);
+                goto fail;
+            }
             PyTuple_SET_ITEM(box, q, coordinate);
         }
+        prev = box;
+        PyObject_GC_UnTrack(box);  /* floats only: the collector would untrack it anyway */
         PyList_SET_ITEM(box_list, j, box);
         Py_INCREF(value);
         PyList_SET_ITEM(sizes, j, value);
@@ -382,7 +397,8 @@ fail:
 }
 
 /* Phase two of `_read_text` (`_add_lines`): clamp, direction and size per line, line spans.
- * Returns (lines, bad_boxes, letterless), lines as `line_tuple`s. */
+ * Returns (lines, bad_boxes, letterless, infos), lines as `line_tuple`s and infos their
+ * `LineInfo`s as bytes. */
 static PyObject *build_lines(void *tp, Words *w, int quarter, double width, double height) {
     Py_ssize_t n = w->n;
     int clamp = 0;
@@ -396,11 +412,12 @@ static PyObject *build_lines(void *tp, Words *w, int quarter, double width, doub
     double *boxes = malloc(((size_t)n + 1) * 4 * sizeof(double));
     int *index = malloc(((size_t)n + 1) * sizeof(int)); /* word of each kept box */
     Py_ssize_t *cuts = malloc(((size_t)n + 2) * sizeof(Py_ssize_t));
+    LineInfo *infos = malloc(((size_t)n + 1) * sizeof(LineInfo));  /* a line per word at most */
     PyObject *result = NULL;
-    Py_ssize_t kept = 0;
+    Py_ssize_t kept = 0, n_lines = 0;
     long bad = 0;
     long long junk = 0;
-    if (!lines || !boxes || !index || !cuts) { PyErr_NoMemory(); goto done; }
+    if (!lines || !boxes || !index || !cuts || !infos) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t r = 0; r + 1 < w->runs.len; r += 2) {
         Py_ssize_t first = w->runs.items[r], end = w->runs.items[r + 1];
         Py_ssize_t base = kept;
@@ -456,17 +473,31 @@ static PyObject *build_lines(void *tp, Words *w, int quarter, double width, doub
             Py_ssize_t lo = line_start + cuts[j], hi = line_start + cuts[j + 1];
             PyObject *line = line_tuple(w, index + lo, boxes + 4 * lo, hi - lo, size, direction);
             if (!line) goto done;
+            LineInfo *info = &infos[n_lines++];
+            const double *b = boxes + 4 * lo;
+            info->words = hi - lo;
+            info->box = (Rect){b[0], b[1], b[2], b[3]};
+            for (Py_ssize_t i = lo + 1; i < hi; i++) {
+                b = boxes + 4 * i;
+                info->box.x0 = pmin(info->box.x0, b[0]); info->box.y0 = pmin(info->box.y0, b[1]);
+                info->box.x1 = pmax(info->box.x1, b[2]); info->box.y1 = pmax(info->box.y1, b[3]);
+            }
+            info->size = size;
+            info->direction = direction;
+            info->group = -1;
             int failed = PyList_Append(lines, line);
             Py_DECREF(line);
             if (failed) goto done;
         }
     }
-    result = Py_BuildValue("(OlL)", lines, bad, junk);
+    result = Py_BuildValue("(OlLN)", lines, bad, junk,
+                           bytes_of(infos, n_lines * (Py_ssize_t)sizeof(LineInfo)));
 done:
     Py_XDECREF(lines);
     free(boxes);
     free(index);
     free(cuts);
+    free(infos);
     return result;
 }
 
@@ -474,13 +505,15 @@ done:
  *
  * `textpage` is the FPDF_TEXTPAGE address, `frame` (left, bottom, right, top) the page's
  * bounding box. Returns (chars, garbage, accents, lines, boxes, runs, starts, bad_boxes,
- * letterless). Without accents to compose, `lines` holds the finished lines as (words,
- * boxes, sizes, direction) tuples (the fields of a Line), `letterless` counts the
+ * letterless, infos). Without accents to compose, `lines` holds the finished lines as
+ * (words, boxes, sizes, direction) tuples (the fields of a Line), `letterless` counts the
  * characters of words without a letter or digit (api._junk), or is -1 when no word is
- * kept, and boxes, runs and starts are None. With accents to compose (`compose` and a
+ * kept, `infos` holds each line's `LineInfo` for `order_page`, and boxes, runs and starts
+ * are None. With accents to compose (`compose` and a
  * spacing accent in the text) the engine lines come back unfinished for Python to compose
  * and finish: `lines` holds the words, `boxes` 4 float64 per word, `runs` the (first, end)
- * word of each engine line as int32 and `starts` each word's first character. */
+ * word of each engine line as int32, `starts` each word's first character, and `infos` is
+ * None. */
 static PyObject *read_text(PyObject *self, PyObject *args) {
     unsigned long long address;
     int count, quarter, compose;
@@ -519,26 +552,117 @@ static PyObject *read_text(PyObject *self, PyObject *args) {
             PyList_SET_ITEM(words, i, w.words[i]);
         }
         result = Py_BuildValue(
-            "(LLONNNNlL)", chars, garbage, Py_True, words,
+            "(LLONNNNlLO)", chars, garbage, Py_True, words,
             bytes_of(w.boxes, w.n * 4 * (Py_ssize_t)sizeof(double)),
             bytes_of(w.runs.items, w.runs.len * (Py_ssize_t)sizeof(int)),
-            bytes_of(w.starts, w.n * (Py_ssize_t)sizeof(int)), 0L, -1LL);
+            bytes_of(w.starts, w.n * (Py_ssize_t)sizeof(int)), 0L, -1LL, Py_None);
         goto done;
     }
     PyObject *lines = build_lines(tp, &w, quarter, width, height);
     if (!lines) goto done;
-    PyObject *items;
+    PyObject *items, *infos;
     long bad;
     long long junk;
-    if (!PyArg_ParseTuple(lines, "OlL", &items, &bad, &junk)) {
+    if (!PyArg_ParseTuple(lines, "OlLO", &items, &bad, &junk, &infos)) {
         Py_DECREF(lines);
         goto done;
     }
-    result = Py_BuildValue("(LLOOOOOlL)", chars, garbage, Py_False, items, Py_None, Py_None,
-                           Py_None, bad, PyList_GET_SIZE(items) ? junk : -1LL);
+    result = Py_BuildValue("(LLOOOOOlLO)", chars, garbage, Py_False, items, Py_None, Py_None,
+                           Py_None, bad, PyList_GET_SIZE(items) ? junk : -1LL, infos);
     Py_DECREF(lines);
 done:
     free(text);
+    free_words(&w);
+    return result;
+}
+
+/* finish_lines(textpage, words, boxes, starts, runs, quarter, width, height)
+ *
+ * The end of `_read_text` for a page whose accents Python has composed: `words` (str),
+ * their display `boxes` (4-tuples of floats), `starts` (each word's first character) and
+ * `runs` ((first, end) engine lines) become finished lines as `read_text` returns them:
+ * (lines, bad_boxes, letterless, infos), letterless -1 when no word is kept. */
+static PyObject *finish_lines(PyObject *self, PyObject *args) {
+    unsigned long long address;
+    PyObject *words, *boxes, *starts, *runs;
+    int quarter;
+    double width, height;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "KO!O!O!O!idd", &address, &PyList_Type, &words, &PyList_Type,
+                          &boxes, &PyList_Type, &starts, &PyList_Type, &runs, &quarter, &width,
+                          &height))
+        return NULL;
+    if (!get_text) {
+        PyErr_SetString(PyExc_RuntimeError, "PDFium entry points not bound");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(words);
+    if (quarter < 0 || quarter > 3 || PyList_GET_SIZE(boxes) != n
+            || PyList_GET_SIZE(starts) != n) {
+        PyErr_SetString(PyExc_ValueError, "one box and start per word, quarter in 0..3");
+        return NULL;
+    }
+    Words w = {0};
+    PyObject *result = NULL, *lines = NULL;
+    size_t cap = (size_t)n + 1;
+    w.words = calloc(cap, sizeof(PyObject *));
+    w.boxes = malloc(cap * 4 * sizeof(double));
+    w.starts = malloc(cap * sizeof(int));
+    w.letterless = malloc(cap * sizeof(int));
+    if (!w.words || !w.boxes || !w.starts || !w.letterless) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *word = PyList_GET_ITEM(words, i), *box = PyList_GET_ITEM(boxes, i);
+        if (!PyUnicode_Check(word) || PyUnicode_GET_LENGTH(word) == 0 || !PyTuple_Check(box)
+                || PyTuple_GET_SIZE(box) != 4) {
+            PyErr_SetString(PyExc_TypeError, "words must be non-empty str, boxes 4-tuples");
+            goto done;
+        }
+        for (int q = 0; q < 4; q++) {
+            double v = PyFloat_AsDouble(PyTuple_GET_ITEM(box, q));
+            if (v == -1.0 && PyErr_Occurred()) goto done;
+            w.boxes[4 * i + q] = v;
+        }
+        long start = PyLong_AsLong(PyList_GET_ITEM(starts, i));
+        if (start == -1 && PyErr_Occurred()) goto done;
+        if (start < 0 || start > INT_MAX) {
+            PyErr_SetString(PyExc_ValueError, "character index out of range");
+            goto done;
+        }
+        Py_UCS4 *chars = PyUnicode_AsUCS4Copy(word);
+        if (!chars) goto done;
+        w.letterless[i] = letterless_length(chars, PyUnicode_GET_LENGTH(word), 0);
+        PyMem_Free(chars);
+        w.starts[i] = (int)start;
+        Py_INCREF(word);
+        w.words[i] = word;
+        w.n = i + 1;
+    }
+    Py_ssize_t last = 0;
+    for (Py_ssize_t r = 0; r < PyList_GET_SIZE(runs); r++) {
+        Py_ssize_t first, end;
+        PyObject *run = PyList_GET_ITEM(runs, r);
+        if (!PyTuple_Check(run)) {
+            PyErr_SetString(PyExc_TypeError, "runs must be (first, end) tuples");
+            goto done;
+        }
+        if (!PyArg_ParseTuple(run, "nn", &first, &end)) goto done;
+        if (first < last || end <= first || end > n) {
+            PyErr_SetString(PyExc_ValueError, "runs must be ascending, disjoint and non-empty");
+            goto done;
+        }
+        last = end;
+        if (push(&w.runs, (int)first) || push(&w.runs, (int)end)) { PyErr_NoMemory(); goto done; }
+    }
+    lines = build_lines((void *)(uintptr_t)address, &w, quarter, width, height);
+    if (!lines) goto done;
+    PyObject *items, *infos;
+    long bad;
+    long long junk;
+    if (PyArg_ParseTuple(lines, "OlLO", &items, &bad, &junk, &infos))
+        result = Py_BuildValue("(OlLO)", items, bad, PyList_GET_SIZE(items) ? junk : -1LL,
+                               infos);
+done:
+    Py_XDECREF(lines);
     free_words(&w);
     return result;
 }
@@ -551,7 +675,6 @@ done:
  * finite boxes and sizes are handled: for anything else `order_page` returns None and the
  * Python code runs, so both give the same answer or the same error. */
 
-typedef struct { double x0, y0, x1, y1; } Rect;
 typedef struct { double a, b; } Span;
 typedef struct { double k1, k2, k3; Py_ssize_t pos; int item; } SortKey;
 typedef struct { int *items; Py_ssize_t n; } Node;
@@ -857,9 +980,6 @@ static Rect rotate(Rect b, int direction, double width, double height) {
     return r;
 }
 
-/* What `order_page` reads of each Line: word count, union box, largest size, direction
- * (mod 4) and group. */
-typedef struct { Py_ssize_t words; Rect box; double size; int direction; long group; } LineInfo;
 
 /* 1 when read, 0 when the line is not one the C code handles (Python decides), -1 on error. */
 static int line_info(PyObject *line, LineInfo *info) {
@@ -1055,21 +1175,50 @@ done:
     return status;
 }
 
-/* order_page(lines, width, height, limits) -> list of blocks of lines, or None
+static PyObject *order_lines(PyObject *lines, double width, double height, const Limits *limits,
+                             const Py_buffer *infos);
+
+/* order_page(lines, width, height, limits, infos=None) -> list of blocks of lines, or None
  *
  * parse/order.py's `order_page` on a list of Line objects; `limits` are its constants
- * (COLUMN_GAP, COLUMN_SHARE, BLOCK_GAP, FOOTNOTE_SIZE, FOOTNOTE_TOP, MIN_STRETCH). None when
+ * (COLUMN_GAP, COLUMN_SHARE, BLOCK_GAP, FOOTNOTE_SIZE, FOOTNOTE_TOP, MIN_STRETCH), `infos`
+ * the lines' facts as `read_text` returned them (ignored unless one per line). None when
  * a line holds something other than finite float boxes and sizes: Python then decides. */
 static PyObject *order_page(PyObject *self, PyObject *args) {
     PyObject *lines, *result = NULL;
     double width, height;
     Limits lim;
+    Py_buffer infos = {0};
     (void)self;
-    if (!PyArg_ParseTuple(args, "O!dd(dddddd)", &PyList_Type, &lines, &width, &height,
+    if (!PyArg_ParseTuple(args, "O!dd(dddddd)|z*", &PyList_Type, &lines, &width, &height,
                           &lim.column_gap, &lim.column_share, &lim.block_gap,
-                          &lim.footnote_size, &lim.footnote_top, &lim.min_stretch))
+                          &lim.footnote_size, &lim.footnote_top, &lim.min_stretch, &infos))
         return NULL;
+    result = order_lines(lines, width, height, &lim, infos.buf ? &infos : NULL);
+    PyBuffer_Release(&infos);
+    return result;
+}
+
+/* The facts of line i: from `infos` (what `read_text` made for these lines) when it holds
+ * one valid `LineInfo` per line, else read from the Line object. */
+static int line_facts(PyObject *lines, Py_ssize_t i, const Py_buffer *infos, LineInfo *info) {
+    if (infos) {
+        *info = ((const LineInfo *)infos->buf)[i];
+        const Rect *b = &info->box;
+        if (info->words > 0 && info->direction >= 0 && info->direction < 4
+                && isfinite(b->x0) && isfinite(b->y0) && isfinite(b->x1) && isfinite(b->y1)
+                && isfinite(info->size) && info->group <= (1L << 52))
+            return 1;
+    }
+    return line_info(PyList_GET_ITEM(lines, i), info);
+}
+
+static PyObject *order_lines(PyObject *lines, double width, double height, const Limits *limits,
+                             const Py_buffer *infos) {
+    PyObject *result = NULL;
+    Limits lim = *limits;
     Py_ssize_t n = PyList_GET_SIZE(lines);
+    if (infos && infos->len != n * (Py_ssize_t)sizeof(LineInfo)) infos = NULL;
     if (n == 0) return PyList_New(0);
     if (!isfinite(width) || !isfinite(height)) Py_RETURN_NONE;
     LineInfo *info = malloc((size_t)n * sizeof(LineInfo));
@@ -1079,7 +1228,7 @@ static PyObject *order_page(PyObject *self, PyObject *args) {
     if (!info || !main || !other || !keys) { PyErr_NoMemory(); goto done; }
     double weight[4] = {0, 0, 0, 0};
     for (Py_ssize_t i = 0; i < n; i++) {
-        int got = line_info(PyList_GET_ITEM(lines, i), &info[i]);
+        int got = line_facts(lines, i, infos, &info[i]);
         if (got < 0) goto done;
         if (got == 0) { result = Py_None; Py_INCREF(result); goto done; }
         weight[info[i].direction] += (double)info[i].words;
@@ -1220,6 +1369,31 @@ fail:
     return NULL;
 }
 
+/* non_ascii(words) -> the words holding a character outside ASCII, in order: the only
+ * ones `nfc.nfc_words` must look at (an ASCII string is NFC). */
+static PyObject *non_ascii(PyObject *self, PyObject *words) {
+    (void)self;
+    if (!PyList_Check(words)) {
+        PyErr_SetString(PyExc_TypeError, "words must be a list");
+        return NULL;
+    }
+    PyObject *result = PyList_New(0);
+    if (!result) return NULL;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(words); i++) {
+        PyObject *word = PyList_GET_ITEM(words, i);
+        if (!PyUnicode_Check(word)) {
+            Py_DECREF(result);
+            PyErr_SetString(PyExc_TypeError, "words must be str");
+            return NULL;
+        }
+        if (!PyUnicode_IS_ASCII(word) && PyList_Append(result, word)) {
+            Py_DECREF(result);
+            return NULL;
+        }
+    }
+    return result;
+}
+
 static int address_of(PyObject *value, void **out) {
     unsigned long long address = PyLong_AsUnsignedLongLong(value);
     if (PyErr_Occurred()) return -1;
@@ -1256,6 +1430,8 @@ static PyObject *bind(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS, "Take the PDFium text functions from their addresses."},
     {"read_text", read_text, METH_VARARGS, "Words and lines of one PDFium text page."},
+    {"finish_lines", finish_lines, METH_VARARGS, "Lines of a page whose accents are composed."},
+    {"non_ascii", non_ascii, METH_O, "The words holding a character outside ASCII."},
     {"order_page", order_page, METH_VARARGS, "Blocks of a page's lines in reading order."},
     {"extend_document", extend_document, METH_VARARGS, "Append a page's blocks to a Document."},
     {NULL, NULL, 0, NULL},

@@ -134,7 +134,7 @@ class _Composer:
         hits = [i for i, word in enumerate(self.words) if ACCENT.search(word)]
         for i in hits:
             self._compose_word(i)
-        return self._rebuild()
+        return self._rebuild({*hits, *self.extra})
 
     def _compose_word(self, i: int) -> None:
         word = self.words[i]
@@ -213,7 +213,9 @@ class _Composer:
             kept = [boxes[m] for m in range(len(word)) if (i, m) not in self.dropped]
         return _union([*kept, *self.extra.get(i, [])])
 
-    def _rebuild(self) -> Composed:
+    def _rebuild(self, touched: set[int]) -> Composed:
+        """The words after composition; `touched` holds every word with an accent or given
+        one (the others, most of a page, are copied as they are)."""
         words: list[str] = []
         boxes: list[Box] = []
         origin: list[int] = []
@@ -222,9 +224,14 @@ class _Composer:
         split = False  # an accent composed away stood between the last word and this one
         for i, word in enumerate(self.words):
             new_index[i] = len(words)
+            if not split and word and i not in touched:
+                words.append(word)
+                boxes.append(self.boxes[i])
+                origin.append(i)
+                continue
             if i in run_start:
                 split = False
-            changed = i in self.extra or ACCENT.search(word) is not None
+            changed = i in touched
             text = self._text(i) if changed else word
             if not text:
                 split = split or bool(words)

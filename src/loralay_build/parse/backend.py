@@ -40,6 +40,9 @@ class PageText:
     bad_boxes: int = 0  # words dropped because their box was not finite
     composed: int = 0  # spacing accent glyphs composed with their letter
     letterless: int = -1  # characters of words without a letter or digit; -1: not counted
+    # What the compiled core's ordering reads of each line (union box, size, direction), made
+    # with `lines` so it need not read every word's box back; None: read from the lines.
+    line_infos: bytes | None = None
 
 
 class Backend(Protocol):

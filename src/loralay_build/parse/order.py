@@ -35,11 +35,16 @@ MIN_STRETCH = 1.1
 LIMITS = (COLUMN_GAP, COLUMN_SHARE, BLOCK_GAP, FOOTNOTE_SIZE, FOOTNOTE_TOP, MIN_STRETCH)
 
 
-def order_page(lines: list[Line], width: float, height: float) -> list[list[Line]]:
-    """The page's lines grouped into blocks, blocks and lines in reading order."""
+def order_page(
+    lines: list[Line], width: float, height: float, infos: bytes | None = None
+) -> list[list[Line]]:
+    """The page's lines grouped into blocks, blocks and lines in reading order.
+
+    `infos` are the compiled core's facts about these lines (`PageText.line_infos`).
+    """
     native = native_module()
     if native is not None:
-        blocks: list[list[Line]] | None = native.order_page(lines, width, height, LIMITS)
+        blocks: list[list[Line]] | None = native.order_page(lines, width, height, LIMITS, infos)
         if blocks is not None:  # None: a line the core leaves to Python (a non-finite box)
             return blocks
     return order_page_python(lines, width, height)

@@ -264,23 +264,25 @@ def _read_text(
     if words:
         corners = struct.iter_unpack("8f", ctypes.string_at(store, 32 * len(words)))
         boxes = _display_boxes(corners, frame)
-        compose = settings.compose_accents and ACCENT.search(text) is not None
-        _compose_and_add(handle, result, words, boxes, starts, lines, frame, compose)
+        if settings.compose_accents and ACCENT.search(text) is not None:
+            words, boxes, starts, lines = _compose(handle, result, words, boxes, starts, lines,
+                                                   frame)
+        _add_lines(handle, result, words, boxes, starts, lines, frame[4])
 
 
-def _compose_and_add(
+def _compose(
     handle: ctypes.c_void_p, result: PageText, words: list[str], boxes: list[Box],
-    starts: list[int], lines: list[tuple[int, int]], frame: Frame, compose: bool,
-) -> None:
-    """Compose the page's spacing accents if asked, then append its lines."""
-    if compose:
-        chars = _CharBoxes(handle, words, starts, frame)
-        composed = compose_accents(words, boxes, lines, chars)
-        if composed is not None:
-            words, boxes, lines = composed.words, composed.boxes, composed.runs
-            starts = [starts[k] for k in composed.origin]
-            result.composed += composed.count
-    _add_lines(handle, result, words, boxes, starts, lines, frame[4])
+    starts: list[int], lines: list[tuple[int, int]], frame: Frame,
+) -> tuple[list[str], list[Box], list[int], list[tuple[int, int]]]:
+    """The page's words, boxes, first characters and engine lines after composing its
+    spacing accents (the same lists when there is none to compose)."""
+    chars = _CharBoxes(handle, words, starts, frame)
+    composed = compose_accents(words, boxes, lines, chars)
+    if composed is None:
+        return words, boxes, starts, lines
+    result.composed += composed.count
+    return (composed.words, composed.boxes, [starts[k] for k in composed.origin],
+            composed.runs)
 
 
 def _read_text_native(
@@ -288,23 +290,26 @@ def _read_text_native(
     settings: ParseSettings,
 ) -> None:
     """`_read_text` in one call to the compiled core; pages with spacing accents to compose
-    come back as engine lines and are composed and finished here, as in the Python loop."""
+    come back as engine lines, are composed here as in the Python loop, and go back to the
+    core to be finished."""
     page = result.page
-    chars, garbage, accents, items, box_bytes, runs, starts, bad, junk = native.read_text(
+    chars, garbage, accents, items, box_bytes, runs, starts, bad, junk, infos = native.read_text(
         handle.value, count, frame[:4], frame[4], page.width, page.height,
         settings.compose_accents)
     result.chars += chars
     result.garbage += garbage
-    result.bad_boxes += bad
     if accents:
         boxes: list[Box] = list(struct.iter_unpack("4d", box_bytes))
         ends = memoryview(runs).cast("i").tolist()
         firsts = memoryview(starts).cast("i").tolist()
         lines = list(zip(ends[::2], ends[1::2], strict=True))
-        _compose_and_add(handle, result, items, boxes, firsts, lines, frame, True)
-        return
+        words, boxes, firsts, lines = _compose(handle, result, items, boxes, firsts, lines, frame)
+        items, bad, junk, infos = native.finish_lines(handle.value, words, boxes, firsts, lines,
+                                                      frame[4], page.width, page.height)
+    result.bad_boxes += bad
     result.letterless = junk
     result.lines.extend([Line(*line) for line in items])
+    result.line_infos = infos
 
 
 class _CharBoxes:
