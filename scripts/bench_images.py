@@ -40,6 +40,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "former default (rgb, lossy webp, method 4)": {"color": "rgb", "gray_levels": 0,
                                                    "method": 4},
     "auto, gray pages lossy": {"gray_levels": 0},
+    "auto, gray pages as lossless webp": {"gray_format": "webp"},
     "auto, colour pages at method 4": {"method": 4},
     "auto, 4 gray levels": {"gray_levels": 4},
     "auto, 256 gray levels (lossless gray)": {"gray_levels": 256},

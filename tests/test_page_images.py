@@ -135,6 +135,8 @@ def test_pages_without_colour_are_stored_losslessly_in_few_grays(tmp_path: Path)
     settings = ImageSettings(enabled=True)  # the defaults: webp, color auto, 16 gray levels
     colour, gray = page_images(str(path), [0, 1], {1: second[:5]}, settings)
     assert _chroma(_decoded(colour)) > 100  # the red rectangle keeps its colour
+    assert colour.data[8:16] == b"WEBPVP8 "  # lossy WebP
+    assert gray.data[:8] == b"\x89PNG\r\n\x1a\n" and gray.data[24] == 4  # PNG at 4 bits
     pixels = _decoded(gray)
     assert _chroma(pixels) == 0
     assert set(np.unique(pixels)) <= {17 * k for k in range(16)}  # nothing between levels
@@ -158,6 +160,17 @@ def test_a_gray_png_page_is_the_rendering_at_four_bits(tmp_path: Path) -> None:
     assert decoded.mode == "L" and decoded.tobytes() == rendered.tobytes()
 
 
+def test_gray_pages_can_be_stored_as_lossless_webp(tmp_path: Path) -> None:
+    path = tmp_path / "two.pdf"
+    _colour_and_gray(path)
+    settings = ImageSettings(enabled=True, gray_format="webp")
+    [webp] = page_images(str(path), [1], {}, settings)
+    [png] = page_images(str(path), [1], {}, ImageSettings(enabled=True))
+    assert webp.data[8:16] == b"WEBPVP8L"  # lossless WebP
+    assert settings.encoder(gray=True)["lossless"] is True
+    assert np.array_equal(_decoded(webp), _decoded(png))  # the same pixels either way
+
+
 def test_the_color_setting_forces_gray_or_colour(tmp_path: Path) -> None:
     path = tmp_path / "two.pdf"
     _colour_and_gray(path)
@@ -168,7 +181,8 @@ def test_the_color_setting_forces_gray_or_colour(tmp_path: Path) -> None:
     assert len(np.unique(_decoded(rgb[0]))) > 16  # lossy WebP in colour, as asked
 
 
-@pytest.mark.parametrize("table", [{"color": "grey"}, {"gray_levels": 8}, {"method": 7}])
+@pytest.mark.parametrize("table", [{"color": "grey"}, {"gray_levels": 8}, {"method": 7},
+                                   {"gray_format": "jpeg"}])
 def test_bad_image_settings_are_refused(table: dict[str, object]) -> None:
     with pytest.raises(ConfigError, match=r"\[images\]"):
         ImageSettings(**table)  # type: ignore[arg-type]
