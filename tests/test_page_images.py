@@ -20,9 +20,9 @@ from loralay_build.errors import ConfigError
 from loralay_build.images import (
     PageImage,
     background,
+    gray_lut,
     page_images,
     pixel_box,
-    reduce_gray,
     render_page,
 )
 from loralay_build.parse import parse_pdf
@@ -155,7 +155,7 @@ def test_a_gray_png_page_is_the_rendering_at_four_bits(tmp_path: Path) -> None:
     assert image.data[24] == 4  # the IHDR bit depth
     decoded = Image.open(io.BytesIO(image.data))
     pdf = pdfium.PdfDocument(str(path))
-    rendered = reduce_gray(render_page(pdf, 1, 100, 10**8).convert("L"), 16)
+    rendered = gray_lut(16)[np.asarray(render_page(pdf, 1, 100, 10**8).convert("L"))]
     pdf.close()
     assert decoded.mode == "L" and decoded.tobytes() == rendered.tobytes()
 
