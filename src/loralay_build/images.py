@@ -31,6 +31,7 @@ import pypdfium2.raw as pdfium_c
 from PIL import Image, ImageDraw
 
 from loralay_build.config import ImageSettings
+from loralay_build.gray_png import encode_gray
 
 Box = tuple[float, float, float, float]
 Colour = int | tuple[int, int, int]
@@ -188,6 +189,9 @@ def mask(image: Image.Image, boxes: Iterable[Box], scale: float) -> list[list[in
 
 def encode(image: Image.Image, settings: ImageSettings) -> bytes:
     options = settings.encoder(gray=image.mode == "L")
+    bits, level = options.get("bits"), options.get("compress_level")
+    if image.mode == "L" and isinstance(bits, int) and isinstance(level, int):
+        return encode_gray(np.asarray(image), bits, level)  # lossless gray PNG
     if image.mode == "RGBX" and options["format"] == "PNG":  # WebP and JPEG read RGBX
         image = image.convert("RGB")
     out = io.BytesIO()
