@@ -18,6 +18,7 @@ the images' cost.
 from __future__ import annotations
 
 import ctypes
+import functools
 import io
 import math
 import time
@@ -153,6 +154,7 @@ def render_page(pdf: pdfium.PdfDocument, index: int, dpi: int, max_pixels: int,
     return Image.fromarray(pixels[..., :3] if pixels.ndim == 3 else pixels)
 
 
+@functools.cache
 def gray_lut(levels: int) -> np.ndarray:
     """Each gray value's nearest of `levels` evenly spaced levels (0 and 255 kept): what a
     lossless encoder stores compactly, and PNG at 1, 2 or 4 bits exactly."""
