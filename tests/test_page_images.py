@@ -18,6 +18,7 @@ from reportlab.pdfgen import canvas
 from loralay_build.config import ImageSettings
 from loralay_build.errors import ConfigError
 from loralay_build.images import (
+    Canvas,
     PageImage,
     background,
     gray_lut,
@@ -155,9 +156,20 @@ def test_a_gray_png_page_is_the_rendering_at_four_bits(tmp_path: Path) -> None:
     assert image.data[24] == 4  # the IHDR bit depth
     decoded = Image.open(io.BytesIO(image.data))
     pdf = pdfium.PdfDocument(str(path))
-    rendered = gray_lut(16)[np.asarray(render_page(pdf, 1, 100, 10**8).convert("L"))]
+    rendered = render_page(pdf, 1, 100, 10**8).convert("L").point(gray_lut(16))
     pdf.close()
     assert decoded.mode == "L" and decoded.tobytes() == rendered.tobytes()
+
+
+@pytest.mark.parametrize("channel", [0, 1, 2])
+def test_one_pixel_of_colour_in_any_channel_keeps_a_page_in_colour(channel: int) -> None:
+    pixels = np.full((7, 5, 4), 200, np.uint8)
+    pixels[..., 3] = 17  # the unused fourth byte never counts
+    canvas = Canvas()
+    assert canvas.without_colour(pixels)
+    pixels[6, 4, channel] = 199
+    assert not canvas.without_colour(pixels)
+    assert canvas.without_colour(np.full((3, 3, 4), 9, np.uint8))  # smaller, same canvas
 
 
 def test_gray_pages_can_be_stored_as_lossless_webp(tmp_path: Path) -> None:

@@ -79,7 +79,6 @@ class Canvas:
     def __init__(self) -> None:
         self._bitmap = (ctypes.c_ubyte * 0)()
         self._scratch = np.empty(0, np.uint32)
-        self._gray = np.empty(0, np.uint8)
 
     def bitmap(self, width: int, height: int, format: int,
                rev_byteorder: bool = False) -> pdfium.PdfBitmap:
@@ -101,17 +100,6 @@ class Canvas:
         np.bitwise_xor(mixed, words, out=mixed)
         np.bitwise_and(mixed, 0xFFFF, out=mixed)
         return not mixed.any()
-
-    def gray(self, channel: np.ndarray, levels: int) -> Image.Image:
-        """A gray image of one channel, reduced to `levels` when fewer than 256."""
-        height, width = channel.shape
-        self._gray = _at_least(self._gray, height * width)
-        out = self._gray[:height * width].reshape(height, width)
-        if levels < 256:
-            np.take(gray_lut(levels), channel, out=out)
-        else:
-            out[...] = channel
-        return _shared("L", out)
 
 
 def _at_least(array: np.ndarray, size: int) -> np.ndarray:
@@ -155,11 +143,11 @@ def render_page(pdf: pdfium.PdfDocument, index: int, dpi: int, max_pixels: int,
 
 
 @functools.cache
-def gray_lut(levels: int) -> np.ndarray:
+def gray_lut(levels: int) -> tuple[int, ...]:
     """Each gray value's nearest of `levels` evenly spaced levels (0 and 255 kept): what a
     lossless encoder stores compactly, and PNG at 1, 2 or 4 bits exactly."""
     step = 255 / (levels - 1)
-    return np.array([round(round(v / step) * step) for v in range(256)], np.uint8)
+    return tuple(round(round(v / step) * step) for v in range(256))
 
 
 def prepare(pixels: np.ndarray, settings: ImageSettings, canvas: Canvas) -> Image.Image:
@@ -167,10 +155,15 @@ def prepare(pixels: np.ndarray, settings: ImageSettings, canvas: Canvas) -> Imag
     red channel then being the page, gray pages reduced to `gray_levels` when stored
     losslessly; RGBX otherwise."""
     if pixels.ndim == 3:
+        image = _shared("RGBX", pixels)
         if settings.color != "auto" or not canvas.without_colour(pixels):
-            return _shared("RGBX", pixels)
-        pixels = pixels[..., 0]
-    return canvas.gray(pixels, settings.gray_levels if settings.lossless_gray() else 256)
+            return image
+        image = image.getchannel(0)
+    else:
+        image = _shared("L", pixels)
+    if settings.lossless_gray() and settings.gray_levels < 256:
+        image = image.point(gray_lut(settings.gray_levels))
+    return image
 
 
 def mask(image: Image.Image, boxes: Iterable[Box], scale: float) -> list[list[int]]:
