@@ -10,9 +10,10 @@ the frame `article_bboxes` use, so a box in points maps to pixels by `dpi / 72` 
 Rendering and encoding settings are pinned: the same PDF and settings give the same bytes.
 
 Most pages of papers and acts hold no colour. Such a page is stored in gray, reduced to a
-few levels and encoded losslessly: text then stays sharp (no lossy ringing) and encodes in a
-third of the time lossy WebP takes at method 2 (a sixth at method 4); the encoder is most of
-the images' cost.
+few levels and encoded losslessly (PNG at 4 bits by default, gray_png): text then stays
+sharp (no lossy ringing) and encodes in a tenth of the time lossy WebP takes at method 2.
+Rendering and encoding are the images' cost: a page is rendered into memory reused for the
+whole document and handed to Pillow without a copy.
 """
 
 from __future__ import annotations
