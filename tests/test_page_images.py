@@ -161,6 +161,28 @@ def test_a_gray_png_page_is_the_rendering_at_four_bits(tmp_path: Path) -> None:
     assert decoded.mode == "L" and decoded.tobytes() == rendered.tobytes()
 
 
+def test_pages_of_other_sizes_in_one_document_render_as_they_do_alone(tmp_path: Path) -> None:
+    """A document's pages share one bitmap: a page smaller or wider than the one before must
+    come out exactly as rendered on its own."""
+    path = tmp_path / "sizes.pdf"
+    c = canvas.Canvas(str(path))
+    for size in [(612, 792), (200, 150), (842, 595), (300, 400)]:
+        c.setPageSize(size)
+        c.setFillColorRGB(0.1, 0.2, 0.9)
+        c.drawString(20, size[1] - 40, f"a page of {size[0]} by {size[1]} points")
+        c.showPage()
+    c.save()
+    settings = ImageSettings(enabled=True, format="png", color="rgb")
+    pages = page_images(str(path), [0, 1, 2, 3], {}, settings)
+    pdf = pdfium.PdfDocument(str(path))
+    alone = [np.asarray(render_page(pdf, i, settings.dpi, settings.max_pixels)).astype(int)
+             for i in range(4)]
+    pdf.close()
+    for page, expected in zip(pages, alone, strict=True):
+        assert (page.height_px, page.width_px) == expected.shape[:2]
+        assert np.array_equal(_decoded(page), expected), page.page
+
+
 @pytest.mark.parametrize("channel", [0, 1, 2])
 def test_one_pixel_of_colour_in_any_channel_keeps_a_page_in_colour(channel: int) -> None:
     pixels = np.full((7, 5, 4), 200, np.uint8)
