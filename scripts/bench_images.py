@@ -28,7 +28,7 @@ from typing import Any
 import pypdfium2 as pdfium
 
 from loralay_build.config import ImageSettings
-from loralay_build.images import encode, mask, prepare, render_page
+from loralay_build.images import Canvas, encode, mask, prepare, render
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_memory import measure
@@ -40,6 +40,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "former default (rgb, lossy webp, method 4)": {"color": "rgb", "gray_levels": 0,
                                                    "method": 4},
     "auto, gray pages lossy": {"gray_levels": 0},
+    "auto, gray pages as lossless webp": {"gray_format": "webp"},
     "auto, colour pages at method 4": {"method": 4},
     "auto, 4 gray levels": {"gray_levels": 4},
     "auto, 256 gray levels (lossless gray)": {"gray_levels": 256},
@@ -58,13 +59,14 @@ def stage_costs(pdfs: list[Path], settings: ImageSettings) -> dict[str, float]:
     scale = settings.dpi / 72
     for path in pdfs:
         pdf = pdfium.PdfDocument(str(path))
+        canvas = Canvas()
         try:
             for index in range(len(pdf)):
                 start = time.process_time()
-                image = render_page(pdf, index, settings.dpi, settings.max_pixels,
-                                    gray=settings.color == "gray")
+                pixels = render(pdf, index, settings.dpi, settings.max_pixels,
+                                settings.color == "gray", canvas)
                 rendered = time.process_time()
-                image = prepare(image, settings)
+                image = prepare(pixels, settings, canvas)
                 prepared = time.process_time()
                 mask(image, [(72.0, 72.0, 300.0, 84.0)] if index == 0 else [], scale)
                 masked = time.process_time()
@@ -75,7 +77,7 @@ def stage_costs(pdfs: list[Path], settings: ImageSettings) -> dict[str, float]:
                                          strict=True):
                     spent[stage] += b - a
                 pages += 1
-                colour += image.mode == "RGB"
+                colour += image.mode == "RGBX"
         finally:
             pdf.close()
     out = {stage: 1000 * spent[stage] / pages for stage in STAGES}

@@ -15,12 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loralay_build.corpus.arrays import to_arrow
+from loralay_build.corpus.pages import PAGES_SCHEMA
 from loralay_build.corpus.schema import FULL_SCHEMA
 from loralay_build.views.schema import CITATIONS, SUMPUBMED, arrow_schema
 
 from .test_local import make_corpus, write_manifest
 
-FIELDS = [*FULL_SCHEMA, *arrow_schema(SUMPUBMED), *arrow_schema(CITATIONS)]
+FIELDS = [*FULL_SCHEMA, *arrow_schema(SUMPUBMED), *arrow_schema(CITATIONS), *PAGES_SCHEMA]
 TYPES = {str(f.type): f.type for f in FIELDS}  # every distinct column type
 
 
@@ -29,6 +30,8 @@ def _values(type_: pa.DataType) -> st.SearchStrategy[Any]:
     value: st.SearchStrategy[Any]
     if pa.types.is_string(type_):
         value = st.text()
+    elif pa.types.is_binary(type_):
+        value = st.binary(max_size=8)
     elif pa.types.is_boolean(type_):
         value = st.booleans()
     elif pa.types.is_integer(type_):
@@ -71,6 +74,7 @@ def test_numpy_scalars_are_numbers() -> None:
 
 @pytest.mark.parametrize(("values", "type_", "error"), [
     (["a", 1], pa.string(), TypeError),
+    (["text"], pa.binary(), TypeError),
     ([1.5], pa.int32(), TypeError),
     ([True], pa.int16(), TypeError),
     ([np.bool_(False)], pa.int32(), TypeError),
@@ -87,7 +91,8 @@ def test_wrong_values_are_refused(values: list[Any], type_: pa.DataType,
         to_arrow(values, type_)
 
 
-def test_a_build_never_imports_pandas(tmp_path: Path) -> None:
+@pytest.mark.parametrize("images", [[], ["--page-images"]])
+def test_a_build_never_imports_pandas(tmp_path: Path, images: list[str]) -> None:
     """pyarrow's Python converter would import it (~0.25 s, ~47 MiB in the parent)."""
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -102,8 +107,9 @@ def test_a_build_never_imports_pandas(tmp_path: Path) -> None:
     )
     done = subprocess.run(
         [sys.executable, "-c", script, "local", "--input", str(manifest), "--out",
-         str(tmp_path / "out"), "--no-filter", "--workers", "1", "-q"],
+         str(tmp_path / "out"), "--no-filter", "--workers", "1", "-q", *images],
         capture_output=True, text=True, timeout=300, check=True,
     )
     assert done.stdout.split()[-2:] == ["0", "False"], done.stderr[-2000:]
     assert list((tmp_path / "out" / "local").glob("*.parquet"))
+    assert bool(images) == bool(list((tmp_path / "out" / "local").glob("pages/*.parquet")))

@@ -18,11 +18,12 @@ from reportlab.pdfgen import canvas
 from loralay_build.config import ImageSettings
 from loralay_build.errors import ConfigError
 from loralay_build.images import (
+    Canvas,
     PageImage,
     background,
+    gray_lut,
     page_images,
     pixel_box,
-    reduce_gray,
     render_page,
 )
 from loralay_build.parse import parse_pdf
@@ -135,6 +136,8 @@ def test_pages_without_colour_are_stored_losslessly_in_few_grays(tmp_path: Path)
     settings = ImageSettings(enabled=True)  # the defaults: webp, color auto, 16 gray levels
     colour, gray = page_images(str(path), [0, 1], {1: second[:5]}, settings)
     assert _chroma(_decoded(colour)) > 100  # the red rectangle keeps its colour
+    assert colour.data[8:16] == b"WEBPVP8 "  # lossy WebP
+    assert gray.data[:8] == b"\x89PNG\r\n\x1a\n" and gray.data[24] == 4  # PNG at 4 bits
     pixels = _decoded(gray)
     assert _chroma(pixels) == 0
     assert set(np.unique(pixels)) <= {17 * k for k in range(16)}  # nothing between levels
@@ -153,9 +156,53 @@ def test_a_gray_png_page_is_the_rendering_at_four_bits(tmp_path: Path) -> None:
     assert image.data[24] == 4  # the IHDR bit depth
     decoded = Image.open(io.BytesIO(image.data))
     pdf = pdfium.PdfDocument(str(path))
-    rendered = reduce_gray(render_page(pdf, 1, 100, 10**8).convert("L"), 16)
+    rendered = render_page(pdf, 1, 100, 10**8).convert("L").point(gray_lut(16))
     pdf.close()
     assert decoded.mode == "L" and decoded.tobytes() == rendered.tobytes()
+
+
+def test_pages_of_other_sizes_in_one_document_render_as_they_do_alone(tmp_path: Path) -> None:
+    """A document's pages share one bitmap: a page smaller or wider than the one before must
+    come out exactly as rendered on its own."""
+    path = tmp_path / "sizes.pdf"
+    c = canvas.Canvas(str(path))
+    for size in [(612, 792), (200, 150), (842, 595), (300, 400)]:
+        c.setPageSize(size)
+        c.setFillColorRGB(0.1, 0.2, 0.9)
+        c.drawString(20, size[1] - 40, f"a page of {size[0]} by {size[1]} points")
+        c.showPage()
+    c.save()
+    settings = ImageSettings(enabled=True, format="png", color="rgb")
+    pages = page_images(str(path), [0, 1, 2, 3], {}, settings)
+    pdf = pdfium.PdfDocument(str(path))
+    alone = [np.asarray(render_page(pdf, i, settings.dpi, settings.max_pixels)).astype(int)
+             for i in range(4)]
+    pdf.close()
+    for page, expected in zip(pages, alone, strict=True):
+        assert (page.height_px, page.width_px) == expected.shape[:2]
+        assert np.array_equal(_decoded(page), expected), page.page
+
+
+@pytest.mark.parametrize("channel", [0, 1, 2])
+def test_one_pixel_of_colour_in_any_channel_keeps_a_page_in_colour(channel: int) -> None:
+    pixels = np.full((7, 5, 4), 200, np.uint8)
+    pixels[..., 3] = 17  # the unused fourth byte never counts
+    canvas = Canvas()
+    assert canvas.without_colour(pixels)
+    pixels[6, 4, channel] = 199
+    assert not canvas.without_colour(pixels)
+    assert canvas.without_colour(np.full((3, 3, 4), 9, np.uint8))  # smaller, same canvas
+
+
+def test_gray_pages_can_be_stored_as_lossless_webp(tmp_path: Path) -> None:
+    path = tmp_path / "two.pdf"
+    _colour_and_gray(path)
+    settings = ImageSettings(enabled=True, gray_format="webp")
+    [webp] = page_images(str(path), [1], {}, settings)
+    [png] = page_images(str(path), [1], {}, ImageSettings(enabled=True))
+    assert webp.data[8:16] == b"WEBPVP8L"  # lossless WebP
+    assert settings.encoder(gray=True)["lossless"] is True
+    assert np.array_equal(_decoded(webp), _decoded(png))  # the same pixels either way
 
 
 def test_the_color_setting_forces_gray_or_colour(tmp_path: Path) -> None:
@@ -168,7 +215,8 @@ def test_the_color_setting_forces_gray_or_colour(tmp_path: Path) -> None:
     assert len(np.unique(_decoded(rgb[0]))) > 16  # lossy WebP in colour, as asked
 
 
-@pytest.mark.parametrize("table", [{"color": "grey"}, {"gray_levels": 8}, {"method": 7}])
+@pytest.mark.parametrize("table", [{"color": "grey"}, {"gray_levels": 8}, {"method": 7},
+                                   {"gray_format": "jpeg"}])
 def test_bad_image_settings_are_refused(table: dict[str, object]) -> None:
     with pytest.raises(ConfigError, match=r"\[images\]"):
         ImageSettings(**table)  # type: ignore[arg-type]

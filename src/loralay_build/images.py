@@ -10,13 +10,16 @@ the frame `article_bboxes` use, so a box in points maps to pixels by `dpi / 72` 
 Rendering and encoding settings are pinned: the same PDF and settings give the same bytes.
 
 Most pages of papers and acts hold no colour. Such a page is stored in gray, reduced to a
-few levels and encoded losslessly: text then stays sharp (no lossy ringing) and encodes in a
-third of the time lossy WebP takes at method 2 (a sixth at method 4); the encoder is most of
-the images' cost.
+few levels and encoded losslessly (PNG at 4 bits by default, gray_png): text then stays
+sharp (no lossy ringing) and encodes in a tenth of the time lossy WebP takes at method 2.
+Rendering and encoding are the images' cost: a page is rendered into memory reused for the
+whole document and handed to Pillow without a copy.
 """
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import io
 import math
 import time
@@ -24,10 +27,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import pypdfium2 as pdfium
-from PIL import Image, ImageChops, ImageDraw
+import pypdfium2.raw as pdfium_c
+from PIL import Image, ImageDraw
 
 from loralay_build.config import ImageSettings
+from loralay_build.gray_png import encode_gray
 
 Box = tuple[float, float, float, float]
 Colour = int | tuple[int, int, int]
@@ -66,11 +72,55 @@ def background(image: Image.Image) -> Colour:
     return (int(colour[0]), int(colour[1]), int(colour[2]))
 
 
-def render_page(pdf: pdfium.PdfDocument, index: int, dpi: int, max_pixels: int,
-                gray: bool = False) -> Image.Image:
-    """One page as displayed, `dpi / 72` pixels per point, in RGB or gray (L);
-    ImagesSkipped beyond the budget. PDFium renders RGB in that byte order, so no channel
-    swap follows; rendering in gray costs a fifth to a third less."""
+class Canvas:
+    """The memory a document's pages are rendered and prepared in, reused page after page
+    and read by Pillow in place: a fresh 3-byte bitmap per page and its copy into Pillow
+    took about 1 of the 7.6 ms a page cost. What `render` and `prepare` return on it is
+    valid until the next page is rendered."""
+
+    def __init__(self) -> None:
+        self._bitmap = (ctypes.c_ubyte * 0)()
+        self._scratch = np.empty(0, np.uint32)
+
+    def bitmap(self, width: int, height: int, format: int,
+               rev_byteorder: bool = False) -> pdfium.PdfBitmap:
+        """A packed bitmap on the reused buffer (pypdfium2's `bitmap_maker`)."""
+        size = width * height * (1 if format == pdfium_c.FPDFBitmap_Gray else 4)
+        if len(self._bitmap) < size:
+            self._bitmap = (ctypes.c_ubyte * size)()
+        return pdfium.PdfBitmap.new_native(width, height, format, rev_byteorder,
+                                           buffer=self._bitmap)
+
+    def without_colour(self, pixels: np.ndarray) -> bool:
+        """True when every pixel of an RGBX page is gray (its three channels equal): one
+        pass of 32-bit words, R^G and G^B in their low 16 bits, with no allocation."""
+        height, width = pixels.shape[:2]
+        words = pixels.view("<u4")[..., 0]
+        self._scratch = _at_least(self._scratch, height * width)
+        mixed = self._scratch[:height * width].reshape(height, width)
+        np.right_shift(words, 8, out=mixed)
+        np.bitwise_xor(mixed, words, out=mixed)
+        np.bitwise_and(mixed, 0xFFFF, out=mixed)
+        return not mixed.any()
+
+
+def _at_least(array: np.ndarray, size: int) -> np.ndarray:
+    return array if len(array) >= size else np.empty(size, array.dtype)
+
+
+def _shared(mode: str, pixels: np.ndarray) -> Image.Image:
+    """An image on the canvas's (contiguous) pixels, writable in place for the mask."""
+    image = Image.frombuffer(mode, (pixels.shape[1], pixels.shape[0]), pixels, "raw", mode,
+                             0, 1)
+    image.readonly = False
+    return image
+
+
+def render(pdf: pdfium.PdfDocument, index: int, dpi: int, max_pixels: int, gray: bool,
+           canvas: Canvas) -> np.ndarray:
+    """One page as displayed, `dpi / 72` pixels per point, on `canvas`: (height, width)
+    gray or (height, width, 4) RGBX (PDFium's native 32-bit order, R first);
+    ImagesSkipped beyond the budget."""
     page = pdf[index]
     try:
         width, height = page.get_size()
@@ -78,38 +128,43 @@ def render_page(pdf: pdfium.PdfDocument, index: int, dpi: int, max_pixels: int,
         if width * scale * height * scale > max_pixels:
             raise ImagesSkipped(f"page {index + 1} is {width:.0f}x{height:.0f} pt: over "
                                 f"{max_pixels} pixels at {dpi} dpi")
-        if gray:  # an L image shares the bitmap's buffer: copied before the bitmap goes
-            image: Image.Image = page.render(scale=scale, grayscale=True).to_pil().copy()
-        else:
-            image = page.render(scale=scale, rev_byteorder=True).to_pil()
+        bitmap = page.render(scale=scale, grayscale=gray, rev_byteorder=True,
+                             prefer_bgrx=True, bitmap_maker=canvas.bitmap)
+        pixels: np.ndarray = bitmap.to_numpy()
+        bitmap.close()  # the buffer is the canvas's
     finally:
         page.close()
-    return image
+    return pixels
 
 
-def without_colour(image: Image.Image) -> bool:
-    """True when every pixel of an RGB page is gray (its three channels equal)."""
-    red, green, blue = image.split()
-    return (ImageChops.difference(red, green).getbbox() is None
-            and ImageChops.difference(green, blue).getbbox() is None)
+def render_page(pdf: pdfium.PdfDocument, index: int, dpi: int, max_pixels: int,
+                gray: bool = False) -> Image.Image:
+    """One page as displayed, as an RGB or gray (L) image of its own (`inspect`)."""
+    pixels = render(pdf, index, dpi, max_pixels, gray, Canvas())
+    return Image.fromarray(pixels[..., :3] if pixels.ndim == 3 else pixels)
 
 
-def reduce_gray(image: Image.Image, levels: int) -> Image.Image:
-    """The gray page with `levels` evenly spaced levels (0 and 255 kept): what a lossless
-    encoder stores compactly, and PNG at 1, 2 or 4 bits exactly."""
-    if levels >= 256:
-        return image
+@functools.cache
+def gray_lut(levels: int) -> tuple[int, ...]:
+    """Each gray value's nearest of `levels` evenly spaced levels (0 and 255 kept): what a
+    lossless encoder stores compactly, and PNG at 1, 2 or 4 bits exactly."""
     step = 255 / (levels - 1)
-    return image.point([round(round(v / step) * step) for v in range(256)])
+    return tuple(round(round(v / step) * step) for v in range(256))
 
 
-def prepare(image: Image.Image, settings: ImageSettings) -> Image.Image:
-    """The rendered page as it is stored: in gray when it holds no colour (`color`), gray
-    pages reduced to `gray_levels` when they are stored losslessly."""
-    if image.mode == "RGB" and settings.color == "auto" and without_colour(image):
-        image = image.convert("L")  # exact: the weights sum to one
-    if image.mode == "L" and settings.lossless_gray():
-        image = reduce_gray(image, settings.gray_levels)
+def prepare(pixels: np.ndarray, settings: ImageSettings, canvas: Canvas) -> Image.Image:
+    """The rendered page as it is stored: in gray when it holds no colour (`color`), its
+    red channel then being the page, gray pages reduced to `gray_levels` when stored
+    losslessly; RGBX otherwise."""
+    if pixels.ndim == 3:
+        image = _shared("RGBX", pixels)
+        if settings.color != "auto" or not canvas.without_colour(pixels):
+            return image
+        image = image.getchannel(0)
+    else:
+        image = _shared("L", pixels)
+    if settings.lossless_gray() and settings.gray_levels < 256:
+        image = image.point(gray_lut(settings.gray_levels))
     return image
 
 
@@ -130,8 +185,14 @@ def mask(image: Image.Image, boxes: Iterable[Box], scale: float) -> list[list[in
 
 
 def encode(image: Image.Image, settings: ImageSettings) -> bytes:
+    options = settings.encoder(gray=image.mode == "L")
+    bits, level = options.get("bits"), options.get("compress_level")
+    if image.mode == "L" and isinstance(bits, int) and isinstance(level, int):
+        return encode_gray(np.asarray(image), bits, level)  # lossless gray PNG
+    if image.mode == "RGBX" and options["format"] == "PNG":  # WebP and JPEG read RGBX
+        image = image.convert("RGB")
     out = io.BytesIO()
-    image.save(out, **settings.encoder(gray=image.mode == "L"))  # type: ignore[arg-type]
+    image.save(out, **options)  # type: ignore[arg-type]
     return out.getvalue()
 
 
@@ -158,11 +219,13 @@ def page_images(pdf_path: str, pages: Sequence[int], removed: dict[int, list[Box
     wanted = list(pages) if settings.pages == 0 else list(pages)[:settings.pages]
     count = len(wanted)
     pdf = pdfium.PdfDocument(pdf_path)
+    canvas = Canvas()
     try:
         out = []
         for done, index in enumerate(wanted, 1):
-            image = prepare(render_page(pdf, index, settings.dpi, settings.max_pixels,
-                                        gray=settings.color == "gray"), settings)
+            pixels = render(pdf, index, settings.dpi, settings.max_pixels,
+                            settings.color == "gray", canvas)
+            image = prepare(pixels, settings, canvas)
             boxes = removed.get(index, ()) if settings.mask else ()
             painted = mask(image, boxes, scale)
             out.append(PageImage(index, encode(image, settings), image.width, image.height,

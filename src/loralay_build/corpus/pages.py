@@ -22,7 +22,7 @@ from loralay_build.blobs import BlobStore
 from loralay_build.config import ImageSettings, OutputSettings
 from loralay_build.corpus.publish import Item, format_key, plan, write_new
 from loralay_build.corpus.split import SPLITS
-from loralay_build.corpus.writer import digest
+from loralay_build.corpus.writer import dict_rows_table, digest
 
 PAGES_DIR = "pages"
 PAGES_SCHEMA = pa.schema([
@@ -84,4 +84,4 @@ def _tables(group: Sequence[Item], pages: dict[str, dict[str, Any]], blobs: Blob
                                    "path": None},
                          "width_px": page["width_px"], "height_px": page["height_px"],
                          "dpi": dpi, "masked_boxes": page["masked_boxes"]})
-        yield pa.Table.from_pylist(rows, schema=PAGES_SCHEMA)
+        yield dict_rows_table(rows, PAGES_SCHEMA)

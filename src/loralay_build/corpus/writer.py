@@ -9,7 +9,6 @@ decided by `corpus.publish`.
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import json
 import os
@@ -21,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from loralay_build.blobs import atomic_path
+from loralay_build.blobs import atomic_path, sync_filesystem
 from loralay_build.columns import Strings
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.arrays import buffer_array, to_arrow
@@ -117,32 +116,6 @@ def rows_table(rows: Sequence[dict[str, Any]], schema: pa.Schema) -> pa.Table:
         else:
             columns.append(to_arrow(values, field.type))
     return pa.Table.from_arrays(columns, schema=schema)
-
-
-def sync_filesystem(path: Path) -> None:
-    """Make every write on the filesystem holding `path` durable, in one call.
-
-    `syncfs` costs one flush for a whole batch of files, where an fsync per file and per
-    directory costs two each; `os.sync` (all filesystems) where syncfs is missing.
-    """
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        if _LIBC is None or _LIBC.syncfs(fd) != 0:
-            os.sync()
-    finally:
-        os.close(fd)
-
-
-def _libc() -> ctypes.CDLL | None:
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.syncfs.argtypes = [ctypes.c_int]
-        return libc
-    except (OSError, AttributeError):
-        return None
-
-
-_LIBC = _libc()
 
 
 class WorkFileError(LoralayError):

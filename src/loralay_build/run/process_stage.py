@@ -118,14 +118,16 @@ def _record(ctx: BuildContext, outcomes: list[tuple[str, Outcome]],
         return
     state, dataset, stats = ctx.state, ctx.dataset, ctx.stats.process
     ctx.work.put_many([(keys[cid], o.row) for cid, o in outcomes if o.row is not None])
+    # page images: blobs (one sync for the batch), listed in their document's stats
+    shas = iter(ctx.blobs.add_many([p.data for _, o in outcomes for p in o.pages]))
     with state.transaction():
         for cid, outcome in outcomes:
             key = keys.pop(cid)
-            if outcome.pages:  # page images: blobs, listed in the document's stats
+            if outcome.pages:
                 outcome.stats["images"] = [
-                    {"page": p.page, "sha256": ctx.blobs.add_bytes(p.data),
-                     "width_px": p.width_px, "height_px": p.height_px,
-                     "masked_boxes": p.masked_boxes} for p in outcome.pages]
+                    {"page": p.page, "sha256": next(shas), "width_px": p.width_px,
+                     "height_px": p.height_px, "masked_boxes": p.masked_boxes}
+                    for p in outcome.pages]
             if outcome.row is not None:
                 state.set_status(dataset, cid, PROCESSED, work_key=key,
                                  stats=outcome.stats, reason=None, detail=None)
