@@ -362,7 +362,9 @@ def test_cluster_without_cpus_stops_then_resumes(ray_cluster: RayCluster, hal_re
 def test_nodes_that_join_mid_build_get_work(ray_cluster: RayCluster, hal_reference: Path,
                                             tmp_path: Path) -> None:
     """The build starts while no worker node is there (the head has no CPU): it waits, and
-    the nodes that join get as many documents in flight as their CPUs take."""
+    the nodes that join get as many documents in flight as their CPUs take. The driver is
+    stopped while the nodes start, so that a build this short cannot end on the first node
+    before the second has joined: both are there when it resumes."""
     out = tmp_path / "out"
     env = {**os.environ, "LORALAY_RUN__RAY_NO_CPU_WAIT": "300"}
     ray_cluster.remove(list(ray_cluster.workers))
@@ -380,7 +382,11 @@ def test_nodes_that_join_mid_build_get_work(ray_cluster: RayCluster, hal_referen
                             break
                         time.sleep(0.05)
                     assert proc.poll() is None, "the build ended before nodes joined"
-                    ray_cluster.restore()
+                    os.kill(proc.pid, signal.SIGSTOP)
+                    try:
+                        ray_cluster.restore()
+                    finally:
+                        os.kill(proc.pid, signal.SIGCONT)
                     proc.wait(timeout=buildrun.RUN_TIMEOUT)
                 finally:
                     proc.kill()
