@@ -4,7 +4,8 @@
 Every (backend, round) runs in a fresh child process; CPU is the child's RUSAGE_SELF plus
 RUSAGE_CHILDREN, so `pdftotext` subprocesses count. "start s" is the part of a Python
 child's CPU spent before its first file (interpreter start and imports), which a
-long-running worker pays once. Rounds are interleaved and medians
+long-running worker pays once: "warm" is the ratio to pdftotext without it (pdftotext is
+a process per file, so its start stays counted). Rounds are interleaved and medians
 reported. `pdftotext -bbox-layout` alone (output discarded) is timed as the reference.
 `pdfium` runs the compiled core when it is built, `pdfium-python` the Python loop
 (`LORALAY_NATIVE=0`), `floor` only what PDFium itself costs (load page, text page,
@@ -267,7 +268,7 @@ def main() -> None:
     )
     print(
         f"{'backend':<14} {'CPU s':>7} {'min-max':>13} {'pages':>6} {'pages/s/core':>13} "
-        f"{'vs pdftotext':>13} {'start s':>8} {'peak RSS MiB':>13} {'rejected':>9}"
+        f"{'vs pdftotext':>13} {'start s':>8} {'warm':>6} {'peak RSS MiB':>13} {'rejected':>9}"
     )
     for name in names:
         cpus = [float(r["cpu"]) for r in runs[name]]  # type: ignore[arg-type]
@@ -277,9 +278,11 @@ def main() -> None:
         rejected = len(runs[name][0]["failures"])  # type: ignore[arg-type]
         start = statistics.median(float(r["start"]) for r in runs[name])  # type: ignore[arg-type]
         rate = own / cpu if cpu else 0.0
+        warm = own / (cpu - start) if cpu > start else 0.0
         print(
             f"{name:<14} {cpu:7.2f} {min(cpus):6.2f}-{max(cpus):<6.2f} {own:6d} {rate:13.1f} "
-            f"{rate / ref_rate:12.2f}x {start:8.2f} {rss:13.0f} {rejected:>9}"
+            f"{rate / ref_rate:12.2f}x {start:8.2f} {warm / ref_rate:5.2f}x {rss:13.0f} "
+            f"{rejected:>9}"
         )
     if "pdfium" in words and PYTHON_PATH in words:
         same = words["pdfium"] == words[PYTHON_PATH]
