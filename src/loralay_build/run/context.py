@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from loralay_build.blobs import BlobStore
 from loralay_build.config import Settings
+from loralay_build.corpus.publish import PublishedRows
 from loralay_build.corpus.writer import WorkStore
 from loralay_build.digests import DigestSet
 from loralay_build.http import HttpClient
@@ -56,6 +57,15 @@ class BuildContext:
     excluded: frozenset[str]  # ids and DOIs of `[dedup] exclude` (corpus.contamination)
     stats: BuildStats = field(default_factory=BuildStats)
     fetched: DigestSet = field(default_factory=DigestSet)  # blobs stored by this run: intact
+    _published: PublishedRows | None = field(default=None, repr=False)
+
+    def published_rows(self) -> PublishedRows:
+        """The index of the shard set in place, read from the shards' footers once a build:
+        processing and publishing both look rows up in it, and the set changes only when
+        publishing switches to the new one, after its last lookup."""
+        if self._published is None:
+            self._published = PublishedRows(self.out_dir)
+        return self._published
 
     @property
     def settings(self) -> Settings:

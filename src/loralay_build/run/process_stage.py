@@ -86,7 +86,7 @@ def _fetch_again(ctx: BuildContext, published: PublishedRows) -> bool:
 
 
 def process(ctx: BuildContext) -> None:
-    published = PublishedRows(ctx.out_dir)
+    published = ctx.published_rows()
     _fetch_again(ctx, published)
     total = sum(1 for _ in _todo(ctx, published))
     if not total:

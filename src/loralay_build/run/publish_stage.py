@@ -30,11 +30,10 @@ from loralay_build.corpus.writer import digest, digest_each
 from loralay_build.errors import Reason
 from loralay_build.run.context import BuildContext, log
 from loralay_build.run.download import refused
-from loralay_build.run.publish_write import PublishRecord, PublishRow, write
+from loralay_build.run.publish_write import PLANNED, PublishRecord, PublishRow, write
 from loralay_build.state import DISCOVERED, FETCHED, FILTERED, PROCESSED, PUBLISHED, REJECTED, RETRY
 from loralay_build.text.minhash import BANDS, NUM_PERM, ROWS, SHINGLE
 
-PLANNED = (PROCESSED, PUBLISHED, FILTERED)  # the statuses of the documents a publish places
 PLAN_PAGE = 100  # rows read at a time for the plan: each holds its metadata until reduced
 
 

@@ -27,6 +27,8 @@ from loralay_build.run.context import BuildContext, log
 from loralay_build.state import FILTERED, PROCESSED, PUBLISHED, REMOVED, Row
 from loralay_build.text import leakage_summary
 
+PLANNED = (PROCESSED, PUBLISHED, FILTERED)  # the statuses of the documents a publish places
+
 
 @dataclass(frozen=True, slots=True)
 class PublishRow:
@@ -77,7 +79,7 @@ def kept_statistics(ctx: BuildContext, splits: Mapping[str, str]) -> KeptStatist
     """The statistics of the rows `splits` publishes, read from the state in one pass."""
     out = KeptStatistics()
     images = ctx.settings.images.enabled
-    for cid, stats in ctx.state.iter_stats(ctx.dataset, [PROCESSED, PUBLISHED, FILTERED]):
+    for cid, stats in ctx.state.iter_stats(ctx.dataset, PLANNED):
         split = splits.get(cid)
         if split is None:
             continue
@@ -141,7 +143,7 @@ def write(ctx: BuildContext, kept: list[PublishRow], splits: dict[str, str],
         + "\n"
         for cid, reason, detail in rejects
     )
-    published = PublishedRows(out_dir)
+    published = ctx.published_rows()
     page_files = [] if pages is None else pages["files"]
     try:
         written = publish(out_dir, fingerprints[0], items,
