@@ -13,13 +13,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.card import data_files
-from loralay_build.corpus.publish import Item, PublishedRows, publish
+import loralay_build.corpus.publish as publisher
+from loralay_build.corpus.publish import Item, ItemIndex, PublishedRows, Selection, publish
 from loralay_build.corpus.schema import FULL_SCHEMA, dataset_schema
 from loralay_build.corpus.writer import dict_rows_table, rows_table, write_shard
 from loralay_build.sources.local import LocalSource
@@ -508,3 +510,19 @@ def test_a_grown_build_republishes_a_folder_of_every_column(tmp_path: Path,
     assert_dataset_schema(folder, LocalSource)
     assert run_cli(*args(grown, tmp_path / "fresh")).returncode == 0
     _assert_same_rows(_rows_by_split(folder), _rows_by_split(tmp_path / "fresh" / "local"))
+
+
+@pytest.mark.parametrize("colliding", [False, True])
+def test_an_item_index_finds_items_by_id_and_key(colliding: bool,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each item is found at its position, through a view made when read too; an id under
+    another key, or absent, is not found. Ids whose hashes collide are told apart by the id."""
+    if colliding:  # every id of one length gets the same hash
+        monkeypatch.setattr(publisher, "hash", len, raising=False)
+    items = [Item(f"id{i:03d}", f"k{i}") for i in range(50)]
+    view = Selection(items, np.arange(10, 50))
+    assert list(view[:2]) == items[10:12] and view[-1] == items[49]
+    for sequence, expected in ((items, list(range(50))), (view, [-1] * 10 + list(range(40)))):
+        found = ItemIndex(sequence).positions(
+            [*items[::-1], Item("id007", "other"), Item("id999", "k0")])
+        assert found.tolist() == expected[::-1] + [-1, -1]

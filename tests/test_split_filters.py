@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from loralay_build.config import FilterSettings, SplitSettings
 from loralay_build.corpus.filters import compute_thresholds, percentile
-from loralay_build.corpus.split import SplitItem, assign_splits
+from loralay_build.corpus.split import SplitColumns, SplitItem, assign_splits
 from loralay_build.errors import Reason
 
 from .conftest import run_cli
@@ -23,8 +23,13 @@ def items(n: int, start: int = 0) -> list[SplitItem]:
             for i in range(start, start + n)]
 
 
+def assign(corpus: list[SplitItem]) -> dict[str, str]:
+    columns = SplitColumns.of(corpus)
+    return columns.named(assign_splits(columns, RATIOS))
+
+
 def test_first_build_is_chronological() -> None:
-    splits = assign_splits(items(20), RATIOS)
+    splits = assign(items(20))
     assert [splits[f"d{i:04d}"] for i in range(20)] == ["train"] * 16 + ["validation"] * 2 + [
         "test"] * 2
 
@@ -33,13 +38,13 @@ def test_first_build_is_chronological() -> None:
 @given(st.integers(5, 80), st.lists(st.integers(0, 40), min_size=1, max_size=4))
 def test_incremental_builds_never_move_a_document(first: int, additions: list[int]) -> None:
     corpus = items(first)
-    stored = assign_splits(corpus, RATIOS)
+    stored = assign(corpus)
     start = first
     for added in additions:
         corpus = [SplitItem(i.id, i.published, stored.get(i.id), None) for i in corpus]
         corpus += items(added, start)
         start += added
-        new = assign_splits(corpus, RATIOS)
+        new = assign(corpus)
         assert all(new[k] == v for k, v in stored.items())
         stored = new
     test_share = sum(v == "test" for v in stored.values()) / len(stored)
@@ -54,13 +59,13 @@ def test_waiting_documents_hold_their_place(n: int, rng: random.Random) -> None:
     split the complete build does not give them."""
     corpus = items(n)
     rng.shuffle(corpus)
-    complete = assign_splits(corpus, RATIOS)
+    complete = assign(corpus)
     stored: dict[str, str] = {}
     while len(stored) < n:
         waiting = [i for i in corpus if i.id not in stored]
         ready = set(rng.sample([i.id for i in waiting], rng.randint(1, len(waiting))))
-        placed = assign_splits([SplitItem(i.id, i.published, stored.get(i.id), None)
-                                for i in corpus], RATIOS)
+        placed = assign([SplitItem(i.id, i.published, stored.get(i.id), None)
+                         for i in corpus])
         stored.update((k, placed[k]) for k in ready)
         assert all(complete[k] == v for k, v in stored.items())
     assert stored == complete
@@ -69,7 +74,7 @@ def test_waiting_documents_hold_their_place(n: int, rng: random.Random) -> None:
 def test_preset_split_wins_and_undated_documents_count_as_oldest() -> None:
     corpus = [*items(9), SplitItem("undated", "", None, None),
               SplitItem("pinned", "1990", None, "test")]
-    splits = assign_splits(corpus, RATIOS)
+    splits = assign(corpus)
     assert splits["pinned"] == "test"
     assert splits["undated"] == "train"
     assert splits["d0008"] == "test" or splits["d0008"] == "validation"

@@ -31,6 +31,20 @@ def buffer_array(values: np.ndarray, type_: pa.DataType) -> pa.Array:
     return pa.Array.from_buffers(type_, len(data), [None, pa.py_buffer(data)])
 
 
+def take(values: pa.Array, positions: np.ndarray) -> pa.Array:
+    """`values.take(positions)`, the positions passed as an Arrow array: given as numpy, they
+    would go through pyarrow's converter, and so import pandas."""
+    return values.take(buffer_array(positions.astype(np.int64, copy=False), pa.int64()))
+
+
+def integers(values: pa.Array) -> np.ndarray:
+    """An Arrow array of integers without nulls as numpy, from its buffer (`to_numpy` would
+    import pandas)."""
+    assert values.null_count == 0, "an array with nulls"
+    dtype = np.dtype(values.type.to_pandas_dtype())
+    return np.frombuffer(values.buffers()[1], dtype, len(values), values.offset * dtype.itemsize)
+
+
 def to_arrow(values: Sequence[Any], type_: pa.DataType) -> pa.Array:
     """`values` (Python values, None for null) as an Arrow array of `type_`."""
     n = len(values)

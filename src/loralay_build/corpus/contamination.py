@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -116,7 +116,7 @@ class Folders:
     def abstract(self, doc: Doc) -> str:
         return self._index(doc.key).abstract(doc)
 
-    def member(self, key: str, splits: dict[str, str] | None = None) -> Member:
+    def member(self, key: str, splits: Mapping[str, str] | None = None) -> Member:
         """A document of a cluster; `splits` gives those being published (of the local
         dataset they name) their coming split."""
         index = self._index(key)
@@ -148,7 +148,7 @@ class Folders:
                         if group_of[p[0]] != group_of[p[1]]]
 
 
-def shared_works(state: State, dataset: str, splits: dict[str, str], new: Iterable[str],
+def shared_works(state: State, dataset: str, splits: Mapping[str, str], new: Iterable[str],
                  settings: DedupSettings) -> Verdict:
     """Works the documents being published (`splits`: id -> split; `new`: those not yet
     published) share with the other datasets of the folder and of `[dedup] also`, and the
@@ -172,9 +172,13 @@ def shared_works(state: State, dataset: str, splits: dict[str, str], new: Iterab
         if folders.others:
             pairs += folders.also_pairs(
                 [d for d in folders.local.docs() if taking_part(d.key)] + docs)
-        own = {f"{prefix}{cid}" for cid in splits}
+
+        def own_key(key: str) -> bool:
+            return key.startswith(prefix) and key[len(prefix):] in splits
+
         clusters = [c for c in join(pairs, settings.threshold)
-                    if any(k in own for k in c.members)]
+                    if any(own_key(k) for k in c.members)]
+        own = {k for c in clusters for k in c.members if own_key(k)}
         members = {k: folders.member(k, splits) for c in clusters for k in c.members}
     finally:
         folders.close()

@@ -19,8 +19,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from loralay_build.config import SplitSettings
-from loralay_build.corpus.split import SplitItem, assign_splits
+from loralay_build.corpus.arrays import to_arrow
+from loralay_build.corpus.split import Codes, SplitColumns, assign_splits, split_code
 from loralay_build.records import Candidate
 
 DEFAULT_THRESHOLD = 0.9
@@ -114,8 +119,8 @@ def keep_published(clusters: list[Cluster], stored: Mapping[str, str]) -> list[C
     return out
 
 
-def cluster_splits(items: list[SplitItem], clusters: list[Cluster], ratios: SplitSettings,
-                   stored: Mapping[str, str] | None = None) -> dict[str, str]:
+def cluster_splits(items: SplitColumns, clusters: list[Cluster], ratios: SplitSettings,
+                   stored: Mapping[str, str] | None = None) -> Codes:
     """Splits of every item, a whole cluster in one split.
 
     Only cluster leaders and unclustered items take part in the chronological assignment;
@@ -123,21 +128,29 @@ def cluster_splits(items: list[SplitItem], clusters: list[Cluster], ratios: Spli
     any of its members (its representative's first), even when that member is no longer
     among `items`: a late twin joins the split its work was first published under.
     """
+    if not clusters:
+        return assign_splits(items, ratios)
     stored = stored or {}
-    present = {item.id for item in items}
-    rep_of: dict[str, str] = {}
-    work_split: dict[str, str] = {}
+    members = [m for cluster in clusters for m in cluster.members]
+    found = pc.index_in(to_arrow(members, pa.string()), value_set=items.ids).to_pylist()
+    position = {m: p for m, p in zip(members, found, strict=True) if p is not None}
+    current = items.current.copy()
+    follows: list[tuple[int, int]] = []  # (member, its leader) of the members that follow
     for cluster in clusters:  # the first member present leads (the representative if kept)
-        lead = next((m for m in cluster.members if m in present), cluster.representative)
-        rep_of.update((m, lead) for m in cluster.members)
+        lead = next((m for m in cluster.members if m in position), None)
+        if lead is None:
+            continue
         first = next((stored[m] for m in cluster.members if m in stored), None)
         if first:
-            work_split[lead] = first
-    leaders = [replace(item, current=work_split.get(item.id) or item.current)
-               for item in items if rep_of.get(item.id, item.id) == item.id]
-    splits = assign_splits(leaders, ratios)
-    for item in items:
-        rep = rep_of.get(item.id, item.id)
-        if rep in splits:
-            splits[item.id] = splits[rep]
-    return splits
+            current[position[lead]] = split_code(first)
+        follows += [(position[m], position[lead]) for m in cluster.members
+                    if m in position and m != lead]
+    leading = np.ones(len(items), dtype=bool)
+    leading[[member for member, _ in follows]] = False
+    leaders = np.flatnonzero(leading)
+    out = np.full(len(items), -1, dtype=np.int8)
+    out[leaders] = assign_splits(replace(items.subset(leaders), current=current[leaders]),
+                                 ratios)
+    for member, leader in follows:
+        out[member] = out[leader]
+    return out

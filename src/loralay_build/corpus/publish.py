@@ -22,7 +22,7 @@ import logging
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -103,37 +103,84 @@ def shard_items(path: Path) -> tuple[str, list[Item]] | None:
     return meta[FORMAT_KEY].decode(), [Item(i, k) for i, k in json.loads(meta[MEMBERS_KEY])]
 
 
+class Selection(Sequence[Item]):
+    """The items of a sequence at the given positions, made when read: a plan holds
+    positions (8 bytes an item), not items."""
+
+    def __init__(self, items: Sequence[Item], positions: npt.NDArray[np.intp]) -> None:
+        self.items, self.positions = items, positions
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    @overload
+    def __getitem__(self, at: int) -> Item: ...
+    @overload
+    def __getitem__(self, at: slice) -> Selection: ...
+    def __getitem__(self, at: int | slice) -> Item | Selection:
+        if isinstance(at, slice):
+            return Selection(self.items, self.positions[at])
+        return self.items[int(self.positions[at])]
+
+
+class ItemIndex:
+    """Where each id stands in a sequence of items: the ids' 64-bit hashes, sorted, beside
+    their positions (16 bytes an item, where a dict of the ids took about 150)."""
+
+    def __init__(self, items: Sequence[Item]) -> None:
+        self.items = items
+        hashes = np.fromiter((hash(item.id) for item in items), np.int64, len(items))
+        self._order = np.argsort(hashes, kind="stable")
+        self._hashes = hashes[self._order]
+
+    def positions(self, found: Sequence[Item]) -> npt.NDArray[np.intp]:
+        """The position of each of `found` with the same id and key; -1 where none."""
+        wanted = np.fromiter((hash(item.id) for item in found), np.int64, len(found))
+        out = np.full(len(found), -1, dtype=np.intp)
+        for n, start in enumerate(np.searchsorted(self._hashes, wanted).tolist()):
+            for at in range(start, len(self._hashes)):  # equal hashes lie together
+                if self._hashes[at] != wanted[n]:
+                    break
+                position = int(self._order[at])
+                if self.items[position].id == found[n].id:
+                    out[n] = position if self.items[position].key == found[n].key else -1
+                    break
+        return out
+
+
 @dataclass
 class Plan:
     """Shards kept as they are, and the items of each shard to write, per split."""
 
     kept: list[dict[str, Any]]
-    new: dict[str, list[list[Item]]]
+    new: dict[str, list[Sequence[Item]]]
 
 
 def plan(folder: Path, previous: list[dict[str, Any]], splits: Mapping[str, Sequence[Item]],
          fmt: str, shard_rows: int, repack: bool = False) -> Plan:
     """Keep every previous shard whose items all stay in its split with the same key; pack
     the other items, in the given order, into new shards of `shard_rows` (all of them when
-    `repack`)."""
+    `repack`). Only positions are held: `splits` may make its items when read."""
     previous = [] if repack else previous
-    # Only looked up against previous shards: a first publish builds no index of its items.
-    wanted = {split: {item.id: item.key for item in items}
-              for split, items in splits.items()} if previous else {}
+    covered = {split: np.zeros(len(items), dtype=bool) for split, items in splits.items()}
+    indexes: dict[str, ItemIndex] = {}  # built for the splits previous shards hold
     kept: list[dict[str, Any]] = []
-    covered: set[str] = set()
     for entry in previous:
         found = shard_items(folder / entry["name"])
-        keys = wanted.get(entry["split"], {})
-        if found is None or found[0] != fmt or len(found[1]) != entry["rows"]:
+        split = entry["split"]
+        if found is None or found[0] != fmt or len(found[1]) != entry["rows"] or (
+                split not in splits):
             continue
-        if all(keys.get(item.id) == item.key and item.id not in covered for item in found[1]):
+        if split not in indexes:
+            indexes[split] = ItemIndex(splits[split])
+        at = indexes[split].positions(found[1])
+        if (at >= 0).all() and not covered[split][at].any():
             kept.append(entry)
-            covered.update(item.id for item in found[1])
+            covered[split][at] = True
     per_shard = max(1, shard_rows)
-    new = {}
+    new: dict[str, list[Sequence[Item]]] = {}
     for split, items in splits.items():
-        todo = [item for item in items if item.id not in covered]
+        todo = Selection(items, np.flatnonzero(~covered[split]))
         new[split] = [todo[i : i + per_shard] for i in range(0, len(todo), per_shard)]
     return Plan(kept, new)
 

@@ -13,11 +13,23 @@ their place by date, so a partial build gives the newest places to no one else.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from loralay_build.config import SplitSettings
+from loralay_build.corpus.arrays import integers, take, to_arrow
 
 SPLITS = ("train", "validation", "test")
+Codes = npt.NDArray[np.int8]  # a split per item: its index in SPLITS, -1 for none
+
+
+def split_code(name: str | None) -> int:
+    return -1 if not name else SPLITS.index(name)
 
 
 @dataclass(frozen=True)
@@ -28,26 +40,48 @@ class SplitItem:
     preset: str | None  # split imposed by the source (e.g. the original dataset's lists)
 
 
-def assign_splits(items: list[SplitItem], ratios: SplitSettings) -> dict[str, str]:
+@dataclass(frozen=True)
+class SplitColumns:
+    """The items to split as columns, row i of each being one item: a corpus of any size is
+    ranked in a few bytes an item."""
+
+    ids: pa.Array
+    published: pa.Array
+    current: Codes  # split stored by an earlier build
+    preset: Codes  # split imposed by the source
+
+    @classmethod
+    def of(cls, items: Sequence[SplitItem]) -> SplitColumns:
+        return cls(to_arrow([i.id for i in items], pa.string()),
+                   to_arrow([i.published for i in items], pa.string()),
+                   np.array([split_code(i.current) for i in items], np.int8),
+                   np.array([split_code(i.preset) for i in items], np.int8))
+
+    def __len__(self) -> int:
+        return len(self.current)
+
+    def subset(self, positions: npt.NDArray[np.intp]) -> SplitColumns:
+        return SplitColumns(take(self.ids, positions), take(self.published, positions),
+                            self.current[positions], self.preset[positions])
+
+    def named(self, codes: Codes) -> dict[str, str]:
+        """{id: split} of the items `codes` gives a split."""
+        return {cid: SPLITS[code] for cid, code in zip(self.ids.to_pylist(), codes.tolist(),
+                                                        strict=True) if code >= 0}
+
+
+def assign_splits(items: SplitColumns, ratios: SplitSettings) -> Codes:
     """Split of every item: stored and preset ones kept, new ones assigned chronologically."""
-    out: dict[str, str] = {}
-    fresh: list[SplitItem] = []
-    for item in items:
-        fixed = item.preset or item.current
-        if fixed:
-            out[item.id] = fixed
-        else:
-            fresh.append(item)
-    total = len(items)
-    counts = {name: sum(1 for v in out.values() if v == name) for name in SPLITS}
-    fresh.sort(key=lambda item: (item.published, item.id), reverse=True)  # newest first
-    need_test = max(0, round(total * ratios.test) - counts["test"])
-    need_val = max(0, round(total * ratios.validation) - counts["validation"])
-    for position, item in enumerate(fresh):
-        if position < need_test:
-            out[item.id] = "test"
-        elif position < need_test + need_val:
-            out[item.id] = "validation"
-        else:
-            out[item.id] = "train"
+    out = np.where(items.preset >= 0, items.preset, items.current).astype(np.int8)
+    counts = np.bincount(out[out >= 0], minlength=len(SPLITS)).tolist()
+    fresh = np.flatnonzero(out < 0)
+    newest_first = pc.sort_indices(  # by (published, id), ids unique
+        pa.table({"published": take(items.published, fresh), "id": take(items.ids, fresh)}),
+        sort_keys=[("published", "descending"), ("id", "descending")])
+    ranked = fresh[integers(newest_first)]
+    need_test = max(0, round(len(items) * ratios.test) - counts[2])
+    need_val = max(0, round(len(items) * ratios.validation) - counts[1])
+    out[ranked[:need_test]] = 2
+    out[ranked[need_test : need_test + need_val]] = 1
+    out[ranked[need_test + need_val :]] = 0
     return out

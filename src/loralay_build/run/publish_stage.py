@@ -9,8 +9,13 @@ partial build gives the evaluation splits to the documents a complete build woul
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
 
 import loralay_build
 from loralay_build.corpus.contamination import Verdict, index_published, shared_works
@@ -25,13 +30,24 @@ from loralay_build.corpus.dedup import (
 from loralay_build.corpus.filters import Thresholds, compute_thresholds
 from loralay_build.corpus.folder import BUILD_FILE
 from loralay_build.corpus.publish import PublishError
-from loralay_build.corpus.split import SplitItem
+from loralay_build.corpus.split import SPLITS, Codes, SplitColumns
 from loralay_build.corpus.writer import digest, digest_each
 from loralay_build.errors import Reason
+from loralay_build.licences import to_spdx
 from loralay_build.run.context import BuildContext, log
 from loralay_build.run.download import refused
-from loralay_build.run.publish_write import PLANNED, PublishRecord, PublishRow, write
-from loralay_build.state import DISCOVERED, FETCHED, FILTERED, PROCESSED, PUBLISHED, REJECTED, RETRY
+from loralay_build.run.publish_rows import Names, PlanRows, SplitMap
+from loralay_build.run.publish_write import PLANNED, PublishRecord, write
+from loralay_build.state import (
+    DISCOVERED,
+    FETCHED,
+    FILTERED,
+    PROCESSED,
+    PUBLISHED,
+    REJECTED,
+    RETRY,
+    Row,
+)
 from loralay_build.text.minhash import BANDS, NUM_PERM, ROWS, SHINGLE
 
 PLAN_PAGE = 100  # rows read at a time for the plan: each holds its metadata until reduced
@@ -39,29 +55,39 @@ PLAN_PAGE = 100  # rows read at a time for the plan: each holds its metadata unt
 
 @dataclass
 class Plan:
-    """The documents of a publish: processed ones, waiting ones, the splits they already
-    hold, and the near-duplicate clusters among them (None: the source does not cluster)."""
+    """The documents of a publish: processed ones, waiting ones, and the near-duplicate
+    clusters among them (None: the source does not cluster)."""
 
-    rows: list[PublishRow]
-    waiting: list[PublishRow]
-    stored: dict[str, str]
+    rows: PlanRows
+    waiting: PlanRows
     clusters: list[Cluster] | None
     refused: dict[str, tuple[Reason, str]]  # processed rows an exclusion list now keeps out
 
     @property
-    def waiting_ids(self) -> set[str]:
-        return {r.id for r in self.waiting}
+    def stored(self) -> SplitMap:
+        """The splits earlier builds gave."""
+        return SplitMap((self.rows, self.rows.split), (self.waiting, self.waiting.split))
 
 
 @dataclass
 class Decisions:
-    """What publishing decided: the rows kept and their splits, the rows dropped (with why)
-    and the processed twins held back for a work whose first appearance waits."""
+    """What publishing decided: the split of each planned row (-1: not published), the rows
+    dropped (with why) and the processed twins held back for a work whose first appearance
+    waits."""
 
-    kept: list[PublishRow]
-    splits: dict[str, str]
+    rows: PlanRows
+    splits: Codes
     dropped: dict[str, tuple[Reason, str]]
     held: dict[str, str]
+
+    @property
+    def kept(self) -> npt.NDArray[np.intp]:
+        """Positions of the published rows, in id order."""
+        return np.flatnonzero(self.splits >= 0)
+
+    @property
+    def split_map(self) -> SplitMap:
+        return SplitMap((self.rows, self.splits))
 
 
 def publish(ctx: BuildContext) -> None:
@@ -71,55 +97,75 @@ def publish(ctx: BuildContext) -> None:
     record = _record(ctx, plan, decided, thresholds, shared)
     _write_dataset(ctx, decided, record)
     _set_statuses(ctx, decided)
-    ctx.stats.published_rows = len(decided.kept)
+    kept = decided.kept
+    ctx.stats.published_rows = len(kept)
     if not ctx.settings.store.keep_work:  # the shards in place hold these rows now
-        for row in decided.kept:
-            ctx.work.discard(row.work_key or "")
+        for at in kept.tolist():
+            ctx.work.discard(decided.rows.work_key(at))
 
 
 def _plan(ctx: BuildContext) -> Plan:
-    rows = []
+    names = Names()
     refusals = {}
-    for state_row in ctx.state.iter_rows(ctx.dataset, PLANNED, page=PLAN_PAGE):
-        row = PublishRow.of(state_row)
-        rows.append(row)
-        refusal = refused(ctx, row.id, state_row.candidate.doi, row.licence)
+
+    def refuse(state_row: Row) -> None:
+        refusal = refused(ctx, state_row.candidate.id, state_row.candidate.doi,
+                          to_spdx(state_row.candidate.source, state_row.candidate.licence))
         if refusal:
-            refusals[row.id] = refusal
-    waiting = [PublishRow.of(r) for r in
-               ctx.state.iter_rows(ctx.dataset, [DISCOVERED, RETRY, FETCHED], page=PLAN_PAGE)]
-    stored = {r.id: r.split for r in rows + waiting if r.split}
-    return Plan(rows, waiting, stored, _clusters(ctx, stored), refusals)
+            refusals[state_row.candidate.id] = refusal
+
+    def read(statuses: Sequence[str], each: Callable[[Row], None] = lambda row: None,
+             ) -> PlanRows:
+        return PlanRows.read(ctx.state.iter_rows(ctx.dataset, statuses, page=PLAN_PAGE),
+                             ctx.state.count(ctx.dataset, statuses), names, each)
+
+    rows = read(PLANNED, refuse)
+    waiting = read([DISCOVERED, RETRY, FETCHED])
+    plan = Plan(rows, waiting, None, refusals)
+    plan.clusters = _clusters(ctx, plan.stored)
+    return plan
 
 
 def _decide(ctx: BuildContext, plan: Plan) -> tuple[Decisions, Thresholds, Verdict]:
     """One document per work, the filters, the splits, then the works shared with the
     other datasets."""
+    rows = plan.rows
     dropped, held = _one_per_work(ctx, plan)
-    unique = [r for r in plan.rows if r.id not in dropped and r.id not in held]
+    unique = ~_marked(rows, [*dropped, *held])
     thresholds = _filter(ctx, plan, unique, dropped)
-    kept = [r for r in unique if r.id not in dropped]
+    kept = unique & ~_marked(rows, dropped)
     splits = _place(ctx, plan, kept)
-    new = {r.id for r in kept if r.status != PUBLISHED}  # not in the band index yet
-    shared = shared_works(ctx.state, ctx.dataset, splits, new, ctx.settings.dedup)
+    decided = Decisions(rows, splits, dropped, held)
+    new = rows.ids_of(np.flatnonzero(kept & ~rows.has(rows.status, PUBLISHED)))
+    shared = shared_works(ctx.state, ctx.dataset, decided.split_map, new, ctx.settings.dedup)
     dropped.update(shared.dropped)
-    kept = [r for r in kept if r.id not in shared.dropped]
-    for cid in shared.dropped:
-        splits.pop(cid, None)
-    return Decisions(kept, splits, dropped, held), thresholds, shared
+    splits[_marked(rows, shared.dropped)] = -1
+    return decided, thresholds, shared
+
+
+def _marked(rows: PlanRows, ids: Iterable[str]) -> npt.NDArray[np.bool_]:
+    """Where the rows are among `ids` (a few, looked up one by one)."""
+    mask = np.zeros(len(rows), dtype=bool)
+    for cid in ids:
+        at = rows.find(cid)
+        if at is not None:
+            mask[at] = True
+    return mask
 
 
 def _one_per_work(ctx: BuildContext,
                   plan: Plan) -> tuple[dict[str, tuple[Reason, str]], dict[str, str]]:
     """One representative per work (corpus.dedup), then one document per shared file."""
-    waiting_ids = plan.waiting_ids
+    def waits(cid: str) -> bool:
+        return plan.waiting.find(cid) is not None
+
     dropped: dict[str, tuple[Reason, str]] = {}
     held: dict[str, str] = {}  # processed twins of a work whose first appearance waits
     for cluster in plan.clusters or []:
         for cid in cluster.members[1:]:
-            if cid in waiting_ids:
+            if waits(cid):
                 continue
-            if cluster.representative in waiting_ids:
+            if waits(cluster.representative):
                 held[cid] = f"waits for {cluster.representative}, the same work"
             else:
                 dropped[cid] = (Reason.DUPLICATE, f"same work as {cluster.representative}")
@@ -135,44 +181,51 @@ def _one_per_work(ctx: BuildContext,
     return dropped, held
 
 
-def _filter(ctx: BuildContext, plan: Plan, unique: list[PublishRow],
+def _filter(ctx: BuildContext, plan: Plan, unique: npt.NDArray[np.bool_],
             dropped: dict[str, tuple[Reason, str]]) -> Thresholds:
     """The page and summary thresholds, and the lists (drops added to `dropped`)."""
-    thresholds = compute_thresholds(
-        [r.n_pages for r in unique],
-        [r.summary_words for r in unique],
-        ctx.settings.filters,
-    )
-    for row in unique:
-        verdict = thresholds.verdict(row.n_pages, row.summary_words)
-        if verdict:
-            dropped[row.id] = verdict
-    for row in unique:  # processed under an earlier, wider filter or a shorter list
-        refusal = plan.refused.get(row.id)
-        if refusal:
-            dropped[row.id] = refusal
+    rows = plan.rows
+    pages, words = rows.n_pages[unique], rows.summary_words[unique]
+    thresholds = compute_thresholds(pages.tolist(), words.tolist(), ctx.settings.filters)
+    outside = np.zeros(len(rows), dtype=bool)
+    if thresholds.max_pages is not None:
+        outside |= rows.n_pages > thresholds.max_pages
+    if thresholds.min_summary_words is not None:
+        outside |= rows.summary_words < thresholds.min_summary_words
+    positions = np.flatnonzero(unique & outside)
+    for at, cid in zip(positions.tolist(), rows.ids_of(positions), strict=True):
+        verdict = thresholds.verdict(int(rows.n_pages[at]), int(rows.summary_words[at]))
+        assert verdict is not None
+        dropped[cid] = verdict
+    for cid, refusal in plan.refused.items():  # processed under a wider filter or a shorter list
+        found = rows.find(cid)
+        if found is not None and unique[found]:
+            dropped[cid] = refusal
     return thresholds
 
 
-def _place(ctx: BuildContext, plan: Plan, kept: list[PublishRow]) -> dict[str, str]:
-    """The split of each kept document, the waiting ones keeping their place by date."""
-    kept_ids = {r.id for r in kept}
+def _place(ctx: BuildContext, plan: Plan, kept: npt.NDArray[np.bool_]) -> Codes:
+    """The split of each row (-1 where not kept), the waiting ones keeping their place by
+    date."""
+    positions = np.flatnonzero(kept)
+    ranked = plan.rows.splitting(positions)
+    waiting = plan.waiting.splitting(np.arange(len(plan.waiting)))
     placed = cluster_splits(
-        [
-            SplitItem(r.id, r.split_key, r.split, r.preset)
-            for r in kept + plan.waiting
-        ],
-        plan.clusters or [],
-        ctx.settings.split,
-        plan.stored,
-    )
-    return {cid: split for cid, split in placed.items() if cid in kept_ids}
+        SplitColumns(pa.concat_arrays([ranked.ids, waiting.ids]),
+                     pa.concat_arrays([ranked.published, waiting.published]),
+                     np.concatenate([ranked.current, waiting.current]),
+                     np.concatenate([ranked.preset, waiting.preset])),
+        plan.clusters or [], ctx.settings.split, plan.stored)
+    splits = np.full(len(plan.rows), -1, dtype=np.int8)
+    splits[positions] = placed[: len(positions)]
+    return splits
 
 
 def _record(ctx: BuildContext, plan: Plan, decided: Decisions, thresholds: Thresholds,
             shared: Verdict) -> PublishRecord:
     """What the reports say: thresholds, rejects, dedup and the fingerprints."""
-    settings, kept, splits = ctx.settings, decided.kept, decided.splits
+    settings, rows = ctx.settings, decided.rows
+    kept = decided.kept
     threshold_values = {
         "max_pages": thresholds.max_pages,
         "min_summary_words": thresholds.min_summary_words,
@@ -184,7 +237,8 @@ def _record(ctx: BuildContext, plan: Plan, decided: Decisions, thresholds: Thres
         "percentiles_applied": thresholds.percentiles_applied,
     }
     data_fingerprint = digest([
-        digest_each((r.id, r.work_key, splits[r.id]) for r in kept),  # kept is in id order
+        digest_each((cid, rows.work_key(at) or None, SPLITS[decided.splits[at]])
+                    for at, cid in zip(kept.tolist(), rows.ids_of(kept), strict=True)),
         threshold_values,
         str(ctx.schema),
         settings.raw.get("output", {}),
@@ -205,21 +259,20 @@ def _record(ctx: BuildContext, plan: Plan, decided: Decisions, thresholds: Thres
     }
     # Reports change with every reject or shared work, shards only with the kept rows.
     fingerprint = digest([data_fingerprint, rejects, dedup])
-    waiting_ids = plan.waiting_ids
     listed = None if plan.clusters is None else [  # clusters of downloaded documents
-        c for c in plan.clusters if any(m not in waiting_ids for m in c.members)]
+        c for c in plan.clusters if any(plan.waiting.find(m) is None for m in c.members)]
     return PublishRecord(rejects, threshold_values, (fingerprint, data_fingerprint), dedup,
                          listed)
 
 
 def _write_dataset(ctx: BuildContext, decided: Decisions, record: PublishRecord) -> None:
     out_dir = ctx.out_dir
-    if not decided.kept and not (out_dir / BUILD_FILE).exists():
+    if not len(decided.kept) and not (out_dir / BUILD_FILE).exists():
         # An empty folder would load as garbage (build.json read as data): none is written.
         log.info("%s: no document to publish; %s not written", ctx.dataset, out_dir)
         return
     try:
-        write(ctx, decided.kept, decided.splits, record)
+        write(ctx, decided.rows, decided.splits, record)
     except OSError as exc:
         raise PublishError(
             f"{ctx.dataset}: cannot write {out_dir} ({exc.strerror or exc}); the "
@@ -229,11 +282,11 @@ def _write_dataset(ctx: BuildContext, decided: Decisions, record: PublishRecord)
 
 def _set_statuses(ctx: BuildContext, decided: Decisions) -> None:
     """Statuses follow the files: "published" is recorded once the shards are in place."""
-    state, dataset = ctx.state, ctx.dataset
+    state, dataset, rows, kept = ctx.state, ctx.dataset, decided.rows, decided.kept
     with state.transaction():
-        for row in decided.kept:
-            state.set_status(dataset, row.id, PUBLISHED,
-                             split=decided.splits[row.id], reason=None, detail=None)
+        for at, cid in zip(kept.tolist(), rows.ids_of(kept), strict=True):
+            state.set_status(dataset, cid, PUBLISHED,
+                             split=SPLITS[decided.splits[at]], reason=None, detail=None)
         for cid, (reason, detail) in decided.dropped.items():
             log.info("filtered %s: %s (%s)", cid, reason.value, detail)
             state.set_status(dataset, cid, FILTERED, reason=reason.value,
@@ -241,10 +294,11 @@ def _set_statuses(ctx: BuildContext, decided: Decisions) -> None:
         for cid, detail in decided.held.items():
             state.set_status(dataset, cid, PROCESSED, reason=None, detail=detail)
         # Documents published for the first time join the band index (corpus.workindex).
-        index_published(state, dataset, [r.id for r in decided.kept if r.status != PUBLISHED])
+        index_published(state, dataset, rows.ids_of(
+            np.flatnonzero((decided.splits >= 0) & ~rows.has(rows.status, PUBLISHED))))
 
 
-def _clusters(ctx: BuildContext, stored: dict[str, str]) -> list[Cluster] | None:
+def _clusters(ctx: BuildContext, stored: Mapping[str, str]) -> list[Cluster] | None:
     """Near-duplicate clusters among the documents, processed or waiting (corpus.dedup),
     a published member representing its work, for sources whose config sets
     `dedup_threshold`; the others keep the shared-PDF rule alone."""

@@ -5,68 +5,44 @@ from __future__ import annotations
 
 import json
 import platform
-import sys
+from array import array
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 import loralay_build
 from loralay_build.corpus.card import render_card
-from loralay_build.corpus.dedup import Cluster, split_key
+from loralay_build.corpus.dedup import Cluster
 from loralay_build.corpus.folder import published_build
 from loralay_build.corpus.pages import PAGES_DIR, write_pages
-from loralay_build.corpus.publish import Item, PublishedRows, PublishError, publish, remove_stale
+from loralay_build.corpus.publish import (
+    PublishedRows,
+    PublishError,
+    Selection,
+    publish,
+    remove_stale,
+)
 from loralay_build.corpus.schema import COLUMNS_KEY, project
-from loralay_build.corpus.split import SPLITS
-from loralay_build.licences import licence_counts, to_spdx
+from loralay_build.corpus.split import SPLITS, Codes
+from loralay_build.licences import licence_counts
 from loralay_build.run.context import BuildContext, log
-from loralay_build.state import FILTERED, PROCESSED, PUBLISHED, REMOVED, Row
+from loralay_build.run.publish_rows import PlanRows, RowItems, SplitMap
+from loralay_build.state import FILTERED, PROCESSED, PUBLISHED, REMOVED
 from loralay_build.text import leakage_summary
 
 PLANNED = (PROCESSED, PUBLISHED, FILTERED)  # the statuses of the documents a publish places
-
-
-@dataclass(frozen=True, slots=True)
-class PublishRow:
-    """What publishing holds of each processed candidate while it decides, and no more: the
-    plan of a large corpus is held whole. Repeated short values (status, split, language,
-    licence) are shared strings; the chronological key is kept only for rows whose split is
-    still to be given; the statistics are read again for the kept rows alone
-    (`kept_statistics`)."""
-
-    id: str
-    status: str
-    work_key: str | None
-    split: str | None
-    n_pages: int
-    summary_words: int
-    language: str
-    split_key: str  # "" once the split is fixed (stored or preset): only new rows are ranked
-    preset: str | None  # split imposed by the source
-    licence: str  # SPDX
-
-    @classmethod
-    def of(cls, row: Row) -> PublishRow:
-        cand = row.candidate
-        preset = cand.extra.get("split")
-        return cls(cand.id, sys.intern(row.status), row.work_key,
-                   None if row.split is None else sys.intern(row.split),
-                   int(row.stats.get("n_pages", 0)), int(row.stats.get("summary_words", 0)),
-                   sys.intern(cand.language),
-                   "" if row.split or preset else split_key(cand),
-                   None if preset is None else sys.intern(str(preset)),
-                   sys.intern(to_spdx(cand.source, cand.licence)))
 
 
 @dataclass
 class KeptStatistics:
     """What the build record and the pages configuration sum over the published rows."""
 
-    leakage: list[float] = field(default_factory=list)
+    leakage: array[float] = field(default_factory=lambda: array("d"))  # 8 bytes a value
     removed: Counter[str] = field(default_factory=Counter)
     methods: Counter[str] = field(default_factory=Counter)
     formats: Counter[str] = field(default_factory=Counter)  # pdf, html or pdf+html
@@ -75,15 +51,21 @@ class KeptStatistics:
     without_images: list[str] = field(default_factory=list)
 
 
-def kept_statistics(ctx: BuildContext, splits: Mapping[str, str]) -> KeptStatistics:
-    """The statistics of the rows `splits` publishes, read from the state in one pass."""
+def kept_statistics(ctx: BuildContext, rows: PlanRows, splits: Codes) -> KeptStatistics:
+    """The statistics of the rows `splits` publishes (-1: not published), read from the
+    state in one pass beside the rows (both in id order)."""
     out = KeptStatistics()
     images = ctx.settings.images.enabled
+    kept = np.flatnonzero(splits >= 0)
+    published = zip(rows.ids_of(kept), splits[kept].tolist(), strict=True)
+    cid_kept, code = next(published, ("", -1))
     for cid, stats in ctx.state.iter_stats(ctx.dataset, PLANNED):
-        split = splits.get(cid)
-        if split is None:
+        while cid_kept and cid_kept < cid:
+            cid_kept, code = next(published, ("", -1))
+        if cid != cid_kept:
             continue
-        out.leakage += stats.get("leakage", [])
+        split = SPLITS[code]
+        out.leakage.extend(stats.get("leakage", []))
         out.methods.update(stats.get("methods", []))
         out.removed.update(stats.get("removed", {}))
         out.formats[stats.get("formats") or "pdf"] += 1
@@ -107,18 +89,18 @@ class PublishRecord:
     clusters: list[Cluster] | None
 
 
-def write(ctx: BuildContext, kept: list[PublishRow], splits: dict[str, str],
-          record: PublishRecord) -> None:
+def write(ctx: BuildContext, rows: PlanRows, splits: Codes, record: PublishRecord) -> None:
     """Publish through the one publisher (corpus.publish): rows in id order per split,
     each keyed by its work file, so only shards whose documents changed are rewritten.
     Page images (`--page-images`) are written first, beside the set in use, and switched
     by the same card and build.json."""
     out_dir = ctx.out_dir
     rejects, fingerprints, clusters = record.rejects, record.fingerprints, record.clusters
-    items = {split: [Item(r.id, r.work_key or "") for r in kept
-                     if splits[r.id] == split] for split in SPLITS}
+    items = {split: Selection(RowItems(rows), np.flatnonzero(splits == code))
+             for code, split in enumerate(SPLITS)}
+    kept = sum(len(group) for group in items.values())
     previous_pages = published_build(out_dir).get("pages", {}).get("files", [])
-    statistics = cache(lambda: kept_statistics(ctx, splits))  # read once, when needed
+    statistics = cache(lambda: kept_statistics(ctx, rows, splits))  # read once, when needed
     pages = _pages(ctx, statistics, fingerprints[0], previous_pages)
 
     def finish(files: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
@@ -126,14 +108,14 @@ def write(ctx: BuildContext, kept: list[PublishRow], splits: dict[str, str],
             if kept and not any(f["split"] == split for f in files):
                 log.warning("%s: the %s split is empty (too few documents); it is left out",
                             ctx.dataset, split)
-        build = build_record(ctx, kept, splits, record, files, statistics())
+        build = build_record(ctx, rows, splits, record, files, statistics())
         build["dedup"] = record.dedup
         if pages is not None:
             build["pages"] = pages
         if clusters is not None:
             build["duplicate_clusters"] = [
                 {"representative": c.representative, "members": list(c.members),
-                 "split": splits.get(c.representative)}
+                 "split": SplitMap((rows, splits)).get(c.representative)}
                 for c in clusters
             ]
         return build, render_card(ctx.dataset, build)
@@ -160,7 +142,7 @@ def write(ctx: BuildContext, kept: list[PublishRow], splits: dict[str, str],
         remove_stale(out_dir / PAGES_DIR, [
             {"name": f["name"].removeprefix(f"{PAGES_DIR}/")} for f in page_files])
     if written:
-        log.info("published %d documents to %s", len(kept), out_dir)
+        log.info("published %d documents to %s", kept, out_dir)
 
 
 def _row(ctx: BuildContext, key: str, published: PublishedRows) -> pa.Table:
@@ -191,14 +173,16 @@ def _pages(ctx: BuildContext, statistics: Callable[[], KeptStatistics], fingerpr
     }
 
 
-def build_record(ctx: BuildContext, kept: list[PublishRow], splits: dict[str, str],
+def build_record(ctx: BuildContext, rows: PlanRows, splits: Codes,
                  record: PublishRecord, files: list[dict[str, Any]],
                  statistics: KeptStatistics) -> dict[str, Any]:
     """build.json without its dedup, pages and clusters parts (`write` adds them)."""
     settings, fingerprints = ctx.settings, record.fingerprints
     methods, removed, formats = statistics.methods, statistics.removed, statistics.formats
-    split_counts = Counter(splits[r.id] for r in kept)
-    languages = {r.language for r in kept if r.language}
+    kept = splits >= 0
+    split_counts = np.bincount(splits[kept], minlength=len(SPLITS)).tolist()
+    languages = {rows.names.values[code] for code in np.unique(rows.language[kept]).tolist()}
+    languages.discard("")
     return {
         "dataset": ctx.dataset,
         "source": ctx.request.source,
@@ -216,7 +200,7 @@ def build_record(ctx: BuildContext, kept: list[PublishRow], splits: dict[str, st
         },
         "languages": sorted(languages),
         "counts": {
-            "splits": {s: split_counts[s] for s in SPLITS},
+            "splits": dict(zip(SPLITS, split_counts, strict=True)),
             "rejects": dict(sorted(Counter(reason for _, reason, _ in record.rejects).items())),
             "removed": ctx.state.status_counts(ctx.dataset).get(REMOVED, 0),
             "match_methods": dict(sorted(methods.items())),
@@ -225,8 +209,9 @@ def build_record(ctx: BuildContext, kept: list[PublishRow], splits: dict[str, st
         },
         "leakage": leakage_summary(statistics.leakage),
         "licences": licence_counts(
-            (r.licence, splits[r.id])
-            for r in kept),
+            (rows.names.values[licence], SPLITS[split])
+            for licence, split in zip(rows.licence[kept].tolist(), splits[kept].tolist(),
+                                      strict=True)),
         "files": files,
     }
 

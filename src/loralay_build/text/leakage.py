@@ -7,9 +7,12 @@ of the abstract's word n-grams found in the kept body measures what removal miss
 
 from __future__ import annotations
 
+import math
 import re
-import statistics
 from collections.abc import Iterable, Sequence
+
+import numpy as np
+import numpy.typing as npt
 
 
 def ngrams(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
@@ -60,18 +63,20 @@ class Leakage:
         return found
 
 
-def leakage_summary(values: Sequence[float]) -> dict[str, float]:
-    """Distribution of leakage values for build.json: count, mean, median, p90, max, share > 0."""
-    if not values:
+def leakage_summary(values: Sequence[float] | npt.NDArray[np.float64]) -> dict[str, float]:
+    """Distribution of leakage values for build.json: count, mean, median, p90, max, share > 0.
+    Sorted as one float array: a corpus's values are not copied into Python objects."""
+    ordered = np.sort(np.asarray(values, dtype=np.float64))
+    n = len(ordered)
+    if not n:
         return {"count": 0.0, "mean": 0.0, "median": 0.0, "p90": 0.0, "max": 0.0,
                 "share_above_0": 0.0}
-    ordered = sorted(values)
-    p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
+    middle = n // 2
     return {
-        "count": float(len(ordered)),
-        "mean": statistics.fmean(ordered),
-        "median": statistics.median(ordered),
-        "p90": p90,
-        "max": ordered[-1],
-        "share_above_0": sum(v > 0 for v in ordered) / len(ordered),
+        "count": float(n),
+        "mean": math.fsum(ordered) / n,
+        "median": float(ordered[middle] if n % 2 else (ordered[middle - 1] + ordered[middle]) / 2),
+        "p90": float(ordered[min(n - 1, round(0.9 * (n - 1)))]),
+        "max": float(ordered[-1]),
+        "share_above_0": int(np.count_nonzero(ordered > 0)) / n,
     }
