@@ -20,7 +20,7 @@ from loralay_build.corpus.split import SPLITS, Codes, SplitColumns, split_code
 from loralay_build.licences import to_spdx
 from loralay_build.state import Row
 
-CHUNK = 1024  # candidates gathered as Python values before they become columns
+CHUNK = 256  # candidates gathered as Python values before they become columns
 NUMBERS = (("status", np.uint16), ("split", np.int8), ("preset", np.int8),
            ("n_pages", np.int32), ("summary_words", np.int32), ("language", np.uint16),
            ("licence", np.uint16))
