@@ -18,9 +18,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import loralay_build.corpus.publish as publisher
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.card import data_files
-import loralay_build.corpus.publish as publisher
 from loralay_build.corpus.publish import Item, ItemIndex, PublishedRows, Selection, publish
 from loralay_build.corpus.schema import FULL_SCHEMA, dataset_schema
 from loralay_build.corpus.writer import dict_rows_table, rows_table, write_shard
@@ -525,4 +525,4 @@ def test_an_item_index_finds_items_by_id_and_key(colliding: bool,
     for sequence, expected in ((items, list(range(50))), (view, [-1] * 10 + list(range(40)))):
         found = ItemIndex(sequence).positions(
             [*items[::-1], Item("id007", "other"), Item("id999", "k0")])
-        assert found.tolist() == expected[::-1] + [-1, -1]
+        assert found.tolist() == [*expected[::-1], -1, -1]
