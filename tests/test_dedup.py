@@ -15,7 +15,8 @@ from loralay_build.corpus.dedup import (
     keep_published,
     similarity,
 )
-from loralay_build.corpus.split import SplitColumns, SplitItem
+
+from .test_split_filters import SplitItem, named, split_columns
 
 WORDS = ("model", "attention", "graph", "layout", "summary", "token", "corpus", "vision",
          "robust", "sparse", "policy", "reward", "kernel", "prior", "latent", "noise")
@@ -83,9 +84,9 @@ def test_every_cluster_lands_in_one_split(corpus: tuple[list[DedupItem], list[se
         keys = [(by_id[m].sort_key, m) for m in cluster.members]
         assert (by_id[cluster.representative].sort_key, cluster.representative) == min(keys)
     stored = {i.id: i.current for i in split_items if i.current}
-    columns = SplitColumns.of(split_items)
-    splits = columns.named(
-        cluster_splits(columns, keep_published(clusters, stored), RATIOS, stored))
+    columns = split_columns(split_items)
+    splits = named(columns,
+                   cluster_splits(columns, keep_published(clusters, stored), RATIOS, stored))
     assert set(splits) == {i.id for i in split_items}
     rank = ("test", "validation", "train")
     for work in works:  # even when earlier builds stored different splits for the copies
@@ -103,6 +104,6 @@ def test_a_late_twin_never_displaces_the_published_copy() -> None:
     (cluster,) = keep_published(find_clusters([late, published]), {"pub": "validation"})
     assert cluster.representative == "pub" and cluster.members == ("pub", "late")
     # The published copy filtered out since: the late twin takes the work's split, not train.
-    columns = SplitColumns.of([SplitItem("late", "2018", None, None)])
-    splits = columns.named(cluster_splits(columns, [cluster], RATIOS, {"pub": "validation"}))
+    columns = split_columns([SplitItem("late", "2018", None, None)])
+    splits = named(columns, cluster_splits(columns, [cluster], RATIOS, {"pub": "validation"}))
     assert splits == {"late": "validation"}

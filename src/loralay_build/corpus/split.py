@@ -13,7 +13,6 @@ their place by date, so a partial build gives the newest places to no one else.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from loralay_build.config import SplitSettings
-from loralay_build.corpus.arrays import integers, take, to_arrow
+from loralay_build.corpus.arrays import integers, take
 
 SPLITS = ("train", "validation", "test")
 Codes = npt.NDArray[np.int8]  # a split per item: its index in SPLITS, -1 for none
@@ -30,14 +29,6 @@ Codes = npt.NDArray[np.int8]  # a split per item: its index in SPLITS, -1 for no
 
 def split_code(name: str | None) -> int:
     return -1 if not name else SPLITS.index(name)
-
-
-@dataclass(frozen=True)
-class SplitItem:
-    id: str
-    published: str
-    current: str | None  # split stored by an earlier build
-    preset: str | None  # split imposed by the source (e.g. the original dataset's lists)
 
 
 @dataclass(frozen=True)
@@ -50,24 +41,12 @@ class SplitColumns:
     current: Codes  # split stored by an earlier build
     preset: Codes  # split imposed by the source
 
-    @classmethod
-    def of(cls, items: Sequence[SplitItem]) -> SplitColumns:
-        return cls(to_arrow([i.id for i in items], pa.string()),
-                   to_arrow([i.published for i in items], pa.string()),
-                   np.array([split_code(i.current) for i in items], np.int8),
-                   np.array([split_code(i.preset) for i in items], np.int8))
-
     def __len__(self) -> int:
         return len(self.current)
 
     def subset(self, positions: npt.NDArray[np.intp]) -> SplitColumns:
         return SplitColumns(take(self.ids, positions), take(self.published, positions),
                             self.current[positions], self.preset[positions])
-
-    def named(self, codes: Codes) -> dict[str, str]:
-        """{id: split} of the items `codes` gives a split."""
-        return {cid: SPLITS[code] for cid, code in zip(self.ids.to_pylist(), codes.tolist(),
-                                                        strict=True) if code >= 0}
 
 
 def assign_splits(items: SplitColumns, ratios: SplitSettings) -> Codes:
