@@ -520,7 +520,7 @@ def test_an_item_index_finds_items_by_id_and_key(colliding: bool,
     if colliding:  # every id of one length gets the same hash
         monkeypatch.setattr(publisher, "hash", len, raising=False)
     items = [Item(f"id{i:03d}", f"k{i}") for i in range(50)]
-    view = Selection(items, np.arange(10, 50))
+    view = Selection(items.__getitem__, np.arange(10, 50))
     assert list(view[:2]) == items[10:12] and view[-1] == items[49]
     for sequence, expected in ((items, list(range(50))), (view, [-1] * 10 + list(range(40)))):
         found = ItemIndex(sequence).positions(

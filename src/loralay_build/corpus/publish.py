@@ -104,11 +104,11 @@ def shard_items(path: Path) -> tuple[str, list[Item]] | None:
 
 
 class Selection(Sequence[Item]):
-    """The items of a sequence at the given positions, made when read: a plan holds
+    """The items at the given positions, each made when read by `item_at`: a plan holds
     positions (8 bytes an item), not items."""
 
-    def __init__(self, items: Sequence[Item], positions: npt.NDArray[np.intp]) -> None:
-        self.items, self.positions = items, positions
+    def __init__(self, item_at: Callable[[int], Item], positions: npt.NDArray[np.intp]) -> None:
+        self.item_at, self.positions = item_at, positions
 
     def __len__(self) -> int:
         return len(self.positions)
@@ -119,8 +119,8 @@ class Selection(Sequence[Item]):
     def __getitem__(self, at: slice) -> Selection: ...
     def __getitem__(self, at: int | slice) -> Item | Selection:
         if isinstance(at, slice):
-            return Selection(self.items, self.positions[at])
-        return self.items[int(self.positions[at])]
+            return Selection(self.item_at, self.positions[at])
+        return self.item_at(int(self.positions[at]))
 
 
 class ItemIndex:
@@ -180,7 +180,7 @@ def plan(folder: Path, previous: list[dict[str, Any]], splits: Mapping[str, Sequ
     per_shard = max(1, shard_rows)
     new: dict[str, list[Sequence[Item]]] = {}
     for split, items in splits.items():
-        todo = Selection(items, np.flatnonzero(~covered[split]))
+        todo = Selection(items.__getitem__, np.flatnonzero(~covered[split]))
         new[split] = [todo[i : i + per_shard] for i in range(0, len(todo), per_shard)]
     return Plan(kept, new)
 

@@ -5,9 +5,9 @@ corpus: about 100 bytes here, against about 700 for an object with its strings."
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from loralay_build.corpus.arrays import take, to_arrow
 from loralay_build.corpus.dedup import split_key
-from loralay_build.corpus.publish import Item, Selection
+from loralay_build.corpus.publish import Item
 from loralay_build.corpus.split import SPLITS, Codes, SplitColumns, split_code
 from loralay_build.licences import to_spdx
 from loralay_build.state import Row
@@ -101,6 +101,10 @@ class PlanRows:
         for start in range(0, len(positions), CHUNK):
             yield from take(self.ids, positions[start : start + CHUNK]).to_pylist()
 
+    def item(self, at: int) -> Item:
+        """The publisher's item of a row: its id and work key."""
+        return Item(self.id(at), self.work_key(at))
+
     def work_key(self, at: int) -> str:
         key = self.work_keys[at].tobytes()
         return "" if key == bytes(32) else key.hex()
@@ -148,25 +152,6 @@ def _chunks(rows: Iterable[Row], names: Names,
             values = []
     if values:
         yield values
-
-
-class RowItems(Sequence[Item]):
-    """The publisher's item (id, work key) of each row, made when read."""
-
-    def __init__(self, rows: PlanRows) -> None:
-        self.rows = rows
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    @overload
-    def __getitem__(self, at: int) -> Item: ...
-    @overload
-    def __getitem__(self, at: slice) -> Selection: ...
-    def __getitem__(self, at: int | slice) -> Item | Selection:
-        if isinstance(at, slice):
-            return Selection(self, np.arange(len(self))[at])
-        return Item(self.rows.id(at), self.rows.work_key(at))
 
 
 class SplitMap(Mapping[str, str]):

@@ -31,7 +31,7 @@ from loralay_build.corpus.schema import COLUMNS_KEY, project
 from loralay_build.corpus.split import SPLITS, Codes
 from loralay_build.licences import licence_counts
 from loralay_build.run.context import BuildContext, log
-from loralay_build.run.publish_rows import PlanRows, RowItems, SplitMap
+from loralay_build.run.publish_rows import PlanRows, SplitMap
 from loralay_build.state import FILTERED, PROCESSED, PUBLISHED, REMOVED
 from loralay_build.text import leakage_summary
 
@@ -96,7 +96,7 @@ def write(ctx: BuildContext, rows: PlanRows, splits: Codes, record: PublishRecor
     by the same card and build.json."""
     out_dir = ctx.out_dir
     rejects, fingerprints, clusters = record.rejects, record.fingerprints, record.clusters
-    items = {split: Selection(RowItems(rows), np.flatnonzero(splits == code))
+    items = {split: Selection(rows.item, np.flatnonzero(splits == code))
              for code, split in enumerate(SPLITS)}
     kept = sum(len(group) for group in items.values())
     previous_pages = published_build(out_dir).get("pages", {}).get("files", [])
