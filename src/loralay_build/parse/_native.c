@@ -6,6 +6,8 @@
  * loralay_build/parse/pdfium.py step by step (same text recovery, same word cut, same
  * double arithmetic and comparison order, Python's min/max semantics), so both paths give
  * identical words, boxes, sizes and lines; tests compare them on real and hostile PDFs.
+ * It also holds per-word kernels of the later build steps that a profile of a whole build
+ * named (the MinHash of a body), each equal to its Python code bit for bit.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1394,6 +1396,81 @@ static PyObject *non_ascii(PyObject *self, PyObject *words) {
     return result;
 }
 
+/* CRC-32 (zlib's polynomial), the word hash of text/minhash.py (zlib.crc32 of the UTF-8). */
+static uint32_t crc_table[256];
+
+static void crc_init(void) {
+    for (uint32_t n = 0; n < 256; n++) {
+        uint32_t c = n;
+        for (int k = 0; k < 8; k++) c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+        crc_table[n] = c;
+    }
+}
+
+static uint32_t crc32_of(const unsigned char *data, Py_ssize_t size) {
+    uint32_t c = 0xffffffffu;
+    for (Py_ssize_t i = 0; i < size; i++) c = crc_table[(c ^ data[i]) & 0xff] ^ (c >> 8);
+    return c ^ 0xffffffffu;
+}
+
+/* minhash(tokens, a, b, shingle, mult) -> bytes: text/minhash.py's signature of the tokens
+ * (at least `shingle` of them). Each token is hashed by CRC-32 of its UTF-8, each run of
+ * `shingle` hashes folded into one uint64 (h = h * mult + next), and for each permutation p
+ * (the native-endian uint64 pairs of `a` and `b`) the smallest ((a[p] * h + b[p]) mod 2^64)
+ * >> 32 over all shingles is kept, as native-endian uint32. Duplicate shingles change no
+ * minimum, so nothing is deduplicated. */
+static PyObject *minhash(PyObject *self, PyObject *args) {
+    PyObject *tokens;
+    Py_buffer a, b;
+    int shingle;
+    unsigned long long mult;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!y*y*iK", &PyList_Type, &tokens, &a, &b, &shingle, &mult))
+        return NULL;
+    PyObject *result = NULL;
+    uint64_t *hashes = NULL;
+    uint32_t *mins = NULL;
+    Py_ssize_t n = PyList_GET_SIZE(tokens), perms = a.len / 8;
+    if (a.len != b.len || a.len % 8 || shingle < 1 || n < shingle) {
+        PyErr_SetString(PyExc_ValueError, "minhash: bad parameters or too few tokens");
+        goto done;
+    }
+    hashes = PyMem_Malloc((size_t)n * sizeof(uint64_t));
+    mins = PyMem_Malloc((size_t)(perms ? perms : 1) * sizeof(uint32_t));
+    if (!hashes || !mins) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *token = PyList_GET_ITEM(tokens, i);
+        Py_ssize_t size;
+        const char *utf8;
+        if (!PyUnicode_Check(token)) {
+            PyErr_SetString(PyExc_TypeError, "tokens must be str");
+            goto done;
+        }
+        if (!(utf8 = PyUnicode_AsUTF8AndSize(token, &size))) goto done;
+        hashes[i] = crc32_of((const unsigned char *)utf8, size);
+    }
+    const uint64_t *pa = a.buf, *pb = b.buf;
+    for (Py_ssize_t p = 0; p < perms; p++) mins[p] = UINT32_MAX;
+    for (Py_ssize_t i = 0; i + shingle <= n; i++) {
+        uint64_t h = 0;
+        for (int k = 0; k < shingle; k++) h = h * mult + hashes[i + k];
+        for (Py_ssize_t p = 0; p < perms; p++) {
+            uint32_t v = (uint32_t)((pa[p] * h + pb[p]) >> 32);
+            if (v < mins[p]) mins[p] = v;
+        }
+    }
+    result = bytes_of(mins, perms * (Py_ssize_t)sizeof(uint32_t));
+done:
+    PyMem_Free(hashes);
+    PyMem_Free(mins);
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&b);
+    return result;
+}
+
 static int address_of(PyObject *value, void **out) {
     unsigned long long address = PyLong_AsUnsignedLongLong(value);
     if (PyErr_Occurred()) return -1;
@@ -1434,6 +1511,7 @@ static PyMethodDef methods[] = {
     {"non_ascii", non_ascii, METH_O, "The words holding a character outside ASCII."},
     {"order_page", order_page, METH_VARARGS, "Blocks of a page's lines in reading order."},
     {"extend_document", extend_document, METH_VARARGS, "Append a page's blocks to a Document."},
+    {"minhash", minhash, METH_VARARGS, "MinHash of word shingles (text/minhash.py)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1443,6 +1521,7 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__native(void) {
+    crc_init();
     if (!s_words) {
         s_words = PyUnicode_InternFromString("words");
         s_boxes = PyUnicode_InternFromString("boxes");

@@ -1,0 +1,71 @@
+"""The compiled core's per-word kernels of the build give what their Python code gives.
+
+A signature is stored in the state and compared with those of later runs, so the two paths
+must agree to the bit: on generated tokens (non-ASCII, non-BMP, repeats, the fewest tokens a
+signature takes) and on the words of the real PDFs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loralay_build.parse import parse_pdf
+from loralay_build.parse.core import native_module
+from loralay_build.text import minhash
+
+NATIVE = native_module()
+pytestmark = pytest.mark.skipif(NATIVE is None, reason="the compiled core is not built")
+
+REALDOCS = Path(__file__).resolve().parents[3] / "shared" / "realdocs" / "pdf"
+REALDOCS = REALDOCS if REALDOCS.is_dir() else Path("/work/shared/realdocs/pdf")
+
+TOKENS = st.lists(
+    st.sampled_from(["the", "model", "é", "Straße", "数据", "\U0001d400x", "a_b", "0"])
+    | st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=6),
+    min_size=minhash.SHINGLE, max_size=60,
+)
+
+
+def _native_signature(tokens: list[str]) -> np.ndarray:
+    assert NATIVE is not None
+    values = NATIVE.minhash(tokens, minhash._A_BYTES, minhash._B_BYTES, minhash.SHINGLE,
+                            int(minhash._MULT))
+    return np.frombuffer(values, dtype=np.uint32)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TOKENS)
+def test_minhash_kernel_equals_numpy(tokens: list[str]) -> None:
+    expected = minhash.signature_python(tokens)
+    assert expected.dtype == np.uint32
+    assert _native_signature(tokens).tolist() == expected.tolist()
+
+
+def test_minhash_kernel_refuses_too_few_tokens_and_lone_surrogates() -> None:
+    assert NATIVE is not None
+    args = (minhash._A_BYTES, minhash._B_BYTES, minhash.SHINGLE, int(minhash._MULT))
+    with pytest.raises(ValueError):
+        NATIVE.minhash(["a"] * (minhash.SHINGLE - 1), *args)
+    with pytest.raises(UnicodeEncodeError):  # as str.encode in the Python path
+        NATIVE.minhash(["a", "b", "c", "d", "\ud800"], *args)
+    with pytest.raises(UnicodeEncodeError):
+        minhash.signature_python(["a", "b", "c", "d", "\ud800"])
+
+
+@pytest.mark.skipif(not REALDOCS.is_dir(), reason="realdocs absent")
+def test_signatures_of_real_documents_equal_on_both_paths(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for path in sorted(REALDOCS.glob("*.pdf"))[:12]:
+        words = parse_pdf(path).words
+        native = minhash.signature(words)
+        with monkeypatch.context() as patch:
+            patch.setenv("LORALAY_NATIVE", "0")
+            python = minhash.signature(words)
+        assert native is not None and python is not None, path.name
+        assert native.tolist() == python.tolist(), path.name
+        assert minhash.to_text(native) == minhash.to_text(python)
