@@ -238,7 +238,9 @@ class OutputSettings:
     # Pages cut where the content says, so a rewritten shard shares most pages with the old
     # one and a content-addressed upload moves only what changed.
     content_defined_chunking: bool = True
-    work_compression: str = "zstd"  # of the work files: zstd, lz4 or none
+    # Of the work files: lz4, zstd or none. lz4 costs the parent about half of zstd's CPU per
+    # document written and read back; zstd makes the work files about 40 % smaller.
+    work_compression: str = "lz4"
 
     def __post_init__(self) -> None:
         if self.work_compression not in ("zstd", "lz4", "none"):
