@@ -31,8 +31,6 @@ IMAGE_COLORS = ("auto", "gray", "rgb")
 GRAY_FORMATS = ("png", "webp")  # lossless formats of gray pages
 # Gray levels kept losslessly: PNG bit depths, so 2, 4 and 16 levels are stored exactly.
 GRAY_LEVELS = (0, 2, 4, 16, 256)
-# "0" makes PDF parsing use the Python loop even when the compiled core is built.
-NATIVE_ENV = "LORALAY_NATIVE"
 MiB = 1024 * 1024
 EXECUTORS = ("local", "ray", "serial")
 

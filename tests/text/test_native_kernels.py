@@ -1,8 +1,9 @@
 """The compiled core's per-word kernels of the build give what their Python code gives.
 
-A signature is stored in the state and compared with those of later runs, so the two paths
-must agree to the bit: on generated tokens (non-ASCII, non-BMP, repeats, the fewest tokens a
-signature takes) and on the words of the real PDFs.
+A signature is stored in the state and compared with those of later runs, and word boxes
+become published columns, so the two paths must agree to the bit: on generated values
+(non-ASCII, non-BMP, repeats, the fewest tokens a signature takes; NaN, infinities, signed
+zeros, integers) and on the real PDFs.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 
 from loralay_build.parse import parse_pdf
 from loralay_build.parse.core import native_module
+from loralay_build.records import box_array, box_array_python
 from loralay_build.text import minhash
 
 NATIVE = native_module()
@@ -69,3 +71,37 @@ def test_signatures_of_real_documents_equal_on_both_paths(
         assert native is not None and python is not None, path.name
         assert native.tolist() == python.tolist(), path.name
         assert minhash.to_text(native) == minhash.to_text(python)
+
+
+COORD = st.floats(allow_nan=True, allow_infinity=True) | st.integers(-(2**53), 2**53)
+BOXES = st.lists(st.tuples(COORD, COORD, COORD, COORD), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(BOXES)
+def test_box_array_kernel_equals_numpy(boxes: list[tuple[float, float, float, float]]) -> None:
+    native, python = box_array(boxes), box_array_python(boxes)
+    assert native.shape == python.shape == (len(boxes), 4)
+    assert native.dtype == python.dtype
+    assert native.tobytes() == python.tobytes()  # NaN and -0.0 compared by their bits
+    assert native.flags.writeable
+
+
+def test_box_array_kernel_leaves_odd_items_to_numpy() -> None:
+    assert NATIVE is not None
+    assert NATIVE.box_array([(1.0, 2.0, 3.0, 4.0), (1.0, 2.0, 3.0)]) is None
+    with pytest.raises(ValueError):  # numpy's own refusal of a short box stays
+        box_array([(1.0, 2.0, 3.0, 4.0), (1.0, 2.0, 3.0)])  # type: ignore[list-item]
+    with pytest.raises(TypeError):
+        NATIVE.box_array([(1.0, 2.0, 3.0, None)])
+    with pytest.raises(OverflowError):
+        NATIVE.box_array([(1.0, 2.0, 3.0, 10**400)])
+    with pytest.raises(OverflowError):
+        box_array_python([(1.0, 2.0, 3.0, 10**400)])
+
+
+@pytest.mark.skipif(not REALDOCS.is_dir(), reason="realdocs absent")
+def test_box_arrays_of_real_documents_equal_on_both_paths() -> None:
+    for path in sorted(REALDOCS.glob("*.pdf"))[:12]:
+        boxes = parse_pdf(path).boxes
+        assert box_array(boxes).tobytes() == box_array_python(boxes).tobytes(), path.name

@@ -7,7 +7,7 @@
  * double arithmetic and comparison order, Python's min/max semantics), so both paths give
  * identical words, boxes, sizes and lines; tests compare them on real and hostile PDFs.
  * It also holds per-word kernels of the later build steps that a profile of a whole build
- * named (the MinHash of a body), each equal to its Python code bit for bit.
+ * named (the MinHash of a body, word boxes as an array), each equal to its Python code bit for bit.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1396,6 +1396,39 @@ static PyObject *non_ascii(PyObject *self, PyObject *words) {
     return result;
 }
 
+/* box_array(boxes) -> bytearray | None: the coordinates of a list of 4-tuples as native doubles,
+ * as records.box_array reads them (float() of each); None when an item is not a 4-tuple,
+ * which the numpy code then handles (or refuses) itself. */
+static PyObject *box_array(PyObject *self, PyObject *boxes) {
+    (void)self;
+    if (!PyList_Check(boxes)) {
+        PyErr_SetString(PyExc_TypeError, "boxes must be a list");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(boxes);
+    PyObject *result = PyByteArray_FromStringAndSize(NULL, 4 * n * (Py_ssize_t)sizeof(double));
+    if (!result) return NULL;
+    double *out = (double *)PyByteArray_AS_STRING(result);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *box = PyList_GET_ITEM(boxes, i);
+        if (!PyTuple_CheckExact(box) || PyTuple_GET_SIZE(box) != 4) {
+            Py_DECREF(result);
+            Py_RETURN_NONE;
+        }
+        for (int k = 0; k < 4; k++) {
+            PyObject *value = PyTuple_GET_ITEM(box, k);
+            double x = PyFloat_CheckExact(value) ? PyFloat_AS_DOUBLE(value)
+                                                 : PyFloat_AsDouble(value);
+            if (x == -1.0 && PyErr_Occurred()) {
+                Py_DECREF(result);
+                return NULL;
+            }
+            out[4 * i + k] = x;
+        }
+    }
+    return result;
+}
+
 /* CRC-32 (zlib's polynomial), the word hash of text/minhash.py (zlib.crc32 of the UTF-8). */
 static uint32_t crc_table[256];
 
@@ -1512,6 +1545,7 @@ static PyMethodDef methods[] = {
     {"order_page", order_page, METH_VARARGS, "Blocks of a page's lines in reading order."},
     {"extend_document", extend_document, METH_VARARGS, "Append a page's blocks to a Document."},
     {"minhash", minhash, METH_VARARGS, "MinHash of word shingles (text/minhash.py)."},
+    {"box_array", box_array, METH_O, "The coordinates of a list of 4-tuples as doubles."},
     {NULL, NULL, 0, NULL},
 };
 
