@@ -1440,50 +1440,74 @@ static void crc_init(void) {
     }
 }
 
-static uint32_t crc32_of(const unsigned char *data, Py_ssize_t size) {
-    uint32_t c = 0xffffffffu;
-    for (Py_ssize_t i = 0; i < size; i++) c = crc_table[(c ^ data[i]) & 0xff] ^ (c >> 8);
-    return c ^ 0xffffffffu;
+static inline uint32_t crc_byte(uint32_t c, unsigned char byte) {
+    return crc_table[(c ^ byte) & 0xff] ^ (c >> 8);
 }
 
-/* minhash(tokens, a, b, shingle, mult) -> bytes: text/minhash.py's signature of the tokens
- * (at least `shingle` of them). Each token is hashed by CRC-32 of its UTF-8, each run of
- * `shingle` hashes folded into one uint64 (h = h * mult + next), and for each permutation p
- * (the native-endian uint64 pairs of `a` and `b`) the smallest ((a[p] * h + b[p]) mod 2^64)
- * >> 32 over all shingles is kept, as native-endian uint32. Duplicate shingles change no
- * minimum, so nothing is deduplicated. */
+/* The running CRC of a code point's UTF-8 bytes (not a surrogate: those are no word). */
+static inline uint32_t crc_point(uint32_t c, Py_UCS4 p) {
+    if (p < 0x80) return crc_byte(c, (unsigned char)p);
+    if (p < 0x800) {
+        c = crc_byte(c, (unsigned char)(0xc0 | (p >> 6)));
+    } else if (p < 0x10000) {
+        c = crc_byte(c, (unsigned char)(0xe0 | (p >> 12)));
+        c = crc_byte(c, (unsigned char)(0x80 | ((p >> 6) & 0x3f)));
+    } else {
+        c = crc_byte(c, (unsigned char)(0xf0 | (p >> 18)));
+        c = crc_byte(c, (unsigned char)(0x80 | ((p >> 12) & 0x3f)));
+        c = crc_byte(c, (unsigned char)(0x80 | ((p >> 6) & 0x3f)));
+    }
+    return crc_byte(c, (unsigned char)(0x80 | (p & 0x3f)));
+}
+
+/* `\w` of Python's re on str patterns. */
+static inline int is_word(Py_UCS4 p) { return p == '_' || Py_UNICODE_ISALNUM(p); }
+
+/* minhash(text, a, b, shingle, mult) -> bytes | None: text/minhash.py's signature of the
+ * words of a (case-folded) text, None when it has fewer than `shingle`. The words are the
+ * matches of `\w+`, each hashed by CRC-32 of its UTF-8; each run of `shingle` hashes is
+ * folded into one uint64 (h = h * mult + next), and for each permutation p (the
+ * native-endian uint64 pairs of `a` and `b`) the smallest ((a[p] * h + b[p]) mod 2^64) >> 32
+ * over all shingles is kept, as native-endian uint32. Duplicate shingles change no minimum,
+ * so nothing is deduplicated. */
 static PyObject *minhash(PyObject *self, PyObject *args) {
-    PyObject *tokens;
+    PyObject *text;
     Py_buffer a, b;
     int shingle;
     unsigned long long mult;
     (void)self;
-    if (!PyArg_ParseTuple(args, "O!y*y*iK", &PyList_Type, &tokens, &a, &b, &shingle, &mult))
-        return NULL;
+    if (!PyArg_ParseTuple(args, "Uy*y*iK", &text, &a, &b, &shingle, &mult)) return NULL;
     PyObject *result = NULL;
     uint64_t *hashes = NULL;
     uint32_t *mins = NULL;
-    Py_ssize_t n = PyList_GET_SIZE(tokens), perms = a.len / 8;
-    if (a.len != b.len || a.len % 8 || shingle < 1 || n < shingle) {
-        PyErr_SetString(PyExc_ValueError, "minhash: bad parameters or too few tokens");
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text), perms = a.len / 8, n = 0;
+    if (a.len != b.len || a.len % 8 || shingle < 1) {
+        PyErr_SetString(PyExc_ValueError, "minhash: bad parameters");
         goto done;
     }
-    hashes = PyMem_Malloc((size_t)n * sizeof(uint64_t));
+    /* At most one word per two characters, plus one. */
+    hashes = PyMem_Malloc((size_t)(length / 2 + 1) * sizeof(uint64_t));
     mins = PyMem_Malloc((size_t)(perms ? perms : 1) * sizeof(uint32_t));
     if (!hashes || !mins) {
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *token = PyList_GET_ITEM(tokens, i);
-        Py_ssize_t size;
-        const char *utf8;
-        if (!PyUnicode_Check(token)) {
-            PyErr_SetString(PyExc_TypeError, "tokens must be str");
-            goto done;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    for (Py_ssize_t i = 0; i < length;) {
+        Py_UCS4 p = PyUnicode_READ(kind, data, i);
+        if (!is_word(p)) {
+            i++;
+            continue;
         }
-        if (!(utf8 = PyUnicode_AsUTF8AndSize(token, &size))) goto done;
-        hashes[i] = crc32_of((const unsigned char *)utf8, size);
+        uint32_t c = 0xffffffffu;
+        for (; i < length && is_word(p = PyUnicode_READ(kind, data, i)); i++)
+            c = crc_point(c, p);
+        hashes[n++] = c ^ 0xffffffffu;
+    }
+    if (n < shingle) {
+        result = Py_NewRef(Py_None);
+        goto done;
     }
     const uint64_t *pa = a.buf, *pb = b.buf;
     for (Py_ssize_t p = 0; p < perms; p++) mins[p] = UINT32_MAX;
@@ -1544,7 +1568,7 @@ static PyMethodDef methods[] = {
     {"non_ascii", non_ascii, METH_O, "The words holding a character outside ASCII."},
     {"order_page", order_page, METH_VARARGS, "Blocks of a page's lines in reading order."},
     {"extend_document", extend_document, METH_VARARGS, "Append a page's blocks to a Document."},
-    {"minhash", minhash, METH_VARARGS, "MinHash of word shingles (text/minhash.py)."},
+    {"minhash", minhash, METH_VARARGS, "MinHash of the word shingles of a text (text/minhash.py)."},
     {"box_array", box_array, METH_O, "The coordinates of a list of 4-tuples as doubles."},
     {NULL, NULL, 0, NULL},
 };

@@ -39,23 +39,22 @@ _A_BYTES, _B_BYTES = _A.tobytes(), _B.tobytes()  # for the compiled core (native
 Signature = npt.NDArray[np.uint32]
 
 
-def _words(words: Iterable[str]) -> list[str]:
-    """Lower-cased words without punctuation: what survives a re-typesetting. Accents stay:
-    two extractions of one text carry the same ones (words are published NFC)."""
-    return cast(list[str], _WORD.findall(" ".join(words).casefold()))
+def _text(words: Iterable[str]) -> str:
+    """The words case-folded as one text, whose runs of word characters (`_WORD`) are the
+    words signed: punctuation does not survive a re-typesetting. Accents stay: two
+    extractions of one text carry the same ones (words are published NFC)."""
+    return " ".join(words).casefold()
 
 
 def signature(words: Sequence[str]) -> Signature | None:
     """The document's MinHash over word 5-grams; None when it has fewer than five words."""
-    tokens = _words(words)
-    if len(tokens) < SHINGLE:
-        return None
+    text = _text(words)
     native = native_module()
-    if native is None:
-        return signature_python(tokens)
-    # The same arithmetic in one pass over the shingles, without the (128, n) arrays.
-    values = native.minhash(tokens, _A_BYTES, _B_BYTES, SHINGLE, int(_MULT))
-    return np.frombuffer(values, dtype=np.uint32).copy()
+    if native is not None:  # the words cut, hashed and signed in one pass, without arrays
+        values = native.minhash(text, _A_BYTES, _B_BYTES, SHINGLE, int(_MULT))
+        return None if values is None else np.frombuffer(values, dtype=np.uint32).copy()
+    tokens = cast(list[str], _WORD.findall(text))
+    return signature_python(tokens) if len(tokens) >= SHINGLE else None
 
 
 def signature_python(tokens: list[str]) -> Signature:
