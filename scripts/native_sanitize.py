@@ -3,8 +3,8 @@
 
 The extension file given is loaded in place of the installed one; every PDF of the folders
 is parsed `--rounds` times in this process, and its words and boxes go through the core's
-kernels of the later build steps (MinHash, box array), so a leak in the core grows with the
-rounds.
+kernels of the later build steps (normalised tokens, MinHash, box array), so a leak in the
+core grows with the rounds.
 Decompression bombs (C01, C02) are left out: without the address-space limit of the worker
 isolation they only measure PDFium's inflater, and they have no text for the core to read.
 
@@ -43,6 +43,7 @@ def main() -> None:
     from loralay_build.parse import ParseSettings, parse_pdf, pdfium
     from loralay_build.records import box_array
     from loralay_build.text.minhash import signature
+    from loralay_build.text.normalize import normalise_words
 
     if pdfium._NATIVE is None or pdfium._NATIVE.__file__ != str(args.extension):
         raise SystemExit("the sanitizer build is not the one in use")
@@ -54,6 +55,7 @@ def main() -> None:
         for path in files:
             try:
                 doc = parse_pdf(path, settings=settings)
+                normalise_words(doc.words)
                 signature(doc.words)
                 box_array(doc.boxes)
                 parsed += 1

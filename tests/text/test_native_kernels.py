@@ -2,7 +2,8 @@
 
 A signature is stored in the state and compared with those of later runs, and word boxes
 become published columns, so the two paths must agree to the bit: on generated values
-(non-ASCII, non-BMP, repeats, the fewest tokens a signature takes; NaN, infinities, signed
+(hyphenation marks before upper, lower and title case, words normalised to nothing,
+non-ASCII, non-BMP, repeats, the fewest tokens a signature takes; NaN, infinities, signed
 zeros, integers) and on the real PDFs.
 """
 
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 from loralay_build.parse import parse_pdf
 from loralay_build.parse.core import native_module
 from loralay_build.records import box_array, box_array_python
-from loralay_build.text import minhash
+from loralay_build.text import minhash, normalize
 
 NATIVE = native_module()
 pytestmark = pytest.mark.skipif(NATIVE is None, reason="the compiled core is not built")
@@ -109,3 +110,30 @@ def test_box_arrays_of_real_documents_equal_on_both_paths() -> None:
     for path in sorted(REALDOCS.glob("*.pdf"))[:12]:
         boxes = parse_pdf(path).boxes
         assert box_array(boxes).tobytes() == box_array_python(boxes).tobytes(), path.name
+
+
+WORDS = st.lists(
+    st.sampled_from(["associ-", "ated", "Franco-", "Italian", "x\x02", "\x02", "-", "a\u2010",
+                     "b\u2011", "c\u00ad", "\u00ad", "ǅx", "ßa", "ÉTÉ", "été", "ﬁn", "", "a\nb",
+                     "\u200b", "12", "(cid:3)", "Ⅻ", "\ud800-", "ab-"])
+    | st.text(max_size=4),
+    max_size=40,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(WORDS)
+def test_tokens_kernel_equals_python(words: list[str]) -> None:
+    assert normalize.normalise_words(words) == normalize.normalise_words_python(words)
+
+
+def test_tokens_kernel_learns_new_words_and_survives_a_cache_reset(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    words = ["Inter-", "national", "associ-", "ated", "-", "Straße", "x\x02", "Y"]
+    expected = normalize.normalise_words_python(words)
+    monkeypatch.setattr(normalize, "_KEYS", normalize._Keys())
+    monkeypatch.setattr(normalize, "_CACHE_LIMIT", 4)  # every call restarts the cache
+    assert NATIVE is not None and NATIVE.tokens(words, normalize._KEYS.known) is None
+    assert normalize.normalise_words(words) == expected
+    assert normalize.normalise_words(["other", "words", *words]).texts[2:] == expected.texts
+    assert expected.texts[:3] == ["international", "associated", "strasse"]

@@ -7,7 +7,8 @@
  * double arithmetic and comparison order, Python's min/max semantics), so both paths give
  * identical words, boxes, sizes and lines; tests compare them on real and hostile PDFs.
  * It also holds per-word kernels of the later build steps that a profile of a whole build
- * named (the MinHash of a body, word boxes as an array), each equal to its Python code bit for bit.
+ * named (the tokens of a body's normalised words, the MinHash of a body, word boxes as an
+ * array), each equal to its Python code bit for bit.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -686,7 +687,7 @@ typedef struct { Node *nodes; Py_ssize_t len, cap; } Nodes;
 typedef struct { double column_gap, column_share, block_gap, footnote_size, footnote_top,
                  min_stretch; } Limits;
 
-static PyObject *s_words, *s_boxes, *s_sizes, *s_direction, *s_group;
+static PyObject *s_words, *s_boxes, *s_sizes, *s_direction, *s_group, *s_empty;
 
 static int cmp_keys(const void *pa, const void *pb) {
     const SortKey *a = pa, *b = pb;
@@ -1429,6 +1430,96 @@ static PyObject *box_array(PyObject *self, PyObject *boxes) {
     return result;
 }
 
+/* Whether a word ends in a mark that joins it to the next word (text/normalize.py's
+ * _JOIN_MARKS: hyphen, U+2010, U+2011, soft hyphen, PDFium's line-end mark U+0002). */
+static inline int ends_in_join_mark(PyObject *word, Py_UCS4 *last) {
+    Py_ssize_t size = PyUnicode_GET_LENGTH(word);
+    if (!size) return 0;
+    *last = PyUnicode_READ_CHAR(word, size - 1);
+    return *last == '-' || *last == 0x2010 || *last == 0x2011 || *last == 0xad || *last == 0x02;
+}
+
+/* Whether word i joins word i + 1 (text/normalize.py's _join_runs): a word ending in
+ * PDFium's mark always does; one ending in another join mark does when it is longer than
+ * the mark and the next word starts in lower case. */
+static int joins(PyObject *words, Py_ssize_t i) {
+    PyObject *word = PyList_GET_ITEM(words, i), *next = PyList_GET_ITEM(words, i + 1);
+    Py_UCS4 last;
+    if (!ends_in_join_mark(word, &last)) return 0;
+    if (last == 0x02) return 1;
+    return PyUnicode_GET_LENGTH(word) > 1 && PyUnicode_GET_LENGTH(next) > 0 &&
+           Py_UNICODE_ISLOWER(PyUnicode_READ_CHAR(next, 0));
+}
+
+/* tokens(words, keys) -> (texts, first, end) | None: text/normalize.py's normalise_words
+ * for words whose normalised keys are all in `keys` (word -> key); None when one is not
+ * (the caller normalises the new words and asks again). Hyphenated runs are joined into
+ * one token, and empty tokens dropped, as the Python code does. */
+static PyObject *tokens(PyObject *self, PyObject *args) {
+    PyObject *words, *keys;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &words, &PyDict_Type, &keys)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(words);
+    PyObject *texts = NULL, *first = NULL, *end = NULL, *result = NULL;
+    PyObject *keyed = PyList_New(n);  /* each word's key, held while the tokens are made */
+    if (!keyed) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *word = PyList_GET_ITEM(words, i);
+        if (!PyUnicode_Check(word)) {
+            PyErr_SetString(PyExc_TypeError, "words must be str");
+            goto done;
+        }
+        PyObject *key = PyDict_GetItemWithError(keys, word);
+        if (!key) {
+            if (!PyErr_Occurred()) result = Py_NewRef(Py_None);
+            goto done;
+        }
+        if (!PyUnicode_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "keys must be str");
+            goto done;
+        }
+        PyList_SET_ITEM(keyed, i, Py_NewRef(key));
+    }
+    texts = PyList_New(0);
+    first = PyList_New(0);
+    end = PyList_New(0);
+    if (!texts || !first || !end) goto done;
+    for (Py_ssize_t i = 0; i < n;) {
+        Py_ssize_t last = i;
+        while (last < n - 1 && joins(words, last)) last++;
+        PyObject *text;
+        if (last == i) {
+            text = Py_NewRef(PyList_GET_ITEM(keyed, i));
+        } else {
+            PyObject *parts = PyList_GetSlice(keyed, i, last + 1);
+            if (!parts) goto done;
+            text = PyUnicode_Join(s_empty, parts);
+            Py_DECREF(parts);
+            if (!text) goto done;
+        }
+        if (PyUnicode_GET_LENGTH(text)) {
+            PyObject *at = PyLong_FromSsize_t(i), *stop = PyLong_FromSsize_t(last + 1);
+            int failed = !at || !stop || PyList_Append(texts, text) ||
+                         PyList_Append(first, at) || PyList_Append(end, stop);
+            Py_XDECREF(at);
+            Py_XDECREF(stop);
+            if (failed) {
+                Py_DECREF(text);
+                goto done;
+            }
+        }
+        Py_DECREF(text);
+        i = last + 1;
+    }
+    result = PyTuple_Pack(3, texts, first, end);
+done:
+    Py_DECREF(keyed);
+    Py_XDECREF(texts);
+    Py_XDECREF(first);
+    Py_XDECREF(end);
+    return result;
+}
+
 /* CRC-32 (zlib's polynomial), the word hash of text/minhash.py (zlib.crc32 of the UTF-8). */
 static uint32_t crc_table[256];
 
@@ -1569,6 +1660,7 @@ static PyMethodDef methods[] = {
     {"order_page", order_page, METH_VARARGS, "Blocks of a page's lines in reading order."},
     {"extend_document", extend_document, METH_VARARGS, "Append a page's blocks to a Document."},
     {"minhash", minhash, METH_VARARGS, "MinHash of the word shingles of a text (text/minhash.py)."},
+    {"tokens", tokens, METH_VARARGS, "Normalised tokens of known words (text/normalize.py)."},
     {"box_array", box_array, METH_O, "The coordinates of a list of 4-tuples as doubles."},
     {NULL, NULL, 0, NULL},
 };
@@ -1586,7 +1678,8 @@ PyMODINIT_FUNC PyInit__native(void) {
         s_sizes = PyUnicode_InternFromString("sizes");
         s_direction = PyUnicode_InternFromString("direction");
         s_group = PyUnicode_InternFromString("group");
-        if (!s_words || !s_boxes || !s_sizes || !s_direction || !s_group) return NULL;
+        s_empty = PyUnicode_InternFromString("");
+        if (!s_words || !s_boxes || !s_sizes || !s_direction || !s_group || !s_empty) return NULL;
     }
     return PyModule_Create(&module);
 }
