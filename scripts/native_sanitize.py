@@ -3,8 +3,8 @@
 
 The extension file given is loaded in place of the installed one; every PDF of the folders
 is parsed `--rounds` times in this process, and its words and boxes go through the core's
-kernels of the later build steps (normalised tokens, MinHash, box array), so a leak in the
-core grows with the rounds.
+kernels of the later build steps (normalised tokens, MinHash, box array, string packing),
+so a leak in the core grows with the rounds.
 Decompression bombs (C01, C02) are left out: without the address-space limit of the worker
 isolation they only measure PDFium's inflater, and they have no text for the core to read.
 
@@ -39,6 +39,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
     load(args.extension)
+    from loralay_build.columns import Strings
     from loralay_build.errors import Reject
     from loralay_build.parse import ParseSettings, parse_pdf, pdfium
     from loralay_build.records import box_array
@@ -58,6 +59,7 @@ def main() -> None:
                 normalise_words(doc.words)
                 signature(doc.words)
                 box_array(doc.boxes)
+                Strings.pack(doc.words)
                 parsed += 1
             except Reject:
                 rejected += 1

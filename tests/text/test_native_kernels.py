@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from loralay_build.columns import Strings
 from loralay_build.parse import parse_pdf
 from loralay_build.parse.core import native_module
 from loralay_build.records import box_array, box_array_python
@@ -137,3 +138,19 @@ def test_tokens_kernel_learns_new_words_and_survives_a_cache_reset(
     assert normalize.normalise_words(words) == expected
     assert normalize.normalise_words(["other", "words", *words]).texts[2:] == expected.texts
     assert expected.texts[:3] == ["international", "associated", "strasse"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(st.characters(exclude_categories=["Cs"])), max_size=30))
+def test_pack_kernel_equals_python(values: list[str]) -> None:
+    packed = Strings.pack(values)
+    assert packed == Strings.pack_python(values)
+    assert packed.unpack() == values
+
+
+def test_pack_kernel_refuses_what_python_refuses() -> None:
+    for bad, error in ((["a", "\ud800"], UnicodeEncodeError), (["a", 3], TypeError)):
+        with pytest.raises(error):
+            Strings.pack(bad)  # type: ignore[arg-type]
+        with pytest.raises(error):
+            Strings.pack_python(bad)  # type: ignore[arg-type]

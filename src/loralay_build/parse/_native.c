@@ -8,7 +8,7 @@
  * identical words, boxes, sizes and lines; tests compare them on real and hostile PDFs.
  * It also holds per-word kernels of the later build steps that a profile of a whole build
  * named (the tokens of a body's normalised words, the MinHash of a body, word boxes as an
- * array), each equal to its Python code bit for bit.
+ * array, words in Arrow's string layout), each equal to its Python code bit for bit.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1520,6 +1520,55 @@ done:
     return result;
 }
 
+static inline void put_le32(unsigned char *out, uint32_t value) {
+    out[0] = (unsigned char)value;
+    out[1] = (unsigned char)(value >> 8);
+    out[2] = (unsigned char)(value >> 16);
+    out[3] = (unsigned char)(value >> 24);
+}
+
+/* pack(values) -> (data, offsets) | None: columns.Strings.pack of a list of str, the UTF-8
+ * of the strings end to end and n + 1 little-endian int32 byte offsets; None when an item
+ * is not a str or the bytes pass 2**31 - 1 (the Python code decides then). */
+static PyObject *pack(PyObject *self, PyObject *values) {
+    (void)self;
+    if (!PyList_Check(values)) {
+        PyErr_SetString(PyExc_TypeError, "values must be a list");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(values), total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *value = PyList_GET_ITEM(values, i);
+        Py_ssize_t size;
+        if (!PyUnicode_Check(value)) Py_RETURN_NONE;
+        if (!PyUnicode_AsUTF8AndSize(value, &size)) return NULL;
+        if (size > INT32_MAX - total) Py_RETURN_NONE;
+        total += size;
+    }
+    PyObject *data = PyBytes_FromStringAndSize(NULL, total);
+    PyObject *offsets = PyBytes_FromStringAndSize(NULL, 4 * (n + 1));
+    if (!data || !offsets) {
+        Py_XDECREF(data);
+        Py_XDECREF(offsets);
+        return NULL;
+    }
+    char *out = PyBytes_AS_STRING(data);
+    unsigned char *at = (unsigned char *)PyBytes_AS_STRING(offsets);
+    Py_ssize_t done = 0;
+    put_le32(at, 0);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t size;
+        const char *utf8 = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(values, i), &size);
+        memcpy(out + done, utf8, (size_t)size);
+        done += size;
+        put_le32(at + 4 * (i + 1), (uint32_t)done);
+    }
+    PyObject *result = PyTuple_Pack(2, data, offsets);
+    Py_DECREF(data);
+    Py_DECREF(offsets);
+    return result;
+}
+
 /* CRC-32 (zlib's polynomial), the word hash of text/minhash.py (zlib.crc32 of the UTF-8). */
 static uint32_t crc_table[256];
 
@@ -1661,6 +1710,7 @@ static PyMethodDef methods[] = {
     {"extend_document", extend_document, METH_VARARGS, "Append a page's blocks to a Document."},
     {"minhash", minhash, METH_VARARGS, "MinHash of the word shingles of a text (text/minhash.py)."},
     {"tokens", tokens, METH_VARARGS, "Normalised tokens of known words (text/normalize.py)."},
+    {"pack", pack, METH_O, "A list of str in Arrow's string layout (columns.Strings)."},
     {"box_array", box_array, METH_O, "The coordinates of a list of 4-tuples as doubles."},
     {NULL, NULL, 0, NULL},
 };
