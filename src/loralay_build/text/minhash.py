@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
@@ -39,21 +39,24 @@ _A_BYTES, _B_BYTES = _A.tobytes(), _B.tobytes()  # for the compiled core (native
 Signature = npt.NDArray[np.uint32]
 
 
-def _text(words: Iterable[str]) -> str:
-    """The words case-folded as one text, whose runs of word characters (`_WORD`) are the
-    words signed: punctuation does not survive a re-typesetting. Accents stay: two
-    extractions of one text carry the same ones (words are published NFC)."""
-    return " ".join(words).casefold()
-
-
 def signature(words: Sequence[str]) -> Signature | None:
     """The document's MinHash over word 5-grams; None when it has fewer than five words."""
-    text = _text(words)
+    return text_signature(" ".join(words))
+
+
+def text_signature(text: str) -> Signature | None:
+    """`signature` of the words joined by spaces (a text the caller made already).
+
+    The words signed are the runs of word characters (`_WORD`) of the case-folded text:
+    punctuation does not survive a re-typesetting. Accents stay: two extractions of one text
+    carry the same ones (words are published NFC).
+    """
+    folded = text.casefold()
     native = native_module()
     if native is not None:  # the words cut, hashed and signed in one pass, without arrays
-        values = native.minhash(text, _A_BYTES, _B_BYTES, SHINGLE, int(_MULT))
+        values = native.minhash(folded, _A_BYTES, _B_BYTES, SHINGLE, int(_MULT))
         return None if values is None else np.frombuffer(values, dtype=np.uint32).copy()
-    tokens = cast(list[str], _WORD.findall(text))
+    tokens = cast(list[str], _WORD.findall(folded))
     return signature_python(tokens) if len(tokens) >= SHINGLE else None
 
 
