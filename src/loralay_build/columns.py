@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from loralay_build.parse.core import native_module
+
 
 @dataclass(frozen=True)
 class Strings:
@@ -26,8 +28,6 @@ class Strings:
     def pack(cls, values: Sequence[str]) -> Strings:
         """The strings in Arrow's layout, by the compiled core when it is built (a quarter of
         the cost)."""
-        from loralay_build.parse.core import native_module  # the parse package imports this one
-
         native = native_module()
         if native is not None and isinstance(values, list):
             packed = native.pack(values)
