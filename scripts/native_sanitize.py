@@ -2,7 +2,9 @@
 """Parse PDFs with a sanitizer build of the compiled core (run by scripts/native_sanitize.sh).
 
 The extension file given is loaded in place of the installed one; every PDF of the folders
-is parsed `--rounds` times in this process, so a leak in the core grows with the rounds.
+is parsed `--rounds` times in this process, and its words and boxes go through the core's
+kernels of the later build steps (normalised tokens, MinHash, box array, string packing),
+so a leak in the core grows with the rounds.
 Decompression bombs (C01, C02) are left out: without the address-space limit of the worker
 isolation they only measure PDFium's inflater, and they have no text for the core to read.
 
@@ -37,8 +39,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
     load(args.extension)
+    from loralay_build.columns import Strings
     from loralay_build.errors import Reject
     from loralay_build.parse import ParseSettings, parse_pdf, pdfium
+    from loralay_build.records import box_array
+    from loralay_build.text.minhash import signature
+    from loralay_build.text.normalize import normalise_words
 
     if pdfium._NATIVE is None or pdfium._NATIVE.__file__ != str(args.extension):
         raise SystemExit("the sanitizer build is not the one in use")
@@ -49,7 +55,11 @@ def main() -> None:
     for _ in range(args.rounds):
         for path in files:
             try:
-                parse_pdf(path, settings=settings)
+                doc = parse_pdf(path, settings=settings)
+                normalise_words(doc.words)
+                signature(doc.words)
+                box_array(doc.boxes)
+                Strings.pack(doc.words)
                 parsed += 1
             except Reject:
                 rejected += 1

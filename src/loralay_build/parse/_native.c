@@ -6,6 +6,9 @@
  * loralay_build/parse/pdfium.py step by step (same text recovery, same word cut, same
  * double arithmetic and comparison order, Python's min/max semantics), so both paths give
  * identical words, boxes, sizes and lines; tests compare them on real and hostile PDFs.
+ * It also holds per-word kernels of the later build steps that a profile of a whole build
+ * named (the tokens of a body's normalised words, the MinHash of a body, word boxes as an
+ * array, words in Arrow's string layout), each equal to its Python code bit for bit.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -684,7 +687,7 @@ typedef struct { Node *nodes; Py_ssize_t len, cap; } Nodes;
 typedef struct { double column_gap, column_share, block_gap, footnote_size, footnote_top,
                  min_stretch; } Limits;
 
-static PyObject *s_words, *s_boxes, *s_sizes, *s_direction, *s_group;
+static PyObject *s_words, *s_boxes, *s_sizes, *s_direction, *s_group, *s_empty;
 
 static int cmp_keys(const void *pa, const void *pb) {
     const SortKey *a = pa, *b = pb;
@@ -1394,6 +1397,277 @@ static PyObject *non_ascii(PyObject *self, PyObject *words) {
     return result;
 }
 
+/* box_array(boxes) -> bytearray | None: the coordinates of a list of 4-tuples as native doubles,
+ * as records.box_array reads them (float() of each); None when an item is not a 4-tuple,
+ * which the numpy code then handles (or refuses) itself. */
+static PyObject *box_array(PyObject *self, PyObject *boxes) {
+    (void)self;
+    if (!PyList_Check(boxes)) {
+        PyErr_SetString(PyExc_TypeError, "boxes must be a list");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(boxes);
+    PyObject *result = PyByteArray_FromStringAndSize(NULL, 4 * n * (Py_ssize_t)sizeof(double));
+    if (!result) return NULL;
+    double *out = (double *)PyByteArray_AS_STRING(result);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *box = PyList_GET_ITEM(boxes, i);
+        if (!PyTuple_CheckExact(box) || PyTuple_GET_SIZE(box) != 4) {
+            Py_DECREF(result);
+            Py_RETURN_NONE;
+        }
+        for (int k = 0; k < 4; k++) {
+            PyObject *value = PyTuple_GET_ITEM(box, k);
+            double x = PyFloat_CheckExact(value) ? PyFloat_AS_DOUBLE(value)
+                                                 : PyFloat_AsDouble(value);
+            if (x == -1.0 && PyErr_Occurred()) {
+                Py_DECREF(result);
+                return NULL;
+            }
+            out[4 * i + k] = x;
+        }
+    }
+    return result;
+}
+
+/* Whether a word ends in a mark that joins it to the next word (text/normalize.py's
+ * _JOIN_MARKS: hyphen, U+2010, U+2011, soft hyphen, PDFium's line-end mark U+0002). */
+static inline int ends_in_join_mark(PyObject *word, Py_UCS4 *last) {
+    Py_ssize_t size = PyUnicode_GET_LENGTH(word);
+    if (!size) return 0;
+    *last = PyUnicode_READ_CHAR(word, size - 1);
+    return *last == '-' || *last == 0x2010 || *last == 0x2011 || *last == 0xad || *last == 0x02;
+}
+
+/* Whether word i joins word i + 1 (text/normalize.py's _join_runs): a word ending in
+ * PDFium's mark always does; one ending in another join mark does when it is longer than
+ * the mark and the next word starts in lower case. */
+static int joins(PyObject *words, Py_ssize_t i) {
+    PyObject *word = PyList_GET_ITEM(words, i), *next = PyList_GET_ITEM(words, i + 1);
+    Py_UCS4 last;
+    if (!ends_in_join_mark(word, &last)) return 0;
+    if (last == 0x02) return 1;
+    return PyUnicode_GET_LENGTH(word) > 1 && PyUnicode_GET_LENGTH(next) > 0 &&
+           Py_UNICODE_ISLOWER(PyUnicode_READ_CHAR(next, 0));
+}
+
+/* tokens(words, keys) -> (texts, first, end) | None: text/normalize.py's normalise_words
+ * for words whose normalised keys are all in `keys` (word -> key); None when one is not
+ * (the caller normalises the new words and asks again). Hyphenated runs are joined into
+ * one token, and empty tokens dropped, as the Python code does. */
+static PyObject *tokens(PyObject *self, PyObject *args) {
+    PyObject *words, *keys;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &words, &PyDict_Type, &keys)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(words);
+    PyObject *texts = NULL, *first = NULL, *end = NULL, *result = NULL;
+    PyObject *keyed = PyList_New(n);  /* each word's key, held while the tokens are made */
+    if (!keyed) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *word = PyList_GET_ITEM(words, i);
+        if (!PyUnicode_Check(word)) {
+            PyErr_SetString(PyExc_TypeError, "words must be str");
+            goto done;
+        }
+        PyObject *key = PyDict_GetItemWithError(keys, word);
+        if (!key) {
+            if (!PyErr_Occurred()) result = Py_NewRef(Py_None);
+            goto done;
+        }
+        if (!PyUnicode_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "keys must be str");
+            goto done;
+        }
+        PyList_SET_ITEM(keyed, i, Py_NewRef(key));
+    }
+    texts = PyList_New(0);
+    first = PyList_New(0);
+    end = PyList_New(0);
+    if (!texts || !first || !end) goto done;
+    for (Py_ssize_t i = 0; i < n;) {
+        Py_ssize_t last = i;
+        while (last < n - 1 && joins(words, last)) last++;
+        PyObject *text;
+        if (last == i) {
+            text = Py_NewRef(PyList_GET_ITEM(keyed, i));
+        } else {
+            PyObject *parts = PyList_GetSlice(keyed, i, last + 1);
+            if (!parts) goto done;
+            text = PyUnicode_Join(s_empty, parts);
+            Py_DECREF(parts);
+            if (!text) goto done;
+        }
+        if (PyUnicode_GET_LENGTH(text)) {
+            PyObject *at = PyLong_FromSsize_t(i), *stop = PyLong_FromSsize_t(last + 1);
+            int failed = !at || !stop || PyList_Append(texts, text) ||
+                         PyList_Append(first, at) || PyList_Append(end, stop);
+            Py_XDECREF(at);
+            Py_XDECREF(stop);
+            if (failed) {
+                Py_DECREF(text);
+                goto done;
+            }
+        }
+        Py_DECREF(text);
+        i = last + 1;
+    }
+    result = PyTuple_Pack(3, texts, first, end);
+done:
+    Py_DECREF(keyed);
+    Py_XDECREF(texts);
+    Py_XDECREF(first);
+    Py_XDECREF(end);
+    return result;
+}
+
+static inline void put_le32(unsigned char *out, uint32_t value) {
+    out[0] = (unsigned char)value;
+    out[1] = (unsigned char)(value >> 8);
+    out[2] = (unsigned char)(value >> 16);
+    out[3] = (unsigned char)(value >> 24);
+}
+
+/* pack(values) -> (data, offsets) | None: columns.Strings.pack of a list of str, the UTF-8
+ * of the strings end to end and n + 1 little-endian int32 byte offsets; None when an item
+ * is not a str or the bytes pass 2**31 - 1 (the Python code decides then). */
+static PyObject *pack(PyObject *self, PyObject *values) {
+    (void)self;
+    if (!PyList_Check(values)) {
+        PyErr_SetString(PyExc_TypeError, "values must be a list");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(values), total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *value = PyList_GET_ITEM(values, i);
+        Py_ssize_t size;
+        if (!PyUnicode_Check(value)) Py_RETURN_NONE;
+        if (!PyUnicode_AsUTF8AndSize(value, &size)) return NULL;
+        if (size > INT32_MAX - total) Py_RETURN_NONE;
+        total += size;
+    }
+    PyObject *data = PyBytes_FromStringAndSize(NULL, total);
+    PyObject *offsets = PyBytes_FromStringAndSize(NULL, 4 * (n + 1));
+    if (!data || !offsets) {
+        Py_XDECREF(data);
+        Py_XDECREF(offsets);
+        return NULL;
+    }
+    char *out = PyBytes_AS_STRING(data);
+    unsigned char *at = (unsigned char *)PyBytes_AS_STRING(offsets);
+    Py_ssize_t done = 0;
+    put_le32(at, 0);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t size;
+        const char *utf8 = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(values, i), &size);
+        memcpy(out + done, utf8, (size_t)size);
+        done += size;
+        put_le32(at + 4 * (i + 1), (uint32_t)done);
+    }
+    PyObject *result = PyTuple_Pack(2, data, offsets);
+    Py_DECREF(data);
+    Py_DECREF(offsets);
+    return result;
+}
+
+/* CRC-32 (zlib's polynomial), the word hash of text/minhash.py (zlib.crc32 of the UTF-8). */
+static uint32_t crc_table[256];
+
+static void crc_init(void) {
+    for (uint32_t n = 0; n < 256; n++) {
+        uint32_t c = n;
+        for (int k = 0; k < 8; k++) c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+        crc_table[n] = c;
+    }
+}
+
+static inline uint32_t crc_byte(uint32_t c, unsigned char byte) {
+    return crc_table[(c ^ byte) & 0xff] ^ (c >> 8);
+}
+
+/* The running CRC of a code point's UTF-8 bytes (not a surrogate: those are no word). */
+static inline uint32_t crc_point(uint32_t c, Py_UCS4 p) {
+    if (p < 0x80) return crc_byte(c, (unsigned char)p);
+    if (p < 0x800) {
+        c = crc_byte(c, (unsigned char)(0xc0 | (p >> 6)));
+    } else if (p < 0x10000) {
+        c = crc_byte(c, (unsigned char)(0xe0 | (p >> 12)));
+        c = crc_byte(c, (unsigned char)(0x80 | ((p >> 6) & 0x3f)));
+    } else {
+        c = crc_byte(c, (unsigned char)(0xf0 | (p >> 18)));
+        c = crc_byte(c, (unsigned char)(0x80 | ((p >> 12) & 0x3f)));
+        c = crc_byte(c, (unsigned char)(0x80 | ((p >> 6) & 0x3f)));
+    }
+    return crc_byte(c, (unsigned char)(0x80 | (p & 0x3f)));
+}
+
+/* `\w` of Python's re on str patterns. */
+static inline int is_word(Py_UCS4 p) { return p == '_' || Py_UNICODE_ISALNUM(p); }
+
+/* minhash(text, a, b, shingle, mult) -> bytes | None: text/minhash.py's signature of the
+ * words of a (case-folded) text, None when it has fewer than `shingle`. The words are the
+ * matches of `\w+`, each hashed by CRC-32 of its UTF-8; each run of `shingle` hashes is
+ * folded into one uint64 (h = h * mult + next), and for each permutation p (the
+ * native-endian uint64 pairs of `a` and `b`) the smallest ((a[p] * h + b[p]) mod 2^64) >> 32
+ * over all shingles is kept, as native-endian uint32. Duplicate shingles change no minimum,
+ * so nothing is deduplicated. */
+static PyObject *minhash(PyObject *self, PyObject *args) {
+    PyObject *text;
+    Py_buffer a, b;
+    int shingle;
+    unsigned long long mult;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Uy*y*iK", &text, &a, &b, &shingle, &mult)) return NULL;
+    PyObject *result = NULL;
+    uint64_t *hashes = NULL;
+    uint32_t *mins = NULL;
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text), perms = a.len / 8, n = 0;
+    if (a.len != b.len || a.len % 8 || shingle < 1) {
+        PyErr_SetString(PyExc_ValueError, "minhash: bad parameters");
+        goto done;
+    }
+    /* At most one word per two characters, plus one. */
+    hashes = PyMem_Malloc((size_t)(length / 2 + 1) * sizeof(uint64_t));
+    mins = PyMem_Malloc((size_t)(perms ? perms : 1) * sizeof(uint32_t));
+    if (!hashes || !mins) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    for (Py_ssize_t i = 0; i < length;) {
+        Py_UCS4 p = PyUnicode_READ(kind, data, i);
+        if (!is_word(p)) {
+            i++;
+            continue;
+        }
+        uint32_t c = 0xffffffffu;
+        for (; i < length && is_word(p = PyUnicode_READ(kind, data, i)); i++)
+            c = crc_point(c, p);
+        hashes[n++] = c ^ 0xffffffffu;
+    }
+    if (n < shingle) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    const uint64_t *pa = a.buf, *pb = b.buf;
+    for (Py_ssize_t p = 0; p < perms; p++) mins[p] = UINT32_MAX;
+    for (Py_ssize_t i = 0; i + shingle <= n; i++) {
+        uint64_t h = 0;
+        for (int k = 0; k < shingle; k++) h = h * mult + hashes[i + k];
+        for (Py_ssize_t p = 0; p < perms; p++) {
+            uint32_t v = (uint32_t)((pa[p] * h + pb[p]) >> 32);
+            if (v < mins[p]) mins[p] = v;
+        }
+    }
+    result = bytes_of(mins, perms * (Py_ssize_t)sizeof(uint32_t));
+done:
+    PyMem_Free(hashes);
+    PyMem_Free(mins);
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&b);
+    return result;
+}
+
 static int address_of(PyObject *value, void **out) {
     unsigned long long address = PyLong_AsUnsignedLongLong(value);
     if (PyErr_Occurred()) return -1;
@@ -1434,6 +1708,10 @@ static PyMethodDef methods[] = {
     {"non_ascii", non_ascii, METH_O, "The words holding a character outside ASCII."},
     {"order_page", order_page, METH_VARARGS, "Blocks of a page's lines in reading order."},
     {"extend_document", extend_document, METH_VARARGS, "Append a page's blocks to a Document."},
+    {"minhash", minhash, METH_VARARGS, "MinHash of the word shingles of a text (text/minhash.py)."},
+    {"tokens", tokens, METH_VARARGS, "Normalised tokens of known words (text/normalize.py)."},
+    {"pack", pack, METH_O, "A list of str in Arrow's string layout (columns.Strings)."},
+    {"box_array", box_array, METH_O, "The coordinates of a list of 4-tuples as doubles."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1443,13 +1721,15 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__native(void) {
+    crc_init();
     if (!s_words) {
         s_words = PyUnicode_InternFromString("words");
         s_boxes = PyUnicode_InternFromString("boxes");
         s_sizes = PyUnicode_InternFromString("sizes");
         s_direction = PyUnicode_InternFromString("direction");
         s_group = PyUnicode_InternFromString("group");
-        if (!s_words || !s_boxes || !s_sizes || !s_direction || !s_group) return NULL;
+        s_empty = PyUnicode_InternFromString("");
+        if (!s_words || !s_boxes || !s_sizes || !s_direction || !s_group || !s_empty) return NULL;
     }
     return PyModule_Create(&module);
 }

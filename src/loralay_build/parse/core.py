@@ -10,11 +10,14 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
+# "0" makes the build use the Python code even when the compiled core is built. Kept here,
+# not in config, so that any module (records, nfc) can ask for the core without importing
+# the configuration.
+NATIVE_ENV = "LORALAY_NATIVE"
+
 
 def native_module() -> ModuleType | None:
     """The compiled core, or None when it is not built or disabled by the environment."""
-    from loralay_build.config import NATIVE_ENV  # config imports the parse package
-
     if os.environ.get(NATIVE_ENV, "1") == "0":
         return None
     try:

@@ -23,7 +23,7 @@ from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, MatchRecord
 from loralay_build.source_table import DocumentOptions
 from loralay_build.text import MatchSettings, detect_language, prepare_abstract, strip_abstracts
-from loralay_build.text.minhash import signature, to_text
+from loralay_build.text.minhash import text_signature, to_text
 from loralay_build.text.separate import separate_summaries
 
 LANGID_CHARS = 100_000
@@ -220,13 +220,14 @@ def _process(task: Task) -> Outcome:
     if not body.words and not files.reference:
         raise Reject(Reason.NO_TEXT_LAYER, "no body words left after removing the abstracts")
     _check_reference_ratio(task, body.words, files.reference, abstracts[main])
-    sample = (" ".join(body.words) or files.reference or "")[:LANGID_CHARS]
+    text = " ".join(body.words)
+    sample = (text or files.reference or "")[:LANGID_CHARS]
     lang = detect_language(sample)
     mismatch = lang[0] not in (main, "un") and lang[1] >= MIN_LANG_CONFIDENCE
     if task.options.language_check == "body" and mismatch:
         raise Reject(Reason.LANGUAGE_MISMATCH, f"body reads as {lang[0]} ({lang[1]:.2f})")
     row = build_row(task, body, abstracts, matches, lang, files.reference, files.pdf_sha256)
-    sig = signature(body.words)
+    sig = text_signature(text)
     stats = {
         "minhash": None if sig is None else to_text(sig),
         "n_pages": len(doc.pages),

@@ -15,11 +15,13 @@ from __future__ import annotations
 import re
 import zlib
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
 import numpy.typing as npt
+
+from loralay_build.parse.core import native_module
 
 NUM_PERM = 128
 SHINGLE = 5  # words per shingle
@@ -32,21 +34,34 @@ _params = np.random.default_rng(20_240_601).integers(0, np.iinfo(np.uint64).max,
 _A, _B = (_params[0] | np.uint64(1))[:, None], _params[1][:, None]
 _WORD = re.compile(r"\w+")
 _MULT = np.uint64(0x100000001B3)  # FNV-style multiplier combining a shingle's word hashes
+_A_BYTES, _B_BYTES = _A.tobytes(), _B.tobytes()  # for the compiled core (native byte order)
 
 Signature = npt.NDArray[np.uint32]
 
 
-def _words(words: Iterable[str]) -> list[str]:
-    """Lower-cased words without punctuation: what survives a re-typesetting. Accents stay:
-    two extractions of one text carry the same ones (words are published NFC)."""
-    return cast(list[str], _WORD.findall(" ".join(words).casefold()))
-
-
 def signature(words: Sequence[str]) -> Signature | None:
     """The document's MinHash over word 5-grams; None when it has fewer than five words."""
-    tokens = _words(words)
-    if len(tokens) < SHINGLE:
-        return None
+    return text_signature(" ".join(words))
+
+
+def text_signature(text: str) -> Signature | None:
+    """`signature` of the words joined by spaces (a text the caller made already).
+
+    The words signed are the runs of word characters (`_WORD`) of the case-folded text:
+    punctuation does not survive a re-typesetting. Accents stay: two extractions of one text
+    carry the same ones (words are published NFC).
+    """
+    folded = text.casefold()
+    native = native_module()
+    if native is not None:  # the words cut, hashed and signed in one pass, without arrays
+        values = native.minhash(folded, _A_BYTES, _B_BYTES, SHINGLE, int(_MULT))
+        return None if values is None else np.frombuffer(values, dtype=np.uint32).copy()
+    tokens = cast(list[str], _WORD.findall(folded))
+    return signature_python(tokens) if len(tokens) >= SHINGLE else None
+
+
+def signature_python(tokens: list[str]) -> Signature:
+    """The MinHash of at least five tokens, in numpy (the compiled core's reference)."""
     hashes = np.fromiter((zlib.crc32(t.encode()) for t in tokens), dtype=np.uint64,
                          count=len(tokens))
     shingles = np.zeros(len(tokens) - SHINGLE + 1, dtype=np.uint64)

@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
 
+from loralay_build.parse.core import native_module
+
 # PDFium marks a hyphen it saw at the end of a line with U+0002.
 PDFIUM_LINE_HYPHEN = "\x02"
 # Marks that join a word to the next one when they end it.
@@ -130,6 +132,19 @@ def normalise_words(words: Sequence[str]) -> Tokens:
     plain or soft hyphen joins it only when the next word starts in lower case, so that
     "associ-" + "ated" joins while "Franco-" + "Italian" stays two tokens.
     """
+    native = native_module()
+    if native is not None and isinstance(words, list):
+        made = native.tokens(words, _KEYS.known)
+        if made is None:  # new words: normalised once, then known
+            _KEYS.of(words)
+            made = native.tokens(words, _KEYS.known)
+        if made is not None:
+            return Tokens(*made)
+    return normalise_words_python(words)
+
+
+def normalise_words_python(words: Sequence[str]) -> Tokens:
+    """normalise_words in Python alone (the compiled core's reference)."""
     texts = _KEYS.of(words)
     n = len(words)
     end = list(range(1, n + 1))

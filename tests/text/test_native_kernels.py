@@ -1,0 +1,156 @@
+"""The compiled core's per-word kernels of the build give what their Python code gives.
+
+A signature is stored in the state and compared with those of later runs, and word boxes
+become published columns, so the two paths must agree to the bit: on generated values
+(hyphenation marks before upper, lower and title case, words normalised to nothing,
+non-ASCII, non-BMP, repeats, the fewest tokens a signature takes; NaN, infinities, signed
+zeros, integers) and on the real PDFs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loralay_build.columns import Strings
+from loralay_build.parse import parse_pdf
+from loralay_build.parse.core import native_module
+from loralay_build.records import box_array, box_array_python
+from loralay_build.text import minhash, normalize
+
+NATIVE = native_module()
+pytestmark = pytest.mark.skipif(NATIVE is None, reason="the compiled core is not built")
+
+REALDOCS = Path(__file__).resolve().parents[3] / "shared" / "realdocs" / "pdf"
+REALDOCS = REALDOCS if REALDOCS.is_dir() else Path("/work/shared/realdocs/pdf")
+
+TEXTS = st.lists(
+    st.sampled_from(["the", "model", "é", "straße", "数据", "\U0001d400x", "a_b", "0", "٣",
+                     " ", "-", "'s", "\ud800", "x\u0301", "Ⅻ", "½"])
+    | st.text(min_size=1, max_size=6),
+    max_size=60,
+).map("".join)
+
+
+def _native_signature(text: str) -> list[int] | None:
+    assert NATIVE is not None
+    values = NATIVE.minhash(text, minhash._A_BYTES, minhash._B_BYTES, minhash.SHINGLE,
+                            int(minhash._MULT))
+    return None if values is None else np.frombuffer(values, dtype=np.uint32).tolist()
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXTS)
+def test_minhash_kernel_equals_regex_and_numpy(text: str) -> None:
+    """Any text (surrogates, digits of other scripts, combining marks included): the same
+    words as the regular expression, the same signature as numpy, None below five words."""
+    tokens = minhash._WORD.findall(text)
+    expected = minhash.signature_python(tokens) if len(tokens) >= minhash.SHINGLE else None
+    native = _native_signature(text)
+    if expected is None:
+        assert native is None
+    else:
+        assert expected.dtype == np.uint32
+        assert native == expected.tolist()
+
+
+def test_minhash_kernel_counts_words_not_characters() -> None:
+    assert _native_signature("a b c d") is None
+    assert _native_signature("a,b;c d_e") is None  # `_` joins a word
+    assert _native_signature("a b c d e") is not None
+    assert _native_signature("\ud800 a b c d e") == _native_signature("a b c d e")
+
+
+@pytest.mark.skipif(not REALDOCS.is_dir(), reason="realdocs absent")
+def test_signatures_of_real_documents_equal_on_both_paths(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for path in sorted(REALDOCS.glob("*.pdf"))[:12]:
+        words = parse_pdf(path).words
+        native = minhash.signature(words)
+        with monkeypatch.context() as patch:
+            patch.setenv("LORALAY_NATIVE", "0")
+            python = minhash.signature(words)
+        assert native is not None and python is not None, path.name
+        assert native.tolist() == python.tolist(), path.name
+        assert minhash.to_text(native) == minhash.to_text(python)
+
+
+COORD = st.floats(allow_nan=True, allow_infinity=True) | st.integers(-(2**53), 2**53)
+BOXES = st.lists(st.tuples(COORD, COORD, COORD, COORD), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(BOXES)
+def test_box_array_kernel_equals_numpy(boxes: list[tuple[float, float, float, float]]) -> None:
+    native, python = box_array(boxes), box_array_python(boxes)
+    assert native.shape == python.shape == (len(boxes), 4)
+    assert native.dtype == python.dtype
+    assert native.tobytes() == python.tobytes()  # NaN and -0.0 compared by their bits
+    assert native.flags.writeable
+
+
+def test_box_array_kernel_leaves_odd_items_to_numpy() -> None:
+    assert NATIVE is not None
+    assert NATIVE.box_array([(1.0, 2.0, 3.0, 4.0), (1.0, 2.0, 3.0)]) is None
+    with pytest.raises(ValueError):  # numpy's own refusal of a short box stays
+        box_array([(1.0, 2.0, 3.0, 4.0), (1.0, 2.0, 3.0)])  # type: ignore[list-item]
+    with pytest.raises(TypeError):
+        NATIVE.box_array([(1.0, 2.0, 3.0, None)])
+    with pytest.raises(OverflowError):
+        NATIVE.box_array([(1.0, 2.0, 3.0, 10**400)])
+    with pytest.raises(OverflowError):
+        box_array_python([(1.0, 2.0, 3.0, 10**400)])
+
+
+@pytest.mark.skipif(not REALDOCS.is_dir(), reason="realdocs absent")
+def test_box_arrays_of_real_documents_equal_on_both_paths() -> None:
+    for path in sorted(REALDOCS.glob("*.pdf"))[:12]:
+        boxes = parse_pdf(path).boxes
+        assert box_array(boxes).tobytes() == box_array_python(boxes).tobytes(), path.name
+
+
+WORDS = st.lists(
+    st.sampled_from(["associ-", "ated", "Franco-", "Italian", "x\x02", "\x02", "-", "a\u2010",
+                     "b\u2011", "c\u00ad", "\u00ad", "ǅx", "ßa", "ÉTÉ", "été", "ﬁn", "", "a\nb",
+                     "\u200b", "12", "(cid:3)", "Ⅻ", "\ud800-", "ab-"])
+    | st.text(max_size=4),
+    max_size=40,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(WORDS)
+def test_tokens_kernel_equals_python(words: list[str]) -> None:
+    assert normalize.normalise_words(words) == normalize.normalise_words_python(words)
+
+
+def test_tokens_kernel_learns_new_words_and_survives_a_cache_reset(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    words = ["Inter-", "national", "associ-", "ated", "-", "Straße", "x\x02", "Y"]
+    expected = normalize.normalise_words_python(words)
+    monkeypatch.setattr(normalize, "_KEYS", normalize._Keys())
+    monkeypatch.setattr(normalize, "_CACHE_LIMIT", 4)  # every call restarts the cache
+    assert NATIVE is not None and NATIVE.tokens(words, normalize._KEYS.known) is None
+    assert normalize.normalise_words(words) == expected
+    assert normalize.normalise_words(["other", "words", *words]).texts[2:] == expected.texts
+    assert expected.texts[:3] == ["international", "associated", "strasse"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(st.characters(exclude_categories=["Cs"])), max_size=30))
+def test_pack_kernel_equals_python(values: list[str]) -> None:
+    packed = Strings.pack(values)
+    assert packed == Strings.pack_python(values)
+    assert packed.unpack() == values
+
+
+def test_pack_kernel_refuses_what_python_refuses() -> None:
+    for bad, error in ((["a", "\ud800"], UnicodeEncodeError), (["a", 3], TypeError)):
+        with pytest.raises(error):
+            Strings.pack(bad)  # type: ignore[arg-type]
+        with pytest.raises(error):
+            Strings.pack_python(bad)  # type: ignore[arg-type]
