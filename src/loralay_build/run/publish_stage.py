@@ -136,7 +136,7 @@ def _decide(ctx: BuildContext, plan: Plan) -> tuple[Decisions, Thresholds, Verdi
     kept = unique & ~_marked(rows, dropped)
     splits = _place(ctx, plan, kept)
     decided = Decisions(rows, splits, dropped, held)
-    new = rows.ids_of(np.flatnonzero(kept & ~rows.has(rows.status, PUBLISHED)))
+    new = rows.unpublished_ids(kept)
     shared = shared_works(ctx.state, ctx.dataset, decided.split_map, new, ctx.settings.dedup)
     dropped.update(shared.dropped)
     splits[_marked(rows, shared.dropped)] = -1
@@ -294,8 +294,7 @@ def _set_statuses(ctx: BuildContext, decided: Decisions) -> None:
         for cid, detail in decided.held.items():
             state.set_status(dataset, cid, PROCESSED, reason=None, detail=detail)
         # Documents published for the first time join the band index (corpus.workindex).
-        index_published(state, dataset, rows.ids_of(
-            np.flatnonzero((decided.splits >= 0) & ~rows.has(rows.status, PUBLISHED))))
+        index_published(state, dataset, rows.unpublished_ids(decided.splits >= 0))
 
 
 def _clusters(ctx: BuildContext, stored: Mapping[str, str]) -> list[Cluster] | None:
