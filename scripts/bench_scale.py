@@ -36,6 +36,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from bench_e2e import timed_build
+from loralay_build.config import OutputSettings
 
 AREAS = ("shards", "work", "blobs", "state")
 
@@ -184,7 +185,7 @@ def main() -> None:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--docs", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--shard-rows", type=int, default=1000,
+    parser.add_argument("--shard-rows", type=int, default=OutputSettings.shard_rows,
                         help="[output] shard_rows: smaller shards make increments cheaper")
     parser.add_argument("--keep-work", action="store_true",
                         help="[store] keep_work = true: work files kept after publishing")
