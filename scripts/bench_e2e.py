@@ -17,8 +17,10 @@ differently and is processed as a new document. Reported, in one run so they com
 - CPU of starting and stopping the pool of two workers, and of each worker replacement;
 - the same parse-only and --workers 2 build with the compiled core disabled
   (`LORALAY_NATIVE=0`), `pdftotext -bbox-layout` alone on the same files (poppler, the
-  reference the whole build is held to), the PDFium floor (load page + text page + GetText)
-  and pdfplumber on the first `--subset` files (via scripts/bench_parse.py children).
+  reference the whole build is held to: in one sequence of runs against either build, and
+  in two concurrent ones against the build with --workers 2), the PDFium floor (load page +
+  text page + GetText) and pdfplumber on the first `--subset` files (via
+  scripts/bench_parse.py children).
 Rounds are interleaved; medians are reported.
 """
 
@@ -174,11 +176,22 @@ PYTHON_LOOP = {**os.environ, "LORALAY_NATIVE": "0"}
 BENCH_PARSE = Path(__file__).with_name("bench_parse.py")
 
 
-def poppler_cpu(pdfs: Path) -> float:
-    """CPU of `pdftotext -bbox-layout` alone over the files, output discarded."""
+def poppler_cpu(pdfs: Path, parts: int = 1) -> float:
+    """CPU of `pdftotext -bbox-layout` alone over the files, output discarded, the files
+    shared among `parts` concurrent sequences of runs (as `parse_only` shares them)."""
+    paths = sorted(pdfs.glob("*.pdf"))
+
+    def run(part: int) -> None:
+        for path in paths[part::parts]:
+            subprocess.run(["pdftotext", "-q", "-bbox-layout", str(path), "/dev/null"],
+                           check=False)
+
     before = _children_cpu()
-    for path in sorted(pdfs.glob("*.pdf")):
-        subprocess.run(["pdftotext", "-q", "-bbox-layout", str(path), "/dev/null"], check=False)
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(parts)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
     return _children_cpu() - before
 
 
@@ -346,6 +359,9 @@ def main() -> None:
             add("ratio parse-only / poppler", poppler / parsed["cpu"])
             add("ratio e2e (--workers 2) / poppler", poppler / two["cpu"])
             add("ratio Python loop e2e / poppler", poppler / python_two["cpu"])
+            poppler_pair = poppler_cpu(pdfs, parts=2)
+            add("poppler CPU pages/s, 2 procs", pages / poppler_pair)
+            add("ratio e2e (--workers 2) / poppler, 2 procs", poppler_pair / two["cpu"])
             floor = parse_bench_child("floor", pdfs, 10**9)
             add("PDFium floor CPU pages/s", floor["pages"] / floor["cpu"])
             plumber = parse_bench_child("pdfplumber", pdfs, args.subset)
@@ -354,6 +370,7 @@ def main() -> None:
             add("wall s --workers 1", one["wall"])
             add("e2e CPU pages/s (--workers 1)", pages / one["cpu"])
             add("ratio e2e --workers 1 / parse-only", parsed["cpu"] / one["cpu"])
+            add("ratio e2e --workers 1 / poppler", poppler / one["cpu"])
         done = subprocess.run([sys.executable, __file__, "--ipc-child", str(manifest)],
                               capture_output=True, text=True, check=True)
         ipc = json.loads(done.stdout.strip().splitlines()[-1])
@@ -367,11 +384,11 @@ def main() -> None:
         docs = int(parsed["docs"])
         print(f"{docs} documents, {int(pages)} pages, executor {args.executor}, "
               f"{args.rounds} round(s), median [min-max]")
-        print(f"| {'measure':<34} | {'value':>22} |")
-        print(f"|{'-' * 36}|{'-' * 24}|")
+        print(f"| {'measure':<42} | {'value':>22} |")
+        print(f"|{'-' * 44}|{'-' * 24}|")
         for key, values in rows.items():
             spread = f"[{min(values):.2f}-{max(values):.2f}]" if len(values) > 1 else ""
-            print(f"| {key:<34} | {statistics.median(values):>8.2f} {spread:>13} |")
+            print(f"| {key:<42} | {statistics.median(values):>8.2f} {spread:>13} |")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -187,3 +187,20 @@ def test_the_block_inside_an_abstract_near_its_edge_stays_in_the_body() -> None:
     block_words = range(indices[29] + 1, indices[30])
     assert len(block_words) == block
     assert set(block_words) <= set(result.keep)
+
+
+def test_a_copy_of_an_abstract_found_in_pieces_is_removed_in_pieces() -> None:
+    # A repeated first page repeats the reading order that cut the abstract: its copy is
+    # cut the same way, and is searched in pieces like the abstract was.
+    words, pages, abstract, indices, _ = interrupted_doc(7, 90)
+    first = strip_abstracts(words, pages, {"en": abstract}, "en", ENGINE)
+    assert first.matches[0].leakage == 0.0
+    copy_at = len(words)
+    copy = words[indices[0] : indices[-1] + 1]
+    doubled = [*words, *copy]
+    result = strip_abstracts(doubled, [*pages, *[pages[-1] + 1] * len(copy)],
+                             {"en": abstract}, "en", ENGINE)
+    assert result.matches[0].leakage == 0.0
+    kept_copy = [i - copy_at for i in result.keep if i >= copy_at]
+    in_copy = {i - indices[0] for i in indices}
+    assert len(in_copy.intersection(kept_copy)) <= 8

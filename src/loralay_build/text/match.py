@@ -186,13 +186,15 @@ def locate(abstract: str, words: list[str]) -> Match | None:
     return search(query_tokens(abstract), Body(words), MatchSettings()).found()
 
 
-def search(tokens: Sequence[str], body: Body, settings: MatchSettings) -> Search:
+def search(tokens: Sequence[str], body: Body, settings: MatchSettings, *,
+           in_pieces: bool = True) -> Search:
     """Search one abstract (normalised tokens) in a body; the lowest distance wins.
 
     When no single span is close enough but many seeds occur in the body, the abstract
     may have been cut by the reading order (a column of body text inside it), so its
-    halves are searched on their own, recursively, and the pieces near each other kept.
-    A sizeable piece without the rest makes the abstract "partial", not "absent".
+    halves are searched on their own, recursively, and the pieces near each other kept
+    (unless `in_pieces` is false). A sizeable piece without the rest makes the abstract
+    "partial", not "absent".
     Words at the edges of a hit that were aligned to unrelated text are looked for nearby
     (see `_refine`).
     """
@@ -208,7 +210,7 @@ def search(tokens: Sequence[str], body: Body, settings: MatchSettings) -> Search
     if best is not None and best.distance <= settings.accept_ratio * len(query):
         return _joined(_refine(tokens, best, body, settings, (0, len(body.text))), body)
     split = None
-    if seed_share >= settings.split_seed_share and len(tokens) > 1:
+    if in_pieces and seed_share >= settings.split_seed_share and len(tokens) > 1:
         split = _split_search(tokens, body, settings)
         if split is not None and split.verdict == "found":
             return split

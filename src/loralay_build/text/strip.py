@@ -55,8 +55,9 @@ def strip_abstracts(
         found = {lang: _judge(lang, lang == main_lang, results[lang]) for lang in order}
     spans = _merge([(m.word_start, m.word_end) for pieces in found.values() for m in pieces])
     audit = Leakage(_kept_tokens(body, spans), settings.ngram, queries.values())
-    copied = [queries[lang] for lang in order if found[lang]]
-    if settings.mode == "engine" and any(audit.share(q) > settings.copy_leakage for q in copied):
+    copied = [(queries[lang], len(found[lang]) > 1) for lang in order if found[lang]]
+    if settings.mode == "engine" and any(
+            audit.share(q) > settings.copy_leakage for q, _ in copied):
         more = _remove_copies(words, body, spans, copied, settings)
         if more != spans:
             spans = more
@@ -175,21 +176,25 @@ def _remove_copies(
     words: Sequence[str],
     body: Body,
     spans: Spans,
-    queries: Sequence[Sequence[str]],
+    queries: Sequence[tuple[Sequence[str], bool]],
     s: MatchSettings,
 ) -> Spans:
     """Also remove further confident copies of found abstracts (a repeated first page).
 
     Only run when an abstract still leaks after the first removal, so it is rarely paid.
     The body of the kept words reuses the tokens of the whole body away from the cuts.
+    A copy is printed like the abstract found: it is searched in pieces only when that
+    abstract was found in pieces (each query comes with whether it was). A paraphrase in
+    the conclusion leaks as much as a copy but matches no span, and the search in pieces
+    was most of the cost of ruling it out.
     """
-    for query in queries:
+    for query, in_pieces in queries:
         for _ in range(s.max_copies):
             keep = _kept(len(words), spans)
             rest = Body(normalise_kept(words, body.tokens, spans))
             if Leakage(rest.tokens.texts, s.ngram).share(query) <= s.copy_leakage:
                 break
-            again = search(query, rest, s)
+            again = search(query, rest, s, in_pieces=in_pieces)
             if again.verdict != "found":
                 break
             extra = [(keep[m.word_start], keep[m.word_end - 1] + 1) for m in again.pieces]
