@@ -2,7 +2,7 @@
 """The build state at scale: discovery diffing, publish planning and `status` on a synthetic
 state of N candidates (default 250,000).
 
-    python scripts/bench_state.py [--rows 250000] [--shard-rows 1000]
+    python scripts/bench_state.py [--rows 250000] [--shard-rows 16]
 
 Prints CPU seconds of each step, the peak RSS of this process after each step, the state
 database size, and SQLite's query plan of every query a run makes per candidate or per
@@ -59,7 +59,7 @@ def timed(label: str, step: Callable[[], Any]) -> Any:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=250_000)
-    parser.add_argument("--shard-rows", type=int, default=1000)
+    parser.add_argument("--shard-rows", type=int, default=OutputSettings.shard_rows)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-state-"))
     state = State(work)

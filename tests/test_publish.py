@@ -146,6 +146,29 @@ def test_removing_a_document_rewrites_only_its_shard(
     _assert_same_rows(_rows_by_split(out / "local"), _full_republish(out, manifest, tmp_path))
 
 
+def test_by_default_a_removed_document_rewrites_a_small_shard(
+    base: tuple[Path, list[dict[str, object]], Path], tmp_path: Path
+) -> None:
+    # The default shard size is what keeps a nightly run's writes near its changes: with
+    # large shards one removal rewrites the whole train split.
+    docs, entries, _ = base
+    out = tmp_path / "out"
+
+    def build(manifest: Path) -> None:
+        result = run_cli("local", "--input", str(manifest), "--out", str(out), "--workers",
+                         "1", "--no-filter")
+        assert result.returncode == 0, result.stderr
+
+    build(write_manifest(docs / "default.jsonl", entries[:BASE_DOCS]))
+    before = _shards(out / "local")
+    build(write_manifest(docs / "default-shrunk.jsonl",
+                         [*entries[:3], *entries[4:BASE_DOCS]]))
+    after = _shards(out / "local")
+    added = set(after) - set(before)
+    assert len(set(before) - set(after)) == 1 and len(added) == 1
+    assert _rows_of(out / "local", added) <= BASE_DOCS // 2
+
+
 KILLER = """
 import os, signal, sys
 from loralay_build import cli

@@ -366,10 +366,12 @@ def gc(out: Path) -> None:
 @main.command()
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--shard-rows", type=click.IntRange(min=1), default=OutputSettings.shard_rows,
-              show_default=True, help="Rows per shard after repacking.")
+              show_default=True,
+              help="Rows per shard after repacking (more: fewer files for a release, but a "
+                   "later change rewrites more).")
 def compact(path: Path, shard_rows: int) -> None:
-    """Repack a dataset's shards full: same rows, fewer files (incremental builds add a small
-    shard per split and run)."""
+    """Repack a dataset's shards full: same rows, fewer files (incremental builds add
+    partly filled shards)."""
     from loralay_build.corpus.compact import CompactError, compact_dataset
 
     _require_dataset(path)
