@@ -38,6 +38,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -297,6 +298,42 @@ def timed_build(argv: list[str], env: dict[str, str] | None = None) -> dict[str,
             "worker_rss": worker}
 
 
+def ipc_and_pool(manifest: Path, add: Callable[[str, float], None]) -> None:
+    """What a document costs on the pipe, and what starting and replacing workers costs."""
+    done = subprocess.run([sys.executable, __file__, "--ipc-child", str(manifest)],
+                          capture_output=True, text=True, check=True)
+    ipc = json.loads(done.stdout.strip().splitlines()[-1])
+    for name in ("lists", "compact"):
+        add(f"IPC {name}: pickle ms / 1k words", 1000 * ipc[f"{name}_ms"] / ipc["words"])
+        add(f"IPC {name}: pickled bytes / word", 1e6 * ipc[f"{name}_mb"] / ipc["words"])
+    started = pool_cpu(0)
+    add("worker pool of 2, start + stop CPU s", started)
+    # 20 tasks, one worker each: the 2 first workers, then 18 replacements.
+    add("worker replacement CPU ms each", 1000 * (pool_cpu(20) - started) / 18)
+
+
+def against_poppler(pdfs: Path, manifest: Path, work: Path, rounds: int, executor: str,
+                    pages: float, add: Callable[[str, float], None]) -> None:
+    """Only the whole build against poppler, each ratio from runs next to each other: on a
+    host whose speed drifts between runs, a ratio of runs minutes apart is mostly drift.
+    Each build is compared with poppler run just before and just after it at the same
+    concurrency (the mean of the two)."""
+    for round_ in range(rounds):
+        one_before = poppler_cpu(pdfs)
+        two_before = poppler_cpu(pdfs, parts=2)
+        two = build(manifest, work / f"out2-{round_}", 2, executor)
+        two_after = poppler_cpu(pdfs, parts=2)
+        one = build(manifest, work / f"out1-{round_}", 1, executor)
+        one_after = poppler_cpu(pdfs)
+        single = (one_before + one_after) / 2
+        add("e2e CPU pages/s (--workers 2)", pages / two["cpu"])
+        add("e2e CPU pages/s (--workers 1)", pages / one["cpu"])
+        add("poppler pdftotext CPU pages/s", pages / single)
+        add("ratio e2e (--workers 2) / poppler", single / two["cpu"])
+        add("ratio e2e (--workers 2) / poppler, 2 procs", (two_before + two_after) / 2 / two["cpu"])
+        add("ratio e2e --workers 1 / poppler", single / one["cpu"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path, nargs="?")
@@ -304,6 +341,8 @@ def main() -> None:
     parser.add_argument("--executor", default="local")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--subset", type=int, default=12, help="files for pdfplumber")
+    parser.add_argument("--against-poppler", action="store_true",
+                        help="only the whole build against poppler, in adjacent runs")
     parser.add_argument("--parse-child", help=argparse.SUPPRESS)
     parser.add_argument("--part", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--parts", type=int, default=1, help=argparse.SUPPRESS)
@@ -334,7 +373,11 @@ def main() -> None:
         def add(key: str, value: float) -> None:
             rows.setdefault(key, []).append(value)
 
-        for round_ in range(args.rounds):
+        if args.against_poppler:
+            parsed = parse_only(pdfs)
+            against_poppler(pdfs, manifest, work, args.rounds, args.executor, parsed["pages"],
+                            add)
+        for round_ in range(0 if args.against_poppler else args.rounds):
             parsed = parse_only(pdfs)
             pages = parsed["pages"]
             add("parse-only CPU pages/s", pages / parsed["cpu"])
@@ -371,17 +414,9 @@ def main() -> None:
             add("e2e CPU pages/s (--workers 1)", pages / one["cpu"])
             add("ratio e2e --workers 1 / parse-only", parsed["cpu"] / one["cpu"])
             add("ratio e2e --workers 1 / poppler", poppler / one["cpu"])
-        done = subprocess.run([sys.executable, __file__, "--ipc-child", str(manifest)],
-                              capture_output=True, text=True, check=True)
-        ipc = json.loads(done.stdout.strip().splitlines()[-1])
-        for name in ("lists", "compact"):
-            add(f"IPC {name}: pickle ms / 1k words", 1000 * ipc[f"{name}_ms"] / ipc["words"])
-            add(f"IPC {name}: pickled bytes / word", 1e6 * ipc[f"{name}_mb"] / ipc["words"])
-        started = pool_cpu(0)
-        add("worker pool of 2, start + stop CPU s", started)
-        # 20 tasks, one worker each: the 2 first workers, then 18 replacements.
-        add("worker replacement CPU ms each", 1000 * (pool_cpu(20) - started) / 18)
-        docs = int(parsed["docs"])
+        if not args.against_poppler:
+            ipc_and_pool(manifest, add)
+        docs, pages = int(parsed["docs"]), parsed["pages"]
         print(f"{docs} documents, {int(pages)} pages, executor {args.executor}, "
               f"{args.rounds} round(s), median [min-max]")
         print(f"| {'measure':<42} | {'value':>22} |")

@@ -227,10 +227,10 @@ class SplitSettings:
 class OutputSettings:
     """Parquet shard layout."""
 
-    # Documents per shard. A changed or removed document rewrites its whole shard, so a
-    # nightly run that changes 0.2 % of a corpus writes about 0.2 % x shard_rows of it:
-    # small shards keep that near the new documents' own bytes. `compact --shard-rows`
-    # packs a release into fewer, larger files.
+    # Documents per shard. A changed or removed document rewrites its whole shard, so a run
+    # that changes or removes a share f of the documents rewrites about f * shard_rows of
+    # the corpus (0.2 % of them: 3 % with 16 rows, all of it with 1,000). `compact
+    # --shard-rows` packs a release into fewer, larger files.
     shard_rows: int = 16
     row_group_rows: int = 200
     # A row group also ends at this many uncompressed bytes, so a reader (the Hub's viewer)
