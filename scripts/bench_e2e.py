@@ -334,6 +334,50 @@ def against_poppler(pdfs: Path, manifest: Path, work: Path, rounds: int, executo
         add("ratio e2e --workers 1 / poppler", single / one["cpu"])
 
 
+def full_rounds(pdfs: Path, manifest: Path, work: Path, rounds: int, executor: str,
+                subset: int, add: Callable[[str, float], None]) -> dict[str, float]:
+    """Every measure, `rounds` times interleaved; returns the last parse-only run."""
+    parsed: dict[str, float] = {}
+    for round_ in range(rounds):
+        parsed = parse_only(pdfs)
+        pages = parsed["pages"]
+        add("parse-only CPU pages/s", pages / parsed["cpu"])
+        two = build(manifest, work / f"out2-{round_}", 2, executor)
+        add("e2e CPU pages/s (--workers 2)", pages / two["cpu"])
+        add("ratio e2e / parse-only", (pages / two["cpu"]) / (pages / parsed["cpu"]))
+        pair = parse_only(pdfs, parts=2)
+        add("parse-only CPU pages/s, 2 procs", pages / pair["cpu"])
+        add("ratio e2e / parse-only, 2 procs", pair["cpu"] / two["cpu"])
+        add("wall s --workers 2", two["wall"])
+        add("peak RSS MiB parent", two["parent_rss"])
+        add("peak RSS MiB worker", two["worker_rss"])
+        again = build(manifest, work / f"out2-{round_}", 2, executor)
+        add("re-run wall s (nothing new)", again["wall"])
+        add("re-run CPU s (nothing new)", again["cpu"])
+        python_parse = parse_only(pdfs, env=PYTHON_LOOP)
+        add("parse-only CPU pages/s, Python loop", pages / python_parse["cpu"])
+        python_two = build(manifest, work / f"outpy-{round_}", 2, executor, PYTHON_LOOP)
+        add("e2e CPU pages/s, Python loop", pages / python_two["cpu"])
+        poppler = poppler_cpu(pdfs)
+        add("poppler pdftotext CPU pages/s", pages / poppler)
+        add("ratio parse-only / poppler", poppler / parsed["cpu"])
+        add("ratio e2e (--workers 2) / poppler", poppler / two["cpu"])
+        add("ratio Python loop e2e / poppler", poppler / python_two["cpu"])
+        poppler_pair = poppler_cpu(pdfs, parts=2)
+        add("poppler CPU pages/s, 2 procs", pages / poppler_pair)
+        add("ratio e2e (--workers 2) / poppler, 2 procs", poppler_pair / two["cpu"])
+        floor = parse_bench_child("floor", pdfs, 10**9)
+        add("PDFium floor CPU pages/s", floor["pages"] / floor["cpu"])
+        plumber = parse_bench_child("pdfplumber", pdfs, subset)
+        add(f"pdfplumber CPU pages/s ({subset} files)", plumber["pages"] / plumber["cpu"])
+        one = build(manifest, work / f"out1-{round_}", 1, executor)
+        add("wall s --workers 1", one["wall"])
+        add("e2e CPU pages/s (--workers 1)", pages / one["cpu"])
+        add("ratio e2e --workers 1 / parse-only", parsed["cpu"] / one["cpu"])
+        add("ratio e2e --workers 1 / poppler", poppler / one["cpu"])
+    return parsed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path, nargs="?")
@@ -377,44 +421,9 @@ def main() -> None:
             parsed = parse_only(pdfs)
             against_poppler(pdfs, manifest, work, args.rounds, args.executor, parsed["pages"],
                             add)
-        for round_ in range(0 if args.against_poppler else args.rounds):
-            parsed = parse_only(pdfs)
-            pages = parsed["pages"]
-            add("parse-only CPU pages/s", pages / parsed["cpu"])
-            two = build(manifest, work / f"out2-{round_}", 2, args.executor)
-            add("e2e CPU pages/s (--workers 2)", pages / two["cpu"])
-            add("ratio e2e / parse-only", (pages / two["cpu"]) / (pages / parsed["cpu"]))
-            pair = parse_only(pdfs, parts=2)
-            add("parse-only CPU pages/s, 2 procs", pages / pair["cpu"])
-            add("ratio e2e / parse-only, 2 procs", pair["cpu"] / two["cpu"])
-            add("wall s --workers 2", two["wall"])
-            add("peak RSS MiB parent", two["parent_rss"])
-            add("peak RSS MiB worker", two["worker_rss"])
-            again = build(manifest, work / f"out2-{round_}", 2, args.executor)
-            add("re-run wall s (nothing new)", again["wall"])
-            add("re-run CPU s (nothing new)", again["cpu"])
-            python_parse = parse_only(pdfs, env=PYTHON_LOOP)
-            add("parse-only CPU pages/s, Python loop", pages / python_parse["cpu"])
-            python_two = build(manifest, work / f"outpy-{round_}", 2, args.executor, PYTHON_LOOP)
-            add("e2e CPU pages/s, Python loop", pages / python_two["cpu"])
-            poppler = poppler_cpu(pdfs)
-            add("poppler pdftotext CPU pages/s", pages / poppler)
-            add("ratio parse-only / poppler", poppler / parsed["cpu"])
-            add("ratio e2e (--workers 2) / poppler", poppler / two["cpu"])
-            add("ratio Python loop e2e / poppler", poppler / python_two["cpu"])
-            poppler_pair = poppler_cpu(pdfs, parts=2)
-            add("poppler CPU pages/s, 2 procs", pages / poppler_pair)
-            add("ratio e2e (--workers 2) / poppler, 2 procs", poppler_pair / two["cpu"])
-            floor = parse_bench_child("floor", pdfs, 10**9)
-            add("PDFium floor CPU pages/s", floor["pages"] / floor["cpu"])
-            plumber = parse_bench_child("pdfplumber", pdfs, args.subset)
-            add(f"pdfplumber CPU pages/s ({args.subset} files)", plumber["pages"] / plumber["cpu"])
-            one = build(manifest, work / f"out1-{round_}", 1, args.executor)
-            add("wall s --workers 1", one["wall"])
-            add("e2e CPU pages/s (--workers 1)", pages / one["cpu"])
-            add("ratio e2e --workers 1 / parse-only", parsed["cpu"] / one["cpu"])
-            add("ratio e2e --workers 1 / poppler", poppler / one["cpu"])
-        if not args.against_poppler:
+        else:
+            parsed = full_rounds(pdfs, manifest, work, args.rounds, args.executor, args.subset,
+                                 add)
             ipc_and_pool(manifest, add)
         docs, pages = int(parsed["docs"]), parsed["pages"]
         print(f"{docs} documents, {int(pages)} pages, executor {args.executor}, "
