@@ -37,8 +37,9 @@ from realdocs_to_local import convert
 STAGES = ("render", "prepare", "mask", "encode")
 # Other settings worth knowing the price of, as [images] overrides of the defaults.
 OPTIONS: dict[str, dict[str, Any]] = {
-    "former default (rgb, lossy webp, method 4)": {"color": "rgb", "gray_levels": 0,
-                                                   "method": 4},
+    "first default (rgb, lossy webp q50, method 4)": {"color": "rgb", "gray_levels": 0,
+                                                      "quality": 50, "method": 4},
+    "previous default (colour pages webp q50, method 2)": {"quality": 50, "method": 2},
     "auto, gray pages lossy": {"gray_levels": 0},
     "auto, gray pages as lossless webp": {"gray_format": "webp"},
     "auto, colour pages at method 4": {"method": 4},

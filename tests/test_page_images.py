@@ -17,6 +17,7 @@ from reportlab.pdfgen import canvas
 
 from loralay_build.config import ImageSettings
 from loralay_build.errors import ConfigError
+from loralay_build.gray_png import pack_rows, pack_rows_python
 from loralay_build.images import (
     Canvas,
     PageImage,
@@ -24,9 +25,12 @@ from loralay_build.images import (
     gray_lut,
     page_images,
     pixel_box,
+    prepare,
+    render,
     render_page,
 )
 from loralay_build.parse import parse_pdf
+from loralay_build.parse.core import NATIVE_ENV, native_module
 
 from .conftest import run_cli, write_toml
 from .parse.pdfgen import columns_pdf, rotated_pdf
@@ -183,15 +187,51 @@ def test_pages_of_other_sizes_in_one_document_render_as_they_do_alone(tmp_path: 
         assert np.array_equal(_decoded(page), expected), page.page
 
 
+@pytest.mark.parametrize("core", ["native", "python"])
 @pytest.mark.parametrize("channel", [0, 1, 2])
-def test_one_pixel_of_colour_in_any_channel_keeps_a_page_in_colour(channel: int) -> None:
-    pixels = np.full((7, 5, 4), 200, np.uint8)
+def test_one_pixel_of_colour_in_any_channel_keeps_a_page_in_colour(
+        channel: int, core: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if core == "native" and native_module() is None:
+        pytest.skip("the compiled core is not built")
+    monkeypatch.setenv(NATIVE_ENV, "1" if core == "native" else "0")
+    settings = ImageSettings(enabled=True)
+    pixels = np.full((7, 5, 4), 204, np.uint8)
     pixels[..., 3] = 17  # the unused fourth byte never counts
     canvas = Canvas()
-    assert canvas.without_colour(pixels)
-    pixels[6, 4, channel] = 199
-    assert not canvas.without_colour(pixels)
-    assert canvas.without_colour(np.full((3, 3, 4), 9, np.uint8))  # smaller, same canvas
+    assert prepare(pixels, settings, canvas).mode == "L"
+    pixels[6, 4, channel] = 203
+    assert prepare(pixels, settings, canvas).mode == "RGBX"
+    small = prepare(np.full((3, 3, 4), 9, np.uint8), settings, canvas)  # smaller, same canvas
+    assert small.mode == "L" and small.size == (3, 3)
+
+
+@pytest.mark.skipif(native_module() is None, reason="the compiled core is not built")
+def test_the_compiled_core_prepares_and_packs_pages_as_python_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real renderings (a colour and a gray page, at every gray setting) and odd widths:
+    the same stored pixels and PNG scanlines on both paths."""
+    path = tmp_path / "two.pdf"
+    _colour_and_gray(path)
+    pdf = pdfium.PdfDocument(str(path))
+    pages = [render(pdf, i, 100, 10**8, False, Canvas()).copy() for i in (0, 1)]
+    pdf.close()
+    rng = np.random.default_rng(7)
+    pages += [np.repeat(rng.integers(0, 256, (9, width, 1), np.uint8), 4, axis=2)
+              for width in (1, 5, 13)]
+    for levels in (2, 4, 16, 256, 0):
+        settings = ImageSettings(enabled=True, gray_levels=levels)
+        out = {}
+        for core in ("1", "0"):
+            monkeypatch.setenv(NATIVE_ENV, core)
+            out[core] = [(image.mode, image.tobytes())
+                         for image in (prepare(p, settings, Canvas()) for p in pages)]
+        assert out["1"] == out["0"], levels
+        assert [mode for mode, _ in out["1"]] == ["RGBX", "L", "L", "L", "L"]
+    monkeypatch.setenv(NATIVE_ENV, "1")
+    for bits in (1, 2, 4, 8):
+        for page in pages:
+            plane = np.ascontiguousarray(page[..., 0])
+            assert pack_rows(plane, bits) == pack_rows_python(plane, bits).tobytes()
 
 
 def test_gray_pages_can_be_stored_as_lossless_webp(tmp_path: Path) -> None:

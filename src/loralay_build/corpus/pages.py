@@ -16,13 +16,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from loralay_build.blobs import BlobStore
 from loralay_build.config import ImageSettings, OutputSettings
+from loralay_build.corpus.arrays import to_arrow
 from loralay_build.corpus.publish import Item, format_key, plan, write_new
 from loralay_build.corpus.split import SPLITS
-from loralay_build.corpus.writer import dict_rows_table, digest
+from loralay_build.corpus.writer import digest
+from loralay_build.nfc import nfc
 
 PAGES_DIR = "pages"
 PAGES_SCHEMA = pa.schema([
@@ -76,12 +79,34 @@ def _tables(group: Sequence[Item], pages: dict[str, dict[str, Any]], blobs: Blob
     """One table per row group of pages, images read from the blob store as they are
     written."""
     for start in range(0, len(group), ROWS_PER_GROUP):
-        rows = []
-        for item in group[start:start + ROWS_PER_GROUP]:
-            page = pages[item.id]
-            rows.append({"article_id": page["article_id"], "page": page["page"],
-                         "image": {"bytes": blobs.path(page["sha256"]).read_bytes(),
-                                   "path": None},
-                         "width_px": page["width_px"], "height_px": page["height_px"],
-                         "dpi": dpi, "masked_boxes": page["masked_boxes"]})
-        yield dict_rows_table(rows, PAGES_SCHEMA)
+        yield pages_table([pages[item.id] for item in group[start:start + ROWS_PER_GROUP]],
+                          blobs, dpi)
+
+
+def pages_table(rows: Sequence[dict[str, Any]], blobs: BlobStore, dpi: int) -> pa.Table:
+    """Page rows as a table, built column by column: the masked boxes (every removed word's,
+    some hundred a page) go to Arrow as one numpy array, where converting them value by
+    value cost the parent about 3 ms a page."""
+    count = len(rows)
+    boxes = [box for page in rows for box in page["masked_boxes"]]
+    flat = np.array(boxes, np.int32).reshape(-1) if boxes else np.zeros(0, np.int32)
+    if len(flat) != 4 * len(boxes):
+        raise ValueError("a masked box without its 4 pixel coordinates")
+    offsets = np.zeros(count + 1, np.int32)
+    np.cumsum([len(page["masked_boxes"]) for page in rows], out=offsets[1:])
+    image = pa.StructArray.from_arrays(
+        [to_arrow([blobs.path(page["sha256"]).read_bytes() for page in rows], pa.binary()),
+         pa.nulls(count, pa.string())], fields=list(PAGES_SCHEMA.field("image").type))
+
+    def int32(values: Sequence[int] | np.ndarray) -> pa.Array:  # (pa.array imports pandas)
+        return pa.Array.from_buffers(pa.int32(), len(values),
+                                     [None, pa.py_buffer(np.asarray(values, np.int32))])
+
+    masked = pa.ListArray.from_arrays(
+        int32(offsets), pa.FixedSizeListArray.from_arrays(int32(flat), 4))
+    return pa.Table.from_arrays(
+        [to_arrow([nfc(page["article_id"]) for page in rows], pa.string()),
+         int32([page["page"] for page in rows]), image,
+         int32([page["width_px"] for page in rows]), int32([page["height_px"] for page in rows]),
+         int32(np.full(count, dpi)),
+         masked], schema=PAGES_SCHEMA)

@@ -1701,6 +1701,99 @@ static PyObject *bind(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* gray_plane(pixels, width, height, lut) -> bytearray | None: images.py's `prepare` of an
+ * RGBX page (4 bytes a pixel, R first, rows packed): None as soon as a pixel holds colour
+ * (R, G and B not all equal), else one byte a pixel, its red channel mapped through `lut`
+ * (256 bytes). One pass, where numpy took four over the page and Pillow two more. */
+static PyObject *gray_plane(PyObject *self, PyObject *args) {
+    Py_buffer pixels, lut;
+    Py_ssize_t width, height;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nny*", &pixels, &width, &height, &lut)) return NULL;
+    PyObject *result = NULL;
+    if (width < 0 || height < 0 || lut.len != 256 ||
+        (height && width > PY_SSIZE_T_MAX / 4 / height) || pixels.len < 4 * width * height) {
+        PyErr_SetString(PyExc_ValueError, "gray_plane: bad sizes");
+        goto done;
+    }
+    Py_ssize_t count = width * height;
+    result = PyByteArray_FromStringAndSize(NULL, count);
+    if (!result) goto done;
+    const uint8_t *src = pixels.buf, *map = lut.buf;
+    uint8_t *out = (uint8_t *)PyByteArray_AS_STRING(result);
+    /* Two pixels a step: R, G, B, X from the low byte up, R^G and G^B in each pixel's low
+     * 16 bits. */
+    Py_ssize_t i = 0;
+    for (; i + 1 < count; i += 2) {
+        uint64_t pair;
+        memcpy(&pair, src + 4 * i, 8);
+        if ((pair ^ pair >> 8) & 0x0000ffff0000ffffull) break;
+        out[i] = map[pair & 0xffu];
+        out[i + 1] = map[pair >> 32 & 0xffu];
+    }
+    for (; i < count; i++) {
+        const uint8_t *p = src + 4 * i;
+        if (p[0] != p[1] || p[1] != p[2]) break;
+        out[i] = map[p[0]];
+    }
+    if (i < count) Py_SETREF(result, Py_NewRef(Py_None));
+done:
+    PyBuffer_Release(&pixels);
+    PyBuffer_Release(&lut);
+    return result;
+}
+
+/* One row of gray values as `bits`-bit PNG pixels: whole bytes, then the last one padded. */
+static inline void pack_row(const uint8_t *row, uint8_t *out, Py_ssize_t width, int bits) {
+    int per = 8 / bits, shift = 8 - bits;
+    Py_ssize_t whole = width / per, x = 0;
+    for (Py_ssize_t b = 0; b < whole; b++) {
+        unsigned value = 0;
+        for (int k = 0; k < per; k++, x++) value = value << bits | row[x] >> shift;
+        out[b] = (uint8_t)value;
+    }
+    if (x < width) {
+        unsigned value = 0;
+        int k = 0;
+        for (; x < width; k++, x++) value = value << bits | row[x] >> shift;
+        out[whole] = (uint8_t)(value << bits * (per - k));
+    }
+}
+
+/* png_rows(plane, width, height, bits) -> bytes: gray_png.py's `pack_rows`, the scanlines of
+ * a gray PNG at `bits` (1, 2, 4 or 8) bits a pixel: each row led by filter byte 0, each
+ * pixel its value's top `bits` bits, most significant first, the last byte padded with 0. */
+static PyObject *png_rows(PyObject *self, PyObject *args) {
+    Py_buffer plane;
+    Py_ssize_t width, height;
+    int bits;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nni", &plane, &width, &height, &bits)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t per = bits ? 8 / bits : 0, stride = per ? (width + per - 1) / per + 1 : 0;
+    if ((bits != 1 && bits != 2 && bits != 4 && bits != 8) || width < 0 || height < 0 ||
+        (height && width > PY_SSIZE_T_MAX / 2 / height) || plane.len < width * height) {
+        PyErr_SetString(PyExc_ValueError, "png_rows: bad sizes or bit depth");
+        goto done;
+    }
+    result = PyBytes_FromStringAndSize(NULL, stride * height);
+    if (!result) goto done;
+    const uint8_t *src = plane.buf;
+    uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);
+    for (Py_ssize_t y = 0; y < height; y++, out += stride) {
+        out[0] = 0;
+        switch (bits) {  /* a constant depth each, so each loop is unrolled */
+        case 1: pack_row(src + y * width, out + 1, width, 1); break;
+        case 2: pack_row(src + y * width, out + 1, width, 2); break;
+        case 4: pack_row(src + y * width, out + 1, width, 4); break;
+        default: memcpy(out + 1, src + y * width, (size_t)width);
+        }
+    }
+done:
+    PyBuffer_Release(&plane);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS, "Take the PDFium text functions from their addresses."},
     {"read_text", read_text, METH_VARARGS, "Words and lines of one PDFium text page."},
@@ -1712,6 +1805,8 @@ static PyMethodDef methods[] = {
     {"tokens", tokens, METH_VARARGS, "Normalised tokens of known words (text/normalize.py)."},
     {"pack", pack, METH_O, "A list of str in Arrow's string layout (columns.Strings)."},
     {"box_array", box_array, METH_O, "The coordinates of a list of 4-tuples as doubles."},
+    {"gray_plane", gray_plane, METH_VARARGS, "An RGBX page as mapped gray levels, or None."},
+    {"png_rows", png_rows, METH_VARARGS, "Gray levels as PNG scanlines of 1 to 8 bits."},
     {NULL, NULL, 0, NULL},
 };
 

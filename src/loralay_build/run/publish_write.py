@@ -220,7 +220,8 @@ def _versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
     out = {"loralay_build": loralay_build.__version__, "python": platform.python_version()}
-    for package in ("pyarrow", "pypdfium2", "pdfplumber", "pdfminer.six", "edlib", "pycld2"):
+    for package in ("pyarrow", "pypdfium2", "pdfplumber", "pdfminer.six", "edlib", "pycld2",
+                    "isal"):
         try:
             out[package] = version(package)
         except PackageNotFoundError:
