@@ -11,9 +11,9 @@ Rendering and encoding settings are pinned: the same PDF and settings give the s
 
 Most pages of papers and acts hold no colour. Such a page is stored in gray, reduced to a
 few levels and encoded losslessly (PNG at 4 bits by default, gray_png): text then stays
-sharp (no lossy ringing) and encodes in a tenth of the time lossy WebP takes at method 2.
-Rendering and encoding are the images' cost: a page is rendered into memory reused for the
-whole document and handed to Pillow without a copy.
+sharp (no lossy ringing) and encodes in a twentieth of the time lossy WebP takes. Rendering
+is most of the images' cost: a page is rendered by PDFium into memory reused for the whole
+document and handed to Pillow without a copy.
 """
 
 from __future__ import annotations
