@@ -4,7 +4,8 @@
 The extension file given is loaded in place of the installed one; every PDF of the folders
 is parsed `--rounds` times in this process, and its words and boxes go through the core's
 kernels of the later build steps (normalised tokens, MinHash, box array, string packing),
-so a leak in the core grows with the rounds.
+and its first pages are rendered as page images (the gray-plane and PNG-row kernels), so a
+leak in the core grows with the rounds.
 Decompression bombs (C01, C02) are left out: without the address-space limit of the worker
 isolation they only measure PDFium's inflater, and they have no text for the core to read.
 
@@ -40,7 +41,9 @@ def main() -> None:
     args = parser.parse_args()
     load(args.extension)
     from loralay_build.columns import Strings
+    from loralay_build.config import ImageSettings
     from loralay_build.errors import Reject
+    from loralay_build.images import ImagesSkipped, page_images
     from loralay_build.parse import ParseSettings, parse_pdf, pdfium
     from loralay_build.records import box_array
     from loralay_build.text.minhash import signature
@@ -51,6 +54,7 @@ def main() -> None:
     files = [p for folder in args.folders for p in sorted(folder.glob("*.pdf"))
              if not p.name.startswith(BOMBS)]
     settings = ParseSettings(max_pages=300)
+    images = ImageSettings(enabled=True, pages=2)
     parsed = rejected = 0
     for _ in range(args.rounds):
         for path in files:
@@ -60,8 +64,9 @@ def main() -> None:
                 signature(doc.words)
                 box_array(doc.boxes)
                 Strings.pack(doc.words)
+                page_images(str(path), [page.index for page in doc.pages], {}, images)
                 parsed += 1
-            except Reject:
+            except (Reject, ImagesSkipped):
                 rejected += 1
     print(f"{len(files)} files x {args.rounds} rounds: {parsed} parsed, {rejected} rejected")
 
