@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from loralay_build.blobs import BlobStore
 from loralay_build.config import ImageSettings, OutputSettings
-from loralay_build.corpus.arrays import to_arrow
+from loralay_build.corpus.arrays import buffer_array, to_arrow
 from loralay_build.corpus.publish import Item, format_key, plan, write_new
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.writer import digest
@@ -85,8 +85,8 @@ def _tables(group: Sequence[Item], pages: dict[str, dict[str, Any]], blobs: Blob
 
 def pages_table(rows: Sequence[dict[str, Any]], blobs: BlobStore, dpi: int) -> pa.Table:
     """Page rows as a table, built column by column: the masked boxes (every removed word's,
-    some hundred a page) go to Arrow as one numpy array, where converting them value by
-    value cost the parent about 3 ms a page."""
+    about 30 a page on the realdocs) go to Arrow as one numpy array: 0.08 ms a page, where
+    converting every value on its own took 0.22 to 0.27."""
     count = len(rows)
     boxes = [box for page in rows for box in page["masked_boxes"]]
     flat = np.array(boxes, np.int32).reshape(-1) if boxes else np.zeros(0, np.int32)
@@ -98,9 +98,8 @@ def pages_table(rows: Sequence[dict[str, Any]], blobs: BlobStore, dpi: int) -> p
         [to_arrow([blobs.path(page["sha256"]).read_bytes() for page in rows], pa.binary()),
          pa.nulls(count, pa.string())], fields=list(PAGES_SCHEMA.field("image").type))
 
-    def int32(values: Sequence[int] | np.ndarray) -> pa.Array:  # (pa.array imports pandas)
-        return pa.Array.from_buffers(pa.int32(), len(values),
-                                     [None, pa.py_buffer(np.asarray(values, np.int32))])
+    def int32(values: Sequence[int] | np.ndarray) -> pa.Array:
+        return buffer_array(np.asarray(values, np.int32), pa.int32())
 
     masked = pa.ListArray.from_arrays(
         int32(offsets), pa.FixedSizeListArray.from_arrays(int32(flat), 4))
