@@ -58,8 +58,8 @@ def pack_rows_python(pixels: np.ndarray, bits: int) -> np.ndarray:
 
 def encode_gray(pixels: np.ndarray, bits: int, level: int) -> bytes:
     """A PNG of a (height, width) uint8 array at `bits` bits a pixel, deflated at ISA-L
-    `level` (0 to 3). Below 8 bits each value must be one of the depth's levels (`k * 255 / (2**bits
-    - 1)`), which its top bits then name exactly."""
+    `level` (0 to 3). Below 8 bits each value must be one of the depth's levels
+    (`k * 255 / (2**bits - 1)`), which its top bits then name exactly."""
     if bits not in BIT_DEPTHS:
         raise ValueError(f"PNG gray bit depth must be one of {BIT_DEPTHS}, not {bits}")
     height, width = pixels.shape
