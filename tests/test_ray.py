@@ -16,7 +16,8 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -275,11 +276,11 @@ def _last_run_counts(out: Path) -> dict[str, int]:
     return found
 
 
-def _build_losing_a_node(ray_cluster: RayCluster, folder: Path) -> tuple[Path, int, str]:
-    """A Ray build from which the node parsing a document is removed once the first
-    document is processed; the output root, the exit code and the `-v` log."""
-    out = folder / "out"
-    env = {**os.environ, "LORALAY_RUN__COMMIT_BATCH": "1"}  # progress visible in the state
+@contextmanager
+def _logged_ray_build(ray_cluster: RayCluster, folder: Path, out: Path,
+                      env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    """A `hal` build into `out` on the cluster, running, its `-v` log in `folder`/stderr;
+    killed on leaving."""
     with Sandbox(docs=DOCS, seed=SEED) as sandbox:
         config = buildrun.write_config(sandbox, folder / "config.toml")
         argv = hal_command(out, config, "--executor", "ray", "--ray-address",
@@ -287,17 +288,31 @@ def _build_losing_a_node(ray_cluster: RayCluster, folder: Path) -> tuple[Path, i
         with open(folder / "stderr", "wb") as log:
             proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=log)
             try:
-                deadline = time.monotonic() + buildrun.RUN_TIMEOUT
-                while proc.poll() is None and time.monotonic() < deadline:
-                    if _counts(out).get("processed", 0) >= 1:
-                        break
-                    time.sleep(0.01)
-                assert proc.poll() is None, "the build ended before the node left"
-                ray_cluster.remove([ray_cluster.parsing_node(timeout=60)])
-                proc.wait(timeout=buildrun.RUN_TIMEOUT)
+                yield proc
             finally:
                 proc.kill()
                 proc.wait()
+
+
+def _wait_until(proc: subprocess.Popen[Any], ready: Callable[[], bool], what: str) -> None:
+    """Poll until `ready()` holds; the build must still be running then, before `what`."""
+    deadline = time.monotonic() + buildrun.RUN_TIMEOUT
+    while proc.poll() is None and time.monotonic() < deadline:
+        if ready():
+            break
+        time.sleep(0.01)
+    assert proc.poll() is None, f"the build ended before {what}"
+
+
+def _build_losing_a_node(ray_cluster: RayCluster, folder: Path) -> tuple[Path, int, str]:
+    """A Ray build from which the node parsing a document is removed once the first
+    document is processed; the output root, the exit code and the `-v` log."""
+    out = folder / "out"
+    env = {**os.environ, "LORALAY_RUN__COMMIT_BATCH": "1"}  # progress visible in the state
+    with _logged_ray_build(ray_cluster, folder, out, env) as proc:
+        _wait_until(proc, lambda: _counts(out).get("processed", 0) >= 1, "the node left")
+        ray_cluster.remove([ray_cluster.parsing_node(timeout=60)])
+        proc.wait(timeout=buildrun.RUN_TIMEOUT)
     return out, proc.returncode, (folder / "stderr").read_text()
 
 
@@ -348,12 +363,8 @@ def test_cluster_without_cpus_stops_then_resumes(ray_cluster: RayCluster, hal_re
             proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
                                     stderr=subprocess.PIPE, text=True)
             try:
-                deadline = time.monotonic() + buildrun.RUN_TIMEOUT
-                while proc.poll() is None and time.monotonic() < deadline:
-                    if _counts(out).get("processed", 0) >= 2:
-                        break
-                    time.sleep(0.01)
-                assert proc.poll() is None, "the build ended before the nodes left"
+                _wait_until(proc, lambda: _counts(out).get("processed", 0) >= 2,
+                            "the nodes left")
                 ray_cluster.remove(list(ray_cluster.workers))
                 _, stderr = proc.communicate(timeout=120)
             finally:
@@ -386,28 +397,15 @@ def test_nodes_that_join_mid_build_get_work(ray_cluster: RayCluster, hal_referen
     env = {**os.environ, "LORALAY_RUN__RAY_NO_CPU_WAIT": "300"}
     ray_cluster.remove(list(ray_cluster.workers))
     try:
-        with Sandbox(docs=DOCS, seed=SEED) as sandbox:
-            config = buildrun.write_config(sandbox, tmp_path / "config.toml")
-            argv = hal_command(out, config, "--executor", "ray", "--ray-address",
-                               str(ray_cluster.cluster.address), "-v")
-            with open(tmp_path / "stderr", "wb") as log:
-                proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=log)
-                try:
-                    deadline = time.monotonic() + buildrun.RUN_TIMEOUT
-                    while proc.poll() is None and time.monotonic() < deadline:
-                        if "the cluster has no CPU left" in (tmp_path / "stderr").read_text():
-                            break
-                        time.sleep(0.05)
-                    assert proc.poll() is None, "the build ended before nodes joined"
-                    os.kill(proc.pid, signal.SIGSTOP)
-                    try:
-                        ray_cluster.restore()
-                    finally:
-                        os.kill(proc.pid, signal.SIGCONT)
-                    proc.wait(timeout=buildrun.RUN_TIMEOUT)
-                finally:
-                    proc.kill()
-                    proc.wait()
+        with _logged_ray_build(ray_cluster, tmp_path, out, env) as proc:
+            _wait_until(proc, lambda: "the cluster has no CPU left" in (
+                tmp_path / "stderr").read_text(), "nodes joined")
+            os.kill(proc.pid, signal.SIGSTOP)
+            try:
+                ray_cluster.restore()
+            finally:
+                os.kill(proc.pid, signal.SIGCONT)
+            proc.wait(timeout=buildrun.RUN_TIMEOUT)
         stderr = (tmp_path / "stderr").read_text()
         assert proc.returncode == 0, stderr[-2000:]
         assert "ray: 2 CPUs, up to 4 documents in flight" in stderr  # followed the nodes
