@@ -549,3 +549,29 @@ def test_eurlex_bundles_travel_with_their_parts(ray_address: str, tmp_path: Path
     assert contents(tmp_path / "ray" / "eurlex-en") == local
     build = json.loads(local["build.json"])
     assert build["counts"]["splits"]["train"] > 0
+
+
+def _big_result() -> tuple[str, bytes | Outcome]:
+    return "node", b"x" * 2_000_000  # held in the worker node's object store
+
+
+def test_a_result_lost_with_its_node_is_sent_again(ray_cluster: RayCluster,
+                                                   ray_address: str) -> None:
+    """A document whose result was still on a node when every node left comes back as
+    'send again', like a task in flight, not as a failed build."""
+    import ray
+
+    from loralay_build.run.ray_executor import RayExecutor, _Sent
+
+    executor = RayExecutor(RunSettings(executor="ray", ray_address=ray_address))
+    try:
+        ref = ray.remote(_big_result).options(num_cpus=1, max_retries=0).remote()
+        ready, _ = ray.wait([ref], timeout=120, fetch_local=False)
+        assert ready, "the task did not finish"
+        ray_cluster.remove(list(ray_cluster.workers))
+        sent = _Sent(_task(BADPDFS / "A00_control_valid.pdf", "pdfium"))
+        assert executor._collect(ref, sent) is None
+        assert (executor.resubmitted, sent.node_losses) == (1, 1)
+    finally:
+        executor.close()
+        ray_cluster.restore()

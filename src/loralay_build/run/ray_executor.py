@@ -249,7 +249,9 @@ class RayExecutor:
             node, value = ray.get(ref)
         except ray_errors.OutOfMemoryError:
             return Outcome(reason=Reason.TOO_LARGE, detail="ray: killed by the memory monitor")
-        except ray_errors.NodeDiedError as exc:
+        except (ray_errors.NodeDiedError, ray_errors.ObjectLostError) as exc:
+            # A result held on a node that left (and could not be rebuilt without CPUs) is
+            # lost with it, like a task in flight: nothing of the document was recorded.
             sent.node_losses += 1
             if sent.node_losses <= NODE_LOSSES:
                 self.resubmitted += 1
