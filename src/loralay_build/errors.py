@@ -13,6 +13,8 @@ class Reason(StrEnum):
     CORRUPTED = "corrupted"  # unreadable, no pages, or the parser crashed on it
     ENCRYPTED = "encrypted"  # needs a password we do not have, or an unknown security handler
     NO_TEXT_LAYER = "no_text_layer"  # scanned, or the text layer is garbage
+    NEEDS_OCR = "needs_ocr"  # pages without a usable text layer, and OCR is off (`--ocr`)
+    OCR_TIMEOUT = "ocr_timeout"  # reading a page by OCR exceeded its time limit
     TIMEOUT = "timeout"  # processing exceeded its wall-clock limit
     TOO_LARGE = "too_large"  # download or document beyond the configured caps (memory included)
     ABSTRACT_MISSING_IN_METADATA = "abstract_missing_in_metadata"
@@ -38,10 +40,12 @@ class ConfigError(LoralayError):
 class Reject(LoralayError):
     """A document is dropped for a recorded reason; the run goes on."""
 
-    def __init__(self, reason: Reason, detail: str = "") -> None:
+    def __init__(self, reason: Reason, detail: str = "",
+                 stats: dict[str, int] | None = None) -> None:
         super().__init__(f"{reason.value}: {detail}" if detail else reason.value)
         self.reason = reason
         self.detail = detail
+        self.stats = stats or {}  # counts kept with the reject (pages that need OCR)
 
 
 class TransientError(LoralayError):

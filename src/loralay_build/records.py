@@ -58,6 +58,7 @@ class Page:
     width: float
     height: float
     rotation: int = 0
+    ocr_confidence: float | None = None  # mean word confidence (0-1) of an OCRed page
 
 
 @dataclass

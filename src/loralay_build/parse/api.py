@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -12,6 +12,7 @@ from loralay_build.errors import Reason, Reject
 from loralay_build.nfc import nfc_words
 from loralay_build.parse.backend import Line, PageText, get_backend
 from loralay_build.parse.core import native_module
+from loralay_build.parse.ocr import OcrSettings, ocr_pages, scanned
 from loralay_build.parse.order import order_page
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Document
@@ -21,17 +22,23 @@ _ALNUM = re.compile(r"[^\W_]")
 # or near-empty page is too small to say anything.
 GARBAGE_PAGE_CHARS = 200
 
+# Below this many characters a page may be a scan: it is one if images cover most of it.
+SCAN_CHARS = 50
+
 # Counters stored in `Document.removed` by the parser itself (not by a cleaner).
 BAD_BOXES = "bad_boxes"
 
 
 def parse_pdf(
-    path: str | Path, backend: str | None = None, settings: ParseSettings | None = None
+    path: str | Path, backend: str | None = None, settings: ParseSettings | None = None,
+    ocr: OcrSettings | None = None, languages: Sequence[str] = (),
 ) -> Document:
     """Words of the PDF in reading order, or `Reject` with the reason it cannot be used.
 
     `backend` defaults to `settings.backend` ("pdfium"). Every exception an engine raises
-    becomes a `Reject`: engines let undocumented types escape on hostile files.
+    becomes a `Reject`: engines let undocumented types escape on hostile files. Pages
+    without a usable text layer are read by OCR in `languages` when `ocr` is enabled, and
+    reject the document as `needs_ocr` otherwise.
     """
     settings = settings or ParseSettings()
     engine = get_backend(backend or settings.backend)
@@ -46,7 +53,12 @@ def parse_pdf(
             if _out_of_memory(exc):
                 raise Reject(Reason.TOO_LARGE, f"{type(exc).__name__}: {exc}") from exc
             raise Reject(Reason.CORRUPTED, f"{type(exc).__name__}: {exc}") from exc
-        _check_text_layer(pages, settings)
+        junk = [_junk(page) for page in pages]
+        unreadable = pages_to_read(path, pages, junk, settings)
+        if unreadable:
+            pages = ocr_pages(path, pages, unreadable, ocr or OcrSettings(), languages)
+            junk = [_junk(page) for page in pages]
+        _check_text_layer(pages, junk, settings)
         doc = _assemble(pages, settings.reading_order)
         # Freed before the collector resumes: its first pass then finds few young objects.
         del pages
@@ -85,7 +97,7 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def _check_text_layer(pages: list[PageText], settings: ParseSettings) -> None:
+def _check_text_layer(pages: list[PageText], junk: list[int], settings: ParseSettings) -> None:
     """Reject scans (no or too little text) and garbage text layers.
 
     Garbage is counted per page as well as over the document: one page of unmapped glyphs
@@ -102,7 +114,6 @@ def _check_text_layer(pages: list[PageText], settings: ParseSettings) -> None:
             Reason.NO_TEXT_LAYER,
             f"{chars / len(pages):.1f} chars per page < min_chars_per_page",
         )
-    junk = [_junk(page) for page in pages]
     for number, (page, bad) in enumerate(zip(pages, junk, strict=True), start=1):
         if page.chars >= GARBAGE_PAGE_CHARS and bad > settings.max_garbage_page_ratio * page.chars:
             raise Reject(
@@ -115,6 +126,26 @@ def _check_text_layer(pages: list[PageText], settings: ParseSettings) -> None:
             Reason.NO_TEXT_LAYER,
             f"garbage text layer: {sum(junk)}/{chars} chars unmapped ((cid:N), U+FFFD, controls)",
         )
+
+
+def pages_to_read(path: str | Path, pages: list[PageText], junk: list[int],
+                  settings: ParseSettings) -> list[int]:
+    """Positions of the pages whose text must come from OCR: scans (nearly no text, mostly
+    covered by images) and pages of garbage (by the same tests `_check_text_layer` applies).
+    A blank or figure-only born-digital page has no image the size of the page and keeps
+    its (empty) text layer."""
+    chars = sum(page.chars for page in pages)
+    garbage = chars > 0 and sum(junk) > settings.max_garbage_ratio * chars
+    found, bare = [], []
+    for position, (page, bad) in enumerate(zip(pages, junk, strict=True)):
+        if page.chars < SCAN_CHARS:
+            bare.append(position)
+        elif (page.chars >= GARBAGE_PAGE_CHARS and bad > settings.max_garbage_page_ratio
+              * page.chars) or (garbage and bad > settings.max_garbage_ratio * page.chars):
+            found.append(position)
+    if bare:
+        found += scanned(path, bare, pages)
+    return sorted(found)
 
 
 def _junk(page: PageText) -> int:

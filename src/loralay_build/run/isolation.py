@@ -32,6 +32,8 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any, Generic, TypeVar, cast
 
+from loralay_build import deadline
+
 log = logging.getLogger(__name__)
 
 TaskT = TypeVar("TaskT")
@@ -48,13 +50,16 @@ class Limits:
 class WorkerLost(Exception):
     """The worker did not answer: it was killed on timeout or died on its own."""
 
-    def __init__(self, timed_out: bool, detail: str) -> None:
+    def __init__(self, timed_out: bool, detail: str, ocr: bool = False) -> None:
         super().__init__(detail)
         self.timed_out = timed_out
         self.detail = detail
+        self.ocr = ocr  # the task had asked for time to read pages by OCR
 
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
+# The message a worker sends before its result to get more time for its task (`deadline`).
+EXTEND = "extend"
 # A parse allocates millions of short-lived tuples and floats: with the default first-generation
 # threshold (700) the collector runs hundreds of times per 300 documents (~0.4 s CPU);
 # at 20,000 it runs a dozen times (~0.1 s), holding a few MB more at most.
@@ -109,6 +114,7 @@ def _worker_main(
     _limit_self(memory_bytes)
     gc.freeze()  # the imported modules are permanent: keep them out of every collection
     gc.set_threshold(WORKER_GC_THRESHOLD, *gc.get_threshold()[1:])
+    deadline.listen(lambda seconds: conn.send((EXTEND, seconds)))
     while True:
         try:
             task = conn.recv()
@@ -159,6 +165,10 @@ class _Worker:
         self.done = 0
         self.task: object | None = None
         self.started = 0.0
+        self.extended = 0.0  # seconds the task asked for beyond the timeout (OCR)
+
+    def deadline(self, timeout: float) -> float:
+        return self.started + timeout + self.extended
 
     def kill(self) -> None:
         if self.process.is_alive() and self.process.pid is not None:
@@ -250,7 +260,7 @@ class IsolatedPool(Generic[TaskT, ResultT]):
             if not busy:
                 return
             now = time.monotonic()
-            soonest = min(w.started + self.limits.timeout for w in busy)
+            soonest = min(w.deadline(self.limits.timeout) for w in busy)
             ready = wait([w.conn for w in busy], timeout=max(0.0, soonest - now))
             for worker in busy:
                 current = cast(TaskT, worker.task)
@@ -262,13 +272,23 @@ class IsolatedPool(Generic[TaskT, ResultT]):
                         yield current, WorkerLost(False, _describe_exit(worker.process))
                         self._replace(worker)
                         continue
+                    if status == EXTEND:
+                        worker.extended += float(value)
+                        continue
                     worker.task = None
                     worker.done += 1
                     yield current, (value if status == "ok" else str(value))
-                elif time.monotonic() >= worker.started + self.limits.timeout:
+                elif time.monotonic() >= worker.deadline(self.limits.timeout):
                     worker.kill()
-                    yield current, WorkerLost(True, f"killed after {self.limits.timeout:.0f}s")
+                    yield current, self._timed_out(worker)
                     self._replace(worker)
+
+    def _timed_out(self, worker: _Worker) -> WorkerLost:
+        seconds = self.limits.timeout + worker.extended
+        if worker.extended:
+            return WorkerLost(True, f"killed after {seconds:.0f}s, reading pages by OCR",
+                              ocr=True)
+        return WorkerLost(True, f"killed after {seconds:.0f}s")
 
     def _assign(self, i: int, task: TaskT) -> None:
         """Send `task` to worker `i`, replaced first when due or dead.
@@ -286,7 +306,7 @@ class IsolatedPool(Generic[TaskT, ResultT]):
             worker.stop()
             worker = self._workers[i] = self._spawn()
             worker.conn.send(task)
-        worker.task, worker.started = task, time.monotonic()
+        worker.task, worker.started, worker.extended = task, time.monotonic(), 0.0
 
     def _replace(self, worker: _Worker) -> None:
         self.restarts += 1

@@ -18,6 +18,8 @@ def outcome_of(result: Outcome | WorkerLost | str) -> Outcome:
     if isinstance(result, Outcome):
         return result
     if isinstance(result, WorkerLost):
-        reason = Reason.TIMEOUT if result.timed_out else Reason.CORRUPTED
+        reason = Reason.CORRUPTED
+        if result.timed_out:
+            reason = Reason.OCR_TIMEOUT if result.ocr else Reason.TIMEOUT
         return Outcome(reason=reason, detail=result.detail)
     return Outcome(reason=Reason.CORRUPTED, detail=result)

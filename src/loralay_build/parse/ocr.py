@@ -1,0 +1,318 @@
+"""OCR of the pages whose text layer is missing or garbage: PDFium renders, Tesseract reads.
+
+Why in-process (tesserocr, which carries its own libtesseract and reads Debian's language
+data): on a 300 dpi page it took 2.5-3.1 CPU s against 3.9-4.2 s for the `tesseract`
+command, which starts a process, loads its models and decodes an image file for every page
+(`scripts/bench_ocr.py`). The worker keeps one engine per language set.
+
+Words follow the PDF words' conventions: points, top-left origin, the page as displayed
+(rotation and crop box applied, the frame PDFium renders), pixels converted by the dpi of the
+render exactly. A PDF word's box spans its font's ascent to descent while Tesseract's hugs
+the ink, so a word takes its horizontal extent from its own box and its vertical one from its
+line's: the geometry a model sees is then the same whichever path made the page.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import math
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from loralay_build import deadline
+from loralay_build.errors import ConfigError, Reason, Reject
+from loralay_build.parse.backend import Line, PageText
+from loralay_build.records import Page
+
+# Folders Debian's `tesseract-ocr-LANG` packages fill, newest layout first.
+TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
+                 "/usr/share/tessdata")
+ENGLISH = "eng"
+# ISO 639-1 -> Tesseract model name where it is not the ISO 639-2/T code Tesseract uses for
+# the others (its `tessdata` names; Chinese has two scripts, simplified first).
+_TESSERACT_NAMES = {
+    "zh": "chi_sim", "no": "nor", "nb": "nor", "ms": "msa", "sr": "srp", "az": "aze",
+    "uz": "uzb", "fa": "fas", "he": "heb", "yi": "yid", "sq": "sqi", "hy": "hye", "ka": "kat",
+    "mk": "mkd", "eu": "eus", "is": "isl", "my": "mya", "cy": "cym", "bo": "bod",
+}
+# The other 639-1 codes the corpora carry, by their 639-2/T code.
+_ISO_639_2T = {
+    "en": "eng", "fr": "fra", "pt": "por", "es": "spa", "ko": "kor", "de": "deu", "nl": "nld",
+    "it": "ita", "pl": "pol", "cs": "ces", "hu": "hun", "ro": "ron", "bg": "bul", "el": "ell",
+    "hr": "hrv", "sl": "slv", "sk": "slk", "lv": "lav", "lt": "lit", "et": "est", "fi": "fin",
+    "sv": "swe", "da": "dan", "mt": "mlt", "ga": "gle", "ja": "jpn", "ru": "rus", "uk": "ukr",
+    "ar": "ara", "tr": "tur", "ca": "cat", "gl": "glg", "vi": "vie", "id": "ind", "th": "tha",
+    "hi": "hin", "bn": "ben", "ta": "tam", "la": "lat", "af": "afr", "be": "bel", "bs": "bos",
+    "eo": "epo", "lb": "ltz", "oc": "oci", "sw": "swa", "tl": "tgl", "ur": "urd",
+}
+SCAN_IMAGE_COVER = 0.5  # share of the page's area covered by images on a scanned page
+MIN_DPI = 72  # a page too large to render at this dpi within `max_pixels` is not OCRed
+RENDER_SECONDS = 5.0  # a page's allowance for rendering, beyond its reading time
+# CPU seconds a page costs at 300 dpi (`scripts/bench_ocr.py`): what `status` quotes for the
+# documents waiting for `--ocr`.
+SECONDS_PER_PAGE = 2.5
+
+
+@dataclass(frozen=True)
+class OcrSettings:
+    """How pages without a usable text layer are read (`[ocr]`, `--ocr`).
+
+    Defaults: off (a page costs 2-3 CPU s against ~5 ms for a digital one); 300 dpi, where
+    Tesseract's models are at their best on body text; at most 50 pages OCRed a document
+    (a longer scan is rejected as too large); 60 s a page (`ocr_timeout` beyond); pages
+    rendered beyond 16 million pixels at a lower dpi.
+    """
+
+    enabled: bool = False
+    dpi: int = 300
+    max_pages: int = 50
+    page_seconds: float = 60.0
+    languages: tuple[str, ...] = ()  # ISO 639-1 codes read besides each document's own
+    max_pixels: int = 16_000_000
+    tessdata: str = ""  # folder of the *.traineddata files; default: TESSDATA_PREFIX or Debian's
+
+    def __post_init__(self) -> None:
+        if not MIN_DPI <= self.dpi <= 1200:
+            raise ConfigError(f"[ocr] dpi must lie in [{MIN_DPI}, 1200], got {self.dpi}")
+        if self.max_pages < 1 or self.page_seconds <= 0 or self.max_pixels < 1:
+            raise ConfigError("[ocr] max_pages, page_seconds and max_pixels must be positive")
+
+
+def tesseract_code(language: str) -> str:
+    """Tesseract's model name for an ISO 639-1 code (the code itself if unknown)."""
+    return _TESSERACT_NAMES.get(language) or _ISO_639_2T.get(language) or language
+
+
+def models_for(languages: Iterable[str], settings: OcrSettings) -> list[str]:
+    """The models to read a document with: its languages, the configured ones, then English."""
+    codes: list[str] = []
+    for lang in [*languages, *settings.languages]:
+        code = tesseract_code(lang)
+        if lang and code not in codes and code != ENGLISH:
+            codes.append(code)
+    return [*codes, ENGLISH]
+
+
+def tessdata_dir(settings: OcrSettings) -> Path | None:
+    """The folder holding the language models, or None when there is none."""
+    candidates = [settings.tessdata, os.environ.get("TESSDATA_PREFIX", ""), *TESSDATA_DIRS]
+    for folder in candidates:
+        if folder and Path(folder, f"{ENGLISH}.traineddata").is_file():
+            return Path(folder)
+    return None
+
+
+def apt_line(codes: Iterable[str]) -> str:
+    """The install line of Tesseract's language packs (Debian names them by model)."""
+    packs = " ".join(f"tesseract-ocr-{code.replace('_', '-').lower()}" for code in codes)
+    return f"apt-get install tesseract-ocr {packs}"
+
+
+def check_ocr(settings: OcrSettings, languages: Iterable[str]) -> None:
+    """Refuse `--ocr` before any work when the engine or a language's model is missing."""
+    wanted = models_for(languages, settings)
+    try:
+        import tesserocr  # noqa: F401
+    except ImportError:
+        raise ConfigError("--ocr needs the tesserocr package and Tesseract's language data: "
+                          "pip install 'loralay-build[ocr]' && "
+                          f"{apt_line(wanted)}") from None
+    folder = tessdata_dir(settings)
+    if folder is None:
+        raise ConfigError(f"--ocr: no Tesseract language data found ({', '.join(TESSDATA_DIRS)}"
+                          f"); install it with: {apt_line(wanted)}")
+    missing = [code for code in wanted if not (folder / f"{code}.traineddata").is_file()]
+    if missing:
+        raise ConfigError(f"--ocr: no Tesseract model for {', '.join(missing)} in {folder}; "
+                          f"install it with: {apt_line(missing)}")
+
+
+def image_cover(pdf: Any, index: int) -> float:
+    """Share of the page's area that its image objects cover (forms holding images count
+    by their own bounds): a scan is one image the size of the page."""
+    import pypdfium2.raw as raw
+
+    page = raw.FPDF_LoadPage(pdf, index)
+    if not page:
+        return 0.0
+    try:
+        width, height = raw.FPDF_GetPageWidthF(page), raw.FPDF_GetPageHeightF(page)
+        covered = 0.0
+        for obj in _objects(raw, page):
+            kind = raw.FPDFPageObj_GetType(obj)
+            if kind == raw.FPDF_PAGEOBJ_IMAGE or (kind == raw.FPDF_PAGEOBJ_FORM
+                                                  and _holds_image(raw, obj)):
+                covered += _area(raw, obj)
+        return covered / (width * height) if width * height > 0 else 0.0
+    finally:
+        raw.FPDF_ClosePage(page)
+
+
+def _objects(raw: Any, page: Any) -> Iterator[Any]:
+    for i in range(raw.FPDFPage_CountObjects(page)):
+        yield raw.FPDFPage_GetObject(page, i)
+
+
+def _holds_image(raw: Any, form: Any, depth: int = 0) -> bool:
+    for i in range(raw.FPDFFormObj_CountObjects(form)):
+        obj = raw.FPDFFormObj_GetObject(form, i)
+        kind = raw.FPDFPageObj_GetType(obj)
+        if kind == raw.FPDF_PAGEOBJ_IMAGE or (kind == raw.FPDF_PAGEOBJ_FORM and depth < 4
+                                              and _holds_image(raw, obj, depth + 1)):
+            return True
+    return False
+
+
+def _area(raw: Any, obj: Any) -> float:
+    import ctypes
+
+    left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+    if not raw.FPDFPageObj_GetBounds(obj, left, bottom, right, top):
+        return 0.0
+    return max(0.0, right.value - left.value) * max(0.0, top.value - bottom.value)
+
+
+class Reader:
+    """Tesseract engines of this process, one per language set, loaded on first use."""
+
+    def __init__(self, settings: OcrSettings) -> None:
+        self.settings = settings
+        self._engines: dict[str, Any] = {}
+
+    def engine(self, models: list[str]) -> Any:
+        key = "+".join(models)
+        if key not in self._engines:
+            os.environ["OMP_THREAD_LIMIT"] = "1"  # the workers are the parallelism
+            import tesserocr
+
+            folder = tessdata_dir(self.settings)
+            if folder is None:
+                raise Reject(Reason.NEEDS_OCR, "no Tesseract language data")
+            api = tesserocr.PyTessBaseAPI(path=str(folder) + "/", lang=key)
+            self._engines[key] = api
+        return self._engines[key]
+
+    def read(self, pdf: Any, page: Page, models: list[str]) -> PageText:
+        """The page's words as Tesseract reads its rendering; Reject on a page too large or
+        too slow to read."""
+        gray, dpi = _render(pdf, page.index, self.settings)
+        api = self.engine(models)
+        api.SetImageBytes(gray.tobytes(), gray.shape[1], gray.shape[0], 1, gray.shape[1])
+        api.SetSourceResolution(dpi)
+        if not api.Recognize(timeout=int(self.settings.page_seconds * 1000)):
+            raise Reject(Reason.OCR_TIMEOUT, f"page {page.index + 1} took over "
+                                             f"{self.settings.page_seconds:g} s to read")
+        return page_text(api.GetTSVText(0), page, 72.0 / dpi)
+
+    def close(self) -> None:
+        for api in self._engines.values():
+            with contextlib.suppress(Exception):
+                api.End()
+        self._engines.clear()
+
+
+def _render(pdf: Any, index: int, settings: OcrSettings) -> tuple[Any, int]:
+    """The page as displayed, in gray, at the configured dpi or the highest that stays
+    within `max_pixels`."""
+    import numpy as np
+    import pypdfium2 as pdfium
+
+    page = pdf[index]
+    try:
+        width, height = page.get_size()
+        dpi = settings.dpi
+        if width * height * (dpi / 72) ** 2 > settings.max_pixels:
+            dpi = math.floor(72 * math.sqrt(settings.max_pixels / (width * height)))
+            if dpi < MIN_DPI:
+                raise Reject(Reason.TOO_LARGE, f"page {index + 1} is {width:.0f}x{height:.0f} "
+                                               f"pt: over {settings.max_pixels} pixels at "
+                                               f"{MIN_DPI} dpi")
+        bitmap = page.render(scale=dpi / 72, grayscale=True, may_draw_forms=True)
+        try:
+            gray = np.array(bitmap.to_numpy()[..., 0] if bitmap.n_channels > 1
+                            else bitmap.to_numpy(), dtype=np.uint8, copy=True)
+        finally:
+            bitmap.close()
+    except pdfium.PdfiumError as exc:
+        raise Reject(Reason.CORRUPTED, f"page {index + 1} cannot be rendered: {exc}") from exc
+    finally:
+        page.close()
+    return gray.reshape(gray.shape[0], gray.shape[1]), dpi
+
+
+def page_text(tsv: str, page: Page, scale: float) -> PageText:
+    """Tesseract's TSV (levels 4, lines, and 5, words) as the page's lines in points."""
+    lines: dict[tuple[int, int, int], Line] = {}
+    spans: dict[tuple[int, int, int], tuple[float, float]] = {}
+    confidences: list[float] = []
+    chars = 0
+    rows = csv.reader(tsv.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE)
+    for row in rows:
+        if len(row) < 12 or not row[0].isdigit():
+            continue
+        level, key = int(row[0]), (int(row[2]), int(row[3]), int(row[4]))
+        left, top, width, height = (int(v) for v in row[6:10])
+        if level == 4:
+            spans[key] = (top * scale, (top + height) * scale)
+            continue
+        text = row[11].strip()
+        if level != 5 or not text or key not in spans:
+            continue
+        y0, y1 = spans[key]
+        line = lines.setdefault(key, Line([], [], [], group=key[0]))
+        line.words.append(text)
+        line.boxes.append((left * scale, y0, (left + width) * scale, y1))
+        line.sizes.append(y1 - y0)
+        confidences.append(max(0.0, float(row[10])))
+        chars += len(text)
+    mean = sum(confidences) / len(confidences) / 100 if confidences else 0.0
+    result = PageText(Page(page.index, page.width, page.height, page.rotation,
+                           ocr_confidence=round(mean, 4)))
+    result.lines = [lines[key] for key in sorted(lines)]
+    result.chars = chars
+    return result
+
+
+_readers: dict[OcrSettings, Reader] = {}
+
+
+def ocr_pages(path: str | Path, pages: list[PageText], wanted: list[int],
+              settings: OcrSettings, languages: Iterable[str]) -> list[PageText]:
+    """`pages` with those at the positions `wanted` read by OCR instead; `needs_ocr` when
+    OCR is off, `too_large` beyond `max_pages`."""
+    if not settings.enabled:
+        raise Reject(Reason.NEEDS_OCR, f"{len(wanted)} of {len(pages)} pages have no usable "
+                                       "text layer (run with --ocr)",
+                     stats={"ocr_pages": len(wanted)})
+    if len(wanted) > settings.max_pages:
+        raise Reject(Reason.TOO_LARGE, f"{len(wanted)} pages need OCR > [ocr] max_pages="
+                                       f"{settings.max_pages}")
+    import pypdfium2 as pdfium
+
+    models = models_for(languages, settings)
+    reader = _readers.setdefault(settings, Reader(settings))
+    out = list(pages)
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        for position in wanted:
+            deadline.extend(settings.page_seconds + RENDER_SECONDS)
+            out[position] = reader.read(pdf, pages[position].page, models)
+    finally:
+        pdf.close()
+    return out
+
+
+def scanned(path: str | Path, positions: list[int], pages: list[PageText]) -> list[int]:
+    """Of the pages at `positions` (nearly without text), those that images mostly cover."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        return [i for i in positions
+                if image_cover(pdf.raw, pages[i].page.index) >= SCAN_IMAGE_COVER]
+    finally:
+        pdf.close()
