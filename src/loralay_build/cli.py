@@ -114,6 +114,9 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--no-mask", is_flag=True, default=None, expose_value=False,
                      callback=_remember, help="With --page-images: keep the removed "
                      "abstracts visible on the images."),
+        click.option("--ocr", is_flag=True, default=None, expose_value=False,
+                     callback=_remember, help="Read pages without a usable text layer (scans, "
+                     "broken fonts) with Tesseract, about 2.5 CPU s a page ([ocr])."),
         click.option("-v", "--verbose", count=True, help="More log output."),
         click.option("-q", "--quiet", is_flag=True, help="Errors only."),
         click.option("--allow-empty", is_flag=True, expose_value=False,
@@ -142,6 +145,8 @@ def flag_overrides(workers: int | None, executor: str | None, parser: str | None
         out = merge(out, {"images": {"enabled": True}})
     if ctx and ctx.meta.get("no_mask"):
         out = merge(out, {"images": {"mask": False}})
+    if ctx and ctx.meta.get("ocr"):
+        out = merge(out, {"ocr": {"enabled": True}})
     if exclude:
         listed = [line.strip() for line in exclude.read_text(encoding="utf-8-sig").splitlines()]
         out = merge(out, {"dedup": {"exclude": [x for x in listed if x and x[0] != "#"]}})

@@ -20,6 +20,7 @@ from typing import Any
 
 from loralay_build.errors import ConfigError
 from loralay_build.licences import check_patterns
+from loralay_build.parse.ocr import OcrSettings
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.source_table import SourceConfig, source_from_table
 from loralay_build.tables import check_choice, check_ranges, from_table
@@ -287,6 +288,7 @@ class Settings:
     output: OutputSettings = field(default_factory=OutputSettings)
     dedup: DedupSettings = field(default_factory=DedupSettings)
     images: ImageSettings = field(default_factory=ImageSettings)
+    ocr: OcrSettings = field(default_factory=OcrSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -302,9 +304,11 @@ class Settings:
 
         Where the work ran (executor, worker count, Ray address, in-flight bound) is left out:
         it does not change the output, and the same input must give byte-identical builds on
-        any executor.
+        any executor. So is `[ocr]`: it decides which documents can be read, each row says
+        which of its pages OCR made, and a run without `--ocr` leaves the published ones be.
         """
         raw = dict(self.raw)
+        raw.pop("ocr", None)
         run = {k: v for k, v in raw.pop("run", {}).items() if k not in PLACEMENT_KEYS}
         return _hash({**raw, "run": run} if run else raw)
 
@@ -359,7 +363,7 @@ def env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
 
 
 SECTIONS = ("source", "http", "run", "parse", "match", "filters", "split", "output", "store",
-            "dedup", "images")
+            "dedup", "images", "ocr")
 
 
 def _checked_filters(filters: FilterSettings) -> FilterSettings:
@@ -435,6 +439,7 @@ def _validate(source: str, raw: dict[str, Any], source_config: type[SourceConfig
         output=from_table(OutputSettings, raw.get("output", {}), "output"),
         dedup=from_table(DedupSettings, raw.get("dedup", {}), "dedup"),
         images=from_table(ImageSettings, raw.get("images", {}), "images"),
+        ocr=from_table(OcrSettings, raw.get("ocr", {}), "ocr"),
         store=from_table(StoreSettings, raw.get("store", {}), "store"),
         raw=raw,
     )

@@ -40,7 +40,7 @@ EXPECTED: dict[str, set[Reason | None]] = {
     "C06": {None, Reason.CORRUPTED},
     "D01": {Reason.ENCRYPTED},
     "D04": {Reason.ENCRYPTED},
-    "E01": {Reason.NO_TEXT_LAYER},
+    "E01": {Reason.NEEDS_OCR},  # a scanned page: read with --ocr
     "E02": {None, Reason.NO_TEXT_LAYER},
     "E03": {None, Reason.NO_TEXT_LAYER},
     "F01": {Reason.CORRUPTED, Reason.NO_TEXT_LAYER, None},

@@ -1,5 +1,6 @@
-"""A text layer that is garbage on a whole page (a font without a usable encoding) is
-`no_text_layer`, not a document whose abstract cannot be found."""
+"""A text layer that is garbage on a whole page (a font without a usable encoding) needs OCR
+(`needs_ocr` without it, `no_text_layer` when OCR finds nothing either), never a document
+whose abstract cannot be found."""
 
 from __future__ import annotations
 
@@ -81,13 +82,13 @@ def broken_font_pdf(path: Path, garbage_pages: list[int], n_pages: int = 4) -> N
 
 
 @pytest.mark.parametrize("backend", ["pdfium", "pdfplumber", "poppler"])
-def test_a_whole_page_of_unmapped_glyphs_is_no_text_layer(tmp_path: Path, backend: str) -> None:
+def test_a_whole_page_of_unmapped_glyphs_needs_ocr(tmp_path: Path, backend: str) -> None:
     path = tmp_path / "broken.pdf"
     broken_font_pdf(path, garbage_pages=[0])
     with pytest.raises(Reject) as info:
         parse_pdf(path, backend, ParseSettings())
-    assert info.value.reason == Reason.NO_TEXT_LAYER
-    assert "page 1" in info.value.detail
+    assert info.value.reason == Reason.NEEDS_OCR
+    assert info.value.stats == {"ocr_pages": 1}
 
 
 @pytest.mark.parametrize("backend", ["pdfium", "pdfplumber", "poppler"])

@@ -32,7 +32,7 @@ HANGS = {"B03", "B04", "C06", "F02"}  # loop forever in pdfminer at constant mem
 BOMBS = {"C01", "C02"}  # 1 GiB and 4 GiB once inflated
 SLOW_PLUMBER = {"C04", "C05"}  # several seconds of pure-Python parsing
 SILENT_EMPTIES = {"A07", "B10", "E01", "E02", "E03"}  # no error, but nothing usable
-EMPTY_REASONS = {Reason.CORRUPTED, Reason.NO_TEXT_LAYER}
+EMPTY_REASONS = {Reason.CORRUPTED, Reason.NO_TEXT_LAYER, Reason.NEEDS_OCR}
 RECOVERABLE = {"B10"}  # an engine may recover its page (pdfium finds 24 characters)
 
 

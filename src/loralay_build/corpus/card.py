@@ -21,6 +21,10 @@ COLUMN_DOCS = {
     "abstracts": "every abstract of the record (all removed from the body)",
     "word_pages": "true 0-based PDF page index of each word",
     "page_sizes": "width and height in points of every page, as displayed",
+    "page_text_origin": "where each page's words come from: `pdf` (its text layer) or `ocr` "
+                        "(Tesseract, for scans and broken fonts)",
+    "page_ocr_confidence": "Tesseract's mean word confidence (0-1) of each OCRed page; null "
+                           "for a page read from its text layer",
     "source": "source name",
     "language": "declared main language",
     "lang_detected": "language of the body according to CLD2",

@@ -67,6 +67,8 @@ FULL_SCHEMA = pa.schema(
         pa.field("abstracts", pa.list_(ABSTRACT_TYPE)),
         pa.field("word_pages", pa.list_(pa.int16())),
         pa.field("page_sizes", pa.list_(PAGE_SIZE_TYPE)),
+        pa.field("page_text_origin", pa.list_(pa.string())),
+        pa.field("page_ocr_confidence", pa.list_(pa.float32())),
         pa.field("source", pa.string()),
         pa.field("language", pa.string()),
         pa.field("lang_detected", pa.string()),
@@ -110,8 +112,24 @@ def build_schema(build: Mapping[str, Any]) -> pa.Schema:
 def project(table: pa.Table, schema: pa.Schema) -> pa.Table:
     """The columns of `schema` from rows that have them and maybe more (rows of a build
     that published every column), so they publish with this dataset's schema."""
+    table = _with_page_origins(table)
     missing = [f.name for f in schema if table.schema.get_field_index(f.name) < 0
                or not table.schema.field(f.name).equals(f)]
     if missing:
         raise pa.ArrowInvalid(f"rows lack the column(s) {', '.join(missing)} of the schema")
     return table.select(schema.names).replace_schema_metadata(None)
+
+
+def _with_page_origins(table: pa.Table) -> pa.Table:
+    """Rows made before pages were read by OCR, with the columns saying so: every page's
+    text came from the PDF. Exact, so such rows need no reprocessing."""
+    if "page_text_origin" in table.column_names or "page_sizes" not in table.column_names:
+        return table
+    sizes = table.column("page_sizes").combine_chunks()
+    offsets = sizes.offsets
+    count = offsets[-1].as_py() if len(offsets) else 0
+    origin = pa.ListArray.from_arrays(offsets, pa.array(["pdf"] * count, pa.string()))
+    confidence = pa.ListArray.from_arrays(offsets, pa.nulls(count, pa.float32()))
+    index = table.column_names.index("page_sizes") + 1
+    table = table.add_column(index, FULL_SCHEMA.field("page_text_origin"), origin)
+    return table.add_column(index + 1, FULL_SCHEMA.field("page_ocr_confidence"), confidence)

@@ -19,6 +19,7 @@ from loralay_build.images import ImagesSkipped, PageImage, page_images, removed_
 from loralay_build.licences import to_spdx
 from loralay_build.nfc import nfc_values, nfc_words
 from loralay_build.parse import clean_document, parse_pdf
+from loralay_build.parse.ocr import OcrSettings
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, MatchRecord
 from loralay_build.source_table import DocumentOptions
@@ -41,6 +42,7 @@ class Task:
     match: MatchSettings
     options: DocumentOptions = field(default_factory=DocumentOptions)  # per-document options
     images: ImageSettings | None = None  # --page-images: render, mask and encode the pages
+    ocr: OcrSettings = field(default_factory=OcrSettings)  # --ocr: pages without a text layer
 
 
 @dataclass
@@ -101,6 +103,7 @@ def build_row(
         else {"width": 0.0, "height": 0.0}
         for i in range(n_pages)
     ]
+    confidences = [sizes[i].ocr_confidence if i in sizes else None for i in range(n_pages)]
     int_boxes, norm, pages = _box_columns(body)
     main = cand.language
     row = {
@@ -112,6 +115,8 @@ def build_row(
         "abstracts": [{"lang": k, "text": abstracts[k]} for k in sorted(abstracts)],
         "word_pages": pages,
         "page_sizes": page_sizes,
+        "page_text_origin": ["pdf" if c is None else "ocr" for c in confidences],
+        "page_ocr_confidence": confidences,
         "source": cand.source,
         "language": main,
         "lang_detected": lang[0],
@@ -148,7 +153,7 @@ def process_document(task: Task) -> Outcome:
     try:
         return _process(task)
     except Reject as reject:
-        return Outcome(reason=reject.reason, detail=reject.detail)
+        return Outcome(reason=reject.reason, detail=reject.detail, stats=dict(reject.stats))
     except MemoryError:
         return Outcome(reason=Reason.TOO_LARGE, detail="out of memory")
     except RecursionError:
@@ -208,7 +213,8 @@ def _process(task: Task) -> Outcome:
     doc = Document(pages=[])
     parsed = doc
     if files.pdf_path:
-        parsed = parse_pdf(files.pdf_path, backend=task.parse.backend, settings=task.parse)
+        parsed = parse_pdf(files.pdf_path, backend=task.parse.backend, settings=task.parse,
+                           ocr=task.ocr, languages=[main, *sorted(abstracts)])
         doc = clean_document(parsed, task.options.cleaners)
     _check_boxes(doc)
     if task.options.summary == "separate":
@@ -234,6 +240,7 @@ def _process(task: Task) -> Outcome:
         "summary_words": len(abstracts[main].split()),
         "removed": dict(doc.removed),
         "composed_accents": doc.composed,
+        "ocr_pages": sum(page.ocr_confidence is not None for page in doc.pages),
         "leakage": [m.leakage for m in matches if m.found or m.method == "separate"],
         "methods": [m.method for m in matches],
         "formats": files.formats,

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import loralay_build
 from loralay_build.corpus.publish import PublishedRows
+from loralay_build.errors import Reason
 from loralay_build.parse.backend import backend_module
 from loralay_build.progress import progress
 from loralay_build.run.context import BuildContext, log
@@ -43,6 +44,7 @@ def _task(ctx: BuildContext, row: Row) -> Task:
         match=settings.match,
         options=ctx.options,
         images=settings.images if settings.images.enabled else None,
+        ocr=settings.ocr,
     )
 
 
@@ -86,6 +88,10 @@ def _fetch_again(ctx: BuildContext, published: PublishedRows) -> bool:
 
 
 def process(ctx: BuildContext) -> None:
+    if ctx.settings.ocr.enabled:  # what an earlier run without --ocr could not read
+        again = ctx.state.requeue(ctx.dataset, [Reason.NEEDS_OCR.value])
+        if again:
+            log.info("%s: %d document(s) waiting for OCR queued again", ctx.dataset, again)
     published = ctx.published_rows()
     _fetch_again(ctx, published)
     total = sum(1 for _ in _todo(ctx, published))
@@ -134,6 +140,7 @@ def _record(ctx: BuildContext, outcomes: list[tuple[str, Outcome]],
                 stats.processed += 1
             else:
                 assert outcome.reason is not None
-                state.reject(dataset, cid, outcome.reason, outcome.detail,
-                             work_key=key)
+                kept = {"stats": outcome.stats} if outcome.stats else {}
+                state.reject(dataset, cid, outcome.reason, outcome.detail, work_key=key,
+                             **kept)
                 stats.rejected[outcome.reason.value] += 1
