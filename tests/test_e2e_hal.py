@@ -24,7 +24,8 @@ from .conftest import run_cli, write_toml
 from .sources.cli_helpers import assert_dataset_schema, published_splits
 
 EXPECTED_REJECTS = {
-    "scan": "no_text_layer",
+    "scan": "needs_ocr",
+    "broken_font": "needs_ocr",
     "html": "not_pdf",
     "missing": "unavailable",
     "forbidden": "unavailable",

@@ -17,7 +17,14 @@ from functools import cached_property
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from loralay_build.sandbox.pdfgen import ArticleSpec, HalCover, render_article, render_scan
+from loralay_build.sandbox.pdfgen import (
+    ArticleSpec,
+    HalCover,
+    render_article,
+    render_broken_font,
+    render_scan,
+    render_scanned,
+)
 from loralay_build.sandbox.server import FakeService, Reply, Request, SandboxServer
 from loralay_build.sandbox.textgen import ProseGenerator
 
@@ -30,7 +37,7 @@ MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", 
 FILE_BEHAVIOURS = (
     "ok",  # PDF with a HAL cover page
     "no_cover",  # PDF as deposited (some old files have no cover)
-    "scan",  # image-only PDF: no text layer
+    "scan",  # the article scanned: image-only pages, read with --ocr
     "html",  # 200 with an HTML page instead of the PDF
     "missing",  # 404
     "forbidden",  # 403 (embargo)
@@ -38,6 +45,7 @@ FILE_BEHAVIOURS = (
     "unavailable",  # 503 once, then the PDF
     "truncated",  # first answer cut in half without Content-Length, then the PDF
     "legacy",  # linked on the legacy host, which redirects to hal.science
+    "broken_font",  # set in a font whose ToUnicode map is scrambled: read with --ocr
 )
 # Set by tests on chosen records: 503 on every request, as long as the record keeps it.
 OUTAGE = "down"
@@ -59,8 +67,12 @@ class HalRecord:
 
     @cached_property
     def pdf(self) -> bytes:
-        if self.behaviour == "scan" or self.spec is None:
+        if self.spec is None:
             return render_scan(2, self.docid)
+        if self.behaviour == "scan":
+            return render_scanned(render_article(self.spec))
+        if self.behaviour == "broken_font":
+            return render_broken_font(self.spec)
         return render_article(self.spec)
 
 

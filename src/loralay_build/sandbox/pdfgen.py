@@ -1,11 +1,14 @@
 """Real PDFs for the sandbox and the tests: articles in one or two columns, with abstracts in
-several languages, an optional HAL cover page and running headers, or scans with no text layer.
+several languages, an optional HAL cover page and running headers; the same articles scanned
+(pages as pictures, no text layer) or set in a font whose ToUnicode map is scrambled (the text
+renders, its extraction is symbols), the two cases OCR reads; or pictures of no text at all.
 """
 
 from __future__ import annotations
 
 import io
 import random
+import re
 from dataclasses import dataclass, field
 
 from reportlab.lib.pagesizes import A4
@@ -113,14 +116,29 @@ def _use_cid_font(styles: dict[str, ParagraphStyle], name: str) -> None:
         style.fontName = name
 
 
-def render_article(spec: ArticleSpec) -> bytes:
+def _use_embedded_font(styles: dict[str, ParagraphStyle]) -> None:
+    """Set every style to reportlab's own embedded TrueType font, which carries a ToUnicode
+    map (written uncompressed with `pageCompression=0`)."""
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    for name, file in (("Vera", "Vera.ttf"), ("VeraBd", "VeraBd.ttf")):
+        if name not in pdfmetrics.getRegisteredFontNames():
+            pdfmetrics.registerFont(TTFont(name, file))
+    for key, style in styles.items():
+        style.fontName = "VeraBd" if key in ("title", "heading") else "Vera"
+
+
+def render_article(spec: ArticleSpec, embedded_font: bool = False) -> bytes:
     """Lay the article out with reportlab and return the PDF bytes."""
     styles = _styles()
     if spec.font:
         _use_cid_font(styles, spec.font)
+    elif embedded_font:
+        _use_embedded_font(styles)
     buffer = io.BytesIO()
     doc = BaseDocTemplate(buffer, pagesize=A4, title=spec.title, author=", ".join(spec.authors),
-                          invariant=1)
+                          invariant=1, pageCompression=0 if embedded_font else None)
     width = PAGE_W - 2 * MARGIN
     height = PAGE_H - 2 * MARGIN
     col_w = (width - GUTTER * (spec.columns - 1)) / spec.columns
@@ -202,4 +220,54 @@ def render_scan(pages: int, seed: int) -> bytes:
         canvas.drawImage(ImageReader(png), 0, 0, PAGE_W, PAGE_H)
         canvas.showPage()
     canvas.save()
+    return buffer.getvalue()
+
+
+# What a scrambled ToUnicode map gives for letters and digits: symbols only, so each word of
+# the font extracts as a run of marks without a letter, as from a real broken font.
+_SYMBOLS = "!#$%&()*+/:;<=>?@[]^_{|}~"
+_BFCHAR = re.compile(rb"beginbfchar(.*?)endbfchar", re.S)
+_TARGET = re.compile(rb"(<[0-9A-F]{2}> )<([0-9A-F]{4})>")
+
+
+def _scrambled(block: re.Match[bytes]) -> bytes:
+    def one(pair: re.Match[bytes]) -> bytes:
+        char = chr(int(pair.group(2), 16))
+        if not char.isalnum():
+            return pair.group(0)
+        symbol = _SYMBOLS[ord(char) % len(_SYMBOLS)]
+        return pair.group(1) + b"<%04X>" % ord(symbol)
+
+    return b"beginbfchar" + _TARGET.sub(one, block.group(1)) + b"endbfchar"
+
+
+def render_broken_font(spec: ArticleSpec) -> bytes:
+    """The article set in an embedded font whose ToUnicode map sends every letter and digit
+    to a symbol: it prints as the article, its text layer is garbage. The map's entries keep
+    their length, so every offset of the file stays valid."""
+    return _BFCHAR.sub(_scrambled, render_article(spec, embedded_font=True))
+
+
+def render_scanned(pdf: bytes, dpi: int = 200) -> bytes:
+    """`pdf` as a scanner would give it back: each page a gray picture at `dpi`, no text."""
+    import pypdfium2 as pdfium
+    from reportlab.lib.utils import ImageReader
+
+    source = pdfium.PdfDocument(pdf)
+    buffer = io.BytesIO()
+    try:
+        canvas = Canvas(buffer, pagesize=A4, invariant=1)
+        for page in source:
+            width, height = page.get_size()
+            image = page.render(scale=dpi / 72, grayscale=True).to_pil().convert("L")
+            png = io.BytesIO()
+            image.save(png, format="PNG")
+            png.seek(0)
+            canvas.setPageSize((width, height))
+            canvas.drawImage(ImageReader(png), 0, 0, width, height)
+            canvas.showPage()
+            page.close()
+        canvas.save()
+    finally:
+        source.close()
     return buffer.getvalue()
