@@ -18,6 +18,7 @@ from loralay_build.config import DedupSettings, OutputSettings, merge
 from loralay_build.corpus.folder import read_build, view_status
 from loralay_build.errors import ConfigError, LockHeld
 from loralay_build.parse.core import core_name
+from loralay_build.parse.ocr import ocr_hint
 from loralay_build.progress import BarSafeHandler, hide_progress
 from loralay_build.run import lifecycle
 from loralay_build.run.lifecycle import BuildResult
@@ -240,9 +241,11 @@ def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool)
     from loralay_build.sandbox import Sandbox
 
     _setup_logging(verbose, quiet)
+    ocr = ocr_ready()
     with Sandbox(docs=docs) as sandbox:
-        jobs = [DatasetJob(job.source, job.dataset,
-                           overrides=merge(job.overrides, {"run": {"timeout": 30.0}}))
+        # HAL serves the scanned and broken-font documents
+        jobs = [DatasetJob(job.source, job.dataset, overrides=merge(job.overrides, {
+                    "run": {"timeout": 30.0}, "ocr": {"enabled": ocr and job.source == "hal"}}))
                 for job in sandbox.demo_builds() if not only or job.dataset in only]
         stamps = {name: _build_stamp(out / name) for job in jobs for name in _demo_names(job)}
 
@@ -260,6 +263,18 @@ def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool)
 
         code = build_all(jobs, out, allow_empty=False, after=tell)
     sys.exit(code)
+
+
+def ocr_ready() -> bool:
+    """Whether the demo can read its scanned and broken-font documents (HAL's): Tesseract
+    and the French model are installed (else they are reported `needs_ocr`)."""
+    from loralay_build.parse.ocr import OcrSettings, check_ocr
+
+    try:
+        check_ocr(OcrSettings(enabled=True), ["fr"])
+    except ConfigError:
+        return False
+    return True
 
 
 def _demo_names(job: DatasetJob) -> list[str]:
@@ -291,6 +306,8 @@ def status(path: Path, as_json: bool) -> None:
                 "rejects": state.reason_counts(dataset),
                 "filtered": state.reason_counts(dataset, FILTERED),
                 "last_run": state.last_run(dataset),
+                "needs_ocr": dict(zip(("documents", "pages"), state.waiting_for_ocr(dataset),
+                                      strict=True)),
             }
             for dataset in state.datasets() if only in (None, dataset)
         }
@@ -316,6 +333,8 @@ def status(path: Path, as_json: bool) -> None:
         click.echo(f"{dataset}")
         for key, value in info["statuses"].items():
             click.echo(f"  {key:<12} {value:>8}")
+        if info["needs_ocr"]["documents"]:
+            click.echo(f"  {ocr_hint(**info['needs_ocr'])}")
         for title in ("rejects", "filtered"):
             if info[title]:
                 click.echo(f"  {title}:")

@@ -54,6 +54,11 @@ class DocumentOptions:
             check_choice(name, "source", "cleaners", tuple(sorted(CLEANERS)))
         check_ranges(self, "source", at_least={"min_reference_ratio": 0})
 
+    def ocr_languages(self) -> tuple[str, ...]:
+        """The languages (ISO 639-1) the source's documents may be written in, whose OCR
+        models `--ocr` checks before any work."""
+        return (self.language,) if self.language else ()
+
     def document_options(self) -> DocumentOptions:
         """Only the per-document part, the one object sent with every task."""
         return DocumentOptions(**{f.name: getattr(self, f.name)

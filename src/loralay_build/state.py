@@ -459,6 +459,14 @@ class State:
             )
         }
 
+    def waiting_for_ocr(self, dataset: str) -> tuple[int, int]:
+        """Documents rejected as `needs_ocr`, and their pages without a text layer."""
+        documents, pages = self.db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(json_extract(stats, '$.ocr_pages')), 0)"
+            " FROM candidates WHERE dataset = ? AND status = ? AND reason = 'needs_ocr'",
+            (dataset, REJECTED)).fetchone()
+        return int(documents), int(pages)
+
     def last_run(self, dataset: str) -> dict[str, Any] | None:
         row = self.db.execute(
             "SELECT * FROM runs WHERE dataset = ? ORDER BY id DESC LIMIT 1", (dataset,)

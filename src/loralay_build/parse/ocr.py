@@ -82,6 +82,13 @@ class OcrSettings:
             raise ConfigError("[ocr] max_pages, page_seconds and max_pixels must be positive")
 
 
+def ocr_hint(documents: int, pages: int) -> str:
+    """What the documents waiting for OCR would cost, and how to read them."""
+    minutes = pages * SECONDS_PER_PAGE / 60
+    return (f"{documents} document(s) need OCR ({pages} pages, about {minutes:.0f} CPU-min): "
+            "run again with --ocr")
+
+
 def tesseract_code(language: str) -> str:
     """Tesseract's model name for an ISO 639-1 code (the code itself if unknown)."""
     return _TESSERACT_NAMES.get(language) or _ISO_639_2T.get(language) or language
@@ -98,8 +105,10 @@ def models_for(languages: Iterable[str], settings: OcrSettings) -> list[str]:
 
 
 def tessdata_dir(settings: OcrSettings) -> Path | None:
-    """The folder holding the language models, or None when there is none."""
-    candidates = [settings.tessdata, os.environ.get("TESSDATA_PREFIX", ""), *TESSDATA_DIRS]
+    """The folder holding the language models, or None when there is none: the configured
+    one alone when `tessdata` is set."""
+    candidates = ([settings.tessdata] if settings.tessdata
+                  else [os.environ.get("TESSDATA_PREFIX", ""), *TESSDATA_DIRS])
     for folder in candidates:
         if folder and Path(folder, f"{ENGLISH}.traineddata").is_file():
             return Path(folder)
@@ -190,8 +199,11 @@ class Reader:
             import tesserocr
 
             folder = tessdata_dir(self.settings)
-            if folder is None:
-                raise Reject(Reason.NEEDS_OCR, "no Tesseract language data")
+            missing = [code for code in models if folder is None
+                       or not (folder / f"{code}.traineddata").is_file()]
+            if folder is None or missing:
+                raise Reject(Reason.NEEDS_OCR, f"no Tesseract model for {', '.join(missing)}: "
+                                               f"{apt_line(missing)}")
             api = tesserocr.PyTessBaseAPI(path=str(folder) + "/", lang=key)
             self._engines[key] = api
         return self._engines[key]

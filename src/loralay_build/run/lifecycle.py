@@ -23,6 +23,7 @@ import click
 
 from loralay_build.config import Settings
 from loralay_build.errors import ConfigError, LockHeld, LoralayError
+from loralay_build.parse.ocr import check_ocr, ocr_hint
 from loralay_build.progress import interactive
 from loralay_build.run.context import BuildRequest
 from loralay_build.run.heap import pin_mmap_threshold
@@ -52,11 +53,14 @@ class Terminated(KeyboardInterrupt):
 
 
 def check_environment(settings: Settings) -> None:
-    """Programs the configuration needs are on PATH."""
+    """Programs the configuration needs are on PATH, and with `--ocr` the OCR engine and the
+    models of every language the source's documents may be in."""
     program = BACKEND_PROGRAMS.get(settings.parse.backend)
     if program is not None and shutil.which(program[0]) is None:
         raise ConfigError(f"the {settings.parse.backend} parser needs `{program[0]}` on PATH: "
                           f"{program[1]}, or choose another --parser")
+    if settings.ocr.enabled:
+        check_ocr(settings.ocr, settings.source.ocr_languages())
 
 
 def check_output_root(out: Path, dataset: str) -> None:
@@ -199,3 +203,8 @@ def _summary(state: State, request: BuildRequest, counts: dict[str, int], code: 
     log.info("%s: %s (this run: %s)", request.dataset, line, run)
     if interactive():
         click.echo(f"{request.out_root / request.dataset}: {line} (this run: {run})", err=True)
+    documents, pages = state.waiting_for_ocr(request.dataset)
+    if documents and not request.settings.ocr.enabled:
+        # a warning when this run found new ones, so that cron mails it once
+        report = log.warning if counts.get("rejected_needs_ocr") else log.info
+        report("%s: %s", request.dataset, ocr_hint(documents, pages))

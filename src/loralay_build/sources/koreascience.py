@@ -31,6 +31,9 @@ class KoreaScienceConfig(CrawlConfig):
     last_year: int
     page_size: int
 
+    def ocr_languages(self) -> tuple[str, ...]:
+        return ("ko",)
+
     def __post_init__(self) -> None:
         super().__post_init__()
         check_ranges(self, "source", at_least={"page_size": 1, "last_year": self.first_year})

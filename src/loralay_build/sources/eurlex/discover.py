@@ -122,6 +122,9 @@ class EurlexConfig(CellarConfig):
     include_obsolete: bool
     split_preset: Literal["chronological", "eurlex-sum"]
 
+    def ocr_languages(self) -> tuple[str, ...]:
+        return tuple(language_codes(self.languages))
+
     def __post_init__(self) -> None:
         super().__post_init__()
         check_ranges(self, "source", at_least={"sparql_page": 1, "page_size": 1,

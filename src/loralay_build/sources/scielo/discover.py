@@ -60,6 +60,9 @@ class SciELOConfig(CrawlConfig):
     page_size: int
     site_listings: dict[str, tuple[str, ...]] | None = None  # collection -> listing URLs
 
+    def ocr_languages(self) -> tuple[str, ...]:
+        return tuple(sorted(self.datasets))
+
     def __post_init__(self) -> None:
         super().__post_init__()
         check_ranges(self, "source", at_least={"page_size": 1})
