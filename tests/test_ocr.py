@@ -15,6 +15,8 @@ import pypdfium2 as pdfium
 import pytest
 
 from loralay_build.errors import ConfigError, Reason, Reject
+from loralay_build.inspect.layers import ABSTRACT, KEPT, document_layers
+from loralay_build.inspect.layers import OCR as OCR_WORDS
 from loralay_build.parse import parse_pdf
 from loralay_build.parse.ocr import OcrSettings, check_ocr
 from loralay_build.records import Document
@@ -211,6 +213,10 @@ def test_needs_ocr_then_a_run_with_ocr_publishes_and_one_without_changes_nothing
     assert masked["local:scan"]["masked_boxes"], "the OCRed abstract is painted over"
     card = (out / "mine" / "README.md").read_text(encoding="utf-8")
     assert "page_text_origin" in card and "page_ocr_confidence" in card
+
+    layers = document_layers(out / "mine", "local:scan")  # what `inspect` draws
+    kinds = Counter(mark.kind for page in layers.pages.values() for mark in page.marks)
+    assert kinds[OCR_WORDS] > 100 and kinds[KEPT] == 0 and kinds[ABSTRACT] > 40, kinds
 
     before = _shards(out / "mine")
     third = run_cli("local", "--input", str(manifest), "--out", str(out), "--name", "mine",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from loralay_build.records import Box, Document
 from loralay_build.sources import load_settings
 from loralay_build.state import FILTERED, REJECTED, STATE_DIR, State
 
-KEPT, ABSTRACT, DROPPED = "kept", "abstract", "dropped"
+KEPT, ABSTRACT, DROPPED, OCR = "kept", "abstract", "dropped", "ocr"  # OCR: kept, read by OCR
 
 
 class UnknownDocument(LookupError):
@@ -140,8 +140,10 @@ def _published(row: dict[str, Any], doc: Document, cleaners: list[str],
                layers: DocumentLayers) -> None:
     cleaned, _, dropped = _clean(doc, cleaners)
     pages = layers.pages
+    read = _ocr_pages(row)
     for box, page in zip(row["article_bboxes"], row["word_pages"], strict=True):
-        pages[page].marks.append(Mark((box[0], box[1], box[2], box[3]), KEPT))
+        pages[page].marks.append(Mark((box[0], box[1], box[2], box[3]),
+                                      OCR if page in read else KEPT))
     removed = 0
     found = [m for m in row["matches"] if m["found"]]
     for match in found:
@@ -160,6 +162,12 @@ def _published(row: dict[str, Any], doc: Document, cleaners: list[str],
         layers.default_page = min(m["page"] for m in found)
     elif row["word_pages"]:
         layers.default_page = row["word_pages"][0]
+
+
+def _ocr_pages(row: dict[str, Any] | None) -> set[int]:
+    """The pages of a published row whose words OCR read."""
+    origins = (row or {}).get("page_text_origin") or []
+    return {page for page, origin in enumerate(origins) if origin == "ocr"}
 
 
 def _unpublished(doc: Document, cleaners: list[str], layers: DocumentLayers) -> None:
@@ -205,8 +213,11 @@ def document_layers(dataset_dir: Path, article_id: str) -> DocumentLayers:
         return layers
     settings = load_settings(_source_of(dataset_dir, source))
     cleaners = list(settings.source.cleaners)
+    # pages the build read by OCR are read again the same way
+    ocr = replace(settings.ocr, enabled=bool(_ocr_pages(row)))
+    languages = [row["language"], *(a["lang"] for a in row["abstracts"])] if row else []
     try:
-        doc = parse_pdf(layers.pdf_path, settings=settings.parse)
+        doc = parse_pdf(layers.pdf_path, settings=settings.parse, ocr=ocr, languages=languages)
     except Reject as reject:
         layers.notes.append(f"no words to draw: {reject.reason.value} ({reject.detail})")
         return layers

@@ -10,7 +10,14 @@ from PIL import Image, ImageDraw, ImageFont
 
 from loralay_build.blobs import atomic_path
 from loralay_build.images import render_page as render_pdf_page
-from loralay_build.inspect.layers import ABSTRACT, DROPPED, KEPT, DocumentLayers, PageLayers
+from loralay_build.inspect.layers import (
+    ABSTRACT,
+    DROPPED,
+    KEPT,
+    OCR,
+    DocumentLayers,
+    PageLayers,
+)
 
 DPI = 110
 SCALE = DPI / 72  # pixels per point: boxes in points map to the bitmap by this factor alone
@@ -18,6 +25,7 @@ COLOURS: dict[str, tuple[int, int, int]] = {
     KEPT: (31, 119, 180),
     ABSTRACT: (214, 39, 40),
     DROPPED: (44, 160, 44),
+    OCR: (188, 189, 34),
     "order": (255, 127, 14),
 }
 # One colour per abstract language, in the document's sorted order of languages: two
@@ -93,7 +101,8 @@ def _legend(layer: PageLayers, reading_order: bool, header: list[str],
     """(colour, text) lines; no colour for plain text."""
     lines: Legend = [(None, text) for text in header]
     counts = Counter((m.kind, m.label) for m in layer.marks)
-    names = {KEPT: "kept words", ABSTRACT: "removed abstract", DROPPED: "dropped by cleaner"}
+    names = {KEPT: "kept words", ABSTRACT: "removed abstract", DROPPED: "dropped by cleaner",
+             OCR: "kept words read by OCR"}
     for (kind, label), n in sorted(counts.items()):
         suffix = f" ({'language ' if kind == ABSTRACT else ''}{label})" if label else ""
         lines.append((colours[(kind, label)], f"{names[kind]}{suffix}: {n} words"))
