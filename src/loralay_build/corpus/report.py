@@ -12,8 +12,9 @@ from loralay_build.blobs import atomic_path, atomic_write_bytes
 from loralay_build.corpus.folder import datasets_under, read_build
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.stats import corpus_stats, split_values
-from loralay_build.errors import LoralayError
+from loralay_build.errors import LoralayError, Reason
 from loralay_build.licences import redistributable
+from loralay_build.parse.ocr import ocr_hint, pages_waiting
 
 SPLIT_COLOURS = {"train": "#1f77b4", "validation": "#ff7f0e", "test": "#2ca02c"}
 YEAR_LABELS = 40  # most year labels one axis shows before it labels every few years
@@ -43,16 +44,21 @@ def _whole(axis: Any) -> None:
     axis.set_major_locator(MaxNLocator(integer=True))
 
 
-def read_rejects(folder: Path) -> dict[str, int]:
-    """Documents dropped per reason, from the dataset's rejects.jsonl."""
+def read_rejects(folder: Path) -> tuple[dict[str, int], int]:
+    """Documents dropped per reason, from the dataset's rejects.jsonl, and the pages of those
+    waiting for OCR."""
     path = folder / "rejects.jsonl"
     if not path.is_file():
-        return {}
+        return {}, 0
     counts: Counter[str] = Counter()
+    waiting = 0
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
-            counts[str(json.loads(line).get("reason") or "unknown")] += 1
-    return dict(sorted(counts.items()))
+            record = json.loads(line)
+            counts[str(record.get("reason") or "unknown")] += 1
+            if record.get("reason") == Reason.NEEDS_OCR:
+                waiting += pages_waiting(str(record.get("detail") or ""))
+    return dict(sorted(counts.items())), waiting
 
 
 def _trio(values: dict[str, float]) -> str:
@@ -65,20 +71,27 @@ def markdown(report: dict[str, Any]) -> str:
         "Lengths in whitespace-separated words, as mean / median / p90. Compression: mean "
         "article length over mean summary length. Language confidence: pycld2's, mean.", "",
         "| dataset | split | documents | pages per document | article words | summary words "
-        "| compression | language confidence |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "| compression | language confidence | pages read by OCR (documents) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, info in report["datasets"].items():
         for split, s in info["splits"].items():
             lines.append(
                 f"| {name} | {split} | {s['documents']} | {s['pages']['mean']:.1f} "
                 f"| {_trio(s['article_words'])} | {_trio(s['summary_words'])} "
-                f"| {s['compression']:.1f} | {s['lang_confidence_mean']:.3f} |"
+                f"| {s['compression']:.1f} | {s['lang_confidence_mean']:.3f} "
+                f"| {s['ocr']['pages']} ({s['ocr']['documents']}) |"
             )
     lines += ["", "## Documents lost per cause", "", "| dataset | reason | documents |",
               "|---|---|---:|"]
     for name, info in report["datasets"].items():
         lines += [f"| {name} | {reason} | {n} |" for reason, n in info["rejects"].items()]
+    waiting = {name: info for name, info in report["datasets"].items()
+               if info["rejects"].get(Reason.NEEDS_OCR)}
+    if waiting:
+        lines += ["", "## Documents waiting for OCR", ""]
+        lines += [f"- {name}: {ocr_hint(info['rejects'][Reason.NEEDS_OCR], info['ocr_waiting'])}"
+                  for name, info in waiting.items()]
     lines += ["", "## Licences", "", "Documents (view rows) per licence and split; "
               "redistributable: a third party may redistribute the text, commercially too.", "",
               "| dataset | licence | train | validation | test | redistributable |",
@@ -226,9 +239,10 @@ def write_report(data_dir: Path, out: Path) -> dict[str, Any]:
             continue
         values = split_values(folder)
         stats = corpus_stats(folder, values)
-        rejects[folder.name] = read_rejects(folder)
+        rejects[folder.name], waiting = read_rejects(folder)
         report["datasets"][folder.name] = {"splits": stats["splits"],
                                            "rejects": rejects[folder.name],
+                                           "ocr_waiting": waiting,
                                            "licences": stats.get("licences", {})}
         for kind, draw in (("lengths", lengths_figure), ("years", years_figure)):
             name = f"{folder.name}-{kind}.png"

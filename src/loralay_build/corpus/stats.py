@@ -6,6 +6,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -36,6 +37,17 @@ def _year(published: str | None) -> int | None:
 STATS_COLUMNS = ["word_pages", "abstract", "lang_confidence", "page_sizes", "published"]
 
 
+def _ocr_pages(shard: pq.ParquetFile, group: int, rows: int) -> list[int]:
+    """Pages read by OCR in each row of a row group (0 for shards older than the column)."""
+    if "page_text_origin" not in shard.schema_arrow.names:
+        return [0] * rows
+    column = shard.read_row_group(group, columns=["page_text_origin"]).column(0).combine_chunks()
+    read = pc.equal(pc.list_flatten(column), "ocr").to_numpy(zero_copy_only=False)
+    owners = pc.list_parent_indices(column).to_numpy()
+    counts: list[int] = np.bincount(owners[read], minlength=rows).tolist()
+    return counts
+
+
 def _list_lengths(column: pa.ChunkedArray) -> list[int]:
     lengths: list[int] = pc.fill_null(pc.list_value_length(column), 0).to_pylist()
     return lengths
@@ -54,7 +66,7 @@ def split_values(folder: Path) -> dict[str, dict[str, list[Any]]]:
         if not files:
             continue
         values: dict[str, list[Any]] = {key: [] for key in (
-            "article_words", "summary_words", "pages", "lang_confidence", "year")}
+            "article_words", "summary_words", "pages", "lang_confidence", "year", "ocr_pages")}
         for path in files:
             with pq.ParquetFile(path) as shard:
                 for group in range(shard.num_row_groups):
@@ -65,6 +77,7 @@ def split_values(folder: Path) -> dict[str, dict[str, list[Any]]]:
                     values["pages"] += _list_lengths(table.column("page_sizes"))
                     values["lang_confidence"] += table.column("lang_confidence").to_pylist()
                     values["year"] += [_year(p) for p in table.column("published").to_pylist()]
+                    values["ocr_pages"] += _ocr_pages(shard, group, table.num_rows)
         out[split] = values
     return out
 
@@ -98,6 +111,8 @@ def corpus_stats(folder: Path,
             "summary_words": summary,
             "compression": article["mean"] / summary["mean"] if summary["mean"] else 0.0,
             "lang_confidence_mean": statistics.fmean(confidence) if confidence else 0.0,
+            "ocr": {"documents": sum(1 for n in columns["ocr_pages"] if n),
+                    "pages": sum(columns["ocr_pages"])},
         }
     if build:
         out["leakage"] = build.get("leakage", {})
@@ -122,6 +137,12 @@ def format_stats(stats: dict[str, Any]) -> str:
             f"{info['pages']['mean']:>6.1f}  {info['compression']:>6.1f}  "
             f"{info['lang_confidence_mean']:>11.3f}"
         )
+    read = {split: info["ocr"] for split, info in stats["splits"].items()
+            if info.get("ocr", {}).get("documents")}
+    if read:
+        lines += ["", "pages read by OCR (scans, broken fonts):"]
+        lines += [f"  {split}: {n['pages']} pages in {n['documents']} documents"
+                  for split, n in read.items()]
     if stats.get("leakage"):
         lines += ["", "residual abstract leakage (share of abstract 5-grams left in the body):"]
         lines += [f"  {k}: {v:.4g}" for k, v in stats["leakage"].items()]

@@ -18,6 +18,7 @@ import contextlib
 import csv
 import math
 import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +81,15 @@ class OcrSettings:
             raise ConfigError(f"[ocr] dpi must lie in [{MIN_DPI}, 1200], got {self.dpi}")
         if self.max_pages < 1 or self.page_seconds <= 0 or self.max_pixels < 1:
             raise ConfigError("[ocr] max_pages, page_seconds and max_pixels must be positive")
+
+
+_WAITING = "pages have no usable text layer (run with --ocr)"  # a `needs_ocr` reject's detail
+
+
+def pages_waiting(detail: str) -> int:
+    """The pages a `needs_ocr` reject's detail says need OCR."""
+    found = re.match(rf"(\d+) of \d+ {re.escape(_WAITING)}", detail)
+    return int(found.group(1)) if found else 0
 
 
 def ocr_hint(documents: int, pages: int) -> str:
@@ -297,8 +307,7 @@ def ocr_pages(path: str | Path, pages: list[PageText], wanted: list[int],
     """`pages` with those at the positions `wanted` read by OCR instead; `needs_ocr` when
     OCR is off, `too_large` beyond `max_pages`."""
     if not settings.enabled:
-        raise Reject(Reason.NEEDS_OCR, f"{len(wanted)} of {len(pages)} pages have no usable "
-                                       "text layer (run with --ocr)",
+        raise Reject(Reason.NEEDS_OCR, f"{len(wanted)} of {len(pages)} {_WAITING}",
                      stats={"ocr_pages": len(wanted)})
     if len(wanted) > settings.max_pages:
         raise Reject(Reason.TOO_LARGE, f"{len(wanted)} pages need OCR > [ocr] max_pages="
