@@ -1,0 +1,292 @@
+"""OCR against the born-digital originals: words, boxes, abstracts, cost and false positives.
+
+Usage: python scripts/bench_ocr.py ../shared/realdocs [--docs 12] [--pages 3] [--workers 2]
+       [--out DIR] [--json FILE]
+
+From a realdocs-style folder (`manifest.jsonl` with gold abstracts), it keeps the first
+`--pages` pages of `--docs` documents (spread over the body languages) as digital copies and
+makes image-only copies of them: every page rendered in gray at 200 and at 300 dpi and wrapped
+as a picture, and a third at 300 dpi with mild noise and a 1 degree skew. Each set is built
+with `build-corpus local --no-filter` (the copies with `--ocr`), and the rows are compared
+with the digital build's, document by document:
+
+- body words: recall and precision of the bag of body tokens (abstracts already removed by
+  both builds), mean and minimum per language; Korean by characters as well;
+- boxes: IoU of each OCR word's box with the digital box of the same word on the same page
+  (words found once on the page in both);
+- abstracts: share of the abstracts found in the digital copy that are found in the image
+  copy, and the excess leakage (image copy's leakage minus the digital copy's);
+- cost: CPU seconds (every process) per page, and the largest worker's peak RSS;
+- false positives: the born-digital originals, whole, built with `--ocr`: pages OCRed, and
+  the share of the parse CPU the detection costs (timed in process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow.parquet as pq
+import pypdfium2 as pdfium
+from PIL import Image
+
+VARIANTS = {"scan200": (200, False), "scan300": (300, False), "noisy300": (300, True)}
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def _pick(manifest: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
+    """`count` documents with a printed abstract, round-robin over the body languages."""
+    by_lang: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for record in manifest:
+        if record.get("abstracts"):
+            by_lang[record["language"]].append(record)
+    picked: list[dict[str, Any]] = []
+    while len(picked) < count and any(by_lang.values()):
+        for lang in sorted(by_lang):
+            if by_lang[lang] and len(picked) < count:
+                picked.append(by_lang[lang].pop(0))
+    return picked
+
+
+def _first_pages(source: Path, pages: int) -> bytes:
+    pdf = pdfium.PdfDocument(str(source))
+    out = pdfium.PdfDocument.new()
+    out.import_pages(pdf, list(range(min(pages, len(pdf)))))
+    buffer = io.BytesIO()
+    out.save(buffer)
+    out.close()
+    pdf.close()
+    return buffer.getvalue()
+
+
+def _image_only(data: bytes, dpi: int, noisy: bool, seed: int) -> bytes:
+    """Each page as a gray picture at `dpi`, optionally skewed by 1 degree with noise."""
+    pdf = pdfium.PdfDocument(data)
+    rng = np.random.default_rng(seed)
+    images, sizes = [], []
+    for page in pdf:
+        sizes.append(page.get_size())
+        image = page.render(scale=dpi / 72, grayscale=True).to_pil().convert("L")
+        if noisy:
+            image = image.rotate(1.0, resample=Image.Resampling.BILINEAR, fillcolor=255)
+            pixels = np.asarray(image, dtype=np.int16) + rng.normal(0, 12, image.size[::-1])
+            image = Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8))
+        images.append(image)
+        page.close()
+    pdf.close()
+    buffer = io.BytesIO()
+    images[0].save(buffer, format="PDF", save_all=True, append_images=images[1:],
+                   resolution=float(dpi))
+    return buffer.getvalue()
+
+
+def _manifest(folder: Path, records: list[dict[str, Any]]) -> Path:
+    lines = []
+    for record in records:
+        abstracts = dict(record.get("abstracts") or {})
+        lines.append(json.dumps({
+            "id": record["id"], "pdf": f"{record['id']}.pdf", "language": record["language"],
+            "abstracts": abstracts, "published": record.get("date") or "",
+            "title": record.get("title") or ""}, ensure_ascii=False))
+    path = folder / "manifest.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _build(manifest: Path, out: Path, name: str, workers: int, ocr: bool) -> dict[str, float]:
+    """Build one set; CPU of every process and the largest child's peak RSS."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    command = [sys.executable, "-m", "loralay_build.cli", "local", "--input", str(manifest),
+               "--out", str(out), "--name", name, "--no-filter", "--workers", str(workers),
+               "--allow-empty", "-q", *(["--ocr"] if ocr else [])]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode not in (0, 3):
+        sys.exit(f"{name}: build failed ({done.returncode}): {done.stderr[-2000:]}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"cpu_s": cpu, "wall_s": time.monotonic() - started,
+            "largest_process_rss_mib": after.ru_maxrss / 1024}
+
+
+def _rows(folder: Path) -> dict[str, dict[str, Any]]:
+    rows: dict[str, dict[str, Any]] = {}
+    for path in sorted(folder.glob("*.parquet")):
+        for row in pq.read_table(path).to_pylist():
+            rows[row["article_id"].removeprefix("local:")] = row
+    return rows
+
+
+def _bag(words: list[str]) -> Counter[str]:
+    return Counter(t.lower() for w in words for t in _TOKEN.findall(w))
+
+
+def _recall_precision(found: Counter[str], truth: Counter[str]) -> tuple[float, float]:
+    common = sum((found & truth).values())
+    return (common / max(1, sum(truth.values())), common / max(1, sum(found.values())))
+
+
+def _iou(a: list[float], b: list[float]) -> float:
+    x0, y0, x1, y1 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
+    inter = max(0.0, x1 - x0) * max(0.0, y1 - y0)
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _unique_words(row: dict[str, Any]) -> dict[tuple[int, str], list[float]]:
+    seen: Counter[tuple[int, str]] = Counter()
+    boxes: dict[tuple[int, str], list[float]] = {}
+    for word, box, page in zip(row["article_words"], row["article_bboxes"], row["word_pages"],
+                               strict=True):
+        seen[(page, word)] += 1
+        boxes[(page, word)] = box
+    return {key: box for key, box in boxes.items() if seen[key] == 1 and len(key[1]) > 1}
+
+
+def compare(digital: dict[str, dict[str, Any]], read: dict[str, dict[str, Any]],
+            languages: dict[str, str]) -> dict[str, Any]:
+    per_lang: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    chars: list[float] = []
+    ious: list[float] = []
+    wanted = retrieved = 0
+    excess: list[float] = []
+    missing = sorted(set(digital) - set(read))
+    for doc_id, truth in digital.items():
+        row = read.get(doc_id)
+        if row is None:
+            continue
+        lang = languages[doc_id]
+        per_lang[lang].append(_recall_precision(_bag(row["article_words"]),
+                                                _bag(truth["article_words"])))
+        if lang == "ko":
+            chars.append(_recall_precision(Counter("".join(row["article_words"])),
+                                           Counter("".join(truth["article_words"])))[0])
+        mine = _unique_words(row)
+        for key, box in _unique_words(truth).items():
+            if key in mine:
+                ious.append(_iou(box, mine[key]))
+        found = {m["lang"]: m for m in row["matches"] if m["found"]}
+        for match in truth["matches"]:
+            if match["found"]:
+                wanted += 1
+                if match["lang"] in found:
+                    retrieved += 1
+                    excess.append(found[match["lang"]]["leakage"] - match["leakage"])
+    latin = [pair for lang, pairs in per_lang.items() if lang != "ko" for pair in pairs]
+    return {
+        "documents": len(read), "missing": missing,
+        "latin_recall_mean": statistics.fmean(p[0] for p in latin) if latin else 0.0,
+        "latin_recall_min": min((p[0] for p in latin), default=0.0),
+        "latin_precision_mean": statistics.fmean(p[1] for p in latin) if latin else 0.0,
+        "per_language": {lang: {"recall_mean": statistics.fmean(p[0] for p in pairs),
+                                "recall_min": min(p[0] for p in pairs),
+                                "precision_mean": statistics.fmean(p[1] for p in pairs)}
+                         for lang, pairs in sorted(per_lang.items())},
+        "korean_char_recall": statistics.fmean(chars) if chars else None,
+        "boxes_matched": len(ious),
+        "boxes_iou_median": statistics.median(ious) if ious else 0.0,
+        "boxes_iou_at_least_half": sum(i >= 0.5 for i in ious) / len(ious) if ious else 0.0,
+        "abstract_retrieval": retrieved / wanted if wanted else 0.0,
+        "abstracts_over_5pct_excess_leakage": sum(e > 0.05 for e in excess),
+    }
+
+
+def detection_share(pdfs: list[Path]) -> dict[str, float]:
+    """CPU of the OCR detection (`pages_to_read`) as a share of parsing the born-digital
+    files, in this process."""
+    from loralay_build.parse import api, parse_pdf
+
+    spent = [0.0]
+    original = api.pages_to_read
+
+    def timed(*args: Any) -> list[int]:
+        start = time.process_time()
+        try:
+            return original(*args)
+        finally:
+            spent[0] += time.process_time() - start
+
+    api.pages_to_read = timed  # type: ignore[assignment]
+    start = time.process_time()
+    for path in pdfs:
+        try:
+            parse_pdf(path)
+        except Exception:  # a reject is part of parsing too
+            continue
+    total = time.process_time() - start
+    api.pages_to_read = original
+    return {"parse_cpu_s": total, "detection_cpu_s": spent[0],
+            "detection_share": spent[0] / total if total else 0.0}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--docs", type=int, default=12)
+    parser.add_argument("--pages", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=Path("bench-ocr"))
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    manifest = [json.loads(line) for line in
+                (args.folder / "manifest.jsonl").read_text(encoding="utf-8").splitlines()]
+    records = _pick(manifest, args.docs)
+    languages = {r["id"]: r["language"] for r in records}
+    work = args.out
+    work.mkdir(parents=True, exist_ok=True)
+    folders = {name: work / "input" / name for name in ("digital", *VARIANTS)}
+    pages = 0
+    for folder in folders.values():
+        folder.mkdir(parents=True, exist_ok=True)
+    for seed, record in enumerate(records):
+        digital = _first_pages(args.folder / record["file"], args.pages)
+        pages += len(pdfium.PdfDocument(digital))
+        (folders["digital"] / f"{record['id']}.pdf").write_bytes(digital)
+        for name, (dpi, noisy) in VARIANTS.items():
+            (folders[name] / f"{record['id']}.pdf").write_bytes(
+                _image_only(digital, dpi, noisy, seed))
+    report: dict[str, Any] = {"documents": len(records), "pages": pages, "builds": {}}
+    out = work / "data"
+    costs = {"digital": _build(_manifest(folders["digital"], records), out, "digital",
+                               args.workers, ocr=False)}
+    truth = _rows(out / "digital")
+    for name in VARIANTS:
+        costs[name] = _build(_manifest(folders[name], records), out, name, args.workers,
+                             ocr=True)
+        report["builds"][name] = {**compare(truth, _rows(out / name), languages),
+                                  **costs[name],
+                                  "cpu_s_per_page": costs[name]["cpu_s"] / pages}
+    report["digital"] = costs["digital"]
+    whole = work / "input" / "born-digital"
+    whole.mkdir(parents=True, exist_ok=True)
+    every = [r for r in manifest if r.get("abstracts")]
+    for record in every:
+        target = whole / f"{record['id']}.pdf"
+        if not target.exists():
+            target.write_bytes((args.folder / record["file"]).read_bytes())
+    born = _build(_manifest(whole, every), out, "born-digital", args.workers, ocr=True)
+    rows = _rows(out / "born-digital")
+    report["false_positives"] = {
+        "documents": len(rows),
+        "pages": sum(len(r["page_text_origin"]) for r in rows.values()),
+        "pages_ocred": sum(o == "ocr" for r in rows.values() for o in r["page_text_origin"]),
+        **born, **detection_share(sorted(whole.glob("*.pdf"))),
+    }
+    print(json.dumps(report, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
