@@ -1,7 +1,7 @@
 PYTHON ?= python3
 OUT ?= data
 
-.PHONY: install test test-all demo lint typecheck bench-parse bench-match realdocs bench-e2e \
+.PHONY: install test test-all demo lint typecheck bench-parse bench-match bench-ocr realdocs bench-e2e \
 	bench-ray-driver native sanitize
 
 install:  ## install the package with its test and lint tools
@@ -34,6 +34,9 @@ bench-e2e:  ## whole build vs parse-only CPU, wall, RSS, re-run: make bench-e2e 
 
 bench-ray-driver:  ## the Ray driver's ceiling, processing stubbed out: make bench-ray-driver DIR=../shared/realdocs
 	$(PYTHON) scripts/bench_ray_driver.py $(DIR)
+
+bench-ocr:  ## OCR on image-only copies of the realdocs against the originals: make bench-ocr DIR=../shared/realdocs
+	$(PYTHON) scripts/bench_ocr.py $(DIR)
 
 bench-match:  ## abstract matchers on a realdocs-style folder: make bench-match DIR=../shared/realdocs
 	$(PYTHON) scripts/bench_match.py $(DIR)
