@@ -242,3 +242,31 @@ def test_ocr_without_its_language_model_is_refused_before_any_work(tmp_path: Pat
     assert "apt-get install tesseract-ocr tesseract-ocr-fra" in result.stderr
     assert "Traceback" not in result.stderr
     assert not out.exists()
+
+
+def _picture_pdf(path: Path, size: tuple[float, float], ink: bool) -> None:
+    """One page covered by a picture: a white one, or one with a bar of ink."""
+    from PIL import Image, ImageDraw
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfgen.canvas import Canvas
+
+    image = Image.new("L", (200, 200), 255)
+    if ink:
+        ImageDraw.Draw(image).rectangle((20, 90, 180, 110), fill=0)
+    canvas = Canvas(str(path), pagesize=size, invariant=1)
+    canvas.drawImage(ImageReader(image), 0, 0, size[0], size[1])
+    canvas.showPage()
+    canvas.save()
+
+
+def test_a_page_too_large_to_render_is_too_large_and_an_empty_reading_no_text_layer(
+        tmp_path: Path) -> None:
+    huge, blank = tmp_path / "huge.pdf", tmp_path / "blank.pdf"
+    _picture_pdf(huge, (14_000.0, 14_000.0), ink=True)
+    _picture_pdf(blank, (595.0, 842.0), ink=False)
+    with pytest.raises(Reject) as info:
+        parse_pdf(huge, ocr=OCR, languages=["en"])
+    assert info.value.reason == Reason.TOO_LARGE and "pixels" in info.value.detail
+    with pytest.raises(Reject) as info:
+        parse_pdf(blank, ocr=OCR, languages=["en"])
+    assert info.value.reason == Reason.NO_TEXT_LAYER
