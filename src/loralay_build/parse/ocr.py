@@ -3,7 +3,7 @@
 Why in-process (tesserocr, which carries its own libtesseract and reads Debian's language
 data): on a 300 dpi page it took 2.5-3.1 CPU s against 3.9-4.2 s for the `tesseract`
 command, which starts a process, loads its models and decodes an image file for every page
-(`scripts/bench_ocr.py`). The worker keeps one engine per language set.
+(`scripts/bench_ocr.py`). The worker keeps the engine of the last language set.
 
 Words follow the PDF words' conventions: points, top-left origin, the page as displayed
 (rotation and crop box applied, the frame PDFium renders), pixels converted by the dpi of the
@@ -196,7 +196,8 @@ def _area(raw: Any, obj: Any) -> float:
 
 
 class Reader:
-    """Tesseract engines of this process, one per language set, loaded on first use."""
+    """The Tesseract engine of this process for the last language set asked for: a
+    dataset's documents mostly share theirs, and each engine holds 50-100 MB of models."""
 
     def __init__(self, settings: OcrSettings) -> None:
         self.settings = settings
@@ -214,6 +215,7 @@ class Reader:
             if folder is None or missing:
                 raise Reject(Reason.NEEDS_OCR, f"no Tesseract model for {', '.join(missing)}: "
                                                f"{apt_line(missing)}")
+            self.close()
             api = tesserocr.PyTessBaseAPI(path=str(folder) + "/", lang=key)
             self._engines[key] = api
         return self._engines[key]
