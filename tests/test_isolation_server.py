@@ -11,8 +11,10 @@ import time
 from pathlib import Path
 
 from loralay_build.parse.backend import backend_module
-from loralay_build.run.isolation import IsolatedPool, Limits
+from loralay_build.errors import Reason
+from loralay_build.run.isolation import IsolatedPool, Limits, WorkerLost
 from loralay_build.run.process import Outcome, Task, process_document
+from loralay_build.run.worker_results import outcome_of
 
 from .reliability.workfuncs import behave
 
@@ -44,6 +46,21 @@ def test_workers_come_from_a_preloaded_server_stopped_with_the_pool() -> None:
     # Reaped, not left as a zombie or an orphan: its CPU is counted in this process's children.
     assert not Path(f"/proc/{server}").exists()
     assert not any(Path(f"/proc/{pid}").exists() for pid in workers if pid is not None)
+
+
+def test_time_a_task_asks_for_ocr_extends_its_deadline_and_its_kill_is_an_ocr_timeout() -> None:
+    """A worker reading pages by OCR asks for each page's allowance: it is killed only past
+    the timeout plus that allowance, and the kill is reported as an OCR timeout."""
+    pool = IsolatedPool(behave, 2, Limits(5.0, 2 << 30, 10))  # 5 s for the ask to arrive
+    with pool:
+        lost = dict(pool.imap_unordered([("hang", 0), ("ask_time", 1)]))
+    hung, read = lost[("hang", 0)], lost[("ask_time", 1)]
+    assert isinstance(hung, WorkerLost) and isinstance(read, WorkerLost)
+    assert (hung.timed_out, hung.ocr) == (True, False)
+    assert (read.timed_out, read.ocr) == (True, True)
+    assert read.detail == "killed after 6s, reading pages by OCR"
+    assert outcome_of(read).reason == Reason.OCR_TIMEOUT
+    assert outcome_of(hung).reason == Reason.TIMEOUT
 
 
 def test_a_worker_dead_while_idle_is_replaced_before_its_next_task() -> None:

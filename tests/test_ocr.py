@@ -270,3 +270,11 @@ def test_a_page_too_large_to_render_is_too_large_and_an_empty_reading_no_text_la
     with pytest.raises(Reject) as info:
         parse_pdf(blank, ocr=OCR, languages=["en"])
     assert info.value.reason == Reason.NO_TEXT_LAYER
+
+
+def test_a_page_read_too_slowly_is_an_ocr_timeout(tmp_path: Path) -> None:
+    path = tmp_path / "scan.pdf"
+    path.write_bytes(render_scanned(render_article(_spec(30))))
+    with pytest.raises(Reject) as info:
+        parse_pdf(path, ocr=OcrSettings(enabled=True, page_seconds=0.001), languages=["fr"])
+    assert info.value.reason == Reason.OCR_TIMEOUT

@@ -7,6 +7,8 @@ import os
 import threading
 import time
 
+from loralay_build import deadline
+
 
 def behave(task: tuple[str, int]) -> int:
     """Return, raise, hang or kill the worker, as the task says ("exit_later": answer, then
@@ -16,7 +18,9 @@ def behave(task: tuple[str, int]) -> int:
         threading.Timer(value / 10, os._exit, (1,)).start()
     if kind == "raise":
         raise ValueError(f"task {value} failed")
-    if kind == "hang":
+    if kind == "ask_time":  # ask for `value` seconds (an OCR page's allowance), then hang
+        deadline.extend(value)
+    if kind in ("hang", "ask_time"):
         while True:
             time.sleep(0.05)
     if kind == "exit":
