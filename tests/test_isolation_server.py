@@ -10,8 +10,8 @@ import threading
 import time
 from pathlib import Path
 
-from loralay_build.parse.backend import backend_module
 from loralay_build.errors import Reason
+from loralay_build.parse.backend import backend_module
 from loralay_build.run.isolation import IsolatedPool, Limits, WorkerLost
 from loralay_build.run.process import Outcome, Task, process_document
 from loralay_build.run.worker_results import outcome_of
