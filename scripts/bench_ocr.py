@@ -17,7 +17,8 @@ with the digital build's, document by document:
   (words found once on the page in both);
 - abstracts: share of the abstracts found in the digital copy that are found in the image
   copy, and the excess leakage (image copy's leakage minus the digital copy's);
-- cost: CPU seconds (every process) per page, and the largest worker's peak RSS;
+- cost: CPU seconds (every process) per page, and the peak RSS of one process reading
+  every copy of a set as a worker does;
 - false positives: the born-digital originals, whole, built with `--ocr`: pages OCRed, and
   the share of the parse CPU the detection costs (timed in process).
 """
@@ -232,6 +233,30 @@ def parsed_characters(folders: dict[str, Path], records: list[dict[str, Any]],
     return out
 
 
+_WORKER = """
+import json, resource, sys
+from pathlib import Path
+from loralay_build.errors import Reject
+from loralay_build.parse import parse_pdf
+from loralay_build.parse.ocr import OcrSettings
+for path, language in json.loads(sys.argv[1]):
+    try:
+        parse_pdf(path, ocr=OcrSettings(enabled=True), languages=[language])
+    except Reject:
+        pass
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def worker_rss(folder: Path, records: list[dict[str, Any]]) -> float:
+    """Peak RSS (MiB) of one process reading every copy of `folder` as a worker does: one
+    document after the other, its engine kept between documents of the same languages."""
+    jobs = [(str(folder / f"{r['id']}.pdf"), r["language"]) for r in records]
+    done = subprocess.run([sys.executable, "-c", _WORKER, json.dumps(jobs)],
+                          capture_output=True, text=True, check=True)
+    return float(done.stdout.split()[-1])
+
+
 def detection_share(pdfs: list[Path]) -> dict[str, float]:
     """CPU of the OCR detection (`pages_to_read`) as a share of parsing the born-digital
     files, in this process."""
@@ -296,7 +321,8 @@ def main() -> None:
                              ocr=True)
         report["builds"][name] = {**compare(truth, _rows(out / name), languages),
                                   **costs[name],
-                                  "cpu_s_per_page": costs[name]["cpu_s"] / pages}
+                                  "cpu_s_per_page": costs[name]["cpu_s"] / pages,
+                                  "worker_rss_mib": worker_rss(folders[name], records)}
     report["digital"] = costs["digital"]
     report["korean_characters"] = parsed_characters(folders, records, "ko")
     whole = work / "input" / "born-digital"
