@@ -9,7 +9,7 @@ import pyarrow as pa
 from loralay_build.corpus.pages import FEATURES as PAGE_FEATURES
 from loralay_build.corpus.schema import COLUMNS_KEY, build_schema
 from loralay_build.corpus.split import SPLITS
-from loralay_build.licences import hub_licences, redistributable
+from loralay_build.licences import hub_licences, hub_other, redistributable
 from loralay_build.views.schema import view_layout
 
 COLUMN_DOCS = {
@@ -189,9 +189,15 @@ def _colour_note(pages: dict[str, Any]) -> str:
 
 
 def _licence_yaml(build: dict[str, Any]) -> list[str]:
-    """The YAML `license` list: the Hub's ids of the licences present."""
-    return ["license:"] + [f"- {hub}" for hub in hub_licences(build.get("licences", {}))
-                           or ["other"]]
+    """The YAML `license` list: the Hub's ids of the licences present (`unknown` for a build
+    without any), and for those outside the Hub's list `other` with the `license_name` and
+    `license_link` the Hub's card spec asks for."""
+    present = build.get("licences", {})
+    lines = ["license:"] + [f"- {hub}" for hub in hub_licences(present) or ["unknown"]]
+    other = hub_other(present)
+    if other:
+        lines += [f"license_name: {other[0]}", f"license_link: {other[1]}"]
+    return lines
 
 
 def _licence_section(build: dict[str, Any], unit: str) -> list[str]:
