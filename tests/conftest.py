@@ -53,8 +53,6 @@ def hub_licence_faults(card: Path) -> list[str]:
     ids = [data.license] if isinstance(data.license, str) else list(data.license or [])
     faults = [f"{card}: license {i!r} is not in the Hub's list" for i in ids
               if i not in HUB_LICENCES]
-    if not ids:
-        faults.append(f"{card}: no license")
     if "other" in ids and not (data.get("license_name") and data.get("license_link")):
         faults.append(f"{card}: license other without license_name and license_link")
     return faults
