@@ -13,14 +13,17 @@ differently, each listed with its gold abstract. Then, on one output root:
 For each step: wall time; CPU seconds of all processes (RUSAGE_CHILDREN); pages per CPU
 second; peak RSS of the parent and of a worker (VmHWM sampled from /proc); bytes of the files
 the step created or changed, per area; bytes on disk per area (shards, work, blobs, state);
-`verify` wall time; `datasets.load_dataset` wall time (fresh cache). For the increment it
-also reports how many bytes of its new shards are shared with the previous version's shards,
-in chunks cut by content as a content-addressed store (the Hub's) cuts them.
+`verify` wall time; `datasets.load_dataset` wall time (fresh cache) beside that of a copy with
+one file per split; shard files per split; the card's and build.json's sizes. For the
+increment it also reports the bytes a Hub upload of the new version would send
+(scripts/hub_transfer.py: chunks cut as the Hub's storage cuts them, absent from the previous
+version), and how many bytes of its new shards are shared with the previous version's shards.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -33,9 +36,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bench_e2e import timed_build
+from hub_transfer import files_of, transfer
 from loralay_build.config import OutputSettings
 
 AREAS = ("shards", "work", "blobs", "state")
@@ -90,7 +95,9 @@ def snapshot(out: Path, dataset: str) -> dict[str, dict[str, tuple[int, int, int
 
 def written(before: dict[str, dict[str, tuple[int, int, int]]],
             after: dict[str, dict[str, tuple[int, int, int]]]) -> dict[str, int]:
-    return {area: sum(v[1] for k, v in after[area].items() if before[area].get(k) != v)
+    """Bytes of the files a step created or changed: a file is the same one when its inode,
+    size and time are, whatever its name (a kept shard is linked under a new name)."""
+    return {area: sum(v[1] for v in after[area].values() if v not in set(before[area].values()))
             for area in AREAS}
 
 
@@ -135,6 +142,10 @@ def cdc_chunks(data: bytes, mask: int = (1 << 13) - 1, low: int = 2048,
         yield data[start:]
 
 
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def shared_bytes(old: list[Path], new: list[Path]) -> tuple[int, int]:
     """Bytes of the `new` files found, chunk for chunk, in the `old` ones; and their total."""
     known = {hash(c) for path in old for c in cdc_chunks(path.read_bytes())}
@@ -173,11 +184,38 @@ def step(name: str, manifest: Path, out: Path, workers: int, config: Path, datas
     result |= {f"written_{k}": v for k, v in written(before, after).items()}
     result |= {f"disk_{k}": v for k, v in on_disk(after).items()}
     result["verify_s"] = timed(["build-corpus", "verify", str(folder)])
-    code = f"import datasets; datasets.load_dataset({str(folder)!r})"
-    result["load_dataset_s"] = timed([sys.executable, "-c", code],
-                                     {"HF_DATASETS_CACHE": str(cache / name)})
+    result["load_dataset_s"] = load_time(folder, cache / name)
+    one = one_file_per_split(folder, cache / f"{name}-one-file")
+    result["load_one_file_per_split_s"] = load_time(one, cache / f"{name}-one-file-cache")
+    build = json.loads((folder / "build.json").read_text())
+    for split in ("train", "validation", "test"):
+        result[f"files_{split}"] = sum(f["split"] == split for f in build["files"])
+    result["card_bytes"] = (folder / "README.md").stat().st_size
+    result["build_json_bytes"] = (folder / "build.json").stat().st_size
     results[name] = result
     print(f"{name}: {json.dumps({k: round(v, 2) for k, v in result.items()})}", flush=True)
+
+
+def load_time(folder: Path, cache: Path) -> float:
+    """Wall seconds of `datasets.load_dataset(folder)` in a fresh process and cache."""
+    code = f"import datasets; datasets.load_dataset({str(folder)!r})"
+    return timed([sys.executable, "-c", code], {"HF_DATASETS_CACHE": str(cache)})
+
+
+def one_file_per_split(folder: Path, copy: Path) -> Path:
+    """The dataset's rows in one Parquet file per split, with a card naming them: what
+    reading costs without the shard layout."""
+    build = json.loads((folder / "build.json").read_text())
+    copy.mkdir(parents=True, exist_ok=True)
+    lines = ["---", "configs:", "- config_name: default", "  data_files:"]
+    for split in ("train", "validation", "test"):
+        names = [f["name"] for f in build["files"] if f["split"] == split]
+        if names:
+            table = pa.concat_tables(pq.read_table(folder / n) for n in names)
+            pq.write_table(table, copy / f"{split}.parquet", compression="zstd")
+            lines += [f"  - split: {split}", f"    path: {split}.parquet"]
+    (copy / "README.md").write_text("\n".join([*lines, "---", ""]))
+    return copy
 
 
 def main() -> None:
@@ -219,9 +257,13 @@ def main() -> None:
             (pdfs / str(entries[i]["pdf"])).unlink()
         write_manifest(manifest, entries + new)
         step("increment", manifest, out, args.workers, config, dataset, results, cache)
+        moved = transfer(files_of(old_shards), files_of(out / dataset))
+        results["increment"]["hub_transfer_bytes"] = moved.sent
+        results["increment"]["hub_transfer_pct"] = 100 * moved.sent / max(1, moved.total)
         previous = sorted(old_shards.glob("*.parquet"))
-        names = {p.name for p in previous}
-        added = [p for p in sorted((out / dataset).glob("*.parquet")) if p.name not in names]
+        contents = {digest(p) for p in previous}
+        added = [p for p in sorted((out / dataset).glob("*.parquet"))
+                 if digest(p) not in contents]
         shared, total = shared_bytes(previous, added)
         results["increment"]["new_shard_bytes_shared_pct"] = 100 * shared / max(1, total)
         shared, total = shared_bytes(rewrite_plain(previous, work / "plain-old"),
@@ -249,7 +291,7 @@ def report(n: int, workers: int, shard_rows: int,
             value = results[name].get(key)
             if value is None:
                 cells.append("")
-            elif key.startswith(("written_", "disk_")):
+            elif key.startswith(("written_", "disk_", "hub_transfer_bytes")):
                 cells.append(f"{value / 1e6:.2f} MB")
             else:
                 cells.append(f"{value:.2f}")
