@@ -174,7 +174,8 @@ def rewrite_plain(paths: list[Path], folder: Path) -> list[Path]:
 
 
 def step(name: str, manifest: Path, out: Path, workers: int, config: Path, dataset: str,
-         results: dict[str, dict[str, float]], cache: Path) -> None:
+         results: dict[str, dict[str, float]], cache: Path, light: bool = False) -> None:
+    """One build and its measures; `light` leaves out verify and the reading times."""
     before = snapshot(out, dataset) if (out / ".loralay").is_dir() else {a: {} for a in AREAS}
     result = run_build(manifest, out, workers, config)
     after = snapshot(out, dataset)
@@ -183,6 +184,9 @@ def step(name: str, manifest: Path, out: Path, workers: int, config: Path, datas
     result["pages_per_cpu_s"] = result["pages"] / result["cpu"]
     result |= {f"written_{k}": v for k, v in written(before, after).items()}
     result |= {f"disk_{k}": v for k, v in on_disk(after).items()}
+    if light:
+        results[name] = result
+        return
     result["verify_s"] = timed(["build-corpus", "verify", str(folder)])
     result["load_dataset_s"] = load_time(folder, cache / name)
     one = one_file_per_split(folder, cache / f"{name}-one-file")
@@ -218,6 +222,38 @@ def one_file_per_split(folder: Path, copy: Path) -> Path:
     return copy
 
 
+def dated(entry: dict[str, object]) -> str:
+    return str(entry.get("published") or "")
+
+
+def change(model: str, entries: list[dict[str, object]], alive: list[int], pdfs: Path,
+           folder: Path, rng: random.Random) -> list[dict[str, object]]:
+    """One night's changes, applied to the PDFs; returns the new documents. `uniform`: +1 %
+    new, 0.1 % changed and 0.1 % gone, scattered. `realistic`: +1 % new (dated as the newest),
+    0.1 % revised among the documents of the last 12 months, and 0.02 % gone, scattered."""
+    n = len(entries)
+    small = max(1, n // 1000)
+    new = make_documents(folder, pdfs, n, max(1, n // 100))
+    if model == "uniform":
+        revised = rng.sample(alive, small)
+        gone = rng.sample([i for i in alive if i not in set(revised)], small)
+    else:
+        newest = max(dated(e) for e in entries)
+        cutoff = f"{int(newest[:4]) - 1}{newest[4:]}"
+        recent = [i for i in alive if dated(entries[i]) >= cutoff]
+        revised = rng.sample(recent, min(small, len(recent)))
+        gone = rng.sample([i for i in alive if i not in set(revised)], max(1, n // 5000))
+        for entry in new:
+            entry["published"] = newest
+    for i in revised:  # other bytes, so another blob and work file
+        path = pdfs / str(entries[i]["pdf"])
+        path.write_bytes(path.read_bytes() + b"\n% revised\n")
+    for i in gone:  # the file vanished after it was processed
+        (pdfs / str(entries[i]["pdf"])).unlink()
+        alive.remove(i)
+    return new
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path)
@@ -228,6 +264,10 @@ def main() -> None:
     parser.add_argument("--keep-work", action="store_true",
                         help="[store] keep_work = true: work files kept after publishing")
     parser.add_argument("--keep", type=Path, help="Work in this folder and keep it.")
+    parser.add_argument("--model", choices=("uniform", "realistic"), default="uniform",
+                        help="how the documents change each night (see `change`)")
+    parser.add_argument("--nights", type=int, default=1,
+                        help="increments in a row; the first is measured in full")
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -246,20 +286,33 @@ def main() -> None:
         step("full", manifest, out, args.workers, config, dataset, results, cache)
         old_shards = work / "previous-shards"
         shutil.copytree(out / dataset, old_shards)
-        small = max(1, n // 1000)
-        new = make_documents(args.folder, pdfs, n, max(1, n // 100))
         rng = random.Random(1)
-        picked = rng.sample(range(n), 2 * small)
-        for i in picked[:small]:  # changed: other bytes, so another blob and work file
-            path = pdfs / str(entries[i]["pdf"])
-            path.write_bytes(path.read_bytes() + b"\n% changed\n")
-        for i in picked[small:]:  # gone: the file vanished after it was processed
-            (pdfs / str(entries[i]["pdf"])).unlink()
-        write_manifest(manifest, entries + new)
-        step("increment", manifest, out, args.workers, config, dataset, results, cache)
-        moved = transfer(files_of(old_shards), files_of(out / dataset))
-        results["increment"]["hub_transfer_bytes"] = moved.sent
-        results["increment"]["hub_transfer_pct"] = 100 * moved.sent / max(1, moved.total)
+        alive = list(range(n))
+        nights: list[dict[str, float]] = []
+        for night in range(1, args.nights + 1):
+            previous_version = work / "previous-version"
+            shutil.rmtree(previous_version, ignore_errors=True)
+            shutil.copytree(out / dataset, previous_version)
+            start = len(entries)
+            entries += change(args.model, entries, alive, pdfs, args.folder, rng)
+            alive += range(start, len(entries))
+            write_manifest(manifest, entries)
+            name = "increment" if night == 1 else f"night {night}"
+            step(name, manifest, out, args.workers, config, dataset, results, cache,
+                 light=night > 1)
+            moved = transfer(files_of(previous_version), files_of(out / dataset))
+            results[name]["hub_transfer_bytes"] = moved.sent
+            results[name]["hub_transfer_pct"] = 100 * moved.sent / max(1, moved.total)
+            nights.append(results.pop(name) if night > 1 else results[name])
+        if args.nights > 1:
+            written_total = sum(r["written_shards"] for r in nights)
+            uploaded = sum(r["hub_transfer_bytes"] for r in nights)
+            print(f"{args.nights} nights ({args.model}): shard bytes written by the increments "
+                  f"{written_total / 1e6:.1f} MB = "
+                  f"{written_total / nights[-1]['disk_shards']:.2f} x the final shards; Hub "
+                  f"upload {uploaded / 1e6:.1f} MB in all, per night at most "
+                  f"{max(r['hub_transfer_pct'] for r in nights):.2f} %; CPU per night at most "
+                  f"{max(r['cpu'] for r in nights):.2f} s", flush=True)
         previous = sorted(old_shards.glob("*.parquet"))
         contents = {digest(p) for p in previous}
         added = [p for p in sorted((out / dataset).glob("*.parquet"))
@@ -270,17 +323,18 @@ def main() -> None:
                                      rewrite_plain(added, work / "plain-new"))
         results["increment"]["same_without_cdc_pct"] = 100 * shared / max(1, total)
         step("nothing new", manifest, out, args.workers, config, dataset, results, cache)
-        report(n, args.workers, args.shard_rows, results)
+        report(n, args.workers, args.shard_rows, args.model, results)
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def report(n: int, workers: int, shard_rows: int,
+def report(n: int, workers: int, shard_rows: int, model: str,
            results: dict[str, dict[str, float]]) -> None:
     full = results["full"]
-    print(f"\n{n} documents, --workers {workers}, shard_rows {shard_rows}; increment: "
-          f"+{max(1, n // 100)} new, {max(1, n // 1000)} changed, {max(1, n // 1000)} gone")
+    print(f"\n{n} documents, --workers {workers}, shard_rows {shard_rows}; increment "
+          f"({model}): +{max(1, n // 100)} new, {max(1, n // 1000)} changed, "
+          f"{max(1, n // (1000 if model == 'uniform' else 5000))} gone")
     steps = list(results)
     print("| measure | " + " | ".join(steps) + " |")
     print("|---|" + "---|" * len(steps))
