@@ -13,14 +13,17 @@ differently, each listed with its gold abstract. Then, on one output root:
 For each step: wall time; CPU seconds of all processes (RUSAGE_CHILDREN); pages per CPU
 second; peak RSS of the parent and of a worker (VmHWM sampled from /proc); bytes of the files
 the step created or changed, per area; bytes on disk per area (shards, work, blobs, state);
-`verify` wall time; `datasets.load_dataset` wall time (fresh cache). For the increment it
-also reports how many bytes of its new shards are shared with the previous version's shards,
-in chunks cut by content as a content-addressed store (the Hub's) cuts them.
+`verify` wall time; `datasets.load_dataset` wall time (fresh cache) beside that of a copy with
+one file per split; shard files per split; the card's and build.json's sizes. For the
+increment it also reports the bytes a Hub upload of the new version would send
+(scripts/hub_transfer.py: chunks cut as the Hub's storage cuts them, absent from the previous
+version), and how many bytes of its new shards are shared with the previous version's shards.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -33,9 +36,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bench_e2e import timed_build
+from hub_transfer import files_of, transfer
 from loralay_build.config import OutputSettings
 
 AREAS = ("shards", "work", "blobs", "state")
@@ -90,7 +95,9 @@ def snapshot(out: Path, dataset: str) -> dict[str, dict[str, tuple[int, int, int
 
 def written(before: dict[str, dict[str, tuple[int, int, int]]],
             after: dict[str, dict[str, tuple[int, int, int]]]) -> dict[str, int]:
-    return {area: sum(v[1] for k, v in after[area].items() if before[area].get(k) != v)
+    """Bytes of the files a step created or changed: a file is the same one when its inode,
+    size and time are, whatever its name (a kept shard is linked under a new name)."""
+    return {area: sum(v[1] for v in after[area].values() if v not in set(before[area].values()))
             for area in AREAS}
 
 
@@ -135,6 +142,10 @@ def cdc_chunks(data: bytes, mask: int = (1 << 13) - 1, low: int = 2048,
         yield data[start:]
 
 
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def shared_bytes(old: list[Path], new: list[Path]) -> tuple[int, int]:
     """Bytes of the `new` files found, chunk for chunk, in the `old` ones; and their total."""
     known = {hash(c) for path in old for c in cdc_chunks(path.read_bytes())}
@@ -163,7 +174,8 @@ def rewrite_plain(paths: list[Path], folder: Path) -> list[Path]:
 
 
 def step(name: str, manifest: Path, out: Path, workers: int, config: Path, dataset: str,
-         results: dict[str, dict[str, float]], cache: Path) -> None:
+         results: dict[str, dict[str, float]], cache: Path, light: bool = False) -> None:
+    """One build and its measures; `light` leaves out verify and the reading times."""
     before = snapshot(out, dataset) if (out / ".loralay").is_dir() else {a: {} for a in AREAS}
     result = run_build(manifest, out, workers, config)
     after = snapshot(out, dataset)
@@ -172,12 +184,74 @@ def step(name: str, manifest: Path, out: Path, workers: int, config: Path, datas
     result["pages_per_cpu_s"] = result["pages"] / result["cpu"]
     result |= {f"written_{k}": v for k, v in written(before, after).items()}
     result |= {f"disk_{k}": v for k, v in on_disk(after).items()}
+    if light:
+        results[name] = result
+        return
     result["verify_s"] = timed(["build-corpus", "verify", str(folder)])
-    code = f"import datasets; datasets.load_dataset({str(folder)!r})"
-    result["load_dataset_s"] = timed([sys.executable, "-c", code],
-                                     {"HF_DATASETS_CACHE": str(cache / name)})
+    result["load_dataset_s"] = load_time(folder, cache / name)
+    one = one_file_per_split(folder, cache / f"{name}-one-file")
+    result["load_one_file_per_split_s"] = load_time(one, cache / f"{name}-one-file-cache")
+    build = json.loads((folder / "build.json").read_text())
+    for split in ("train", "validation", "test"):
+        result[f"files_{split}"] = sum(f["split"] == split for f in build["files"])
+    result["card_bytes"] = (folder / "README.md").stat().st_size
+    result["build_json_bytes"] = (folder / "build.json").stat().st_size
     results[name] = result
     print(f"{name}: {json.dumps({k: round(v, 2) for k, v in result.items()})}", flush=True)
+
+
+def load_time(folder: Path, cache: Path) -> float:
+    """Wall seconds of `datasets.load_dataset(folder)` in a fresh process and cache."""
+    code = f"import datasets; datasets.load_dataset({str(folder)!r})"
+    return timed([sys.executable, "-c", code], {"HF_DATASETS_CACHE": str(cache)})
+
+
+def one_file_per_split(folder: Path, copy: Path) -> Path:
+    """The dataset's rows in one Parquet file per split, with a card naming them: what
+    reading costs without the shard layout."""
+    build = json.loads((folder / "build.json").read_text())
+    copy.mkdir(parents=True, exist_ok=True)
+    lines = ["---", "configs:", "- config_name: default", "  data_files:"]
+    for split in ("train", "validation", "test"):
+        names = [f["name"] for f in build["files"] if f["split"] == split]
+        if names:
+            table = pa.concat_tables(pq.read_table(folder / n) for n in names)
+            pq.write_table(table, copy / f"{split}.parquet", compression="zstd")
+            lines += [f"  - split: {split}", f"    path: {split}.parquet"]
+    (copy / "README.md").write_text("\n".join([*lines, "---", ""]))
+    return copy
+
+
+def dated(entry: dict[str, object]) -> str:
+    return str(entry.get("published") or "")
+
+
+def change(model: str, entries: list[dict[str, object]], alive: list[int], pdfs: Path,
+           folder: Path, rng: random.Random) -> list[dict[str, object]]:
+    """One night's changes, applied to the PDFs; returns the new documents. `uniform`: +1 %
+    new, 0.1 % changed and 0.1 % gone, scattered. `realistic`: +1 % new (dated as the newest),
+    0.1 % revised among the documents of the last 12 months, and 0.02 % gone, scattered."""
+    n = len(entries)
+    small = max(1, n // 1000)
+    new = make_documents(folder, pdfs, n, max(1, n // 100))
+    if model == "uniform":
+        revised = rng.sample(alive, small)
+        gone = rng.sample([i for i in alive if i not in set(revised)], small)
+    else:
+        newest = max(dated(e) for e in entries)
+        cutoff = f"{int(newest[:4]) - 1}{newest[4:]}"
+        recent = [i for i in alive if dated(entries[i]) >= cutoff]
+        revised = rng.sample(recent, min(small, len(recent)))
+        gone = rng.sample([i for i in alive if i not in set(revised)], max(1, n // 5000))
+        for entry in new:
+            entry["published"] = newest
+    for i in revised:  # other bytes, so another blob and work file
+        path = pdfs / str(entries[i]["pdf"])
+        path.write_bytes(path.read_bytes() + b"\n% revised\n")
+    for i in gone:  # the file vanished after it was processed
+        (pdfs / str(entries[i]["pdf"])).unlink()
+        alive.remove(i)
+    return new
 
 
 def main() -> None:
@@ -190,6 +264,10 @@ def main() -> None:
     parser.add_argument("--keep-work", action="store_true",
                         help="[store] keep_work = true: work files kept after publishing")
     parser.add_argument("--keep", type=Path, help="Work in this folder and keep it.")
+    parser.add_argument("--model", choices=("uniform", "realistic"), default="uniform",
+                        help="how the documents change each night (see `change`)")
+    parser.add_argument("--nights", type=int, default=1,
+                        help="increments in a row; the first is measured in full")
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -208,37 +286,55 @@ def main() -> None:
         step("full", manifest, out, args.workers, config, dataset, results, cache)
         old_shards = work / "previous-shards"
         shutil.copytree(out / dataset, old_shards)
-        small = max(1, n // 1000)
-        new = make_documents(args.folder, pdfs, n, max(1, n // 100))
         rng = random.Random(1)
-        picked = rng.sample(range(n), 2 * small)
-        for i in picked[:small]:  # changed: other bytes, so another blob and work file
-            path = pdfs / str(entries[i]["pdf"])
-            path.write_bytes(path.read_bytes() + b"\n% changed\n")
-        for i in picked[small:]:  # gone: the file vanished after it was processed
-            (pdfs / str(entries[i]["pdf"])).unlink()
-        write_manifest(manifest, entries + new)
-        step("increment", manifest, out, args.workers, config, dataset, results, cache)
+        alive = list(range(n))
+        nights: list[dict[str, float]] = []
+        for night in range(1, args.nights + 1):
+            previous_version = work / "previous-version"
+            shutil.rmtree(previous_version, ignore_errors=True)
+            shutil.copytree(out / dataset, previous_version)
+            start = len(entries)
+            entries += change(args.model, entries, alive, pdfs, args.folder, rng)
+            alive += range(start, len(entries))
+            write_manifest(manifest, entries)
+            name = "increment" if night == 1 else f"night {night}"
+            step(name, manifest, out, args.workers, config, dataset, results, cache,
+                 light=night > 1)
+            moved = transfer(files_of(previous_version), files_of(out / dataset))
+            results[name]["hub_transfer_bytes"] = moved.sent
+            results[name]["hub_transfer_pct"] = 100 * moved.sent / max(1, moved.total)
+            nights.append(results.pop(name) if night > 1 else results[name])
+        if args.nights > 1:
+            written_total = sum(r["written_shards"] for r in nights)
+            uploaded = sum(r["hub_transfer_bytes"] for r in nights)
+            print(f"{args.nights} nights ({args.model}): shard bytes written by the increments "
+                  f"{written_total / 1e6:.1f} MB = "
+                  f"{written_total / nights[-1]['disk_shards']:.2f} x the final shards; Hub "
+                  f"upload {uploaded / 1e6:.1f} MB in all, per night at most "
+                  f"{max(r['hub_transfer_pct'] for r in nights):.2f} %; CPU per night at most "
+                  f"{max(r['cpu'] for r in nights):.2f} s", flush=True)
         previous = sorted(old_shards.glob("*.parquet"))
-        names = {p.name for p in previous}
-        added = [p for p in sorted((out / dataset).glob("*.parquet")) if p.name not in names]
+        contents = {digest(p) for p in previous}
+        added = [p for p in sorted((out / dataset).glob("*.parquet"))
+                 if digest(p) not in contents]
         shared, total = shared_bytes(previous, added)
         results["increment"]["new_shard_bytes_shared_pct"] = 100 * shared / max(1, total)
         shared, total = shared_bytes(rewrite_plain(previous, work / "plain-old"),
                                      rewrite_plain(added, work / "plain-new"))
         results["increment"]["same_without_cdc_pct"] = 100 * shared / max(1, total)
         step("nothing new", manifest, out, args.workers, config, dataset, results, cache)
-        report(n, args.workers, args.shard_rows, results)
+        report(n, args.workers, args.shard_rows, args.model, results)
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def report(n: int, workers: int, shard_rows: int,
+def report(n: int, workers: int, shard_rows: int, model: str,
            results: dict[str, dict[str, float]]) -> None:
     full = results["full"]
-    print(f"\n{n} documents, --workers {workers}, shard_rows {shard_rows}; increment: "
-          f"+{max(1, n // 100)} new, {max(1, n // 1000)} changed, {max(1, n // 1000)} gone")
+    print(f"\n{n} documents, --workers {workers}, shard_rows {shard_rows}; increment "
+          f"({model}): +{max(1, n // 100)} new, {max(1, n // 1000)} changed, "
+          f"{max(1, n // (1000 if model == 'uniform' else 5000))} gone")
     steps = list(results)
     print("| measure | " + " | ".join(steps) + " |")
     print("|---|" + "---|" * len(steps))
@@ -249,7 +345,7 @@ def report(n: int, workers: int, shard_rows: int,
             value = results[name].get(key)
             if value is None:
                 cells.append("")
-            elif key.startswith(("written_", "disk_")):
+            elif key.startswith(("written_", "disk_", "hub_transfer_bytes")):
                 cells.append(f"{value / 1e6:.2f} MB")
             else:
                 cells.append(f"{value:.2f}")

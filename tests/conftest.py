@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from huggingface_hub import DatasetCard
 
+from loralay_build.licences import HUB_LICENCES
 from loralay_build.sandbox import Sandbox
 
 
@@ -41,6 +43,32 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def hub_licence_faults(card: Path) -> list[str]:
+    """What the Hub would refuse in a dataset card's licence metadata, read by
+    `huggingface_hub`'s own card parser: an id outside the Hub's list, or `other` without
+    the `license_name` and `license_link` the Hub's card spec asks for."""
+    data = DatasetCard.load(card).data
+    ids = [data.license] if isinstance(data.license, str) else list(data.license or [])
+    faults = [f"{card}: license {i!r} is not in the Hub's list" for i in ids
+              if i not in HUB_LICENCES]
+    if "other" in ids and not (data.get("license_name") and data.get("license_link")):
+        faults.append(f"{card}: license other without license_name and license_link")
+    return faults
+
+
+@pytest.fixture(autouse=True, scope="session")
+def every_card_the_hub_accepts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """After the session: every dataset card any test wrote carries licence metadata the Hub
+    accepts (the cards are README.md files with a `configs` YAML header)."""
+    yield
+    faults = []
+    for card in tmp_path_factory.getbasetemp().rglob("README.md"):
+        head = card.read_text(errors="replace")[:4096]
+        if head.startswith("---\n") and "\nconfigs:" in head:
+            faults += hub_licence_faults(card)
+    assert not faults, "\n".join(faults[:20])
 
 
 @pytest.fixture

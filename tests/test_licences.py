@@ -11,12 +11,23 @@ from pathlib import Path
 import datasets
 import pyarrow.parquet as pq
 import pytest
+from huggingface_hub import DatasetCard
 
 from loralay_build.errors import ConfigError
-from loralay_build.licences import check_patterns, hub_licences, redistributable, to_spdx
+from loralay_build.licences import (
+    HUB_LICENCES,
+    KNOWN,
+    check_patterns,
+    hub_id,
+    hub_licences,
+    hub_other,
+    redistributable,
+    to_spdx,
+)
+from loralay_build.sources.scielo.discover import licence_of
 from loralay_build.state import REMOVED, State
 
-from .conftest import run_cli
+from .conftest import hub_licence_faults, run_cli
 from .test_local import make_corpus, write_manifest
 
 # Values each real service documents, and the SPDX id each must become.
@@ -31,7 +42,7 @@ REAL_VALUES = {
         "http://creativecommons.org/licenses/by-nc-sa/3.0/": "CC-BY-NC-SA-3.0",
         "http://creativecommons.org/licenses/by-nc-sa/4.0/": "CC-BY-NC-SA-4.0",
         "http://creativecommons.org/licenses/by-nc-nd/4.0/": "CC-BY-NC-ND-4.0",
-        "http://creativecommons.org/licenses/publicdomain/": "NOASSERTION",
+        "http://creativecommons.org/licenses/publicdomain/": "CC-PDDC",
         "http://creativecommons.org/publicdomain/zero/1.0/": "CC0-1.0",
         "": "NOASSERTION",
     },
@@ -51,6 +62,10 @@ REAL_VALUES = {
         "http://hal.archives-ouvertes.fr/licences/copyright/": "LicenseRef-all-rights-reserved",
         "http://hal.archives-ouvertes.fr/licences/publicDomain/": "LicenseRef-HAL-public-domain",
         "Attribution - NonCommercial - NoDerivatives": "LicenseRef-CC-BY-NC-ND",
+        "http://creativecommons.org/choose/mark/": "CC-PDM-1.0",
+        "Domaine public": "LicenseRef-HAL-public-domain",
+        "ETALAB - Licence Ouverte": "etalab-2.0",
+        "Copyright (Tous droits réservés)": "LicenseRef-all-rights-reserved",
         "": "NOASSERTION",
     },
     "scielo": {
@@ -58,6 +73,9 @@ REAL_VALUES = {
         "by/4.0": "CC-BY-4.0", "by-nc/3.0": "CC-BY-NC-3.0",
         "http://creativecommons.org/licenses/by-nc/3.0/": "CC-BY-NC-3.0",
         "http://creativecommons.org/licenses/by-nc/4.0/deed.pt": "CC-BY-NC-4.0",
+        "BY/4.0": "CC-BY-4.0",
+        "journal: http://creativecommons.org/licenses/by-nc/3.0/": "CC-BY-NC-3.0",
+        "journal: BY-NC": "LicenseRef-CC-BY-NC",
     },
     "openreview": {
         "CC BY 4.0": "CC-BY-4.0", "CC BY-SA 4.0": "CC-BY-SA-4.0", "CC0 1.0": "CC0-1.0",
@@ -72,13 +90,82 @@ REAL_VALUES = {
         "CC-BY-4.0": "CC-BY-4.0", "cc0-1.0": "CC0-1.0", "weird licence": "NOASSERTION",
         "http://creativecommons.org/licenses/by/3.0/de/": "CC-BY-3.0-DE",
         "Attribution 4.0 International (CC BY 4.0)": "CC-BY-4.0",
+        "http://arxiv.org/licenses/nonexclusive-distrib/1.0/":
+            "LicenseRef-arXiv-nonexclusive-distrib-1.0",
     },
+}
+
+# Forms Creative Commons and arXiv URLs take in real records, which every source must read
+# alike (one recogniser): the scheme, the version, the locale of the deed, the legal code,
+# IGO ports, the public-domain tools, and SPDX ids in any case.
+URL_FORMS = {
+    "https://creativecommons.org/licenses/by/4.0/": "CC-BY-4.0",
+    "http://www.creativecommons.org/licenses/by-sa/4.0": "CC-BY-SA-4.0",
+    "http://creativecommons.org/licenses/by-nc/4.0/deed.pt_BR": "CC-BY-NC-4.0",
+    "https://creativecommons.org/licenses/by/4.0/deed.en_GB": "CC-BY-4.0",
+    "https://creativecommons.org/licenses/by-nc-nd/4.0/deed.zh-hans": "CC-BY-NC-ND-4.0",
+    "https://creativecommons.org/licenses/by/4.0/legalcode": "CC-BY-4.0",
+    "https://creativecommons.org/licenses/by-sa/4.0/legalcode.de": "CC-BY-SA-4.0",
+    "https://creativecommons.org/licenses/by/4.0/legalcode.txt": "CC-BY-4.0",
+    "http://creativecommons.org/licenses/by-nc-sa/": "LicenseRef-CC-BY-NC-SA",
+    "https://creativecommons.org/licenses/by/3.0/igo/": "CC-BY-3.0-IGO",
+    "https://creativecommons.org/licenses/by-nc/3.0/igo/legalcode": "CC-BY-NC-3.0-IGO",
+    "https://creativecommons.org/licenses/by-nd/3.0/igo/": "LicenseRef-CC-BY-ND-3.0-IGO",
+    "https://creativecommons.org/licenses/by-sa/2.1/jp/": "CC-BY-SA-2.1-JP",
+    "http://creativecommons.org/licenses/by-nd-nc/1.0/": "CC-BY-NC-ND-1.0",
+    "http://creativecommons.org/licenses/publicdomain/": "CC-PDDC",
+    "https://creativecommons.org/publicdomain/mark/1.0/deed.fr": "CC-PDM-1.0",
+    "http://creativecommons.org/choose/mark/": "CC-PDM-1.0",
+    "https://creativecommons.org/publicdomain/zero/1.0/legalcode": "CC0-1.0",
+    "https://arxiv.org/licenses/nonexclusive-distrib/1.0":
+        "LicenseRef-arXiv-nonexclusive-distrib-1.0",
+    "http://arxiv.org/licenses/assumed-1991-2003/": "LicenseRef-arXiv-assumed-1991-2003",
+    "cc-by-nc-3.0-igo": "CC-BY-NC-3.0-IGO",
+    "cc-pdm-1.0": "CC-PDM-1.0",
+    "CC BY-NC 3.0 IGO": "CC-BY-NC-3.0-IGO",
 }
 
 
 @pytest.mark.parametrize("source", sorted(REAL_VALUES))
 def test_every_documented_value_maps_to_its_spdx_id(source: str) -> None:
     assert {raw: to_spdx(source, raw) for raw in REAL_VALUES[source]} == REAL_VALUES[source]
+
+
+@pytest.mark.parametrize("source", ["arxiv", "hal", "pubmed", "scielo", "openreview",
+                                    "koreascience", "local"])
+def test_every_source_reads_every_url_form_alike(source: str) -> None:
+    assert {raw: to_spdx(source, raw) for raw in URL_FORMS} == URL_FORMS
+
+
+def test_a_journal_licence_is_the_fallback_of_a_scielo_article() -> None:
+    # The journal (`title`) fields as SciELO's ArticleMeta serves them (xylose's recorded
+    # full_document.json); the article states no licence of its own.
+    statement = ('<a rel="license" href="http://creativecommons.org/licenses/by-nc/3.0/">'
+                 '<img alt="Creative Commons License" /></a> Todo el contenido de esta revista')
+    record = {"title": {"v540": [{"t": statement}], "v541": [{"_": "BY-NC"}]}, "article": {}}
+    licence = licence_of(record, record["article"])
+    assert licence == "journal: http://creativecommons.org/licenses/by-nc/3.0/"
+    assert to_spdx("scielo", licence) == "CC-BY-NC-3.0"
+    record["title"] = {"v541": [{"_": "BY/4.0"}]}
+    assert to_spdx("scielo", licence_of(record, {})) == "CC-BY-4.0"
+    record["title"] = {"v541": [{"_": "nd"}]}  # "not defined": no licence
+    assert licence_of(record, {}) == ""
+    own = {**record, "license": "by"}
+    assert licence_of(own, {}) == "by"
+
+
+def test_hub_ids_come_only_from_the_hubs_list() -> None:
+    for spdx in sorted(KNOWN):
+        assert hub_id(spdx) in HUB_LICENCES | {None}, spdx
+    refused = ["CC-BY-SA-3.0-IGO", "CC-BY-1.0", "CC-BY-SA-2.5", "CC-BY-ND-3.0", "CC-BY-3.0-US",
+               "CC-BY-NC-SA-2.0-FR", "CC-PDDC", "CC-PDM-1.0", "LicenseRef-CC-BY"]
+    assert {spdx: hub_id(spdx) for spdx in refused} == dict.fromkeys(refused)
+    assert hub_licences(["CC-BY-ND-3.0", "NOASSERTION", "PDDL-1.0"]) == [
+        "pddl", "unknown", "other"]
+    assert hub_other(["CC-BY-4.0", "LicenseRef-CC-BY-ND-3.0-IGO"]) == (
+        "cc-by-nd-3.0-igo", "https://creativecommons.org/licenses/by-nd/3.0/igo/")
+    assert hub_other(["CC-PDDC"]) == ("cc-pddc", "https://spdx.org/licenses/CC-PDDC.html")
+    assert hub_other(["CC-BY-4.0", "NOASSERTION"]) is None
 
 
 def test_redistributable_group_and_hub_ids() -> None:
@@ -89,7 +176,8 @@ def test_redistributable_group_and_hub_ids() -> None:
                        "LicenseRef-PMC-TDM"):
         assert not redistributable(restricted), restricted
     assert hub_licences(["CC-BY-4.0", "CC0-1.0"]) == ["cc-by-4.0", "cc0-1.0"]
-    assert hub_licences(["CC-BY-NC-4.0", "NOASSERTION"]) == ["cc-by-nc-4.0", "other"]
+    assert hub_licences(["CC-BY-NC-4.0", "NOASSERTION"]) == ["cc-by-nc-4.0", "unknown"]
+    assert redistributable("CC-PDDC") and redistributable("CC-PDM-1.0")
 
 
 def test_unknown_licence_patterns_name_the_closest_ids() -> None:
@@ -141,8 +229,10 @@ def test_mixed_licences_give_spdx_rows_and_card(tmp_path: Path) -> None:
         "local:doc4": ("CC0-1.0", "CC0-1.0"),
     }
     card = (out / "local" / "README.md").read_text()
-    yaml = card.split("---")[1]
-    assert "license:\n- cc-by-4.0\n- cc0-1.0\n- other\n" in yaml
+    data = DatasetCard.load(out / "local" / "README.md").data
+    assert data.license == ["cc-by-4.0", "cc0-1.0", "unknown", "other"]
+    assert (data.license_name, data.license_link) == (
+        "cc-by-nc", "https://creativecommons.org/licenses/by-nc/")
     assert "| `NOASSERTION` |" in card and "**Warning:** 3 documents" in card
     build = json.loads((out / "local" / "build.json").read_text())
     assert sum(sum(v.values()) for v in build["licences"].values()) == 5
@@ -277,3 +367,34 @@ def test_an_entry_dropped_from_the_manifest_leaves_and_may_come_back(tmp_path: P
     assert set(_rows(out / "local")) == {"local:doc0", "local:doc1"}
     assert _build(write_manifest(docs / "m.jsonl", entries), out).returncode == 0
     assert set(_rows(out / "local")) == {"local:doc0", "local:doc1", "local:doc2"}
+
+
+def test_a_card_with_licences_outside_the_hubs_list_says_other_with_name_and_link(
+        tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    entries = make_corpus(docs, 3)
+    real = ["http://arxiv.org/licenses/nonexclusive-distrib/1.0/",  # an arXiv record's
+            "https://creativecommons.org/licenses/by-nd/3.0/igo/",  # no SPDX id, no Hub id
+            "http://creativecommons.org/licenses/by/4.0/deed.en_GB"]
+    for entry, licence in zip(entries, real, strict=True):
+        entry["licence"] = licence
+    out = tmp_path / "out"
+    result = _build(write_manifest(docs / "m.jsonl", entries), out)
+    assert result.returncode == 0, result.stderr
+    build = json.loads((out / "local" / "build.json").read_text())
+    assert sorted(build["licences"]) == [
+        "CC-BY-4.0", "LicenseRef-CC-BY-ND-3.0-IGO", "LicenseRef-arXiv-nonexclusive-distrib-1.0"]
+    card = out / "local" / "README.md"
+    data = DatasetCard.load(card).data
+    assert data.license == ["cc-by-4.0", "other"]
+    assert (data.license_name, data.license_link) == ("several-licences", "README.md")
+    assert hub_licence_faults(card) == []
+    # One licence outside the list: the card names it and links its terms.
+    result = _build(write_manifest(docs / "m.jsonl", entries[1:]), out)
+    assert result.returncode == 0, result.stderr
+    data = DatasetCard.load(card).data
+    assert data.license == ["cc-by-4.0", "other"]
+    assert (data.license_name, data.license_link) == (
+        "cc-by-nd-3.0-igo", "https://creativecommons.org/licenses/by-nd/3.0/igo/")
+    assert hub_licence_faults(card) == []

@@ -8,6 +8,7 @@ with `--ray-address`, the hostile-PDF sweep runs in this process.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -169,7 +170,18 @@ def hal_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp / "out" / "hal"
 
 
-def test_local_corpus_is_byte_identical(ray_address: str, tmp_path: Path) -> None:
+def every_file(folder: Path) -> dict[str, str]:
+    """sha256 of every file under a dataset folder, the page shards and build.json whole."""
+    files = {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+             for p in sorted(folder.rglob("*")) if p.is_file()}
+    assert any(name.startswith("pages/") for name in files)
+    return files
+
+
+def test_every_executor_gives_the_same_bytes(ray_address: str, tmp_path: Path) -> None:
+    """`serial`, `local` and `ray` (two nodes) on one input and one configuration: every
+    shard, page shard, card, build.json (its config_hash included) and report is the same,
+    byte for byte; where the work ran enters no hash."""
     docs = tmp_path / "docs"
     docs.mkdir()
     entries = make_corpus(docs, 6)
@@ -177,8 +189,11 @@ def test_local_corpus_is_byte_identical(ray_address: str, tmp_path: Path) -> Non
     entries.append({"id": "html", "pdf": "page.pdf", "language": "fr",
                     "abstracts": {"fr": "x y z"}})
     manifest = write_manifest(docs / "docs.jsonl", entries)
-    args = ("local", "--input", str(manifest), "--workers", "2", "--no-filter")
-    local = run_cli(*args, "--out", str(tmp_path / "local"), "--executor", "local")
+    args = ("local", "--input", str(manifest), "--no-filter", "--page-images")
+    serial = run_cli(*args, "--out", str(tmp_path / "serial"), "--executor", "serial")
+    assert serial.returncode == 0, serial.stderr
+    local = run_cli(*args, "--out", str(tmp_path / "local"), "--executor", "local",
+                    "--workers", "2")
     assert local.returncode == 0, local.stderr
     ray = run_cli(*args, "--out", str(tmp_path / "ray"), "--executor", "ray",
                   "--ray-address", ray_address, "-v",
@@ -186,7 +201,9 @@ def test_local_corpus_is_byte_identical(ray_address: str, tmp_path: Path) -> Non
     assert ray.returncode == 0, ray.stderr
     per_node, _ = spread(ray.stderr)
     assert len(per_node) == 2 and sum(per_node.values()) == 6  # both nodes processed some
-    assert contents(tmp_path / "ray" / "local") == contents(tmp_path / "local" / "local")
+    reference = every_file(tmp_path / "serial" / "local")
+    assert every_file(tmp_path / "local" / "local") == reference
+    assert every_file(tmp_path / "ray" / "local") == reference
 
 
 def test_without_an_address_a_private_instance_is_started(ray_address: str,

@@ -10,6 +10,7 @@ import ctypes
 import hashlib
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -90,6 +91,17 @@ def atomic_path(path: Path) -> Iterator[Path]:
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     with atomic_path(path) as tmp:
         tmp.write_bytes(data)
+
+
+def atomic_link(source: Path, path: Path) -> None:
+    """`source`'s file also under `path` (replacing it at once): a hard link, so no byte is
+    written; a copy where the file system has no hard links."""
+    with atomic_path(path) as tmp:
+        tmp.unlink()
+        try:
+            os.link(source, tmp)
+        except OSError:
+            shutil.copyfile(source, tmp)
 
 
 def sha256_file(path: Path) -> str:

@@ -24,19 +24,25 @@ NOASSERTION = "NOASSERTION"
 # Creative Commons licence elements and the versions each was published in.
 _CC_KINDS = ("BY", "BY-SA", "BY-ND", "BY-NC", "BY-NC-SA", "BY-NC-ND")
 _CC_VERSIONS = ("1.0", "2.0", "2.5", "3.0", "4.0")
+_PORTED_ONLY = ("2.1",)  # 2.1 exists only as ports (by-sa/2.1/jp)
 _NO_V1 = {"BY-NC-ND"}  # 1.0 had "BY-ND-NC" instead, which SPDX lists as CC-BY-NC-ND-1.0 too
-# Ported (jurisdiction) Creative Commons licences that SPDX lists.
+# Ported (jurisdiction and IGO) Creative Commons licences that SPDX lists (SPDX License List,
+# spdx/license-list-data json/details/, checked 2026-11-28); other ports are `LicenseRef-`.
 _SPDX_PORTED = frozenset({
     "CC-BY-2.5-AU", "CC-BY-3.0-AT", "CC-BY-3.0-AU", "CC-BY-3.0-DE", "CC-BY-3.0-IGO",
-    "CC-BY-3.0-NL", "CC-BY-3.0-US", "CC-BY-NC-3.0-DE", "CC-BY-NC-ND-3.0-DE",
-    "CC-BY-NC-ND-3.0-IGO", "CC-BY-NC-SA-2.0-DE", "CC-BY-NC-SA-2.0-FR", "CC-BY-NC-SA-2.0-UK",
-    "CC-BY-NC-SA-3.0-DE", "CC-BY-NC-SA-3.0-IGO", "CC-BY-ND-3.0-DE", "CC-BY-SA-2.0-UK",
-    "CC-BY-SA-2.1-JP", "CC-BY-SA-3.0-AT", "CC-BY-SA-3.0-DE", "CC-BY-SA-3.0-IGO",
+    "CC-BY-3.0-NL", "CC-BY-3.0-US", "CC-BY-NC-3.0-DE", "CC-BY-NC-3.0-IGO",
+    "CC-BY-NC-ND-3.0-DE", "CC-BY-NC-ND-3.0-IGO", "CC-BY-NC-SA-2.0-DE", "CC-BY-NC-SA-2.0-FR",
+    "CC-BY-NC-SA-2.0-UK", "CC-BY-NC-SA-3.0-DE", "CC-BY-NC-SA-3.0-IGO", "CC-BY-ND-3.0-DE",
+    "CC-BY-SA-2.0-UK", "CC-BY-SA-2.1-JP", "CC-BY-SA-3.0-AT", "CC-BY-SA-3.0-DE",
+    "CC-BY-SA-3.0-IGO",
 })
 
+# SPDX ids for the public-domain tools (same list): the mark, the old dedication and CC0.
+PUBLIC_DOMAIN_MARK = "CC-PDM-1.0"
+PUBLIC_DOMAIN_DEDICATION = "CC-PDDC"
+# Terms SPDX has no id for.
 ARXIV_NONEXCLUSIVE = "LicenseRef-arXiv-nonexclusive-distrib-1.0"
 ARXIV_ASSUMED = "LicenseRef-arXiv-assumed-1991-2003"
-PUBLIC_DOMAIN_MARK = "LicenseRef-CC-PDM-1.0"
 HAL_PUBLIC_DOMAIN = "LicenseRef-HAL-public-domain"
 ALL_RIGHTS_RESERVED = "LicenseRef-all-rights-reserved"
 PMC_TDM = "LicenseRef-PMC-TDM"  # author manuscripts: text mining only
@@ -53,13 +59,16 @@ KNOWN: frozenset[str] = frozenset(
     + [unversioned(k) for k in _CC_KINDS]
     + sorted(_SPDX_PORTED)
     + ["CC0-1.0", "CC-BY-NC-ND-1.0", "etalab-2.0", "PDDL-1.0", NOASSERTION, ARXIV_NONEXCLUSIVE,
-       ARXIV_ASSUMED, PUBLIC_DOMAIN_MARK, HAL_PUBLIC_DOMAIN, ALL_RIGHTS_RESERVED, PMC_TDM]
+       ARXIV_ASSUMED, PUBLIC_DOMAIN_MARK, PUBLIC_DOMAIN_DEDICATION, HAL_PUBLIC_DOMAIN,
+       ALL_RIGHTS_RESERVED, PMC_TDM]
 )
+_KNOWN_FOLDED = {k.lower(): k for k in KNOWN}
 
 # Licences that let anyone redistribute the text, commercially too, asking at most for
 # attribution and share-alike. NC (non-commercial) and ND (no derivatives) licences, arXiv's
 # distribution licence, text-mining-only terms and unknown terms are not in it.
-_FREE = frozenset({"CC0-1.0", "etalab-2.0", "PDDL-1.0", PUBLIC_DOMAIN_MARK, HAL_PUBLIC_DOMAIN})
+_FREE = frozenset({"CC0-1.0", "etalab-2.0", "PDDL-1.0", PUBLIC_DOMAIN_MARK,
+                   PUBLIC_DOMAIN_DEDICATION, HAL_PUBLIC_DOMAIN})
 _CC_FREE = re.compile(r"(LicenseRef-)?CC-BY(-SA)?(-\d\.\d(-[A-Z]{2,3})?)?")
 
 
@@ -70,27 +79,44 @@ def redistributable(spdx: str) -> bool:
 
 GROUPS: dict[str, Callable[[str], bool]] = {"redistributable": redistributable}
 
-# The Hub's licence identifiers (its card `license:` list) for the SPDX ids that have one.
-_HUB_IDS = {f"CC-{k}-{v}": f"cc-{k.lower()}-{v}" for k in _CC_KINDS for v in _CC_VERSIONS} | {
-    "CC0-1.0": "cc0-1.0", "etalab-2.0": "etalab-2.0", "PDDL-1.0": "pddl",
-    "CC-BY-SA-3.0-IGO": "cc-by-sa-3.0-igo", "CC-BY-NC-SA-2.0-FR": "cc-by-nc-sa-2.0-fr",
-    "CC-BY-NC-SA-2.0-UK": "cc-by-nc-sa-2.0-uk", "CC-BY-NC-SA-3.0-IGO": "cc-by-nc-sa-3.0-igo",
-    "CC-BY-NC-ND-3.0-IGO": "cc-by-nc-nd-3.0-igo", "CC-BY-3.0-US": "cc-by-3.0-us",
-}
-_HUB_KNOWN = frozenset(
-    f"cc-{k.lower()}-{v}" for k in _CC_KINDS for v in ("2.0", "2.5", "3.0", "4.0")
-) | {"cc-by-1.0", "cc-by-sa-1.0", "cc-by-nc-1.0", "cc-by-nd-1.0", "cc-by-nc-sa-1.0", "cc0-1.0",
-     "etalab-2.0", "pddl", "cc-by-sa-3.0-igo", "cc-by-nc-sa-2.0-fr", "cc-by-nc-sa-2.0-uk",
-     "cc-by-nc-sa-3.0-igo", "cc-by-nc-nd-3.0-igo", "cc-by-3.0-us"}
+# The licence identifiers a Hub card's `license:` may carry: the table of the Hub's
+# documentation page "Licenses", https://huggingface.co/docs/hub/repositories-licenses
+# (docs/hub/repositories-licenses.md of huggingface/hub-docs, last changed 2026-06-06; read
+# 2026-11-28). An id outside it fails the Hub's metadata validation, and so does the upload.
+HUB_LICENCES = frozenset({
+    "apache-2.0", "mit", "openrail", "bigscience-openrail-m", "creativeml-openrail-m",
+    "bigscience-bloom-rail-1.0", "bigcode-openrail-m", "afl-3.0", "artistic-2.0", "bsl-1.0",
+    "bsd", "bsd-2-clause", "bsd-3-clause", "bsd-3-clause-clear", "c-uda", "cc", "cc0-1.0",
+    "cc-by-2.0", "cc-by-2.5", "cc-by-3.0", "cc-by-4.0", "cc-by-sa-3.0", "cc-by-sa-4.0",
+    "cc-by-nc-2.0", "cc-by-nc-3.0", "cc-by-nc-4.0", "cc-by-nd-4.0", "cc-by-nc-nd-3.0",
+    "cc-by-nc-nd-4.0", "cc-by-nc-sa-2.0", "cc-by-nc-sa-3.0", "cc-by-nc-sa-4.0",
+    "cdla-sharing-1.0", "cdla-permissive-1.0", "cdla-permissive-2.0", "wtfpl", "ecl-2.0",
+    "epl-1.0", "epl-2.0", "etalab-2.0", "eupl-1.1", "eupl-1.2", "agpl-3.0", "gfdl", "gpl",
+    "gpl-2.0", "gpl-3.0", "lgpl", "lgpl-2.1", "lgpl-3.0", "isc", "h-research",
+    "intel-research", "lppl-1.3c", "ms-pl", "apple-ascl", "apple-amlr", "mpl-2.0", "odc-by",
+    "odbl", "openmdw-1.0", "openmdw-1.1", "openrail++", "osl-3.0", "postgresql", "ofl-1.1",
+    "ncsa", "unlicense", "zlib", "pddl", "lgpl-lr", "deepfloyd-if-license",
+    "fair-noncommercial-research-license", "llama2", "llama3", "llama3.1", "llama3.2",
+    "llama3.3", "llama4", "grok2-community", "gemma", "unknown", "other",
+})
+# SPDX ids the Hub spells otherwise than by lower case.
+_HUB_SPELLING = {"PDDL-1.0": "pddl", NOASSERTION: "unknown"}
 
 
-# -- parsing the spellings sources use --------------------------------------------------------
+def hub_id(spdx: str) -> str | None:
+    """The Hub's identifier for an SPDX id, or None when the Hub's list has none."""
+    hub = _HUB_SPELLING.get(spdx, spdx.lower())
+    return hub if hub in HUB_LICENCES and hub != "other" else None
+
+
+# -- recognising the spellings sources use ----------------------------------------------------
 
 _CC_URL = re.compile(
     r"(?:https?://)?(?:www\.)?creativecommons\.org/"
-    r"(?:licen[cs]es/(?P<kind>[a-z-]+)(?:/(?P<version>\d\.\d))?(?:/(?P<port>[a-z]{2,3}))?"
+    r"(?:(?P<dedication>licen[cs]es/publicdomain)|(?P<chooser>choose/mark)"
+    r"|licen[cs]es/(?P<kind>[a-z-]+)(?:/(?P<version>\d\.\d))?(?:/(?P<port>[a-z]{2,3}))?"
     r"|publicdomain/(?P<pd>zero|mark)/(?P<pdversion>\d\.\d))"
-    r"/?(?:(?:deed|legalcode)(?:\.[a-z-]+)?)?/?",
+    r"/?(?:(?:deed|legalcode)(?:\.[a-z]{2,3}(?:[_-][a-z]{2,4})?|\.txt)?)?/?",
     re.IGNORECASE,
 )
 _CC_NAME = re.compile(
@@ -103,6 +129,12 @@ _ELEMENT_NAMES = (
     (r"-?(GENERIC|UNPORTED)", ""),
 )
 _CC0_NAME = re.compile(r"CC-?ZERO(?:-1\.0)?|CC0(?:-1\.0)?|PUBLIC-DOMAIN-DEDICATION")
+# arXiv's own licence URLs, as its metadata (OAI-PMH arXivRaw `license`, the Kaggle snapshot)
+# carries them: shared/sources/arxiv.md, the recorded record of 1412.6980.
+_ARXIV_URL = re.compile(r"(?:https?://)?(?:www\.)?arxiv\.org/licenses/"
+                        r"(?P<name>nonexclusive-distrib/1\.0|assumed-1991-2003)/?", re.IGNORECASE)
+_ARXIV = {"nonexclusive-distrib/1.0": ARXIV_NONEXCLUSIVE,
+          "assumed-1991-2003": ARXIV_ASSUMED}
 
 
 def _cc_kind(raw: str) -> str | None:
@@ -120,7 +152,7 @@ def _cc_kind(raw: str) -> str | None:
 def _cc_id(kind: str, version: str | None, port: str | None) -> str | None:
     if version is None:
         return unversioned(kind)
-    if version not in _CC_VERSIONS:
+    if version not in _CC_VERSIONS and not (port and version in _PORTED_ONLY):
         return None
     if version == "1.0" and kind == "BY-NC-ND":
         return "CC-BY-NC-ND-1.0"
@@ -132,11 +164,16 @@ def _cc_id(kind: str, version: str | None, port: str | None) -> str | None:
 
 
 def creative_commons(raw: str) -> str | None:
-    """The SPDX id of a Creative Commons URL or name ("CC BY-NC 4.0", "by-nc", "CC0"), or
-    None when `raw` is neither."""
+    """The SPDX id of a Creative Commons URL in any of its forms (http or https, with or
+    without version, port, `deed.xx`, `deed.xx_YY` or `legalcode`), of a public-domain tool,
+    or of a name ("CC BY-NC 4.0", "by-nc", "CC0"); None when `raw` is none of these."""
     text = raw.strip()
     url = _CC_URL.fullmatch(text)
     if url:
+        if url["dedication"]:
+            return PUBLIC_DOMAIN_DEDICATION
+        if url["chooser"]:
+            return PUBLIC_DOMAIN_MARK
         if url["pd"]:
             return "CC0-1.0" if url["pd"].lower() == "zero" else PUBLIC_DOMAIN_MARK
         kind = _cc_kind(url["kind"])
@@ -155,36 +192,32 @@ def creative_commons(raw: str) -> str | None:
     return None
 
 
-def _generic(raw: str) -> str | None:
-    """SPDX ids written as such, then Creative Commons spellings."""
+def recognise(raw: str) -> str | None:
+    """The one recogniser every source uses: an SPDX id as written (any case), arXiv's
+    licence URLs, then Creative Commons URLs, tools and names; None when it is none."""
     text = raw.strip()
-    for spdx in KNOWN:
-        if spdx.lower() == text.lower():
-            return spdx
+    written = _KNOWN_FOLDED.get(text.lower())
+    if written:
+        return written
+    arxiv = _ARXIV_URL.fullmatch(text)
+    if arxiv:
+        return _ARXIV[arxiv["name"].lower()]
     return creative_commons(text)
 
 
-def _arxiv(raw: str) -> str | None:
-    """arXiv's licence URLs: its own distribution licence, the assumed pre-2004 one, CC."""
-    text = raw.strip().lower().rstrip("/")
-    text = re.sub(r"^https?://(www\.)?", "", text)
-    if text == "arxiv.org/licenses/nonexclusive-distrib/1.0":
-        return ARXIV_NONEXCLUSIVE
-    if text == "arxiv.org/licenses/assumed-1991-2003":
-        return ARXIV_ASSUMED
-    return creative_commons(raw)
-
-
-# HAL's licence referential: Creative Commons URLs plus HAL's own pages.
+# HAL's own licence pages and labels, as HAL's licence referential offers them for
+# `licence_s` (the `licence` menu of a HAL deposit client lists these values and labels;
+# HAL's other values are the Creative Commons URLs the recogniser reads, unversioned
+# `…/licenses/by/` and `http://creativecommons.org/choose/mark/` among them).
 _HAL_OWN = {
-    "publicdomain": HAL_PUBLIC_DOMAIN,
-    "etalab": "etalab-2.0",
-    "copyright": ALL_RIGHTS_RESERVED,
+    "publicdomain": HAL_PUBLIC_DOMAIN,  # ".../licences/publicDomain/": "Domaine public"
+    "etalab": "etalab-2.0",  # ".../licences/etalab/": "ETALAB - Licence Ouverte"
+    "copyright": ALL_RIGHTS_RESERVED,  # ".../licences/copyright/": "Copyright (Tous droits…)"
 }
 _HAL_NAMES = {
-    "domaine public": HAL_PUBLIC_DOMAIN, "public domain": HAL_PUBLIC_DOMAIN,
-    "licence etalab": "etalab-2.0", "licence ouverte": "etalab-2.0",
-    "copyright": ALL_RIGHTS_RESERVED, "all rights reserved": ALL_RIGHTS_RESERVED,
+    "domaine public": HAL_PUBLIC_DOMAIN,
+    "etalab - licence ouverte": "etalab-2.0",
+    "copyright (tous droits réservés)": ALL_RIGHTS_RESERVED,
 }
 
 
@@ -193,17 +226,28 @@ def _hal(raw: str) -> str | None:
                        r"/licen[cs]es/([A-Za-z]+)/?", raw.strip())
     if own:
         return _HAL_OWN.get(own.group(1).lower())
-    named = _HAL_NAMES.get(raw.strip().lower())
-    return named or creative_commons(raw)
+    return _HAL_NAMES.get(raw.strip().lower()) or recognise(raw)
+
+
+# PMC's `license_code`, which has no version: the PMC Cloud Service's metadata JSON
+# (shared/sources/pubmed.md: `CC BY`… `CC0` read by the recogniser, plus these) and the
+# legacy oa.fcgi `license` attribute ("none").
+_PMC_CODES = {"tdm": PMC_TDM, "none": NOASSERTION, "no-cc code": NOASSERTION}
 
 
 def _pmc(raw: str) -> str | None:
-    """PMC's `license_code` (no version: CC BY, CC BY-NC…, CC0, TDM) or a JATS licence URL."""
-    if raw.strip().upper() == "TDM":
-        return PMC_TDM
-    if raw.strip().lower() in ("none", "no-cc code"):
-        return NOASSERTION
-    return creative_commons(raw)
+    return _PMC_CODES.get(raw.strip().lower()) or recognise(raw)
+
+
+# SciELO: a licence that comes from the journal rather than the article (see
+# sources.scielo.discover.licence_of) is recorded with this prefix, so `licence_source`
+# says where it was read.
+SCIELO_JOURNAL = "journal: "
+
+
+def _scielo(raw: str) -> str | None:
+    text = raw.strip()
+    return recognise(text[len(SCIELO_JOURNAL):] if text.startswith(SCIELO_JOURNAL) else text)
 
 
 def _eurlex(raw: str) -> str | None:
@@ -212,14 +256,10 @@ def _eurlex(raw: str) -> str | None:
 
 
 _SOURCES: dict[str, Callable[[str], str | None]] = {
-    "arxiv": _arxiv,
     "hal": _hal,
     "pubmed": _pmc,
-    "scielo": creative_commons,  # "by", "by-nc/3.0" or the v540 link
-    "openreview": creative_commons,  # "CC BY 4.0", "CC BY-SA 4.0"
+    "scielo": _scielo,
     "eurlex": _eurlex,
-    "koreascience": _generic,  # what an article page states, else nothing
-    "local": _generic,
 }
 _logged: set[tuple[str, str]] = set()
 
@@ -229,7 +269,7 @@ def to_spdx(source: str, raw: str) -> str:
     once at INFO, so `-v` shows what the table misses)."""
     if not raw.strip() and source != "eurlex":
         return NOASSERTION
-    mapped = _SOURCES.get(source, _generic)(raw)
+    mapped = _SOURCES.get(source, recognise)(raw)
     if mapped is None:
         if (source, raw) not in _logged:
             _logged.add((source, raw))
@@ -277,8 +317,45 @@ def licence_counts(rows: Iterable[tuple[str, str]]) -> dict[str, dict[str, int]]
 
 
 def hub_licences(present: Iterable[str]) -> list[str]:
-    """The card's YAML `license` list: the Hub's ids of the licences present, `other` for
-    any licence outside the Hub's list."""
-    ids = {_HUB_IDS.get(spdx, "other") for spdx in present}
-    known = sorted(i for i in ids if i in _HUB_KNOWN)
-    return known + (["other"] if ids - set(known) else [])
+    """The card's YAML `license` list: the Hub's ids of the licences present, `other` once
+    for every licence outside the Hub's list."""
+    ids = {hub_id(spdx) or "other" for spdx in present}
+    return sorted(ids - {"other"}) + (["other"] if "other" in ids else [])
+
+
+def _cc_link(spdx: str) -> str | None:
+    """The deed of a Creative Commons id (`LicenseRef-CC-BY-ND-3.0-IGO` included)."""
+    found = re.fullmatch(r"(?:LicenseRef-)?CC-(BY(?:-[A-Z]{2})*?)(?:-(\d\.\d)(?:-([A-Z]+))?)?",
+                         spdx)
+    if not found:
+        return None
+    parts = [found[1].lower(), *(p.lower() for p in found.groups()[1:] if p)]
+    return f"https://creativecommons.org/licenses/{'/'.join(parts)}/"
+
+
+_LINKS = {
+    ARXIV_NONEXCLUSIVE: "http://arxiv.org/licenses/nonexclusive-distrib/1.0/",
+    ARXIV_ASSUMED: "http://arxiv.org/licenses/assumed-1991-2003/",
+    HAL_PUBLIC_DOMAIN: "http://hal.archives-ouvertes.fr/licences/publicDomain/",
+}
+
+
+def licence_link(spdx: str) -> str | None:
+    """Where the terms of a licence can be read: its deed, SPDX's page, or the source's."""
+    link = _LINKS.get(spdx) or _cc_link(spdx)
+    if link or spdx.startswith("LicenseRef-") or spdx == NOASSERTION:
+        return link
+    return f"https://spdx.org/licenses/{spdx}.html"
+
+
+def hub_other(present: Iterable[str]) -> tuple[str, str] | None:
+    """(`license_name`, `license_link`) for the card when some licence is `other`: that
+    licence's id and terms when it is the only one, else a name for the mix and the card
+    itself, whose licence table lists every licence per split."""
+    others = sorted(spdx for spdx in set(present) if hub_id(spdx) is None)
+    if not others:
+        return None
+    if len(others) == 1:
+        name = others[0].lower().removeprefix("licenseref-")
+        return name, licence_link(others[0]) or "README.md"
+    return "several-licences", "README.md"

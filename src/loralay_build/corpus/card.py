@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Any
 
 import pyarrow as pa
@@ -9,7 +11,7 @@ import pyarrow as pa
 from loralay_build.corpus.pages import FEATURES as PAGE_FEATURES
 from loralay_build.corpus.schema import COLUMNS_KEY, build_schema
 from loralay_build.corpus.split import SPLITS
-from loralay_build.licences import hub_licences, redistributable
+from loralay_build.licences import hub_licences, hub_other, redistributable
 from loralay_build.views.schema import view_layout
 
 COLUMN_DOCS = {
@@ -78,6 +80,17 @@ SOURCE_NOTES = {
 }
 
 
+_SHARD_NUMBER = re.compile(r"-\d{5}-of-\d{5}\.parquet$")
+
+
+def shard_globs(names: Iterable[str]) -> list[str]:
+    """The patterns naming a split's shards: one per generation (`train-<generation>-*`), so
+    the card's size does not grow with the corpus, and a shard of another generation (stale,
+    or written but not yet switched to) never matches. A publication gives all of a split's
+    shards one generation; a name outside the scheme stands for itself."""
+    return sorted({_SHARD_NUMBER.sub("-*.parquet", name) for name in names})
+
+
 def _config(name: str, files: list[dict[str, Any]]) -> list[str]:
     shards = {s: [f["name"] for f in files if f["split"] == s] for s in SPLITS}
     if not any(shards.values()):
@@ -85,7 +98,8 @@ def _config(name: str, files: list[dict[str, Any]]) -> list[str]:
     lines = [f"- config_name: {name}", "  data_files:"]
     for split, names in shards.items():
         if names:
-            lines += [f"  - split: {split}", "    path:"] + [f"    - {n}" for n in names]
+            lines += [f"  - split: {split}", "    path:"] + [
+                f"    - {glob}" for glob in shard_globs(names)]
     return lines
 
 
@@ -120,8 +134,9 @@ def _features(fields: list[pa.Field], indent: int) -> list[str]:
 
 def data_files(files: list[dict[str, Any]], pages: dict[str, Any] | None = None,
                schema: pa.Schema | None = None) -> list[str]:
-    """YAML `configs` naming each shard of this build, not a pattern: while a new build is
-    published beside this one, `datasets.load_dataset` still reads exactly this set. Empty
+    """YAML `configs` naming the shards of this build by the patterns of their generation
+    (`shard_globs`): while a new build is published beside this one, `datasets.load_dataset`
+    still reads exactly this set. Empty
     splits are left out, since `datasets` cannot load a split without rows. The features of
     the rows' `schema`, so `datasets` types each column as declared instead of inferring it
     (a card of a build before per-dataset schemas declares none). With page images, a second
@@ -193,9 +208,15 @@ def _colour_note(pages: dict[str, Any]) -> str:
 
 
 def _licence_yaml(build: dict[str, Any]) -> list[str]:
-    """The YAML `license` list: the Hub's ids of the licences present."""
-    return ["license:"] + [f"- {hub}" for hub in hub_licences(build.get("licences", {}))
-                           or ["other"]]
+    """The YAML `license` list: the Hub's ids of the licences present (`unknown` for a build
+    without any), and for those outside the Hub's list `other` with the `license_name` and
+    `license_link` the Hub's card spec asks for."""
+    present = build.get("licences", {})
+    lines = ["license:"] + [f"- {hub}" for hub in hub_licences(present) or ["unknown"]]
+    other = hub_other(present)
+    if other:
+        lines += [f"license_name: {other[0]}", f"license_link: {other[1]}"]
+    return lines
 
 
 def _licence_section(build: dict[str, Any], unit: str) -> list[str]:

@@ -3,10 +3,10 @@
 Why beside the text rows and not inside them: page images are megabytes per document, and a
 user of the words alone should not download them. The shards live in `pages/`, are planned
 like the text shards (corpus.publish: a shard whose pages are unchanged is kept byte for
-byte) and are written before the switch, so the card and build.json that name the new text
-shards name the new page shards too. Rows join the text dataset on (`article_id`, `page`),
-`page` being the index `word_pages` holds; the images are the bytes the worker encoded, read
-from the blob store one shard at a time.
+byte, under the new generation's name) and are written before the switch, so the card and
+build.json that name the new text shards name the new page shards too. Rows join the text
+dataset on (`article_id`, `page`), `page` being the index `word_pages` holds; the images are
+the bytes the worker encoded, read from the blob store one shard at a time.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from loralay_build.blobs import BlobStore
 from loralay_build.config import ImageSettings, OutputSettings
 from loralay_build.corpus.arrays import buffer_array, to_arrow
 from loralay_build.corpus.publish import Item, format_key, plan, write_new
-from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.writer import digest
 from loralay_build.nfc import nfc
 
@@ -48,8 +47,9 @@ def write_pages(out_dir: Path, fingerprint: str,
                 by_split: dict[str, list[tuple[str, list[dict[str, Any]]]]],
                 previous: list[dict[str, Any]], blobs: BlobStore, images: ImageSettings,
                 output: OutputSettings) -> list[dict[str, Any]]:
-    """The pages shards of a publication (entries named `pages/…`), keeping those of
-    `previous` whose pages did not change and writing the others."""
+    """The pages shards of a publication (entries named `pages/…`, of one generation),
+    keeping those of `previous` whose pages did not change (linked under their new names) and
+    writing the others."""
     folder = out_dir / PAGES_DIR
     folder.mkdir(parents=True, exist_ok=True)
     settings = replace(output, shard_rows=PAGES_PER_SHARD, row_group_rows=ROWS_PER_GROUP)
@@ -70,8 +70,7 @@ def write_pages(out_dir: Path, fingerprint: str,
     new = write_new(folder, layout, generation, in_use,
                     lambda group: _tables(group, pages, blobs, images.dpi), PAGES_SCHEMA,
                     settings, fmt, [])
-    files = [{**f, "name": f"{PAGES_DIR}/{f['name']}"} for f in [*layout.kept, *new]]
-    return sorted(files, key=lambda f: (SPLITS.index(f["split"]), f["name"]))
+    return [{**f, "name": f"{PAGES_DIR}/{f['name']}"} for f in new]
 
 
 def _tables(group: Sequence[Item], pages: dict[str, dict[str, Any]], blobs: BlobStore,

@@ -8,10 +8,14 @@ key, byte for byte, and writes only the rest (new items, and the remaining items
 that lost or changed one) into new shards: a run costs what changed. Each split then holds
 the same rows as a full republish of the same state; only which shard holds a row differs.
 
-The switch is atomic. New shards get names of a new generation that no listed file has, then
-the reports, the card (what `datasets` reads) and build.json (what `verify` reads) are
-replaced atomically, and only then are unlisted files removed. A crash at any point leaves a
-complete set in use, and the same call afterwards finishes the job with the same result.
+The switch is atomic. Every shard of the new set gets a name of a new generation that no
+listed file has: a kept shard is a hard link of its file under that name (no byte written, and
+a Hub upload finds its content already stored), a new one is written. Then the reports, the
+card (what `datasets` reads: one glob per split, which matches that generation's names only)
+and build.json (what `verify` reads) are replaced atomically, and only then are unlisted files
+removed. So the card's globs never match a stale shard or one not yet switched to, a crash at
+any point leaves a complete set in use, and the same call afterwards finishes the job with the
+same result.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import loralay_build
-from loralay_build.blobs import atomic_write_bytes, sha256_file
+from loralay_build.blobs import atomic_link, atomic_write_bytes, sha256_file
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.folder import BUILD_FILE, published_build
 from loralay_build.corpus.split import SPLITS
@@ -201,13 +205,11 @@ def publish(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[Item]]
     in_use = sorted(f["name"] for f in previous.get("files", []))
     layout = plan(folder, previous.get("files", []), splits, fmt, settings.shard_rows, repack)
     generation = digest([fingerprint, in_use, repack])[:8]
-    files = [entry for split in SPLITS for entry in layout.kept if entry["split"] == split]
     written: list[Path] = []
     switched = False
     try:
-        files += write_new(folder, layout, generation, in_use, read, schema, settings, fmt,
-                           written)
-        files.sort(key=lambda f: SPLITS.index(f["split"]))  # kept then new, split by split
+        files = write_new(folder, layout, generation, in_use, read, schema, settings, fmt,
+                          written)
         build, card = finish(files)
         for name, data in (reports or {}).items():
             atomic_write_bytes(folder / name, data)
@@ -231,14 +233,23 @@ def publish(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[Item]]
 def write_new(folder: Path, layout: Plan, generation: str, in_use: Collection[str],
               read: RowReader, schema: pa.Schema, settings: OutputSettings, fmt: str,
               written: list[Path]) -> list[dict[str, Any]]:
-    """Write the new shards of a plan, each recording its items and format, under names of
-    `generation` (asserted free); `written` collects each path as soon as it exists, so a
-    failed publication can remove them. Returns their file entries."""
+    """The shards of a plan under names of `generation` (asserted free), split by split, the
+    kept ones first: each kept shard linked to its new name, each new one written recording
+    its items and format. `written` collects each path as soon as it exists, so a failed
+    publication can remove them. Returns the file entries of the whole set."""
     files = []
     for split in SPLITS:  # `datasets` refuses an empty shard: an empty split has no file
+        kept = [entry for entry in layout.kept if entry["split"] == split]
         groups = layout.new.get(split, [])
-        for index, items in enumerate(groups):
-            name = shard_name(split, generation, index, len(groups))
+        count = len(kept) + len(groups)
+        for index, entry in enumerate(kept):
+            name = shard_name(split, generation, index, count)
+            assert name not in in_use, f"generation {generation} would overwrite {name}"
+            atomic_link(folder / entry["name"], folder / name)
+            written.append(folder / name)
+            files.append({**entry, "name": name})
+        for index, items in enumerate(groups, len(kept)):
+            name = shard_name(split, generation, index, count)
             assert name not in in_use, f"generation {generation} would overwrite {name}"
             path = folder / name
             members = json.dumps([[item.id, item.key] for item in items]).encode()

@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 
 from loralay_build.blobs import sha256_file
 from loralay_build.config import OutputSettings
-from loralay_build.corpus.card import CARD_FILE, card_schema, data_files
+from loralay_build.corpus.card import CARD_FILE, card_schema, data_files, shard_globs
 from loralay_build.corpus.folder import BUILD_FILE
 from loralay_build.corpus.publish import shard_items
 from loralay_build.corpus.schema import build_schema
@@ -167,6 +167,20 @@ def _card_problems(folder: Path, build: dict[str, Any]) -> list[str]:
         problems.append(f"{CARD_FILE}: its `configs` do not list exactly the shards of "
                         f"{BUILD_FILE} with their features, so `datasets.load_dataset` would "
                         "read other files or type them otherwise")
+    return problems + _glob_problems(folder, build)
+
+
+def _glob_problems(folder: Path, build: dict[str, Any]) -> list[str]:
+    """Each split's patterns in the card match exactly its listed shards on disk: a stray
+    file they match would be read as data."""
+    problems = []
+    for entries in (build.get("files", []), (build.get("pages") or {}).get("files", [])):
+        for split in SPLITS:
+            listed = {f["name"] for f in entries if f["split"] == split}
+            for glob in shard_globs(listed):
+                matched = {p.relative_to(folder).as_posix() for p in folder.glob(glob)}
+                problems += [f"{name}: matches the card's {glob} but is not listed in "
+                             f"{BUILD_FILE}" for name in sorted(matched - listed)]
     return problems
 
 

@@ -26,6 +26,7 @@ from loralay_build.blobs import BlobStore
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
+from loralay_build.licences import SCIELO_JOURNAL
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig, key
 from loralay_build.sources.base import DiscoveryContext
@@ -77,14 +78,28 @@ class SciELOConfig(CrawlConfig):
 _LICENCE_LINK = re.compile(r'href="([^"]*creativecommons\.org/[^"]*)"')
 
 
-def licence_of(record: dict[str, Any], article: dict[str, Any]) -> str:
-    """The licence link of `v540` (it carries the version), else the `license` code ("by",
-    "by-nc") or `v541`."""
-    for entry in article.get("v540") or []:
+def _licence_link(statements: Any) -> str:
+    """The Creative Commons link of a `v540` licence statement (it carries the version)."""
+    for entry in statements or []:
         found = _LICENCE_LINK.search(str(entry.get("t", "")) if isinstance(entry, dict) else "")
         if found:
             return found.group(1)
-    return str(record.get("license") or _first(article.get("v541")))
+    return ""
+
+
+def licence_of(record: dict[str, Any], article: dict[str, Any]) -> str:
+    """The article's licence: the link of its `v540`, else its `license` code ("by",
+    "by-nc") or `v541`; else its journal's (`title` `v540`, then `v541`, where "nd" means
+    none), as SciELO's own client (xylose `Article.permissions`) falls back to it, marked
+    `journal: ` so `licence_source` says where it was read."""
+    own = (_licence_link(article.get("v540")) or str(record.get("license") or "")
+           or _first(article.get("v541")))
+    if own:
+        return own
+    journal = record.get("title") or {}
+    code = _first(journal.get("v541"))
+    found = _licence_link(journal.get("v540")) or ("" if code.lower() == "nd" else code)
+    return f"{SCIELO_JOURNAL}{found}" if found else ""
 
 
 def _first(field: Any, key: str = "_") -> str:
