@@ -167,7 +167,7 @@ def _load(folder: Path, config: str, tmp: Path) -> list[dict[str, Any]]:
 
 
 def _shards(folder: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(folder.rglob("*.parquet"))}
 
 
