@@ -347,3 +347,23 @@ def test_a_grown_build_keeps_the_page_shards_it_has(tmp_path: Path) -> None:
     assert len(after) == len(before) + 1
     pages = datasets.load_dataset(str(out / "local"), "pages")
     assert "local:doc3" in {a for split in pages for a in pages[split]["article_id"]}
+
+
+def test_a_rerun_with_nothing_new_keeps_the_page_shards_the_card_names(tmp_path: Path) -> None:
+    """The text set is up to date: its card and build.json stay, and so must every page
+    shard they name (none replaced by a copy under a name the card does not match)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    manifest = write_manifest(docs / "m.jsonl", make_corpus(docs, 2))
+    out = tmp_path / "out"
+    flags = ["--input", str(manifest), "--out", str(out), "--workers", "1", "--no-filter",
+             "--page-images"]
+    assert run_cli("local", *flags).returncode == 0
+    folder = out / "local"
+    before = sorted(p.name for p in (folder / "pages").iterdir())
+    assert run_cli("local", *flags).returncode == 0
+    assert sorted(p.name for p in (folder / "pages").iterdir()) == before
+    listed = json.loads((folder / "build.json").read_text())["pages"]["files"]
+    assert all((folder / f["name"]).is_file() for f in listed)
+    pages = datasets.load_dataset(str(folder), "pages", cache_dir=str(tmp_path / "cache"))
+    assert sum(len(pages[split]) for split in pages) > 0

@@ -138,9 +138,10 @@ def write(ctx: BuildContext, rows: PlanRows, splits: Codes, record: PublishRecor
             if entry["name"] not in in_use:
                 (out_dir / entry["name"]).unlink(missing_ok=True)
         raise
-    if pages is not None:
+    if pages is not None:  # an unchanged set keeps the page shards its card names
+        listed = page_files if written else previous_pages
         remove_stale(out_dir / PAGES_DIR, [
-            {"name": f["name"].removeprefix(f"{PAGES_DIR}/")} for f in page_files])
+            {"name": f["name"].removeprefix(f"{PAGES_DIR}/")} for f in listed])
     if written:
         log.info("published %d documents to %s", kept, out_dir)
 
