@@ -52,7 +52,8 @@ CREATE TABLE IF NOT EXISTS runs (
     started REAL NOT NULL,
     finished REAL,
     exit_code INTEGER,
-    counts TEXT
+    counts TEXT,
+    reason TEXT
 );
 CREATE TABLE IF NOT EXISTS marks (
     dataset TEXT NOT NULL,
@@ -193,6 +194,17 @@ class State:
         _retry_locked(lambda: self.db.execute("PRAGMA journal_mode=WAL"))
         self.db.execute("PRAGMA synchronous=NORMAL")
         _retry_locked(lambda: self.db.executescript(SCHEMA))
+        _retry_locked(self._add_run_reason)
+
+    def _add_run_reason(self) -> None:
+        """A state made before runs recorded their one-line reason gets the column."""
+        columns = {r["name"] for r in self.db.execute("PRAGMA table_info(runs)")}
+        if "reason" not in columns:
+            try:
+                self.db.execute("ALTER TABLE runs ADD COLUMN reason TEXT")
+            except sqlite3.OperationalError as exc:
+                if "duplicate column" not in str(exc):  # else another run added it first
+                    raise
 
     def claim(self, dataset: str, source: str) -> None:
         """Record that `dataset` is built from `source`; refuse a dataset of another source.
@@ -220,6 +232,21 @@ class State:
 
     def lock(self, dataset: str) -> RunLock:
         return RunLock(self.dir / f"{dataset}.lock")
+
+    def lock_held(self, dataset: str) -> bool:
+        """Whether a live process holds the dataset's lock (a run without an exit code and
+        without its lock was killed); the lock file is only read."""
+        try:
+            fd = os.open(self.dir / f"{dataset}.lock", os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)
+        return False
 
     # -- candidates ---------------------------------------------------------------------------
 
@@ -413,10 +440,12 @@ class State:
         )
         return int(cur.lastrowid or 0)
 
-    def finish_run(self, run_id: int, exit_code: int, counts: dict[str, Any]) -> None:
+    def finish_run(self, run_id: int, exit_code: int, counts: dict[str, Any],
+                   reason: str | None = None) -> None:
+        """Record how a run ended; `reason`: the one line that says why it did not succeed."""
         self.db.execute(
-            "UPDATE runs SET finished = ?, exit_code = ?, counts = ? WHERE id = ?",
-            (time.time(), exit_code, json.dumps(counts, sort_keys=True), run_id),
+            "UPDATE runs SET finished = ?, exit_code = ?, counts = ?, reason = ? WHERE id = ?",
+            (time.time(), exit_code, json.dumps(counts, sort_keys=True), reason, run_id),
         )
 
     def references(self) -> tuple[set[str], set[str]]:
@@ -436,8 +465,13 @@ class State:
 
     # -- reporting ----------------------------------------------------------------------------
 
-    def datasets(self) -> list[str]:
-        return [r[0] for r in self.db.execute("SELECT DISTINCT dataset FROM candidates ORDER BY 1")]
+    def datasets(self, with_runs: bool = False) -> list[str]:
+        """Datasets with candidates; `with_runs`: also those whose runs stored none (a run
+        that failed before finding a document)."""
+        query = "SELECT DISTINCT dataset FROM candidates"
+        if with_runs:
+            query += " UNION SELECT dataset FROM runs"
+        return [r[0] for r in self.db.execute(query + " ORDER BY 1")]
 
     def status_counts(self, dataset: str) -> dict[str, int]:
         return {

@@ -32,6 +32,8 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any, Generic, TypeVar, cast
 
+from loralay_build.run.fatal import MEMORY_EXIT, exit_at_memory_limit
+
 log = logging.getLogger(__name__)
 
 TaskT = TypeVar("TaskT")
@@ -46,12 +48,14 @@ class Limits:
 
 
 class WorkerLost(Exception):
-    """The worker did not answer: it was killed on timeout or died on its own."""
+    """The worker did not answer: it was killed on timeout or died on its own
+    (`out_of_memory`: at its address-space limit)."""
 
-    def __init__(self, timed_out: bool, detail: str) -> None:
+    def __init__(self, timed_out: bool, detail: str, out_of_memory: bool = False) -> None:
         super().__init__(detail)
         self.timed_out = timed_out
         self.detail = detail
+        self.out_of_memory = out_of_memory
 
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -107,6 +111,7 @@ def _worker_main(
     conn: Connection, func: Callable[[object], object], memory_bytes: int
 ) -> None:
     _limit_self(memory_bytes)
+    exit_at_memory_limit(memory_bytes)
     gc.freeze()  # the imported modules are permanent: keep them out of every collection
     gc.set_threshold(WORKER_GC_THRESHOLD, *gc.get_threshold()[1:])
     while True:
@@ -188,11 +193,15 @@ def _stop_server() -> None:
         stop()
 
 
-def _describe_exit(process: BaseProcess) -> str:
+def _lost(process: BaseProcess, limits: Limits) -> WorkerLost:
+    """How a worker that died on its own is reported."""
     code = process.exitcode
+    if code == MEMORY_EXIT:
+        return WorkerLost(False, f"worker aborted at its memory limit of "
+                          f"{limits.memory_bytes // 2**20} MiB ([run] memory_limit_mb)", True)
     if code is not None and code < 0:
-        return f"worker killed by {signal.Signals(-code).name}"
-    return f"worker exited with code {code}"
+        return WorkerLost(False, f"worker killed by {signal.Signals(-code).name}")
+    return WorkerLost(False, f"worker exited with code {code}")
 
 
 class IsolatedPool(Generic[TaskT, ResultT]):
@@ -259,7 +268,7 @@ class IsolatedPool(Generic[TaskT, ResultT]):
                         status, value = worker.conn.recv()
                     except (EOFError, OSError):
                         worker.process.join(5)
-                        yield current, WorkerLost(False, _describe_exit(worker.process))
+                        yield current, _lost(worker.process, self.limits)
                         self._replace(worker)
                         continue
                     worker.task = None

@@ -18,6 +18,7 @@ def outcome_of(result: Outcome | WorkerLost | str) -> Outcome:
     if isinstance(result, Outcome):
         return result
     if isinstance(result, WorkerLost):
-        reason = Reason.TIMEOUT if result.timed_out else Reason.CORRUPTED
+        reason = Reason.TIMEOUT if result.timed_out else \
+            Reason.TOO_LARGE if result.out_of_memory else Reason.CORRUPTED
         return Outcome(reason=reason, detail=result.detail)
     return Outcome(reason=Reason.CORRUPTED, detail=result)
