@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -25,7 +26,9 @@ from loralay_build.licences import allowed, check_patterns
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate
 from loralay_build.run.executors import LocalExecutor
-from loralay_build.run.process import Task
+from loralay_build.run.isolation import IsolatedPool
+from loralay_build.run.process import Outcome, Task
+from loralay_build.run.worker_results import limits_of, outcome_of
 from loralay_build.state import State
 from loralay_build.text import MatchSettings
 
@@ -268,6 +271,25 @@ def test_a_worker_killed_at_its_memory_limit_is_too_large() -> None:
     assert "memory limit of 700 MiB" in outcome.detail
 
 
+def test_a_crash_far_from_the_memory_limit_stays_corrupted() -> None:
+    from tests.raywork import crash_or_process
+
+    control = BOMB.parent / "A00_control_valid.pdf"
+    tasks = []
+    for crash in ("abort", "segfault"):
+        task = _bomb_task()
+        tasks.append(replace(task, pdf_path=str(control),
+                             candidate=replace(task.candidate, source_id=crash)))
+    pool: IsolatedPool[Task, Outcome] = IsolatedPool(
+        crash_or_process, 1, limits_of(RunSettings(timeout=60, memory_limit_mb=2048)))
+    with pool:
+        found = {task.candidate.source_id: outcome_of(result)
+                 for task, result in pool.imap_unordered(tasks)}
+    assert {k: (o.reason, o.detail) for k, o in found.items()} == {
+        "abort": (Reason.CORRUPTED, "worker killed by SIGABRT"),
+        "segfault": (Reason.CORRUPTED, "worker killed by SIGSEGV")}
+
+
 def _address_space_limit(megabytes: int) -> Callable[[], None]:
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (megabytes * 2**20, megabytes * 2**20))
@@ -361,4 +383,4 @@ def test_demo_takes_the_filter_options() -> None:
     """Checked before the sandbox starts a single build: an unknown licence is refused."""
     result = CliRunner().invoke(main, ["demo", "--only", "hal", "--licences", "cc-by-40"])
     assert result.exit_code == 2, result.output
-    assert "unknown licence 'cc-by-40'" in result.stderr
+    assert "unknown licence 'cc-by-40'; did you mean CC-BY-4.0" in result.stderr

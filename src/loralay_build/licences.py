@@ -243,7 +243,7 @@ def to_spdx(source: str, raw: str) -> str:
 def check_patterns(patterns: Iterable[str]) -> tuple[str, ...]:
     """Validate `--licences` / `[filters] licences`: exact ids, wildcards or a named group,
     in any case as SPDX ids are (`cc-by-4.0` is `CC-BY-4.0`); an id comes back as SPDX
-    spells it, a group or wildcard in lower case."""
+    spells it, a group in lower case, a wildcard as given (`allowed` ignores its case)."""
     known = {k.lower(): k for k in KNOWN}
     out = []
     for pattern in patterns:
@@ -254,11 +254,13 @@ def check_patterns(patterns: Iterable[str]) -> tuple[str, ...]:
         wildcard = any(c in pattern for c in "*?[")
         if folded in known:
             out.append(known[folded])
-        elif folded in GROUPS or (wildcard and any(fnmatch.fnmatchcase(k, folded)
-                                                   for k in known)):
+        elif folded in GROUPS:
             out.append(folded)
+        elif wildcard and any(fnmatch.fnmatchcase(k, folded) for k in known):
+            out.append(pattern)
         else:
-            close = difflib.get_close_matches(pattern, [*KNOWN, *GROUPS], n=3, cutoff=0.5)
+            close = [known.get(c, c) for c in difflib.get_close_matches(
+                folded, [*known, *GROUPS], n=3, cutoff=0.5)]
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise ConfigError(f"unknown licence {pattern!r}{hint} (SPDX ids such as "
                               f"CC-BY-4.0, wildcards such as CC-BY-*, or 'redistributable')")

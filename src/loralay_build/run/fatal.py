@@ -20,9 +20,12 @@ FATAL_SIGNALS = (signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS)
 # A worker's exit status when a fatal signal caught it at its memory limit (the parent turns
 # it into `too_large`); any value no Python exit or signal death gives.
 MEMORY_EXIT = 86
-# At or near the limit: the failed allocation may itself have been large, so a process that
-# had reached this share of its address space when it aborted is counted as out of memory.
+# At or near the limit: a process using this share of its address space when it died, or
+# half of it when an allocation had just failed (the failed one may itself have been large:
+# a 1 GiB bomb under 2 GiB dies at 62 %), ran out of memory. Below half, a stale errno
+# proves nothing and the crash stays a crash.
 NEAR_LIMIT = 0.9
+FAILED_ABOVE = 0.5
 
 _HANDLER = ctypes.CFUNCTYPE(None, ctypes.c_int)
 _installed: list[object] = []  # the C callbacks must live as long as the process
@@ -66,14 +69,14 @@ def _address_space() -> int:
 
 
 def exit_at_memory_limit(limit_bytes: int) -> None:
-    """In a worker: a fatal signal raised when an allocation has just failed (errno ENOMEM)
-    or at `NEAR_LIMIT` of `limit_bytes` ends the worker with `MEMORY_EXIT`; any other keeps
-    its usual effect."""
+    """In a worker: a fatal signal raised at or near `limit_bytes` (see NEAR_LIMIT) ends
+    the worker with `MEMORY_EXIT`; any other keeps its usual effect."""
     libc = _libc()
 
     def handler(signum: int) -> None:
-        failed = libc.__errno_location()[0] == errno.ENOMEM
-        if failed or _address_space() >= NEAR_LIMIT * limit_bytes:
+        failed = libc.__errno_location()[0] == errno.ENOMEM  # read before anything resets it
+        used = _address_space() / limit_bytes
+        if used >= NEAR_LIMIT or (failed and used >= FAILED_ABOVE):
             os._exit(MEMORY_EXIT)
         # Give the signal back to the kernel: `abort()` raises it again once this returns,
         # a faulting instruction faults again, and either now ends the process as before.
