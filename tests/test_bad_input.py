@@ -384,3 +384,25 @@ def test_demo_takes_the_filter_options() -> None:
     result = CliRunner().invoke(main, ["demo", "--only", "hal", "--licences", "cc-by-40"])
     assert result.exit_code == 2, result.output
     assert "unknown licence 'cc-by-40'; did you mean CC-BY-4.0" in result.stderr
+
+
+def test_arguments_that_are_not_utf8_are_recorded_escaped(tmp_path: Path) -> None:
+    """A folder name with a byte that is not UTF-8 reaches the run record and a reject's
+    detail as `\\xff`, not as a traceback from SQLite."""
+    folder = Path(os.fsdecode(bytes(tmp_path) + b"/docs\xff"))
+    folder.mkdir()
+    manifest = write_manifest(folder / "m.jsonl", [
+        {"id": "a", "pdf": "a.pdf", "language": "fr", "abstracts": {"fr": "x y"}}])
+    out = tmp_path / "out"
+    result = run_cli("local", "--input", str(manifest), "--out", str(out))
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    status = run_cli("status", str(out), "--json")
+    run = json.loads(status.stdout)["local"]["last_run"]
+    assert f"--input {tmp_path}/docs\\xff/m.jsonl" in run["command"]
+    state = State(out)
+    try:
+        [row] = state.rows("local")
+    finally:
+        state.close()
+    assert row.detail == f"no such file: {tmp_path}/docs\\xff/a.pdf"

@@ -86,10 +86,12 @@ def test_two_datasets_share_an_output_root(
     assert len(state.rows("b", ["published"])) == 3
     assert sorted(load_ids(out / "a")) == ["local:doc0", "local:doc1"]
     assert sorted(load_ids(out / "b")) == ["local:doc1", "local:doc2", "local:doc3"]
-    # A dataset of another source is refused before any work.
+    # A dataset of another source is refused before any work, the folder left as it was.
+    before = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
     other = run_cli("hal", "--out", str(out), "--name", "a")
     assert other.returncode == 2
     assert "built from 'local'" in other.stderr and "Traceback" not in other.stderr
+    assert {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == before
 
 
 def test_reports_follow_a_changed_reject(

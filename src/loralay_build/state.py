@@ -21,6 +21,7 @@ from typing import Any
 
 from loralay_build.errors import ConfigError, LockHeld, Reason
 from loralay_build.records import Candidate
+from loralay_build.textfile import escaped
 
 STATE_DIR = ".loralay"
 
@@ -212,12 +213,7 @@ class State:
         Two sources in one dataset folder would merge their shards and re-process each
         other's documents under the wrong settings.
         """
-        row = self.db.execute("SELECT source FROM datasets WHERE dataset = ?",
-                              (dataset,)).fetchone()
-        owner = None if row is None else str(row["source"])
-        if owner is not None and owner != source:
-            raise ConfigError(f"dataset {dataset!r} in {self.root} is built from {owner!r}, "
-                              f"not {source!r}: choose another --name or --out")
+        check_owner(self.root, dataset, source, self.source_of(dataset))
         self.db.execute("INSERT OR IGNORE INTO datasets (dataset, source) VALUES (?, ?)",
                         (dataset, source))
 
@@ -369,6 +365,8 @@ class State:
             raise ValueError(f"unknown fields {set(fields) - allowed}")
         if "stats" in fields:
             fields["stats"] = json.dumps(fields["stats"], sort_keys=True)
+        if fields.get("detail"):  # it may quote a path that is not UTF-8
+            fields["detail"] = escaped(fields["detail"])
         assignments = ", ".join(f"{k} = ?" for k in fields)
         sql = f"UPDATE candidates SET status = ?, updated = ?{', ' if fields else ''}{assignments}"
         self.db.execute(sql + " WHERE dataset = ? AND id = ?",
@@ -436,7 +434,7 @@ class State:
     def start_run(self, dataset: str, command: str) -> int:
         cur = self.db.execute(
             "INSERT INTO runs (dataset, command, started) VALUES (?, ?, ?)",
-            (dataset, command, time.time()),
+            (dataset, escaped(command), time.time()),
         )
         return int(cur.lastrowid or 0)
 
@@ -445,7 +443,8 @@ class State:
         """Record how a run ended; `reason`: the one line that says why it did not succeed."""
         self.db.execute(
             "UPDATE runs SET finished = ?, exit_code = ?, counts = ?, reason = ? WHERE id = ?",
-            (time.time(), exit_code, json.dumps(counts, sort_keys=True), reason, run_id),
+            (time.time(), exit_code, json.dumps(counts, sort_keys=True),
+             None if reason is None else escaped(reason), run_id),
         )
 
     def references(self) -> tuple[set[str], set[str]]:
@@ -502,6 +501,32 @@ class State:
         out = dict(row)
         out["counts"] = json.loads(out["counts"]) if out["counts"] else {}
         return out
+
+
+def check_owner(root: Path, dataset: str, source: str, owner: str | None) -> None:
+    """Refuse to build `dataset` from `source` when the state says `owner` builds it."""
+    if owner is not None and owner != source:
+        raise ConfigError(f"dataset {dataset!r} in {root} is built from {owner!r}, "
+                          f"not {source!r}: choose another --name or --out")
+
+
+def recorded_source(root: Path, dataset: str) -> str | None:
+    """The source the state under `root` records for `dataset`, read without writing a byte
+    (no lock, no WAL file), so a build refused for it leaves the folder as it was. A state
+    being written meanwhile may be read stale: `State.claim` checks again under the lock."""
+    path = root / STATE_DIR / "state.sqlite"
+    if not path.is_file():
+        return None
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+        try:
+            row = db.execute("SELECT source FROM datasets WHERE dataset = ?",
+                             (dataset,)).fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return None
+    return None if row is None else str(row[0])
 
 
 class _Transaction:

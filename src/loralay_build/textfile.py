@@ -71,3 +71,9 @@ def checked_env(name: str, value: str) -> str:
         raise _not_utf8(f"environment variable {name}", raw.count(b"\n", 0, offset) + 1,
                         offset, raw[offset]) from None
     return value
+
+
+def escaped(text: str) -> str:
+    """`text` with the bytes that were not UTF-8 (arguments and paths reach Python as lone
+    surrogates, which SQLite and JSON files refuse) written as `\\xNN`."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

@@ -39,7 +39,7 @@ from loralay_build.run.pipeline import (
 )
 from loralay_build.sources import get_source, load_settings
 from loralay_build.sources.base import ChecksInput
-from loralay_build.state import STATE_DIR, State
+from loralay_build.state import STATE_DIR, State, check_owner, recorded_source
 from loralay_build.writable import check_folder_can_be_made, check_writable_folder
 
 log = logging.getLogger("loralay_build")
@@ -110,9 +110,11 @@ class BuildResult:
 
 def check_build(source: str, out: Path, name: str | None, config: Path | None,
                 overrides: dict[str, Any]) -> tuple[str, Settings] | str:
-    """The dataset name and settings of a build, or the one line that refuses it (exit 2)."""
+    """The dataset name and settings of a build, or the one line that refuses it (exit 2).
+    Nothing is written here: a refused build leaves `out` as it was."""
     try:
         dataset = check_dataset_name(source if name is None else name)
+        check_owner(out, dataset, source, recorded_source(out, dataset))
     except ConfigError as exc:
         return f"usage error: --name: {exc}"
     try:
