@@ -406,3 +406,15 @@ def test_arguments_that_are_not_utf8_are_recorded_escaped(tmp_path: Path) -> Non
     finally:
         state.close()
     assert row.detail == f"no such file: {tmp_path}/docs\\xff/a.pdf"
+
+
+def test_an_option_value_that_is_not_utf8_is_a_usage_error(tmp_path: Path) -> None:
+    """A venue is sent in requests: a byte that is not UTF-8 is refused before any."""
+    out = tmp_path / "out"
+    result = subprocess.run(
+        [sys.executable, "-m", "loralay_build.cli", "openreview", "--venue", b"V\xff",
+         "--out", str(out)], capture_output=True, text=True, timeout=240, env=dict(os.environ))
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "usage error: --venue: 'V\\xff' is not UTF-8 text"]
+    assert not out.exists()

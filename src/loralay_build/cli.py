@@ -26,7 +26,7 @@ from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_LOCKED, EXIT_USAGE
 from loralay_build.sources import SOURCES, load_settings
 from loralay_build.sources.command import SourceCommand
 from loralay_build.state import FILTERED, STATE_DIR, RunLock, State
-from loralay_build.textfile import read_text
+from loralay_build.textfile import escaped, read_text
 from loralay_build.writable import check_folder_can_be_made, check_writable_folder
 
 log = logging.getLogger("loralay_build")
@@ -172,7 +172,15 @@ def flag_overrides(workers: int | None, executor: str | None, parser: str | None
 
 def _checked_flags(workers: int | None, executor: str | None, parser: str | None,
                    no_filter: bool) -> dict[str, Any]:
-    """`flag_overrides`, a file it reads that cannot be used (`--exclude-ids`) being exit 2."""
+    """`flag_overrides`, a file it reads that cannot be used (`--exclude-ids`) being exit 2,
+    after refusing option values that are not UTF-8 (a venue, a licence, a name: they end
+    up in requests and records; paths may hold any byte and are left alone)."""
+    ctx = click.get_current_context()
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name or "", ctx.meta.get(param.name or ""))
+        for text in value if isinstance(value, tuple) else (value,):
+            if isinstance(text, str) and text != escaped(text):
+                _usage_error(f"{param.opts[-1]}: '{escaped(text)}' is not UTF-8 text")
     try:
         return flag_overrides(workers, executor, parser, no_filter)
     except ConfigError as exc:
