@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 import click
@@ -28,11 +30,12 @@ BATCH = 500
 
 
 def parse_line(line: str, lineno: int, base: Path, dataset: str,
-               allow_outside: bool = False) -> Candidate:
+               allow_outside: bool = False, root: Path | None = None) -> Candidate:
     """One manifest line -> Candidate; raises ConfigError naming the line when it is invalid.
 
     A `pdf` path must stay inside the manifest's folder unless `allow_outside`: a manifest
-    from elsewhere must not make the tool read and publish arbitrary files.
+    from elsewhere must not make the tool read and publish arbitrary files. `root`: the
+    folder resolved once by the caller (the manifest is read twice, checks then discovery).
     """
     try:
         record: dict[str, Any] = json.loads(line)
@@ -65,12 +68,17 @@ def parse_line(line: str, lineno: int, base: Path, dataset: str,
     if not isinstance(language, str) or (language and not is_language_code(language)):
         raise ConfigError(f"line {lineno}: 'language' must be an ISO 639-1 code (fr, en, ...), "
                           f"got {json.dumps(language, ensure_ascii=False)}")
-    path = (base / pdf).resolve()
-    if not allow_outside and not path.is_relative_to(base.resolve()):
+    path = Path(os.path.realpath(os.path.join(base, pdf)))  # Path.resolve(), without its cost
+    if not allow_outside and not path.is_relative_to(root or base.resolve()):
         raise ConfigError(f"line {lineno}: 'pdf' {pdf!r} is outside the manifest's folder "
                           f"{base}; give --allow-outside (or set [source] allow_outside = "
                           "true) to allow it")
-    stat = path.stat() if path.is_file() else None
+    try:
+        stat: os.stat_result | None = os.stat(path)
+    except (OSError, ValueError):
+        stat = None
+    if stat is not None and not S_ISREG(stat.st_mode):
+        stat = None
     extra: dict[str, Any] = {"size": stat.st_size if stat else None,
                              "mtime": stat.st_mtime_ns if stat else None}
     if split:
@@ -96,10 +104,11 @@ def _read_manifest(lines: Iterable[tuple[int, str]], base: Path, dataset: str,
     """The candidates of numbered manifest lines; an invalid line, a repeated id or a manifest
     without any entry is a ConfigError."""
     seen: set[str] = set()
+    root = base.resolve()
     for lineno, line in lines:
         if not line.strip():
             continue
-        cand = parse_line(line, lineno, base, dataset, allow_outside)
+        cand = parse_line(line, lineno, base, dataset, allow_outside, root)
         if cand.id in seen:
             raise ConfigError(f"line {lineno}: duplicate id {cand.source_id!r}")
         seen.add(cand.id)
