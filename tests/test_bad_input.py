@@ -311,6 +311,8 @@ def test_serial_reports_a_fatal_signal_of_its_own_process_in_one_line(tmp_path: 
     assert line.startswith("error: the build process was killed by SIGABRT while processing "
                            "local:bomb;"), line
     assert "--executor serial has no isolation" in line
+    status = run_cli("status", str(tmp_path / "out"))  # the run could not record its end
+    assert "exit none (the process was killed)" in status.stdout, status.stdout
 
 
 def test_a_folder_given_as_pdf_says_so(tmp_path: Path) -> None:
