@@ -86,10 +86,12 @@ def test_two_datasets_share_an_output_root(
     assert len(state.rows("b", ["published"])) == 3
     assert sorted(load_ids(out / "a")) == ["local:doc0", "local:doc1"]
     assert sorted(load_ids(out / "b")) == ["local:doc1", "local:doc2", "local:doc3"]
-    # A dataset of another source is refused before any work.
+    # A dataset of another source is refused before any work, the folder left as it was.
+    before = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
     other = run_cli("hal", "--out", str(out), "--name", "a")
     assert other.returncode == 2
     assert "built from 'local'" in other.stderr and "Traceback" not in other.stderr
+    assert {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == before
 
 
 def test_reports_follow_a_changed_reject(
@@ -138,13 +140,14 @@ def test_published_files_follow_the_umask(
 
 
 def test_nothing_published_exits_1_unless_allowed(tmp_path: Path) -> None:
-    empty = tmp_path / "empty.jsonl"
-    empty.write_text("")
-    result = build_local(empty, tmp_path / "out")
+    (tmp_path / "page.pdf").write_text("<html>not a pdf</html>")
+    rejected = write_manifest(tmp_path / "m.jsonl", [
+        {"id": "html", "pdf": "page.pdf", "language": "fr", "abstracts": {"fr": "x y"}}])
+    result = build_local(rejected, tmp_path / "out")
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "no document published" in lines[0]
-    assert build_local(empty, tmp_path / "out", "--allow-empty").returncode == 0
+    assert build_local(rejected, tmp_path / "out", "--allow-empty").returncode == 0
     run = State(tmp_path / "out").last_run("local")
     assert run is not None and run["exit_code"] == 0
 
@@ -170,7 +173,8 @@ def test_bad_out_is_one_line_and_exit_2(tmp_path: Path) -> None:
     regular.write_text("x")
     one_line_usage_error(build_local(manifest, regular), "not a folder")
     # /sys refuses new folders even to root; a read-only folder refuses other users.
-    one_line_usage_error(build_local(manifest, Path("/sys/loralay-out")), "not writable")
+    one_line_usage_error(build_local(manifest, Path("/sys/loralay-out")),
+                         "/sys is not a writable folder")
     if os.geteuid() != 0:
         locked = tmp_path / "locked"
         locked.mkdir(mode=0o555)

@@ -27,6 +27,7 @@ from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_LOCKED, EXIT_USAGE
 from loralay_build.sources import SOURCES, load_settings
 from loralay_build.sources.command import SourceCommand
 from loralay_build.state import FILTERED, STATE_DIR, RunLock, State
+from loralay_build.textfile import escaped, read_text
 from loralay_build.writable import check_folder_can_be_made, check_writable_folder
 
 log = logging.getLogger("loralay_build")
@@ -82,6 +83,26 @@ def _local_path(ctx: click.Context, param: click.Parameter, value: str | None) -
     return Path(value)
 
 
+def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    """Keep an option every subcommand shares out of their signatures (see flag_overrides)."""
+    if value is not None and param.name:
+        ctx.meta[param.name] = value
+
+
+# The corpus filters, shared by every building command and `demo`.
+FILTER_OPTIONS = (
+    click.option("--no-filter", is_flag=True, help="Keep documents the percentile "
+                 "filters would drop."),
+    click.option("--licences", expose_value=False, callback=_remember,
+                 help="Keep only these licences: SPDX ids (any case), wildcards or the group "
+                 "'redistributable' (CC-BY-4.0,CC0-1.0 or CC-BY-*)."),
+    click.option("--exclude-ids", expose_value=False, callback=_remember,
+                 type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                 help="File of ids or DOIs (one per line) kept out of every split: a "
+                 "published test set."),
+)
+
+
 def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """Options every building subcommand accepts."""
     options = [
@@ -100,15 +121,7 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      "ray://HOST:10001; default: a local Ray instance of --workers CPUs."),
         click.option("--parser", type=click.Choice(["pdfium", "pdfplumber", "poppler"]),
                      help="PDF backend."),
-        click.option("--no-filter", is_flag=True, help="Keep documents the percentile "
-                     "filters would drop."),
-        click.option("--licences", expose_value=False, callback=_remember,
-                     help="Keep only these licences: SPDX ids, wildcards or the group "
-                     "'redistributable' (CC-BY-4.0,CC0-1.0 or CC-BY-*)."),
-        click.option("--exclude-ids", expose_value=False, callback=_remember,
-                     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                     help="File of ids or DOIs (one per line) kept out of every split: a "
-                     "published test set."),
+        *FILTER_OPTIONS,
         click.option("--page-images", is_flag=True, default=None, expose_value=False,
                      callback=_remember, help="Also publish each page as an image, the "
                      "removed words painted out (the `pages` configuration; [images])."),
@@ -129,12 +142,6 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> None:
-    """Keep an option every subcommand shares out of their signatures (see flag_overrides)."""
-    if value is not None and param.name:
-        ctx.meta[param.name] = value
-
-
 def flag_overrides(workers: int | None, executor: str | None, parser: str | None,
                    no_filter: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
@@ -149,7 +156,7 @@ def flag_overrides(workers: int | None, executor: str | None, parser: str | None
     if ctx and ctx.meta.get("ocr"):
         out = merge(out, {"ocr": {"enabled": True}})
     if exclude:
-        listed = [line.strip() for line in exclude.read_text(encoding="utf-8-sig").splitlines()]
+        listed = [line.strip() for line in read_text(exclude).splitlines()]
         out = merge(out, {"dedup": {"exclude": [x for x in listed if x and x[0] != "#"]}})
     if licences:
         out = merge(out, {"filters": {"licences": [p for p in licences.split(",") if p.strip()]}})
@@ -169,6 +176,23 @@ def flag_overrides(workers: int | None, executor: str | None, parser: str | None
     return out
 
 
+def _checked_flags(workers: int | None, executor: str | None, parser: str | None,
+                   no_filter: bool) -> dict[str, Any]:
+    """`flag_overrides`, a file it reads that cannot be used (`--exclude-ids`) being exit 2,
+    after refusing option values that are not UTF-8 (a venue, a licence, a name: they end
+    up in requests and records; paths may hold any byte and are left alone)."""
+    ctx = click.get_current_context()
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name or "", ctx.meta.get(param.name or ""))
+        for text in value if isinstance(value, tuple) else (value,):
+            if isinstance(text, str) and text != escaped(text):
+                _usage_error(f"{param.opts[-1]}: '{escaped(text)}' is not UTF-8 text")
+    try:
+        return flag_overrides(workers, executor, parser, no_filter)
+    except ConfigError as exc:
+        _usage_error(str(exc))
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="loralay-build",
                       message=f"%(prog)s, version %(version)s (PDF core: {core_name()})")
@@ -183,7 +207,7 @@ def source_command(name: str, command: SourceCommand) -> click.Command:
             workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
             verbose: int, quiet: bool, since: str | None = None, **own: Any) -> None:
         _setup_logging(verbose, quiet)
-        overrides = flag_overrides(workers, executor, parser, no_filter)
+        overrides = _checked_flags(workers, executor, parser, no_filter)
         keys = command.keys(own, name_)
         if keys:
             overrides = merge(overrides, {"source": keys})
@@ -236,16 +260,22 @@ def _build_stamp(folder: Path) -> int | None:
               help="Build only this dataset (repeatable).")
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Errors only, no progress bars.")
-def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool) -> None:
+@FILTER_OPTIONS[0]
+@FILTER_OPTIONS[1]
+@FILTER_OPTIONS[2]
+def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool,
+         no_filter: bool) -> None:
     """Build small corpora from the bundled offline sandbox (no network needed)."""
     from loralay_build.sandbox import Sandbox
 
     _setup_logging(verbose, quiet)
+    filters = _checked_flags(None, None, None, no_filter)
     ocr = ocr_ready()
     with Sandbox(docs=docs) as sandbox:
         # HAL serves the scanned and broken-font documents
-        jobs = [DatasetJob(job.source, job.dataset, overrides=merge(job.overrides, {
-                    "run": {"timeout": 30.0}, "ocr": {"enabled": ocr and job.source == "hal"}}))
+        jobs = [DatasetJob(job.source, job.dataset, overrides=merge(
+                    merge(job.overrides, filters),
+                    {"run": {"timeout": 30.0}, "ocr": {"enabled": ocr and job.source == "hal"}}))
                 for job in sandbox.demo_builds() if not only or job.dataset in only]
         stamps = {name: _build_stamp(out / name) for job in jobs for name in _demo_names(job)}
 
@@ -308,8 +338,9 @@ def status(path: Path, as_json: bool) -> None:
                 "last_run": state.last_run(dataset),
                 "needs_ocr": dict(zip(("documents", "pages"), state.waiting_for_ocr(dataset),
                                       strict=True)),
+                "running": state.lock_held(dataset),
             }
-            for dataset in state.datasets() if only in (None, dataset)
+            for dataset in state.datasets(with_runs=True) if only in (None, dataset)
         }
     finally:
         state.close()
@@ -342,9 +373,13 @@ def status(path: Path, as_json: bool) -> None:
                     click.echo(f"    {key:<30} {value:>6}")
         run = info["last_run"]
         if run:
-            click.echo(f"  last run: #{run['id']} at {run['when_local']}, exit "
-                       f"{'running' if run['exit_code'] is None else run['exit_code']} "
+            code = run["exit_code"]
+            if code is None:
+                code = "running" if info["running"] else "none (the process was killed)"
+            click.echo(f"  last run: #{run['id']} at {run['when_local']}, exit {code} "
                        f"({run['command']})")
+            if run.get("reason"):
+                click.echo(f"    {run['reason']}")
 
 
 @main.command()

@@ -25,6 +25,7 @@ from loralay_build.parse.settings import ParseSettings
 from loralay_build.source_table import SourceConfig, source_from_table
 from loralay_build.tables import check_choice, check_ranges, from_table
 from loralay_build.text.settings import MatchSettings
+from loralay_build.textfile import checked_env, read_text
 
 ENV_PREFIX = "LORALAY_"
 IMAGE_FORMATS = ("webp", "png", "jpeg")
@@ -330,9 +331,10 @@ def builtin_config(name: str) -> dict[str, Any]:
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
+    text = read_text(path)
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"cannot read config {path}: {exc}") from exc
 
 
@@ -354,6 +356,8 @@ def env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
         if not name.startswith(ENV_PREFIX) or "__" not in name:
             continue
         section, _, key = name[len(ENV_PREFIX) :].lower().partition("__")
+        checked_env(name, name)
+        text = checked_env(name, text)
         try:
             value: Any = tomllib.loads(f"v = {text}")["v"]
         except tomllib.TOMLDecodeError:
@@ -399,10 +403,38 @@ def load_settings(
     for _, table in layers:
         raw = merge(raw, table)
     try:
-        return _validate(source, raw, source_config)
+        settings = _validate(source, raw, source_config)
     except ConfigError as exc:
         blame = _first_failing_layer(source, layers, source_config)
         raise ConfigError(f"{exc} (set by {blame})" if blame else str(exc)) from None
+    _check_overridden(source, raw, layers, source_config)
+    return settings
+
+
+def _check_overridden(source: str, raw: dict[str, Any],
+                      layers: list[tuple[str, Mapping[str, Any]]],
+                      source_config: type[SourceConfig]) -> None:
+    """Refuse a bad value in a layer even where a higher layer sets the same key: a file
+    that is wrong is wrong whatever the flags of one run say. Each layer's values are put
+    back over the merged configuration, so a key only the higher layers give is still set."""
+    for index, (label, table) in enumerate(layers[:-1]):
+        again = merge(raw, table)
+        if again == raw:  # nothing of this layer is overridden
+            continue
+        try:
+            _validate(source, again, source_config)
+        except ConfigError as exc:
+            keys = _set_keys(table)
+            above = ", ".join(name for name, later in layers[index + 1:]
+                              if keys & _set_keys(later))
+            raise ConfigError(f"{exc} (set by {label}; overridden by {above}, but fix it "
+                              "there)") from None
+
+
+def _set_keys(table: Mapping[str, Any]) -> set[tuple[str, str]]:
+    """The (section, key) pairs a layer sets."""
+    return {(section, key) for section, keys in table.items() if isinstance(keys, Mapping)
+            for key in keys}
 
 
 def _first_failing_layer(source: str, layers: list[tuple[str, Mapping[str, Any]]],

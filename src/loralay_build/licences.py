@@ -281,18 +281,26 @@ def to_spdx(source: str, raw: str) -> str:
 # -- the filter and the card ------------------------------------------------------------------
 
 def check_patterns(patterns: Iterable[str]) -> tuple[str, ...]:
-    """Validate `--licences` / `[filters] licences`: exact ids, wildcards or a named group."""
+    """Validate `--licences` / `[filters] licences`: exact ids, wildcards or a named group,
+    in any case as SPDX ids are (`cc-by-4.0` is `CC-BY-4.0`); an id comes back as SPDX
+    spells it, a group in lower case, a wildcard as given (`allowed` ignores its case)."""
+    known = {k.lower(): k for k in KNOWN}
     out = []
     for pattern in patterns:
         pattern = pattern.strip()
         if not pattern:
             continue
+        folded = pattern.lower()
         wildcard = any(c in pattern for c in "*?[")
-        if pattern in GROUPS or pattern in KNOWN or (
-                wildcard and any(fnmatch.fnmatchcase(k, pattern) for k in KNOWN)):
+        if folded in known:
+            out.append(known[folded])
+        elif folded in GROUPS:
+            out.append(folded)
+        elif wildcard and any(fnmatch.fnmatchcase(k, folded) for k in known):
             out.append(pattern)
         else:
-            close = difflib.get_close_matches(pattern, [*KNOWN, *GROUPS], n=3, cutoff=0.5)
+            close = [known.get(c, c) for c in difflib.get_close_matches(
+                folded, [*known, *GROUPS], n=3, cutoff=0.5)]
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise ConfigError(f"unknown licence {pattern!r}{hint} (SPDX ids such as "
                               f"CC-BY-4.0, wildcards such as CC-BY-*, or 'redistributable')")
@@ -303,7 +311,7 @@ def allowed(spdx: str, patterns: tuple[str, ...]) -> bool:
     """Whether a licence passes the filter; an empty filter keeps everything."""
     if not patterns:
         return True
-    return any(GROUPS[p](spdx) if p in GROUPS else fnmatch.fnmatchcase(spdx, p)
+    return any(GROUPS[p](spdx) if p in GROUPS else fnmatch.fnmatchcase(spdx.lower(), p.lower())
                for p in patterns)
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from loralay_build.errors import ConfigError, LockHeld, Reason
 from loralay_build.records import Candidate
+from loralay_build.textfile import escaped
 
 STATE_DIR = ".loralay"
 
@@ -52,7 +53,8 @@ CREATE TABLE IF NOT EXISTS runs (
     started REAL NOT NULL,
     finished REAL,
     exit_code INTEGER,
-    counts TEXT
+    counts TEXT,
+    reason TEXT
 );
 CREATE TABLE IF NOT EXISTS marks (
     dataset TEXT NOT NULL,
@@ -193,6 +195,17 @@ class State:
         _retry_locked(lambda: self.db.execute("PRAGMA journal_mode=WAL"))
         self.db.execute("PRAGMA synchronous=NORMAL")
         _retry_locked(lambda: self.db.executescript(SCHEMA))
+        _retry_locked(self._add_run_reason)
+
+    def _add_run_reason(self) -> None:
+        """A state made before runs recorded their one-line reason gets the column."""
+        columns = {r["name"] for r in self.db.execute("PRAGMA table_info(runs)")}
+        if "reason" not in columns:
+            try:
+                self.db.execute("ALTER TABLE runs ADD COLUMN reason TEXT")
+            except sqlite3.OperationalError as exc:
+                if "duplicate column" not in str(exc):  # else another run added it first
+                    raise
 
     def claim(self, dataset: str, source: str) -> None:
         """Record that `dataset` is built from `source`; refuse a dataset of another source.
@@ -200,12 +213,7 @@ class State:
         Two sources in one dataset folder would merge their shards and re-process each
         other's documents under the wrong settings.
         """
-        row = self.db.execute("SELECT source FROM datasets WHERE dataset = ?",
-                              (dataset,)).fetchone()
-        owner = None if row is None else str(row["source"])
-        if owner is not None and owner != source:
-            raise ConfigError(f"dataset {dataset!r} in {self.root} is built from {owner!r}, "
-                              f"not {source!r}: choose another --name or --out")
+        check_owner(self.root, dataset, source, self.source_of(dataset))
         self.db.execute("INSERT OR IGNORE INTO datasets (dataset, source) VALUES (?, ?)",
                         (dataset, source))
 
@@ -220,6 +228,21 @@ class State:
 
     def lock(self, dataset: str) -> RunLock:
         return RunLock(self.dir / f"{dataset}.lock")
+
+    def lock_held(self, dataset: str) -> bool:
+        """Whether a live process holds the dataset's lock (a run without an exit code and
+        without its lock was killed); the lock file is only read."""
+        try:
+            fd = os.open(self.dir / f"{dataset}.lock", os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)
+        return False
 
     # -- candidates ---------------------------------------------------------------------------
 
@@ -342,6 +365,8 @@ class State:
             raise ValueError(f"unknown fields {set(fields) - allowed}")
         if "stats" in fields:
             fields["stats"] = json.dumps(fields["stats"], sort_keys=True)
+        if fields.get("detail"):  # it may quote a path that is not UTF-8
+            fields["detail"] = escaped(fields["detail"])
         assignments = ", ".join(f"{k} = ?" for k in fields)
         sql = f"UPDATE candidates SET status = ?, updated = ?{', ' if fields else ''}{assignments}"
         self.db.execute(sql + " WHERE dataset = ? AND id = ?",
@@ -409,14 +434,17 @@ class State:
     def start_run(self, dataset: str, command: str) -> int:
         cur = self.db.execute(
             "INSERT INTO runs (dataset, command, started) VALUES (?, ?, ?)",
-            (dataset, command, time.time()),
+            (dataset, escaped(command), time.time()),
         )
         return int(cur.lastrowid or 0)
 
-    def finish_run(self, run_id: int, exit_code: int, counts: dict[str, Any]) -> None:
+    def finish_run(self, run_id: int, exit_code: int, counts: dict[str, Any],
+                   reason: str | None = None) -> None:
+        """Record how a run ended; `reason`: the one line that says why it did not succeed."""
         self.db.execute(
-            "UPDATE runs SET finished = ?, exit_code = ?, counts = ? WHERE id = ?",
-            (time.time(), exit_code, json.dumps(counts, sort_keys=True), run_id),
+            "UPDATE runs SET finished = ?, exit_code = ?, counts = ?, reason = ? WHERE id = ?",
+            (time.time(), exit_code, json.dumps(counts, sort_keys=True),
+             None if reason is None else escaped(reason), run_id),
         )
 
     def references(self) -> tuple[set[str], set[str]]:
@@ -436,8 +464,13 @@ class State:
 
     # -- reporting ----------------------------------------------------------------------------
 
-    def datasets(self) -> list[str]:
-        return [r[0] for r in self.db.execute("SELECT DISTINCT dataset FROM candidates ORDER BY 1")]
+    def datasets(self, with_runs: bool = False) -> list[str]:
+        """Datasets with candidates; `with_runs`: also those whose runs stored none (a run
+        that failed before finding a document)."""
+        query = "SELECT DISTINCT dataset FROM candidates"
+        if with_runs:
+            query += " UNION SELECT dataset FROM runs"
+        return [r[0] for r in self.db.execute(query + " ORDER BY 1")]
 
     def status_counts(self, dataset: str) -> dict[str, int]:
         return {
@@ -476,6 +509,32 @@ class State:
         out = dict(row)
         out["counts"] = json.loads(out["counts"]) if out["counts"] else {}
         return out
+
+
+def check_owner(root: Path, dataset: str, source: str, owner: str | None) -> None:
+    """Refuse to build `dataset` from `source` when the state says `owner` builds it."""
+    if owner is not None and owner != source:
+        raise ConfigError(f"dataset {dataset!r} in {root} is built from {owner!r}, "
+                          f"not {source!r}: choose another --name or --out")
+
+
+def recorded_source(root: Path, dataset: str) -> str | None:
+    """The source the state under `root` records for `dataset`, read without writing a byte
+    (no lock, no WAL file), so a build refused for it leaves the folder as it was. A state
+    being written meanwhile may be read stale: `State.claim` checks again under the lock."""
+    path = root / STATE_DIR / "state.sqlite"
+    if not path.is_file():
+        return None
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+        try:
+            row = db.execute("SELECT source FROM datasets WHERE dataset = ?",
+                             (dataset,)).fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return None
+    return None if row is None else str(row[0])
 
 
 class _Transaction:

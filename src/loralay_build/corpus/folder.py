@@ -33,14 +33,28 @@ def read_build(path: Path) -> dict[str, Any]:
     return build if isinstance(build, dict) else {}
 
 
+def damaged_files(path: Path, build: dict[str, Any]) -> list[tuple[str, str]]:
+    """The files `build` lists that are missing or whose size is not the one it records
+    (truncated, or written over), each with what is wrong with it."""
+    damaged = []
+    for entry in build.get("files", []):
+        name, size = str(entry["name"]), int(entry["bytes"])
+        try:
+            actual = (path / name).stat().st_size if (path / name).is_file() else None
+        except OSError:
+            actual = None
+        if actual is None:
+            damaged.append((name, "missing"))
+        elif actual != size:
+            damaged.append((name, f"{'truncated: ' if actual < size else ''}{actual} bytes, "
+                                  f"{BUILD_FILE} records {size}"))
+    return damaged
+
+
 def published_build(path: Path) -> dict[str, Any]:
     """The build record of the shard set in place, or {} when it is missing or damaged."""
     build = read_build(path)
-    intact = all(
-        (path / f["name"]).is_file() and (path / f["name"]).stat().st_size == f["bytes"]
-        for f in build.get("files", [])
-    )
-    return build if intact else {}
+    return {} if damaged_files(path, build) else build
 
 
 def view_status(root: Path, only: str | None = None) -> dict[str, dict[str, Any]]:

@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 import loralay_build
 from loralay_build.blobs import atomic_link, atomic_write_bytes, sha256_file
 from loralay_build.config import OutputSettings
-from loralay_build.corpus.folder import BUILD_FILE, published_build
+from loralay_build.corpus.folder import BUILD_FILE, damaged_files, published_build, read_build
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.writer import digest, write_shard
 from loralay_build.digests import Digests, find
@@ -195,6 +195,9 @@ def publish(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[Item]]
     """Publish `splits` to `folder` unless the set in place has this fingerprint; returns
     whether anything was written. `reports` are written before the card (rejects.jsonl);
     `repack` rewrites every shard, packed full."""
+    for name, problem in damaged_files(folder, read_build(folder)):
+        log.warning("%s: %s; every shard of the dataset is written again", folder / name,
+                    problem)
     previous = published_build(folder)
     if previous.get("fingerprint") == fingerprint and not repack:
         log.info("%s is up to date", folder)

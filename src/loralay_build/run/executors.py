@@ -7,6 +7,7 @@ from typing import Protocol
 
 from loralay_build.config import EXECUTORS, RunSettings
 from loralay_build.errors import ConfigError, Reason
+from loralay_build.run.fatal import doing, exit_one_line
 from loralay_build.run.isolation import IsolatedPool
 from loralay_build.run.process import Outcome, Task, process_document
 from loralay_build.run.worker_results import limits_of, outcome_of
@@ -20,19 +21,31 @@ class Executor(Protocol):
     def close(self) -> None: ...
 
 
+SERIAL_ADVICE = ("--executor serial has no isolation (no process of its own per document, no "
+                 "memory limit, no timeout): use --executor local to make such a file a reject")
+
+
 class SerialExecutor:
-    """In the calling process, one after the other: for debugging (no timeout, no limits)."""
+    """In the calling process, one after the other: for debugging (no timeout, no limits).
+
+    A file that crashes native code ends the build; it says so in one line (exit 1)."""
+
+    def __init__(self) -> None:
+        self._restore = exit_one_line(SERIAL_ADVICE)
 
     def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
         for task in tasks:
+            doing(task.candidate.id)
             try:
                 outcome = process_document(task)
             except Exception as exc:  # a parser bug costs one document, not the run
                 outcome = Outcome(reason=Reason.CORRUPTED, detail=f"{type(exc).__name__}: {exc}")
+            finally:
+                doing("")
             yield task, outcome
 
     def close(self) -> None:
-        return None
+        self._restore()
 
 
 class LocalExecutor:

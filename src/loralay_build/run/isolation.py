@@ -33,6 +33,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any, Generic, TypeVar, cast
 
 from loralay_build import deadline
+from loralay_build.run.fatal import MEMORY_EXIT, exit_at_memory_limit
 
 log = logging.getLogger(__name__)
 
@@ -48,12 +49,15 @@ class Limits:
 
 
 class WorkerLost(Exception):
-    """The worker did not answer: it was killed on timeout or died on its own."""
+    """The worker did not answer: it was killed on timeout or died on its own
+    (`out_of_memory`: at its address-space limit)."""
 
-    def __init__(self, timed_out: bool, detail: str, ocr: bool = False) -> None:
+    def __init__(self, timed_out: bool, detail: str, out_of_memory: bool = False,
+                 ocr: bool = False) -> None:
         super().__init__(detail)
         self.timed_out = timed_out
         self.detail = detail
+        self.out_of_memory = out_of_memory
         self.ocr = ocr  # the task had asked for time to read pages by OCR
 
 
@@ -112,6 +116,7 @@ def _worker_main(
     conn: Connection, func: Callable[[object], object], memory_bytes: int
 ) -> None:
     _limit_self(memory_bytes)
+    exit_at_memory_limit(memory_bytes)
     gc.freeze()  # the imported modules are permanent: keep them out of every collection
     gc.set_threshold(WORKER_GC_THRESHOLD, *gc.get_threshold()[1:])
     deadline.listen(lambda seconds: conn.send((EXTEND, seconds)))
@@ -198,11 +203,16 @@ def _stop_server() -> None:
         stop()
 
 
-def _describe_exit(process: BaseProcess) -> str:
+def _lost(process: BaseProcess, limits: Limits) -> WorkerLost:
+    """How a worker that died on its own is reported."""
     code = process.exitcode
+    if code == MEMORY_EXIT:
+        return WorkerLost(False, f"worker aborted at its memory limit of "
+                          f"{limits.memory_bytes // 2**20} MiB ([run] memory_limit_mb)",
+                          out_of_memory=True)
     if code is not None and code < 0:
-        return f"worker killed by {signal.Signals(-code).name}"
-    return f"worker exited with code {code}"
+        return WorkerLost(False, f"worker killed by {signal.Signals(-code).name}")
+    return WorkerLost(False, f"worker exited with code {code}")
 
 
 class IsolatedPool(Generic[TaskT, ResultT]):
@@ -269,7 +279,7 @@ class IsolatedPool(Generic[TaskT, ResultT]):
                         status, value = worker.conn.recv()
                     except (EOFError, OSError):
                         worker.process.join(5)
-                        yield current, WorkerLost(False, _describe_exit(worker.process))
+                        yield current, _lost(worker.process, self.limits)
                         self._replace(worker)
                         continue
                     if status == EXTEND:

@@ -38,9 +38,10 @@ from loralay_build.run.pipeline import (
     Pipeline,
     check_dataset_name,
 )
-from loralay_build.sources import load_settings
-from loralay_build.state import STATE_DIR, State
-from loralay_build.writable import check_writable_folder
+from loralay_build.sources import get_source, load_settings
+from loralay_build.sources.base import ChecksInput
+from loralay_build.state import STATE_DIR, State, check_owner, recorded_source
+from loralay_build.writable import check_folder_can_be_made, check_writable_folder
 
 log = logging.getLogger("loralay_build")
 
@@ -65,9 +66,10 @@ def check_environment(settings: Settings) -> None:
 
 def check_output_root(out: Path, dataset: str) -> None:
     """`out` is (or can be made) a folder this process can write in, and so is the dataset's
-    folder when an earlier build made it (publishing would fail after all the work)."""
-    check_writable_folder(out, "--out")
-    check_writable_folder(out / STATE_DIR, "--out")
+    folder when an earlier build made it (publishing would fail after all the work).
+    Nothing is made here: a refused build leaves the disk as it was."""
+    check_folder_can_be_made(out, "--out")
+    check_folder_can_be_made(out / STATE_DIR, "--out")
     if (out / dataset).exists() or (out / dataset).is_symlink():
         check_writable_folder(out / dataset, "the dataset folder", create=False)
 
@@ -112,15 +114,20 @@ class BuildResult:
 
 def check_build(source: str, out: Path, name: str | None, config: Path | None,
                 overrides: dict[str, Any]) -> tuple[str, Settings] | str:
-    """The dataset name and settings of a build, or the one line that refuses it (exit 2)."""
+    """The dataset name and settings of a build, or the one line that refuses it (exit 2).
+    Nothing is written here: a refused build leaves `out` as it was."""
     try:
         dataset = check_dataset_name(source if name is None else name)
+        check_owner(out, dataset, source, recorded_source(out, dataset))
     except ConfigError as exc:
         return f"usage error: --name: {exc}"
     try:
         settings = load_settings(source, config, overrides=overrides)
         check_environment(settings)
         check_output_root(out, dataset)
+        reader = get_source(source)
+        if isinstance(reader, ChecksInput):
+            reader.check_input(settings.source)
     except ConfigError as exc:
         return f"configuration error: {exc}"
     return dataset, settings
@@ -169,28 +176,50 @@ def _run(request: BuildRequest, state: State) -> BuildResult:
     pin_mmap_threshold()  # the parent's memory must not follow the corpus size
     run_id = state.start_run(request.dataset, request.command or request.source)
     code = EXIT_FAILURE
+    reason: str | None = "stopped by an unexpected error"
     pipeline = Pipeline(request, state)
     try:
         with sigterm_as_interrupt():
             code = pipeline.run()
+        reason = _partial_reason(pipeline) if code == EXIT_PARTIAL else None
     except ConfigError as exc:
-        click.echo(f"configuration error: {exc}", err=True)
+        reason = f"configuration error: {exc}"
+        click.echo(reason, err=True)
         code = EXIT_USAGE
     except NothingPublished as exc:
-        click.echo(str(exc), err=True)
+        reason = str(exc)
+        click.echo(reason, err=True)
     except LoralayError as exc:
-        log.error("build failed: %s", exc)
+        reason = f"build failed: {exc}"
+        log.error("%s", reason)
     except Terminated:
-        click.echo("terminated (SIGTERM); run the same command again to resume", err=True)
+        reason = "terminated (SIGTERM)"
+        click.echo(f"{reason}; run the same command again to resume", err=True)
         code = EXIT_INTERRUPTED
     except KeyboardInterrupt:
-        click.echo("interrupted; run the same command again to resume", err=True)
+        reason = "interrupted"
+        click.echo(f"{reason}; run the same command again to resume", err=True)
         code = EXIT_INTERRUPTED
     finally:
-        state.finish_run(run_id, code, dict(pipeline.stats.counts()))
+        state.finish_run(run_id, code, dict(pipeline.stats.counts()),
+                         reason.splitlines()[0] if reason else None)
     _summary(state, request, pipeline.stats.counts(), code)
     return BuildResult(code, pipeline.stats.published_rows or 0,
                        pipeline.stats.discovery_failed or 0)
+
+
+def _partial_reason(pipeline: Pipeline) -> str:
+    """Why a run ended partial (exit 3), in one line."""
+    stats = pipeline.stats
+    views = stats.after_publish
+    parts = [f"{stats.waiting_retry} document(s) wait for a retry" if stats.waiting_retry
+             else "",
+             f"{stats.discovery_failed} part(s) of discovery failed" if stats.discovery_failed
+             else "",
+             f"{views['views_full_text_waiting']} view full text(s) wait"
+             if views["views_full_text_waiting"] else "",
+             f"{views['views_empty']} view(s) without rows" if views["views_empty"] else ""]
+    return "partial: " + ", ".join(p for p in parts if p)
 
 
 def _summary(state: State, request: BuildRequest, counts: dict[str, int], code: int) -> None:

@@ -18,7 +18,7 @@ import pyarrow as pa
 import loralay_build
 from loralay_build.corpus.card import render_card
 from loralay_build.corpus.dedup import Cluster
-from loralay_build.corpus.folder import published_build
+from loralay_build.corpus.folder import damaged_files, published_build, read_build
 from loralay_build.corpus.pages import PAGES_DIR, write_pages
 from loralay_build.corpus.publish import (
     PublishedRows,
@@ -127,6 +127,7 @@ def write(ctx: BuildContext, rows: PlanRows, splits: Codes, record: PublishRecor
     )
     published = ctx.published_rows()
     page_files = [] if pages is None else pages["files"]
+    ctx.stats.shards_repaired += len(damaged_files(out_dir, read_build(out_dir)))
     try:
         written = publish(out_dir, fingerprints[0], items,
                           lambda group: (_row(ctx, item.key, published) for item in group),

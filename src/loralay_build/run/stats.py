@@ -72,6 +72,7 @@ class BuildStats:
     waiting_retry: int | None = None
     discovery_failed: int | None = None
     downloads_discarded: int | None = None
+    shards_repaired: int = 0  # published files found missing or damaged, written again
 
     def counts(self) -> Counter[str]:
         out = Counter({**self.discover.counts(), **self.download.counts(),
@@ -80,5 +81,6 @@ class BuildStats:
                           waiting_retry=self.waiting_retry,
                           discovery_failed=self.discovery_failed,
                           downloads_discarded=self.downloads_discarded))
+        out.update(_nonzero(shards_repaired=self.shards_repaired))
         out.update(self.after_publish)
         return out

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from loralay_build.errors import LockHeld
+from loralay_build.errors import ConfigError, LockHeld
 from loralay_build.run.context import BuildRequest
 from loralay_build.run.pipeline import (
     EXIT_FAILURE,
@@ -26,12 +26,13 @@ from loralay_build.run.pipeline import (
 )
 from loralay_build.sources import settings_from_raw
 from loralay_build.state import REMOVED, SETTINGS_MARK, State
+from loralay_build.textfile import read_text
 
 
-def read_ids(path: Path, source: str) -> list[str]:
+def read_ids(text: str, source: str) -> list[str]:
     """Ids one per line (`#` comments allowed), as published (`hal:123`) or bare (`123`)."""
     ids = []
-    for line in path.read_text(encoding="utf-8-sig").splitlines():
+    for line in text.splitlines():
         text = line.split("#", 1)[0].strip()
         if text:
             ids.append(text if text.startswith(f"{source}:") else f"{source}:{text}")
@@ -40,6 +41,11 @@ def read_ids(path: Path, source: str) -> list[str]:
 
 def remove(root: Path, dataset: str, ids_file: Path, reason: str) -> int:
     """Mark the ids removed and publish the dataset without them; returns the exit code."""
+    try:
+        listed = read_text(ids_file)  # refused before the state is opened when not text
+    except ConfigError as exc:
+        click.echo(f"usage error: --ids: {exc}", err=True)
+        return EXIT_USAGE
     state = State(root)
     try:
         source = state.source_of(dataset)
@@ -47,7 +53,7 @@ def remove(root: Path, dataset: str, ids_file: Path, reason: str) -> int:
         if source is None or recorded is None:
             click.echo(f"usage error: no built dataset {dataset!r} in {root}", err=True)
             return EXIT_USAGE
-        wanted = read_ids(ids_file, source)
+        wanted = read_ids(listed, source)
         if not wanted:
             click.echo(f"usage error: no id in {ids_file}", err=True)
             return EXIT_USAGE
@@ -60,8 +66,8 @@ def remove(root: Path, dataset: str, ids_file: Path, reason: str) -> int:
                            err=True)
                 return EXIT_FAILURE
             today = dt.datetime.now(dt.UTC).date().isoformat()
-            state.remove(dataset, [i for i in wanted if known[i] != REMOVED],
-                         f"{today}: {reason}" if reason else today)
+            fresh = [i for i in wanted if known[i] != REMOVED]
+            state.remove(dataset, fresh, f"{today}: {reason}" if reason else today)
             settings = settings_from_raw(source, json.loads(recorded))
             pipeline = Pipeline(BuildRequest(source, dataset, root, settings,
                                              command="remove", allow_empty=True), state)
@@ -72,5 +78,7 @@ def remove(root: Path, dataset: str, ids_file: Path, reason: str) -> int:
         return EXIT_LOCKED
     finally:
         state.close()
-    click.echo(f"{dataset}: {len(wanted)} document(s) removed and unpublished", err=True)
+    already = len(wanted) - len(fresh)
+    click.echo(f"{dataset}: {len(fresh)} document(s) removed and unpublished"
+               + (f", {already} already removed" if already else ""), err=True)
     return EXIT_OK

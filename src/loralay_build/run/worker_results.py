@@ -18,7 +18,7 @@ def outcome_of(result: Outcome | WorkerLost | str) -> Outcome:
     if isinstance(result, Outcome):
         return result
     if isinstance(result, WorkerLost):
-        reason = Reason.CORRUPTED
+        reason = Reason.TOO_LARGE if result.out_of_memory else Reason.CORRUPTED
         if result.timed_out:
             reason = Reason.OCR_TIMEOUT if result.ocr else Reason.TIMEOUT
         return Outcome(reason=reason, detail=result.detail)

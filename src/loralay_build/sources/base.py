@@ -144,6 +144,16 @@ class Source(Protocol):
         ...
 
 
+@runtime_checkable
+class ChecksInput(Protocol):
+    """A source that reads files the user names (a manifest, id lists): they are read and
+    checked with the other options, before the build creates anything under `--out`."""
+
+    def check_input(self, config: SourceConfig) -> None:
+        """Raise ConfigError, naming the file and line, when an input cannot be used."""
+        ...
+
+
 @dataclass
 class PublishedDataset:
     """What a step after publishing may use: the dataset just published, where its siblings

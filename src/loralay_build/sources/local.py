@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 import click
@@ -21,17 +23,19 @@ from loralay_build.sources.base import DiscoveryContext, batched
 from loralay_build.sources.command import SourceCommand, given
 from loralay_build.sources.hal import PARTIAL_DATE
 from loralay_build.text.iso639 import is_language_code
+from loralay_build.textfile import text_lines
 
 SAFE_ID = re.compile(r"^[^\x00-\x1f]{1,500}$")
 BATCH = 500
 
 
 def parse_line(line: str, lineno: int, base: Path, dataset: str,
-               allow_outside: bool = False) -> Candidate:
+               allow_outside: bool = False, root: Path | None = None) -> Candidate:
     """One manifest line -> Candidate; raises ConfigError naming the line when it is invalid.
 
     A `pdf` path must stay inside the manifest's folder unless `allow_outside`: a manifest
-    from elsewhere must not make the tool read and publish arbitrary files.
+    from elsewhere must not make the tool read and publish arbitrary files. `root`: the
+    folder resolved once by the caller (the manifest is read twice, checks then discovery).
     """
     try:
         record: dict[str, Any] = json.loads(line)
@@ -60,15 +64,21 @@ def parse_line(line: str, lineno: int, base: Path, dataset: str,
     split = record.get("split")
     if split not in (None, "train", "validation", "test"):
         raise ConfigError(f"line {lineno}: 'split' must be train, validation or test")
-    language = str(record.get("language") or "")
-    if language and not is_language_code(language):
+    language = record.get("language", "")
+    if not isinstance(language, str) or (language and not is_language_code(language)):
         raise ConfigError(f"line {lineno}: 'language' must be an ISO 639-1 code (fr, en, ...), "
-                          f"got {language!r}")
-    path = (base / pdf).resolve()
-    if not allow_outside and not path.is_relative_to(base.resolve()):
+                          f"got {json.dumps(language, ensure_ascii=False)}")
+    path = Path(os.path.realpath(os.path.join(base, pdf)))  # Path.resolve(), without its cost
+    if not allow_outside and not path.is_relative_to(root or base.resolve()):
         raise ConfigError(f"line {lineno}: 'pdf' {pdf!r} is outside the manifest's folder "
-                          f"{base}; set [source] allow_outside = true to allow it")
-    stat = path.stat() if path.is_file() else None
+                          f"{base}; give --allow-outside (or set [source] allow_outside = "
+                          "true) to allow it")
+    try:
+        stat: os.stat_result | None = os.stat(path)
+    except (OSError, ValueError):
+        stat = None
+    if stat is not None and not S_ISREG(stat.st_mode):
+        stat = None
     extra: dict[str, Any] = {"size": stat.st_size if stat else None,
                              "mtime": stat.st_mtime_ns if stat else None}
     if split:
@@ -89,17 +99,38 @@ def parse_line(line: str, lineno: int, base: Path, dataset: str,
     )
 
 
-def _read_manifest(lines: Iterable[str], base: Path, dataset: str,
+def _read_manifest(lines: Iterable[tuple[int, str]], base: Path, dataset: str,
                    allow_outside: bool = False) -> Iterator[Candidate]:
+    """The candidates of numbered manifest lines; an invalid line, a repeated id or a manifest
+    without any entry is a ConfigError."""
     seen: set[str] = set()
-    for lineno, line in enumerate(lines, 1):
+    root = base.resolve()
+    for lineno, line in lines:
         if not line.strip():
             continue
-        cand = parse_line(line, lineno, base, dataset, allow_outside)
+        cand = parse_line(line, lineno, base, dataset, allow_outside, root)
         if cand.id in seen:
             raise ConfigError(f"line {lineno}: duplicate id {cand.source_id!r}")
         seen.add(cand.id)
         yield cand
+    if not seen:
+        raise ConfigError("the manifest has no entries")
+
+
+def _manifest(cfg: LocalConfig, dataset: str) -> Iterator[Candidate]:
+    """The candidates of the configured manifest; errors name the manifest file."""
+    manifest = Path(cfg.input)
+    if manifest.is_dir():
+        raise ConfigError(f"input manifest {manifest} is a folder: give the JSON-lines file")
+    if not manifest.is_file():
+        raise ConfigError(f"input manifest not found: {manifest}")
+    try:
+        yield from _read_manifest(text_lines(manifest), manifest.parent, dataset,
+                                  cfg.allow_outside)
+    except ConfigError as exc:
+        text = str(exc)
+        raise ConfigError(text if text.startswith(str(manifest)) else f"{manifest}: {text}") \
+            from None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,20 +163,21 @@ class LocalSource:
     columns: tuple[str, ...] = ()  # a manifest gives only what the core holds
     lists_whole_input = True  # an entry missing from the manifest has left the input
 
+    def check_input(self, config: SourceConfig) -> None:
+        """Read the whole manifest before the build creates anything: a bad line, a repeated
+        id or an empty manifest is refused with the disk left as it was."""
+        if not isinstance(config, LocalConfig):
+            raise TypeError(f"[source] is a {type(config).__name__}, not a LocalConfig")
+        for _ in _manifest(config, self.name):
+            pass
+
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
-        cfg = ctx.settings(LocalConfig)
-        manifest = Path(cfg.input)
-        if manifest.is_dir():
-            raise ConfigError(f"input manifest {manifest} is a folder: give the JSON-lines file")
-        if not manifest.is_file():
-            raise ConfigError(f"input manifest not found: {manifest}")
-        outside = cfg.allow_outside
-        with manifest.open(encoding="utf-8-sig") as handle:  # tolerate a UTF-8 BOM
-            yield from batched(_read_manifest(handle, manifest.parent, ctx.dataset, outside),
-                               BATCH)
+        yield from batched(_manifest(ctx.settings(LocalConfig), ctx.dataset), BATCH)
 
     def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
         path = Path(candidate.file_url)
+        if path.is_dir():
+            raise Reject(Reason.NOT_PDF, f"{path} is a folder, not a PDF file")
         if not path.is_file():
             raise Reject(Reason.UNAVAILABLE, f"no such file: {path}")
         with path.open("rb") as handle:

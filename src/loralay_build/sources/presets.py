@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from loralay_build.errors import ConfigError
+from loralay_build.textfile import text_lines
 
 SPLIT_NAMES = {"train": "train", "val": "validation", "validation": "validation", "test": "test"}
 SUFFIXES = (".txt", ".jsonl", ".json")
@@ -20,23 +21,22 @@ Normaliser = Callable[[str], str | None]
 
 def _ids_in(path: Path) -> Iterator[str]:
     """Ids of a file, one per line: a bare id or a JSON object with `article_id` (or `id`)."""
-    with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, 1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            if line.startswith("{"):
-                try:
-                    record = json.loads(line)
-                except ValueError as exc:
-                    raise ConfigError(f"{path}:{lineno}: not JSON ({exc})") from exc
-                value = record.get("article_id", record.get("id")) if isinstance(record, dict) \
-                    else None
-                if value is None:
-                    raise ConfigError(f"{path}:{lineno}: no article_id")
-                yield str(value)
-            else:
-                yield line.split()[0]
+    for lineno, line in text_lines(path):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("{"):
+            try:
+                record = json.loads(line)
+            except ValueError as exc:
+                raise ConfigError(f"{path}:{lineno}: not JSON ({exc})") from exc
+            value = record.get("article_id", record.get("id")) if isinstance(record, dict) \
+                else None
+            if value is None:
+                raise ConfigError(f"{path}:{lineno}: no article_id")
+            yield str(value)
+        else:
+            yield line.split()[0]
 
 
 def read_ids(path: Path, normalise: Normaliser) -> list[str]:

@@ -45,6 +45,7 @@ from loralay_build.sources.checksum import fetch_verified_pdf
 from loralay_build.sources.command import SourceCommand, given, id_keys, id_options
 from loralay_build.sources.oaipmh import OaiClient, harvest
 from loralay_build.sources.presets import configured_ids
+from loralay_build.textfile import decode_lines, text_lines
 
 log = logging.getLogger(__name__)
 
@@ -170,6 +171,17 @@ class ArxivSource:
     )
     columns: tuple[str, ...] = ("doi", "version")
 
+    def check_input(self, config: SourceConfig) -> None:
+        """The id lists and a local snapshot, before the build creates anything."""
+        if not isinstance(config, ArxivConfig):
+            raise TypeError(f"[source] is a {type(config).__name__}, not an ArxivConfig")
+        configured_ids(config.ids, config.split_ids, normalise_id)
+        if config.metadata and "://" not in config.metadata \
+                and not Path(config.metadata).is_file():
+            raise ConfigError(f"metadata snapshot not found: {config.metadata}")
+        if not (config.oai or config.metadata or config.ids or config.split_ids):
+            raise ConfigError("arxiv needs --metadata, --oai, --ids or --split-ids")
+
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(ArxivConfig)
         ids, presets = configured_ids(cfg.ids, cfg.split_ids, normalise_id)
@@ -212,14 +224,13 @@ class ArxivSource:
             with tempfile.TemporaryFile() as handle:
                 ctx.client.download(where, handle, max_bytes=SNAPSHOT_CAP)
                 handle.seek(0)
-                lines = (line.decode("utf-8") for line in handle)
+                lines = (line for _, line in decode_lines(handle, where))
                 yield from batched(_kaggle(lines, keep), BATCH)
             return
         path = Path(where)
         if not path.is_file():
             raise ConfigError(f"metadata snapshot not found: {path}")
-        with path.open(encoding="utf-8") as text:
-            yield from batched(_kaggle(text, keep), BATCH)
+        yield from batched(_kaggle((line for _, line in text_lines(path)), keep), BATCH)
 
     def _oai(self, ctx: DiscoveryContext, keep: _Filter) -> Iterator[list[ArxivMeta]]:
         cfg = ctx.settings(ArxivConfig)

@@ -142,6 +142,14 @@ class OpenReviewSource:
 
     # -- discovery ---------------------------------------------------------------------------
 
+    def check_input(self, config: SourceConfig) -> None:
+        """The venues and split lists, before the build creates anything."""
+        if not isinstance(config, OpenReviewConfig):
+            raise TypeError(f"[source] is a {type(config).__name__}, not an OpenReviewConfig")
+        if not config.venues:
+            raise ConfigError("no venue: give --venue (e.g. ICLR.cc/2024/Conference)")
+        configured_ids(None, config.split_ids, forum_id)
+
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(OpenReviewConfig)
         if not cfg.venues:

@@ -232,6 +232,12 @@ class PubmedSource:
     )
     columns: tuple[str, ...] = ("doi",)
 
+    def check_input(self, config: SourceConfig) -> None:
+        """The id lists, before the build creates anything."""
+        if not isinstance(config, PubmedConfig):
+            raise TypeError(f"[source] is a {type(config).__name__}, not a PubmedConfig")
+        configured_ids(config.ids, config.split_ids, normalise_pmcid)
+
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(PubmedConfig)
         ids, presets = configured_ids(cfg.ids, cfg.split_ids, normalise_pmcid)
