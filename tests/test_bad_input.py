@@ -362,6 +362,29 @@ def test_a_truncated_shard_is_repaired_with_a_warning_naming_it(
     assert run_cli("verify", str(out / "local")).returncode == 0
 
 
+def test_a_shard_written_over_at_its_size_is_repaired_with_a_warning_naming_it(
+        built: tuple[Path, Path], tmp_path: Path) -> None:
+    manifest, original = built
+    out = _copy(original, tmp_path)
+    shard = sorted((out / "local").glob("*.parquet"))[0]
+    intact = shard.read_bytes()
+    middle = len(intact) // 2
+    shard.write_bytes(intact[:middle] + bytes(64) + intact[middle + 64:])
+    result = run_cli("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
+                     "--no-filter")
+    assert result.returncode == 0, result.stderr
+    warning = [line for line in result.stderr.splitlines() if str(shard) in line]
+    assert warning and "WARNING" in warning[0] and "written over" in warning[0], warning
+    assert shard.read_bytes() == intact
+    state = State(out)
+    try:
+        run = state.last_run("local")
+    finally:
+        state.close()
+    assert run is not None and run["counts"]["shards_repaired"] == 1
+    assert run_cli("verify", str(out / "local")).returncode == 0
+
+
 # -- smaller ------------------------------------------------------------------------------------
 
 def test_remove_twice_counts_the_second_as_already_removed(

@@ -16,6 +16,7 @@ from loralay_build.run.context import BuildContext, log
 from loralay_build.run.download import fetch
 from loralay_build.run.executors import make_executor
 from loralay_build.run.process import ROW_FORMAT, Outcome, Task
+from loralay_build.run.shard_stamps import remove_written_over
 from loralay_build.state import (
     DISCOVERED,
     FETCHED,
@@ -88,6 +89,7 @@ def _fetch_again(ctx: BuildContext, published: PublishedRows) -> bool:
 
 
 def process(ctx: BuildContext) -> None:
+    remove_written_over(ctx)  # before the published rows are read
     if ctx.settings.ocr.enabled:  # what an earlier run without --ocr could not read
         again = ctx.state.requeue(ctx.dataset, [Reason.NEEDS_OCR.value])
         if again:

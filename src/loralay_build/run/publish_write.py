@@ -32,6 +32,7 @@ from loralay_build.corpus.split import SPLITS, Codes
 from loralay_build.licences import licence_counts
 from loralay_build.run.context import BuildContext, log
 from loralay_build.run.publish_rows import PlanRows, SplitMap
+from loralay_build.run.shard_stamps import record_stamps
 from loralay_build.state import FILTERED, PROCESSED, PUBLISHED, REMOVED
 from loralay_build.text import leakage_summary
 
@@ -145,6 +146,7 @@ def write(ctx: BuildContext, rows: PlanRows, splits: Codes, record: PublishRecor
             {"name": f["name"].removeprefix(f"{PAGES_DIR}/")} for f in listed])
     if written:
         log.info("published %d documents to %s", kept, out_dir)
+    record_stamps(ctx)
 
 
 def _row(ctx: BuildContext, key: str, published: PublishedRows) -> pa.Table:
