@@ -19,6 +19,7 @@ from loralay_build.images import ImagesSkipped, PageImage, page_images, removed_
 from loralay_build.licences import to_spdx
 from loralay_build.nfc import nfc_values, nfc_words
 from loralay_build.parse import clean_document, parse_pdf
+from loralay_build.parse.core import native_module
 from loralay_build.parse.ocr import OcrSettings
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate, Document, MatchRecord
@@ -60,15 +61,31 @@ def _box_columns(body: Document) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Integer boxes, boxes normalised to 0-1000 per page, and page indices, as arrays.
 
     The same arithmetic as per-word Python (round half to even, then 1000 * x / width
-    truncated toward zero, clamped, corners ordered) in whole-column numpy operations.
+    truncated toward zero, clamped, corners ordered), by the compiled core in one pass when
+    it is built: the numpy code makes a dozen whole-column arrays for it.
     """
     boxes = body.box_array()
-    pages = np.asarray(body.word_pages, dtype=np.int64)
     count = max((page.index for page in body.pages), default=-1) + 1
     width = np.ones(count)
     height = np.ones(count)
     for page in body.pages:
         width[page.index], height[page.index] = page.width, page.height
+    native = native_module()
+    if native is not None and isinstance(body.word_pages, list):
+        made = native.box_columns(np.ascontiguousarray(boxes, dtype=np.float64),
+                                  body.word_pages, width, height)
+        if made is not None:
+            ints, norm, pages = made
+            return (np.frombuffer(ints, dtype=np.int32).reshape(-1, 4),
+                    np.frombuffer(norm, dtype=np.int16).reshape(-1, 4),
+                    np.frombuffer(pages, dtype=np.int16))
+    return _box_columns_python(boxes, body.word_pages, width, height)
+
+
+def _box_columns_python(boxes: np.ndarray, word_pages: list[int], width: np.ndarray,
+                        height: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """_box_columns in numpy alone (the compiled core's reference)."""
+    pages = np.asarray(word_pages, dtype=np.int64)
     scale = np.stack([width[pages], height[pages], width[pages], height[pages]], axis=1)
     norm = np.clip(np.trunc(1000.0 * boxes / scale), 0, 1000)
     norm = np.concatenate(
