@@ -156,3 +156,19 @@ def test_nothing_below_the_driver_imports_it() -> None:
              if not _within(module, *driver) for name, _ in imports(module)
              if _within(name, *driver)]
     assert found == []
+
+
+WORKER_ONLY = ("pypdfium2", "PIL", "edlib", "pycld2", f"{NAME}.run.process", f"{NAME}.parse.api",
+               f"{NAME}.text.match", f"{NAME}.images")
+
+
+def test_a_build_parent_loads_no_worker_engine() -> None:
+    """The parent of a build sends tasks and writes rows: the parser, the matcher and their
+    engines load in the workers (through the pool's fork server) only."""
+    code = ("import sys, loralay_build.cli, loralay_build.run.pipeline, "
+            "loralay_build.run.executors, loralay_build.run.process_stage, "
+            "loralay_build.run.publish_stage; "
+            f"print(sorted(m for m in {WORKER_ONLY!r} if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "[]"

@@ -9,7 +9,10 @@ zeros, integers) and on the real PDFs.
 
 from __future__ import annotations
 
+import math
+import os
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -18,8 +21,9 @@ from hypothesis import strategies as st
 
 from loralay_build.columns import Strings
 from loralay_build.parse import parse_pdf
-from loralay_build.parse.core import native_module
-from loralay_build.records import box_array, box_array_python
+from loralay_build.parse.core import NATIVE_ENV, native_module
+from loralay_build.records import Box, Document, Page, box_array, box_array_python
+from loralay_build.run import process
 from loralay_build.text import minhash, normalize
 
 NATIVE = native_module()
@@ -112,6 +116,68 @@ def test_box_arrays_of_real_documents_equal_on_both_paths() -> None:
         boxes = parse_pdf(path).boxes
         assert box_array(boxes).tobytes() == box_array_python(boxes).tobytes(), path.name
 
+
+
+def _box_columns_both(doc: Document) -> tuple[list[bytes] | str, list[bytes] | str]:
+    """The row's box columns of a document by the core and by numpy alone: their bytes and
+    dtypes, or the name of the exception raised."""
+    def run() -> list[bytes] | str:
+        try:
+            return [a.dtype.str.encode() + a.tobytes() for a in process._box_columns(doc)]
+        except (IndexError, ValueError, OverflowError) as exc:
+            return type(exc).__name__
+    native = run()
+    with mock.patch.dict(os.environ, {NATIVE_ENV: "0"}):
+        python = run()
+    return native, python
+
+
+SIZE = st.sampled_from([0.0, -0.0, 1.0, 595.0, 612.5, 1e-310, -3.0, math.inf]) | st.floats(
+    allow_nan=False, min_value=-1e6, max_value=1e6)
+BOX_COORD = st.sampled_from([0.5, 1.5, 2.5, -0.5, -0.0, 1e12, -1e12, math.inf, -math.inf,
+                             2147483647.4, 2147483647.5, -2147483648.5, 4e-324]) | st.floats(
+    allow_nan=False, min_value=-1e4, max_value=1e4)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(SIZE, min_size=1, max_size=4).flatmap(lambda widths: st.tuples(
+    st.just(widths), st.lists(SIZE, min_size=len(widths), max_size=len(widths)),
+    st.lists(st.tuples(st.tuples(BOX_COORD, BOX_COORD, BOX_COORD, BOX_COORD),
+                       st.integers(-2, len(widths) + 1) | st.sampled_from([40000, 2**70])),
+             max_size=30))))
+def test_box_columns_kernel_equals_numpy(
+        case: tuple[list[float], list[float], list[tuple[Box, int]]]) -> None:
+    """Any boxes and page sizes (zero, negative, subnormal and infinite sizes, halves, values
+    past int32, page indices outside the pages or past int16): the same three columns, or
+    the same refusal."""
+    widths, heights, words = case
+    pages = [Page(i, w, h) for i, (w, h) in enumerate(zip(widths, heights, strict=True))]
+    doc = Document(pages=pages, words=["w"] * len(words), boxes=[b for b, _ in words],
+                   word_pages=[p for _, p in words])
+    with np.errstate(all="ignore"):
+        native, python = _box_columns_both(doc)
+    assert native == python
+
+
+def test_box_columns_kernel_leaves_undefined_casts_to_numpy() -> None:
+    """A NaN after scaling or a coordinate past int32 is not reproduced in C: numpy decides."""
+    assert NATIVE is not None
+    width = np.array([0.0, 1.0])
+    for boxes, page in (([0.0, 1.0, 1.0, 1.0], 0), ([3e9, 1.0, 1.0, 1.0], 1),
+                        ([1.0, 1.0, 1.0, 1.0], 2), ([1.0, 1.0, 1.0, 1.0], -1),
+                        ([1.0, 1.0, 1.0, 1.0], 2**70)):
+        assert NATIVE.box_columns(np.array(boxes), [page], width, width) is None
+    made = NATIVE.box_columns(np.array([2.5, -0.5, 3.5, 600.0]), [1], width, np.array([1.0, 300.0]))
+    assert made is not None
+    assert np.frombuffer(made[0], dtype=np.int32).tolist() == [2, 0, 4, 600]
+    assert np.frombuffer(made[1], dtype=np.int16).tolist() == [1000, 0, 1000, 1000]
+
+
+@pytest.mark.skipif(not REALDOCS.is_dir(), reason="realdocs absent")
+def test_box_columns_of_real_documents_equal_on_both_paths() -> None:
+    for path in sorted(REALDOCS.glob("*.pdf"))[:12]:
+        native, python = _box_columns_both(parse_pdf(path))
+        assert isinstance(native, list) and native == python, path.name
 
 WORDS = st.lists(
     st.sampled_from(["associ-", "ated", "Franco-", "Italian", "x\x02", "\x02", "-", "a\u2010",

@@ -1,11 +1,37 @@
 """PDF layer: words, boxes, true page indices and reading order from a PDF file.
 
 Backends: "pdfium" (default, pypdfium2), "pdfplumber", "poppler" (`pdftotext -bbox-layout`).
+The names below are imported on first use: a build's parent reads only the settings modules
+of this package, and importing the parser would load PDFium into it.
 """
 
-from loralay_build.parse.api import parse_pdf
-from loralay_build.parse.backend import backend_names
-from loralay_build.parse.clean import CLEANERS, clean_document
-from loralay_build.parse.settings import ParseSettings
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from loralay_build.parse.api import parse_pdf
+    from loralay_build.parse.backend import backend_names
+    from loralay_build.parse.clean import CLEANERS, clean_document
+    from loralay_build.parse.settings import ParseSettings
 
 __all__ = ["CLEANERS", "ParseSettings", "backend_names", "clean_document", "parse_pdf"]
+
+_MODULES = {
+    "parse_pdf": "api",
+    "backend_names": "backend",
+    "CLEANERS": "clean",
+    "clean_document": "clean",
+    "ParseSettings": "settings",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module when first asked for."""
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

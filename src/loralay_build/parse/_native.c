@@ -1430,6 +1430,75 @@ static PyObject *box_array(PyObject *self, PyObject *boxes) {
     return result;
 }
 
+/* box_columns(boxes, pages, widths, heights) -> (int32 boxes, int16 normalised boxes, int16
+ * pages) as bytearrays | None: run/process.py's _box_columns for `boxes` (n x 4 doubles),
+ * `pages` (a list of n page indices) and the page sizes by index. The same arithmetic as
+ * its numpy code: rint (half to even), then trunc(1000 * x / size) clamped to 0-1000 and
+ * the corners ordered. None when a value would take numpy outside what C reproduces
+ * exactly (a page index outside the sizes, a coordinate outside int32 after rounding, a
+ * NaN after scaling), which the numpy code then handles itself. */
+static PyObject *box_columns(PyObject *self, PyObject *args) {
+    PyObject *pages, *result = NULL;
+    Py_buffer boxes = {0}, widths = {0}, heights = {0};
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*O!y*y*", &boxes, &PyList_Type, &pages, &widths, &heights))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(pages), count = widths.len / (Py_ssize_t)sizeof(double);
+    if (boxes.len != 4 * n * (Py_ssize_t)sizeof(double) ||
+        heights.len != widths.len || widths.len % (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "box_columns: sizes of the buffers do not agree");
+        goto done;
+    }
+    PyObject *ints = PyByteArray_FromStringAndSize(NULL, 4 * n * (Py_ssize_t)sizeof(int32_t));
+    PyObject *norm = PyByteArray_FromStringAndSize(NULL, 4 * n * (Py_ssize_t)sizeof(int16_t));
+    PyObject *index = PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int16_t));
+    if (!ints || !norm || !index) goto fail;
+    const double *box = boxes.buf, *width = widths.buf, *height = heights.buf;
+    int32_t *out_int = (int32_t *)PyByteArray_AS_STRING(ints);
+    int16_t *out_norm = (int16_t *)PyByteArray_AS_STRING(norm);
+    int16_t *out_page = (int16_t *)PyByteArray_AS_STRING(index);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long page = PyLong_AsLongLong(PyList_GET_ITEM(pages, i));
+        if (page == -1 && PyErr_Occurred()) {
+            if (!PyErr_ExceptionMatches(PyExc_OverflowError)) goto fail;
+            PyErr_Clear();  /* numpy's conversion decides how to refuse it */
+            goto fallback;
+        }
+        if (page < 0 || page >= count) goto fallback;
+        out_page[i] = (int16_t)(uint16_t)(unsigned long long)page;  /* numpy's wrap-around */
+        double scaled[4];
+        for (int k = 0; k < 4; k++) {
+            double x = box[4 * i + k];
+            double rounded = nearbyint(x);
+            if (!(rounded >= -2147483648.0 && rounded <= 2147483647.0)) goto fallback;
+            out_int[4 * i + k] = (int32_t)rounded;
+            double v = trunc(1000.0 * x / (k % 2 ? height[page] : width[page]));
+            if (v != v) goto fallback;
+            scaled[k] = v < 0.0 ? 0.0 : (v > 1000.0 ? 1000.0 : v);
+        }
+        for (int k = 0; k < 2; k++) {
+            out_norm[4 * i + k] = (int16_t)pmin(scaled[k], scaled[k + 2]);
+            out_norm[4 * i + k + 2] = (int16_t)pmax(scaled[k], scaled[k + 2]);
+        }
+    }
+    result = PyTuple_Pack(3, ints, norm, index);
+    goto release;
+fallback:
+    result = Py_NewRef(Py_None);
+    goto release;
+fail:
+    result = NULL;
+release:
+    Py_XDECREF(ints);
+    Py_XDECREF(norm);
+    Py_XDECREF(index);
+done:
+    PyBuffer_Release(&boxes);
+    PyBuffer_Release(&widths);
+    PyBuffer_Release(&heights);
+    return result;
+}
+
 /* Whether a word ends in a mark that joins it to the next word (text/normalize.py's
  * _JOIN_MARKS: hyphen, U+2010, U+2011, soft hyphen, PDFium's line-end mark U+0002). */
 static inline int ends_in_join_mark(PyObject *word, Py_UCS4 *last) {
@@ -1805,6 +1874,7 @@ static PyMethodDef methods[] = {
     {"tokens", tokens, METH_VARARGS, "Normalised tokens of known words (text/normalize.py)."},
     {"pack", pack, METH_O, "A list of str in Arrow's string layout (columns.Strings)."},
     {"box_array", box_array, METH_O, "The coordinates of a list of 4-tuples as doubles."},
+    {"box_columns", box_columns, METH_VARARGS, "A row's box and page columns (run/process.py)."},
     {"gray_plane", gray_plane, METH_VARARGS, "An RGBX page as mapped gray levels, or None."},
     {"png_rows", png_rows, METH_VARARGS, "Gray levels as PNG scanlines of 1 to 8 bits."},
     {NULL, NULL, 0, NULL},

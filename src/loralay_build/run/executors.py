@@ -9,8 +9,16 @@ from loralay_build.config import EXECUTORS, RunSettings
 from loralay_build.errors import ConfigError, Reason
 from loralay_build.run.fatal import doing, exit_one_line
 from loralay_build.run.isolation import IsolatedPool
-from loralay_build.run.process import Outcome, Task, process_document
+from loralay_build.run.task import Outcome, Task
 from loralay_build.run.worker_results import limits_of, outcome_of
+
+
+def process_document(task: Task) -> Outcome:
+    """run.process.process_document, that module imported on the first call: in a worker,
+    or in this process for the serial executor. A build's parent never imports it."""
+    from loralay_build.run.process import process_document as process
+
+    return process(task)
 
 
 class Executor(Protocol):
@@ -52,8 +60,11 @@ class LocalExecutor:
     """Isolated worker processes on this machine (the default)."""
 
     def __init__(self, settings: RunSettings, preload: Sequence[str] = ()) -> None:
+        # The fork server imports the work's module (the parser and the matcher) for the
+        # workers.
         self.pool: IsolatedPool[Task, Outcome] = IsolatedPool(
-            process_document, settings.workers, limits_of(settings), preload
+            process_document, settings.workers, limits_of(settings),
+            ["loralay_build.run.process", *preload]
         )
 
     def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:

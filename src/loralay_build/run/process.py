@@ -5,7 +5,7 @@ A pure function of its task, so any executor (in-process or an isolated worker) 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -13,72 +13,59 @@ import pypdfium2 as pdfium
 
 from loralay_build.bundle import part_path, read_bundle
 from loralay_build.columns import Strings
-from loralay_build.config import ImageSettings
 from loralay_build.errors import Reason, Reject
 from loralay_build.images import ImagesSkipped, PageImage, page_images, removed_boxes
 from loralay_build.licences import to_spdx
 from loralay_build.nfc import nfc_values, nfc_words
 from loralay_build.parse import clean_document, parse_pdf
-from loralay_build.parse.ocr import OcrSettings
-from loralay_build.parse.settings import ParseSettings
-from loralay_build.records import Candidate, Document, MatchRecord
-from loralay_build.source_table import DocumentOptions
-from loralay_build.text import MatchSettings, detect_language, prepare_abstract, strip_abstracts
+from loralay_build.parse.core import native_module
+from loralay_build.records import Document, MatchRecord
+from loralay_build.run.task import ROW_FORMAT, Outcome, Task
+from loralay_build.text import detect_language, prepare_abstract, strip_abstracts
 from loralay_build.text.minhash import text_signature, to_text
 from loralay_build.text.separate import separate_summaries
 
+__all__ = ["ROW_FORMAT", "Outcome", "Task", "build_row", "process_document"]
+
 LANGID_CHARS = 100_000
 MIN_LANG_CONFIDENCE = 0.5  # below this a language check cannot call it a mismatch
-
-
-@dataclass(frozen=True)
-class Task:
-    """Everything a worker needs for one document; picklable."""
-
-    candidate: Candidate
-    pdf_path: str
-    pdf_sha256: str
-    parse: ParseSettings
-    match: MatchSettings
-    options: DocumentOptions = field(default_factory=DocumentOptions)  # per-document options
-    images: ImageSettings | None = None  # --page-images: render, mask and encode the pages
-    ocr: OcrSettings = field(default_factory=OcrSettings)  # --ocr: pages without a text layer
-
-
-@dataclass
-class Outcome:
-    """Either an example row (column name -> value) or a reject; `stats` feed the filters."""
-
-    row: dict[str, Any] | None = None
-    reason: Reason | None = None
-    detail: str = ""
-    stats: dict[str, Any] = field(default_factory=dict)
-    pages: list[PageImage] = field(default_factory=list)  # with --page-images
 
 
 def _box_columns(body: Document) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Integer boxes, boxes normalised to 0-1000 per page, and page indices, as arrays.
 
     The same arithmetic as per-word Python (round half to even, then 1000 * x / width
-    truncated toward zero, clamped, corners ordered) in whole-column numpy operations.
+    truncated toward zero, clamped, corners ordered), by the compiled core in one pass when
+    it is built: the numpy code makes a dozen whole-column arrays for it.
     """
     boxes = body.box_array()
-    pages = np.asarray(body.word_pages, dtype=np.int64)
     count = max((page.index for page in body.pages), default=-1) + 1
     width = np.ones(count)
     height = np.ones(count)
     for page in body.pages:
         width[page.index], height[page.index] = page.width, page.height
+    native = native_module()
+    if native is not None and isinstance(body.word_pages, list):
+        made = native.box_columns(np.ascontiguousarray(boxes, dtype=np.float64),
+                                  body.word_pages, width, height)
+        if made is not None:
+            ints, norm, pages = made
+            return (np.frombuffer(ints, dtype=np.int32).reshape(-1, 4),
+                    np.frombuffer(norm, dtype=np.int16).reshape(-1, 4),
+                    np.frombuffer(pages, dtype=np.int16))
+    return _box_columns_python(boxes, body.word_pages, width, height)
+
+
+def _box_columns_python(boxes: np.ndarray, word_pages: list[int], width: np.ndarray,
+                        height: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """_box_columns in numpy alone (the compiled core's reference)."""
+    pages = np.asarray(word_pages, dtype=np.int64)
     scale = np.stack([width[pages], height[pages], width[pages], height[pages]], axis=1)
     norm = np.clip(np.trunc(1000.0 * boxes / scale), 0, 1000)
     norm = np.concatenate(
         [np.minimum(norm[:, :2], norm[:, 2:]), np.maximum(norm[:, :2], norm[:, 2:])], axis=1
     )
     return np.rint(boxes).astype(np.int32), norm.astype(np.int16), pages.astype(np.int16)
-
-
-# Bumped when build_row's columns change, so that work files of the old shape are rebuilt.
-ROW_FORMAT = "2"
 
 
 def build_row(

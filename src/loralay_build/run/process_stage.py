@@ -15,8 +15,8 @@ from loralay_build.progress import progress
 from loralay_build.run.context import BuildContext, log
 from loralay_build.run.download import fetch
 from loralay_build.run.executors import make_executor
-from loralay_build.run.process import ROW_FORMAT, Outcome, Task
 from loralay_build.run.shard_stamps import remove_written_over
+from loralay_build.run.task import ROW_FORMAT, Outcome, Task
 from loralay_build.state import (
     DISCOVERED,
     FETCHED,

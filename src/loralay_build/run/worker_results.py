@@ -6,7 +6,7 @@ from __future__ import annotations
 from loralay_build.config import MiB, RunSettings
 from loralay_build.errors import Reason
 from loralay_build.run.isolation import Limits, WorkerLost
-from loralay_build.run.process import Outcome
+from loralay_build.run.task import Outcome
 
 
 def limits_of(settings: RunSettings) -> Limits:
