@@ -33,14 +33,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bench_e2e import timed_build
-from hub_transfer import files_of, transfer
+from hub_transfer import chunks, files_of, transfer
 from loralay_build.config import OutputSettings
 
 AREAS = ("shards", "work", "blobs", "state")
@@ -123,37 +122,21 @@ def pages(folder: Path) -> int:
                    .column(0).to_pylist()) for f in build["files"])
 
 
-_RNG = random.Random(7)
-_GEAR = [_RNG.getrandbits(64) for _ in range(256)]
-
-
-def cdc_chunks(data: bytes, mask: int = (1 << 13) - 1, low: int = 2048,
-               high: int = 65536) -> Iterator[bytes]:
-    """Chunks cut by a gear rolling hash (about 8 KiB on average), as content-addressed
-    stores cut uploads: an insertion only changes the chunks around it."""
-    h, start = 0, 0
-    for i, byte in enumerate(data):
-        h = ((h << 1) + _GEAR[byte]) & 0xFFFFFFFFFFFFFFFF
-        size = i - start + 1
-        if (size >= low and not h & mask) or size >= high:
-            yield data[start : i + 1]
-            start, h = i + 1, 0
-    if start < len(data):
-        yield data[start:]
-
-
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def shared_bytes(old: list[Path], new: list[Path]) -> tuple[int, int]:
-    """Bytes of the `new` files found, chunk for chunk, in the `old` ones; and their total."""
-    known = {hash(c) for path in old for c in cdc_chunks(path.read_bytes())}
+    """Bytes of the `new` files found, chunk for chunk (cut as the Hub's storage cuts them),
+    in the `old` ones; and their total."""
+    known: set[bytes] = set()
+    for path in old:
+        known.update(chunks(path))
     shared = total = 0
     for path in new:
-        for chunk in cdc_chunks(path.read_bytes()):
-            total += len(chunk)
-            shared += len(chunk) if hash(chunk) in known else 0
+        for chunk, size in chunks(path).items():
+            total += size
+            shared += size if chunk in known else 0
     return shared, total
 
 

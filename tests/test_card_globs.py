@@ -66,7 +66,7 @@ def test_the_card_names_shards_by_pattern_through_an_increment_and_a_takedown(
     entries = make_corpus(docs, 12)
     out = tmp_path / "out"
     folder = out / "local"
-    config = write_toml(tmp_path / "c.toml", {"output": {"shard_rows": 2},
+    config = write_toml(tmp_path / "c.toml", {"output": {"shard_rows": 2, "rows_per_file": 1},
                                                "split": {"train": 0.5, "validation": 0.25,
                                                          "test": 0.25}})
     _build(write_manifest(docs / "m.jsonl", entries[:10]), out, config)

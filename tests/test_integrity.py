@@ -299,7 +299,7 @@ def _pipeline(manifest: Path, out: Path) -> tuple[Pipeline, State]:
     """An in-process local build: serial, one document per shard, every split populated."""
     settings = load_settings("local", environ={}, overrides={
         "source": {"input": str(manifest)}, "run": {"executor": "serial"},
-        "output": {"shard_rows": 1}, "filters": {"enabled": False},
+        "output": {"shard_rows": 1, "rows_per_file": 1}, "filters": {"enabled": False},
         "split": {"train": 0.5, "validation": 0.25, "test": 0.25}})
     state = State(out)
     return Pipeline(BuildRequest("local", "local", out, settings), state), state

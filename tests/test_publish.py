@@ -36,7 +36,8 @@ BASE_DOCS = 40
 
 def _build(manifest: Path, out: Path) -> subprocess.CompletedProcess[str]:
     config = write_toml(out.parent / f"{out.name}.toml",
-                        {"output": {"shard_rows": 8}, "store": {"keep_work": True}})
+                        {"output": {"shard_rows": 8, "rows_per_file": 4},
+                         "store": {"keep_work": True}})
     return run_cli("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
                    "--no-filter", "--config", str(config))
 
@@ -147,27 +148,87 @@ def test_removing_a_document_rewrites_only_its_shard(
     _assert_same_rows(_rows_by_split(out / "local"), _full_republish(out, manifest, tmp_path))
 
 
-def test_by_default_a_removed_document_rewrites_a_small_shard(
+def _files_by_split(folder: Path) -> dict[str, list[dict[str, Any]]]:
+    build = json.loads((folder / "build.json").read_text())
+    out: dict[str, list[dict[str, Any]]] = {}
+    for entry in build["files"]:
+        out.setdefault(entry["split"], []).append(entry)
+    return out
+
+
+def _assert_file_rule(folder: Path, rows_per_file: int) -> None:
+    """Each split holds at most one shard per `rows_per_file` rows (one when fewer)."""
+    for split, files in _files_by_split(folder).items():
+        rows = sum(f["rows"] for f in files)
+        assert len(files) <= max(1, rows // rows_per_file), (split, [f["rows"] for f in files])
+
+
+def test_an_increment_keeps_the_file_rule_and_rewrites_only_what_it_must(
     base: tuple[Path, list[dict[str, object]], Path], tmp_path: Path
 ) -> None:
-    # The default shard size is what keeps a nightly run's writes near its changes: with
-    # large shards one removal rewrites the whole train split.
+    # Train's 38 rows in shards of 6 (the last of 2), at most 38 // 5 = 7 of them. Four
+    # removals in four shards leave 20 rows to repack: 4 new shards beside 3 kept would be
+    # 7 for 34 rows, one more than 34 // 5, so the smallest kept shard joins the repack.
     docs, entries, _ = base
     out = tmp_path / "out"
+    config = write_toml(tmp_path / "rule.toml", {"output": {"shard_rows": 6, "rows_per_file": 5}})
 
     def build(manifest: Path) -> None:
         result = run_cli("local", "--input", str(manifest), "--out", str(out), "--workers",
-                         "1", "--no-filter")
+                         "1", "--no-filter", "--config", str(config))
         assert result.returncode == 0, result.stderr
 
-    build(write_manifest(docs / "default.jsonl", entries[:BASE_DOCS]))
-    before = _shards(out / "local")
-    build(write_manifest(docs / "default-shrunk.jsonl",
-                         [*entries[:3], *entries[4:BASE_DOCS]]))
-    after = _shards(out / "local")
+    build(write_manifest(docs / "rule.jsonl", entries[:BASE_DOCS]))
+    folder = out / "local"
+    _assert_file_rule(folder, 5)
+    train = _files_by_split(folder)["train"]
+    assert sorted(f["rows"] for f in train) == [2, 6, 6, 6, 6, 6, 6]
+    full = [f for f in train if f["rows"] == 6]
+    hit = [full[0], full[1], full[3], full[5]]
+    gone = {pq.read_table(folder / f["name"], columns=["article_id"]).column(0)[0].as_py()
+            for f in hit}
+    smallest = next(f for f in train if f["rows"] == 2)
+    before = _shards(folder)
+    build(write_manifest(docs / "rule-shrunk.jsonl",
+                         [e if f"local:{e['id']}" not in gone else {**e, "abstracts": {}}
+                          for e in entries[:BASE_DOCS]]))
+    _assert_file_rule(folder, 5)
+    after = _shards(folder)
+    removed = {before[c] for c in set(before) - set(after)}
+    assert removed == {f["name"] for f in [*hit, smallest]}
     added = set(after) - set(before)
-    assert len(set(before) - set(after)) == 1 and len(added) == 1
-    assert _rows_of(out / "local", after, added) <= BASE_DOCS // 2
+    assert _rows_of(folder, after, added) == 4 * 5 + 2
+    assert len(_files_by_split(folder)["train"]) == 34 // 5
+    assert run_cli("verify", str(folder)).returncode == 0
+
+
+def test_a_folder_of_small_shards_is_merged_without_processing_again(tmp_path: Path) -> None:
+    # A folder published with 16-row shards (as the previous default did), then built again
+    # unchanged with the default layout: its rows are repacked from the shards in place.
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    manifest = write_manifest(docs / "m.jsonl", make_corpus(docs, BASE_DOCS))
+    out = tmp_path / "out"
+    args = ("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
+            "--no-filter")
+    assert run_cli(*args).returncode == 0
+    folder = out / "local"
+    rows = _rows_by_split(folder)
+    assert run_cli("compact", str(folder), "--shard-rows", "16").returncode == 0
+    assert len(_files_by_split(folder)["train"]) == 3
+    result = run_cli(*args)
+    assert result.returncode == 0, result.stderr
+    status = run_cli("status", str(out), "--json")
+    counts = json.loads(status.stdout)["local"]["last_run"]["counts"]
+    assert counts["new"] == counts["changed"] == 0 and "processed" not in counts
+    assert {split: len(files) for split, files in _files_by_split(folder).items()} == {
+        split: 1 for split in rows}
+    _assert_same_rows(_rows_by_split(folder), rows)
+    assert run_cli("verify", str(folder)).returncode == 0
+    # Up to date now: the next run keeps every shard.
+    before = _shards(folder)
+    assert run_cli(*args).returncode == 0
+    assert _shards(folder) == before
 
 
 KILLER = """
@@ -216,7 +277,7 @@ def test_kill_during_an_incremental_publish(
     retitled = {**entries[5], "title": "Another title"}  # its shard is rewritten
     manifest = write_manifest(docs / f"kill-{point}.jsonl",
                               [*entries[:5], retitled, *entries[6 : BASE_DOCS + 1]])
-    config = write_toml(tmp_path / "out.toml", {"output": {"shard_rows": 8}})
+    config = write_toml(tmp_path / "out.toml", {"output": {"shard_rows": 8, "rows_per_file": 4}})
     args = ["local", "--input", str(manifest), "--out", str(out), "--workers", "1",
             "--no-filter", "--config", str(config)]
     killed = subprocess.run([sys.executable, "-c", KILLER, point, "", *args],
@@ -323,7 +384,7 @@ def test_a_crash_during_a_republish_with_the_same_shard_count(tmp_path: Path) ->
     """Every row changes, so the new set has exactly the old shard count: the new shards must
     still get names no listed file has, or a crash before the switch leaves a mixed set."""
     schema = pa.schema([pa.field("article_id", pa.string()), pa.field("text", pa.string())])
-    settings = OutputSettings(shard_rows=1)
+    settings = OutputSettings(shard_rows=1, rows_per_file=1)
 
     def run(version: str, crash: bool = False) -> None:
         rows = {f"a{i}": {"article_id": f"a{i}", "text": version} for i in range(3)}
@@ -366,7 +427,7 @@ def test_published_rows_finds_every_key_and_no_other(tmp_path: Path) -> None:
              "validation": [Item(rows[k]["article_id"], k) for k in keys[6:]], "test": []}
     publish(tmp_path, "f", items,
             lambda group: [dict_rows_table([rows[i.key] for i in group], schema)],
-            schema, OutputSettings(shard_rows=4, row_group_rows=3), finish)
+            schema, OutputSettings(shard_rows=4, rows_per_file=1, row_group_rows=3), finish)
     published = PublishedRows(tmp_path)
     for key in reversed(keys):  # out of shard order: row groups are read again as needed
         assert key in published
@@ -429,7 +490,8 @@ def test_output_settings_that_change_no_shard_byte_keep_every_shard(
     out = _copy(base, tmp_path)
     before = _shards(out / "local")
     config = write_toml(tmp_path / "plain.toml",
-                        {"output": {"shard_rows": 8, "work_compression": "none"}})
+                        {"output": {"shard_rows": 8, "rows_per_file": 4,
+                                    "work_compression": "none"}})
     result = run_cli("local", "--input", str(docs / "base.jsonl"), "--out", str(out),
                      "--workers", "1", "--no-filter", "--config", str(config))
     assert result.returncode == 0, result.stderr
@@ -444,7 +506,7 @@ def test_work_files_deleted_once_published(
     by processing again. The rows stay those of a build that kept its work files."""
     docs, entries, _ = base
     out = tmp_path / "out"
-    config = write_toml(tmp_path / "nowork.toml", {"output": {"shard_rows": 8}})
+    config = write_toml(tmp_path / "nowork.toml", {"output": {"shard_rows": 8, "rows_per_file": 4}})
 
     def build(manifest: Path) -> None:
         result = run_cli("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
@@ -499,7 +561,7 @@ def test_a_grown_build_republishes_a_folder_of_every_column(tmp_path: Path,
     docs.mkdir()
     entries = make_corpus(docs, 9)
     entries[0].update(licence="CC-BY-4.0", url="https://example.org/doc0")
-    config = write_toml(tmp_path / "c.toml", {"output": {"shard_rows": 4},
+    config = write_toml(tmp_path / "c.toml", {"output": {"shard_rows": 4, "rows_per_file": 1},
                                               "store": {"keep_work": keep_work}})
 
     def args(manifest: Path, out: Path) -> list[str]:

@@ -427,7 +427,8 @@ def gc(out: Path) -> None:
 @click.option("--shard-rows", type=click.IntRange(min=1), default=OutputSettings.shard_rows,
               show_default=True,
               help="Rows per shard after repacking (more: fewer files for a release, but a "
-                   "later change rewrites more).")
+                   "later change rewrites more; a build merges shards again when a split "
+                   "holds more than [output] rows_per_file allows).")
 def compact(path: Path, shard_rows: int) -> None:
     """Repack a dataset's shards full: same rows, fewer files (incremental builds add
     partly filled shards)."""

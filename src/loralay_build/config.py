@@ -232,11 +232,18 @@ class SplitSettings:
 class OutputSettings:
     """Parquet shard layout."""
 
-    # Documents per shard. A changed or removed document rewrites its whole shard, so a run
-    # that changes or removes a share f of the documents rewrites about f * shard_rows of
-    # the corpus (0.2 % of them: 3 % with 16 rows, all of it with 1,000). `compact
-    # --shard-rows` packs a release into fewer, larger files.
-    shard_rows: int = 16
+    # Documents a new shard is packed to. A changed or removed document rewrites its whole
+    # shard; the Hub upload of that shard sends only the chunks that changed (pages are cut
+    # by content), so what a rewrite costs is mostly local CPU and bytes. Above
+    # rows_per_file, so an increment's partial shards fit the file rule for a while before
+    # the smallest are merged.
+    shard_rows: int = 320
+    # A split of r documents holds at most max(1, r // rows_per_file) shards: readers open
+    # few files (the Hub advises fewer than 10,000 a folder, and load_dataset pays per
+    # file). When a publication would hold more, its smallest kept shards are repacked with
+    # the new rows, so a folder of small shards (an older layout) is merged on its next run
+    # from the rows in place, no document processed again.
+    rows_per_file: int = 250
     row_group_rows: int = 200
     # A row group also ends at this many uncompressed bytes, so a reader (the Hub's viewer)
     # can read one whole even when rows reach megabytes each.
@@ -253,7 +260,8 @@ class OutputSettings:
         if self.work_compression not in ("zstd", "lz4", "none"):
             raise ConfigError("[output] work_compression must be zstd, lz4 or none, got "
                               f"{self.work_compression!r}")
-        check_ranges(self, "output", at_least={"shard_rows": 1, "row_group_rows": 1,
+        check_ranges(self, "output", at_least={"shard_rows": 1, "rows_per_file": 1,
+                                               "row_group_rows": 1,
                                                "row_group_bytes": 1, "zstd_level": 1},
                      at_most={"zstd_level": 22})
 

@@ -10,6 +10,7 @@ not change, so the next build finds the dataset up to date.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -44,10 +45,11 @@ def _rows(folder: Path, files: list[dict[str, Any]]) -> Iterator[pa.Table]:
 
 
 def needs_compaction(files: list[dict[str, Any]], shard_rows: int) -> bool:
-    """Whether some split has more shards than full ones would need."""
+    """Whether some split has another number of shards than full ones of `shard_rows` make
+    (more: partial shards; fewer: larger ones, split on request)."""
     for split in SPLITS:
         rows = [f["rows"] for f in files if f["split"] == split]
-        if len(rows) > -(-sum(rows) // shard_rows):
+        if len(rows) != -(-sum(rows) // shard_rows):
             return True
     return False
 
@@ -85,6 +87,8 @@ def compact_dataset(folder: Path, shard_rows: int) -> int:
     def finish(new: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
         return {**build, "files": new}, with_data_files(card, new, build)
 
-    publish(folder, build["fingerprint"], splits, read, schema,
-            output_settings(formats.pop(), shard_rows), finish, repack=True)
+    # Shards of exactly `shard_rows`, as asked: the next build merges them again if they
+    # break its file rule.
+    settings = replace(output_settings(formats.pop(), shard_rows), rows_per_file=1)
+    publish(folder, build["fingerprint"], splits, read, schema, settings, finish, repack=True)
     return sum(-(-len(items) // shard_rows) for items in splits.values())

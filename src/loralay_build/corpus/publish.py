@@ -83,10 +83,10 @@ def shard_name(split: str, generation: str, index: int, count: int) -> str:
 
 def format_key(schema: pa.Schema, settings: OutputSettings) -> str:
     """What changes a shard's bytes besides its rows (a shard of another format is rewritten),
-    readable back by `compact`. Shard size changes packing, not rows, and the work files'
-    compression no shard byte: both are left out."""
+    readable back by `compact`. Shard size and the file rule change packing, not rows, and
+    the work files' compression no shard byte: they are left out."""
     output = {k: v for k, v in asdict(settings).items()
-              if k not in ("shard_rows", "work_compression")}
+              if k not in ("shard_rows", "rows_per_file", "work_compression")}
     return json.dumps({"schema": digest(str(schema)), "output": output,
                        "version": loralay_build.__version__}, sort_keys=True)
 
@@ -160,15 +160,32 @@ class Plan:
     new: dict[str, list[Sequence[Item]]]
 
 
+def file_limit(rows: int, rows_per_file: int) -> int:
+    """The most shards a split of `rows` rows may hold."""
+    return max(1, rows // rows_per_file)
+
+
+def fits(files: list[dict[str, Any]], rows_per_file: int) -> bool:
+    """Whether every split of a shard set keeps the file rule (a folder of an older layout
+    does not, and is merged even when its rows are up to date)."""
+    return all(
+        sum(f["split"] == split for f in files)
+        <= file_limit(sum(f["rows"] for f in files if f["split"] == split), rows_per_file)
+        for split in {f["split"] for f in files})
+
+
 def plan(folder: Path, previous: list[dict[str, Any]], splits: Mapping[str, Sequence[Item]],
-         fmt: str, shard_rows: int, repack: bool = False) -> Plan:
+         fmt: str, shard_rows: int, repack: bool = False, rows_per_file: int = 0) -> Plan:
     """Keep every previous shard whose items all stay in its split with the same key; pack
     the other items, in the given order, into new shards of `shard_rows` (all of them when
-    `repack`). Only positions are held: `splits` may make its items when read."""
+    `repack`). With `rows_per_file`, a split holds at most `file_limit` shards: the smallest
+    kept shards join the items to pack until it does, and the items are spread evenly over
+    the shards allowed when full ones would be too many. Only positions are held: `splits`
+    may make its items when read."""
     previous = [] if repack else previous
     covered = {split: np.zeros(len(items), dtype=bool) for split, items in splits.items()}
     indexes: dict[str, ItemIndex] = {}  # built for the splits previous shards hold
-    kept: list[dict[str, Any]] = []
+    candidates: dict[str, list[tuple[dict[str, Any], npt.NDArray[np.intp]]]] = {}
     for entry in previous:
         found = shard_items(folder / entry["name"])
         split = entry["split"]
@@ -179,13 +196,22 @@ def plan(folder: Path, previous: list[dict[str, Any]], splits: Mapping[str, Sequ
             indexes[split] = ItemIndex(splits[split])
         at = indexes[split].positions(found[1])
         if (at >= 0).all() and not covered[split][at].any():
-            kept.append(entry)
+            candidates.setdefault(split, []).append((entry, at))
             covered[split][at] = True
     per_shard = max(1, shard_rows)
+    kept: list[dict[str, Any]] = []
     new: dict[str, list[Sequence[Item]]] = {}
     for split, items in splits.items():
+        held = sorted(candidates.get(split, []), key=lambda c: c[0]["rows"], reverse=True)
+        limit = file_limit(len(items), rows_per_file) if rows_per_file else len(items) + 1
+        while held and len(held) + -(-int((~covered[split]).sum()) // per_shard) > limit:
+            covered[split][held.pop()[1]] = False  # the smallest joins the repack
+        kept += [entry for entry, _ in held]
         todo = Selection(items.__getitem__, np.flatnonzero(~covered[split]))
-        new[split] = [todo[i : i + per_shard] for i in range(0, len(todo), per_shard)]
+        size = max(per_shard, -(-len(todo) // limit))
+        new[split] = [todo[i : i + size] for i in range(0, len(todo), size)]
+    order = {id(entry): at for at, entry in enumerate(previous)}
+    kept.sort(key=lambda entry: order[id(entry)])  # the previous order, for the names
     return Plan(kept, new)
 
 
@@ -199,14 +225,16 @@ def publish(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[Item]]
         log.warning("%s: %s; every shard of the dataset is written again", folder / name,
                     problem)
     previous = published_build(folder)
-    if previous.get("fingerprint") == fingerprint and not repack:
+    if previous.get("fingerprint") == fingerprint and not repack and fits(
+            previous["files"], settings.rows_per_file):
         log.info("%s is up to date", folder)
         remove_stale(folder, previous["files"])  # left by a run stopped after the switch
         return False
     folder.mkdir(parents=True, exist_ok=True)
     fmt = format_key(schema, settings)
     in_use = sorted(f["name"] for f in previous.get("files", []))
-    layout = plan(folder, previous.get("files", []), splits, fmt, settings.shard_rows, repack)
+    layout = plan(folder, previous.get("files", []), splits, fmt, settings.shard_rows, repack,
+                  settings.rows_per_file)
     generation = digest([fingerprint, in_use, repack])[:8]
     written: list[Path] = []
     switched = False
