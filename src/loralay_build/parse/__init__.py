@@ -7,8 +7,9 @@ of this package, and importing the parser would load PDFium into it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from loralay_build.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from loralay_build.parse.api import parse_pdf
@@ -26,12 +27,4 @@ _MODULES = {
     "ParseSettings": "settings",
 }
 
-
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its module when first asked for."""
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _MODULES)

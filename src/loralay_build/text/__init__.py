@@ -6,8 +6,9 @@ leakage summary, and importing the matcher would load edlib and CLD2 into it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from loralay_build.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from loralay_build.text.clean import prepare_abstract
@@ -42,12 +43,4 @@ _MODULES = {
     "strip_abstracts": "strip",
 }
 
-
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its module when first asked for."""
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _MODULES)
