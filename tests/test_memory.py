@@ -94,6 +94,7 @@ PEAK_CHILD = textwrap.dedent("""
     from pathlib import Path
     sys.path.insert(0, sys.argv[3])
     from bench_memory import synthetic_corpus
+    from loralay_build.layout import OutputLayout
     from loralay_build.run import lifecycle
 
     n, work = int(sys.argv[1]), Path(sys.argv[2])
@@ -103,7 +104,7 @@ PEAK_CHILD = textwrap.dedent("""
     names = [sys.intern(f"interned-name-{i}") for i in range(200_000)]
     del names
     tracemalloc.start()
-    code = lifecycle.run_build("local", work / "out", None, None,
+    code = lifecycle.run_build("local", OutputLayout(work / "out"), None, None,
                                {"source": {"input": str(manifest)},
                                 "filters": {"enabled": False}, "run": {"workers": 2},
                                 "output": {"shard_rows": 100}},

@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from loralay_build.layout import OutputLayout
 from loralay_build.run.lifecycle import (
     STOP,
     BuildResult,
@@ -47,7 +48,7 @@ class DatasetJob:
 
 def build_all(
     jobs: Iterable[DatasetJob],
-    out: Path,
+    layout: OutputLayout,
     allow_empty: bool,
     after: Callable[[DatasetJob, BuildResult], None] | None = None,
 ) -> int:
@@ -58,7 +59,7 @@ def build_all(
     """
     jobs = list(jobs)
     for job in jobs:  # every dataset's options are checked before the first one starts
-        refused = check_build(job.source, out, job.dataset, job.config, job.overrides)
+        refused = check_build(job.source, layout, job.dataset, job.config, job.overrides)
         if isinstance(refused, str):
             click.echo(refused, err=True)
             return EXIT_USAGE
@@ -71,7 +72,7 @@ def build_all(
                 if STOP.is_set():
                     raise KeyboardInterrupt
                 # Each dataset may be empty on its own; the command decides below.
-                result = run_build(job.source, out, job.dataset, job.config, job.overrides,
+                result = run_build(job.source, layout, job.dataset, job.config, job.overrides,
                                    job.since, job.limit, allow_empty=True,
                                    listed=job.source in listed,
                                    listing_failures=listed.get(job.source, 0))
@@ -82,8 +83,9 @@ def build_all(
                     # tried once per run, not once per language.
                     listed[job.source] = result.discovery_failures
                 if result.code == EXIT_OK and not result.rows:
+                    folder = layout.dataset(job.dataset)
                     log.warning("%s: no document to publish; %s", job.dataset,
-                                "its card lists no data file" if (out / job.dataset).exists()
+                                "its card lists no data file" if folder.exists()
                                 else "no dataset folder written")
                 results.append(result)
                 if after is not None:

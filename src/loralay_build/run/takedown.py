@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from loralay_build.errors import ConfigError, LockHeld
+from loralay_build.layout import OutputLayout
 from loralay_build.run.context import BuildRequest
 from loralay_build.run.pipeline import (
     EXIT_FAILURE,
@@ -39,19 +40,19 @@ def read_ids(text: str, source: str) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def remove(root: Path, dataset: str, ids_file: Path, reason: str) -> int:
+def remove(layout: OutputLayout, dataset: str, ids_file: Path, reason: str) -> int:
     """Mark the ids removed and publish the dataset without them; returns the exit code."""
     try:
         listed = read_text(ids_file)  # refused before the state is opened when not text
     except ConfigError as exc:
         click.echo(f"usage error: --ids: {exc}", err=True)
         return EXIT_USAGE
-    state = State(root)
+    state = State(layout.root)
     try:
         source = state.source_of(dataset)
         recorded = state.get_mark(dataset, SETTINGS_MARK)
         if source is None or recorded is None:
-            click.echo(f"usage error: no built dataset {dataset!r} in {root}", err=True)
+            click.echo(f"usage error: no built dataset {dataset!r} in {layout.root}", err=True)
             return EXIT_USAGE
         wanted = read_ids(listed, source)
         if not wanted:
@@ -69,7 +70,7 @@ def remove(root: Path, dataset: str, ids_file: Path, reason: str) -> int:
             fresh = [i for i in wanted if known[i] != REMOVED]
             state.remove(dataset, fresh, f"{today}: {reason}" if reason else today)
             settings = settings_from_raw(source, json.loads(recorded))
-            pipeline = Pipeline(BuildRequest(source, dataset, root, settings,
+            pipeline = Pipeline(BuildRequest(source, dataset, settings,
                                              command="remove", allow_empty=True), state)
             pipeline.publish()
             pipeline.after_publish()

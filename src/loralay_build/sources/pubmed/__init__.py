@@ -12,4 +12,4 @@ class PubmedSource(discover.PubmedSource):
     """The PubMed source: its views follow each publish of the layout dataset."""
 
     def after_publish(self, ctx: PublishedDataset) -> None:
-        publish_views(ctx)
+        publish_views(ctx, self.name)
