@@ -19,10 +19,10 @@ from typing import Any
 from lxml import etree
 
 from loralay_build.corpus.card import render_view_card
-from loralay_build.corpus.publish import Item, publish
+from loralay_build.corpus.publish import DictRows, Item, switch, write_shards
 from loralay_build.corpus.schema import COLUMNS_KEY
 from loralay_build.corpus.split import SPLITS
-from loralay_build.corpus.writer import dict_rows_table, digest
+from loralay_build.corpus.writer import digest
 from loralay_build.errors import LoralayError, TransientError
 from loralay_build.licences import licence_counts, to_spdx
 from loralay_build.progress import progress
@@ -210,19 +210,18 @@ def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[st
     items = {split: [Item(str(row[id_column]), digest(row)) for row in by_split[split]]
              for split in SPLITS}
 
-    def finish(files: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
-        build = {
-            "dataset": name, "view": view, "layout_dataset": ctx.dataset,
-            "fingerprint": fingerprint, "source": source, COLUMNS_KEY: schema.names,
-            "config_hash": ctx.settings.config_hash(), "options": options,
-            "counts": {"splits": {s: len(by_split[s]) for s in SPLITS},
-                       **dict(sorted(counts.items()))},
-            "files": files,
-            "licences": licence_counts((r["licence"], s) for s in present for r in by_split[s]),
-        }
-        return build, render_view_card(name, SUMMARIES[view], card_columns(columns), build)
-
-    if publish(out_dir, fingerprint, items,
-               lambda group: [dict_rows_table([by_id[item.id] for item in group], schema)],
-               schema, ctx.settings.output, finish):
-        log.info("published view %s: %d rows to %s", view, counts["rows"], out_dir)
+    shards = write_shards(out_dir, fingerprint, items, DictRows(by_id, schema), schema,
+                          ctx.settings.output)
+    if shards is None:
+        return
+    build = {
+        "dataset": name, "view": view, "layout_dataset": ctx.dataset,
+        "fingerprint": fingerprint, "source": source, COLUMNS_KEY: schema.names,
+        "config_hash": ctx.settings.config_hash(), "options": options,
+        "counts": {"splits": {s: len(by_split[s]) for s in SPLITS},
+                   **dict(sorted(counts.items()))},
+        "files": shards.files,
+        "licences": licence_counts((r["licence"], s) for s in present for r in by_split[s]),
+    }
+    switch(shards, build, render_view_card(name, SUMMARIES[view], card_columns(columns), build))
+    log.info("published view %s: %d rows to %s", view, counts["rows"], out_dir)
