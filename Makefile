@@ -20,7 +20,7 @@ lint:  ## ruff, and mypy --strict over src and tests
 	$(PYTHON) -m ruff check src tests scripts
 	$(PYTHON) -m mypy
 
-native:  ## rebuild the compiled PDF core in place after editing src/loralay_build/parse/_native.c
+native:  ## rebuild the compiled PDF core in place after editing src/loralay_build/native/_native.c
 	$(PYTHON) setup.py build_ext --inplace
 
 sanitize:  ## the compiled core under ASan/UBSan/LSan on badpdfs and realdocs: make sanitize DIR=../shared/realdocs/pdf

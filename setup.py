@@ -1,4 +1,4 @@
-"""Build of the optional compiled core (`loralay_build.parse._native`).
+"""Build of the optional compiled core (`loralay_build.native._native`).
 
 Everything else is declared in pyproject.toml. The extension is optional: when the compiler
 is missing or fails, the package installs without it and runs the pure-Python loop.
@@ -13,8 +13,8 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 NATIVE = Extension(
-    "loralay_build.parse._native",
-    sources=["src/loralay_build/parse/_native.c"],
+    "loralay_build.native._native",
+    sources=["src/loralay_build/native/_native.c"],
     # Same double arithmetic as the Python loop: no fused multiply-add, no fast-math.
     extra_compile_args=["-O2", "-ffp-contract=off", "-fno-fast-math", "-std=c99"],
     optional=True,

@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 
 from loralay_build.safexml import parse_xml
-from loralay_build.views.body import read_body
-from loralay_build.views.citations import CitationOptions, citation_records
-from loralay_build.views.cleantext import TextOptions, clean_view
-from loralay_build.views.resolve import Found
+from loralay_build.sources.pubmed.body import read_body
+from loralay_build.sources.pubmed.citations import CitationOptions, citation_records
+from loralay_build.sources.pubmed.cleantext import TextOptions, clean_view
+from loralay_build.sources.pubmed.resolve import Found
 
 
 def _resolved(_: str) -> Found:

@@ -24,8 +24,8 @@ BOMBS = ("C01", "C02")
 
 
 def load(extension: Path) -> None:
-    """Register `extension` as loralay_build.parse._native before the backend binds it."""
-    name = "loralay_build.parse._native"
+    """Register `extension` as loralay_build.native._native before the backend binds it."""
+    name = "loralay_build.native._native"
     spec = importlib.util.spec_from_file_location(name, extension)
     if spec is None or spec.loader is None:
         raise SystemExit(f"cannot load {extension}")

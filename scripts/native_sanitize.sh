@@ -16,7 +16,7 @@ SO="$BUILD/_native$($PYTHON -c 'import sysconfig; print(sysconfig.get_config_var
 INCLUDE=$($PYTHON -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 gcc -shared -fPIC -g -O1 -fno-omit-frame-pointer -ffp-contract=off -std=c99 \
   -fsanitize=address,undefined -fno-sanitize-recover=all \
-  -I"$INCLUDE" src/loralay_build/parse/_native.c -o "$SO"
+  -I"$INCLUDE" src/loralay_build/native/_native.c -o "$SO"
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 export LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -1,5 +1,7 @@
 """The package's import graph, read from the source: no module depends on itself through
-others (a circle makes import order matter and the modules one unit to change)."""
+others (a circle makes import order matter and the modules one unit to change), and every
+import runs down the floors of the package, so each floor can be read, tested and changed
+with only the floors below it in mind."""
 
 from __future__ import annotations
 
@@ -105,6 +107,47 @@ def test_the_graph_sees_the_package() -> None:
 def test_no_import_circles() -> None:
     graph = {m: {name for name, _ in imports(m)} for m in MODULES}
     assert circles(graph) == []
+
+
+# The package as a house, bottom floor first. A room is a top-level module or package
+# ("__init__" is the package's own module), so a new module joins its package's room; a module
+# may import its own room and the rooms of lower floors, never a room beside it or above.
+FLOORS: list[set[str]] = [
+    {"__init__", "blobs", "deadline", "digests", "errors", "layout", "lazy", "native",
+     "progress", "views"},
+    {"bundle", "columns", "dates", "gray_png", "licences", "nfc", "records", "safexml",
+     "tables", "textfile", "writable"},
+    {"parse", "state", "text"},
+    {"source_table"},
+    {"config"},
+    {"corpus", "http", "images"},
+    {"fetch"},
+    {"sources"},
+    {"inspect", "run", "sandbox"},
+    {"cli"},
+]
+FLOOR = {room: level for level, rooms in enumerate(FLOORS) for room in rooms}
+
+
+def room(module: str) -> str:
+    """The top-level module or package of the package that `module` is or lies in."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_every_room_is_on_one_floor() -> None:
+    assert sum(len(rooms) for rooms in FLOORS) == len(FLOOR)
+    assert sorted({room(m) for m in MODULES} - FLOOR.keys()) == []
+    assert room(f"{NAME}.sources.pubmed.body") == "sources" and room(NAME) == "__init__"
+
+
+def test_no_import_runs_up_or_across_a_floor() -> None:
+    """Imports under TYPE_CHECKING and inside functions count: each ties the rooms too."""
+    found = [f"{module} (floor {FLOOR[room(module)]}) imports {name} "
+             f"(floor {FLOOR[room(name)]})"
+             for module in MODULES for name, _ in imports(module)
+             if room(name) != room(module) and FLOOR[room(name)] >= FLOOR[room(module)]]
+    assert found == []
 
 
 SANDBOX = f"{NAME}.sandbox"

@@ -29,8 +29,8 @@ from loralay_build.images import (
     render,
     render_page,
 )
+from loralay_build.native import NATIVE_ENV, native_module
 from loralay_build.parse import parse_pdf
-from loralay_build.parse.core import NATIVE_ENV, native_module
 
 from .conftest import run_cli, write_toml
 from .parse.pdfgen import columns_pdf, rotated_pdf

@@ -18,7 +18,7 @@ from loralay_build.config import DedupSettings, OutputSettings, merge
 from loralay_build.corpus.folder import read_build, view_status
 from loralay_build.errors import ConfigError, LockHeld
 from loralay_build.layout import OutputLayout
-from loralay_build.parse.core import core_name
+from loralay_build.native import core_name
 from loralay_build.parse.ocr import ocr_hint
 from loralay_build.progress import BarSafeHandler, hide_progress
 from loralay_build.run import lifecycle

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from loralay_build.parse.core import native_module
+from loralay_build.native import native_module
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import zlib
 import numpy as np
 from isal import isal_zlib
 
-from loralay_build.parse.core import native_module
+from loralay_build.native import native_module
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 BIT_DEPTHS = (1, 2, 4, 8)

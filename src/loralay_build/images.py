@@ -34,7 +34,7 @@ from PIL import Image, ImageDraw
 
 from loralay_build.config import ImageSettings
 from loralay_build.gray_png import encode_gray
-from loralay_build.parse.core import native_module
+from loralay_build.native import native_module
 
 Box = tuple[float, float, float, float]
 Colour = int | tuple[int, int, int]

@@ -11,6 +11,8 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
+from loralay_build.native import native_module
+
 
 def nfc(text: str) -> str:
     """`text` in NFC (itself when it already is: the quick check costs little)."""
@@ -24,8 +26,6 @@ def nfc_words(words: list[str]) -> list[str]:
     check of the words joined by spaces: a space composes with nothing and is a starter, so
     that string is NFC exactly when every word is. The compiled core, when built, first
     leaves out the ASCII words (most of them), which are NFC."""
-    from loralay_build.parse.core import native_module  # the parse package imports this one
-
     native = native_module()
     joined = " ".join(words if native is None else native.non_ascii(words))
     if joined.isascii() or unicodedata.is_normalized("NFC", joined):

@@ -9,14 +9,14 @@ from typing import Any
 
 import numpy as np
 
+from loralay_build.native import native_module
+
 Box = tuple[float, float, float, float]
 
 
 def box_array(boxes: Sequence[Box]) -> np.ndarray:
     """Boxes as an (n, 4) float64 array, read straight from the tuples' floats (by the
     compiled core when it is built, at a third of the cost)."""
-    from loralay_build.parse.core import native_module  # the parse package imports this one
-
     native = native_module()
     if native is not None and isinstance(boxes, list):
         data = native.box_array(boxes)

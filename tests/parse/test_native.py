@@ -26,9 +26,9 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen import canvas
 
+from loralay_build.native import native_module
 from loralay_build.parse import ParseSettings, api, order, parse_pdf, pdfium
 from loralay_build.parse.backend import Line, PageText, get_backend
-from loralay_build.parse.core import native_module
 from loralay_build.records import Document, Page
 from tests.parse.pdfgen import ACCENT_FONT, PAGE_H, PAGE_W, accent_pdf, rotated_pdf
 

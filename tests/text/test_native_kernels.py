@@ -20,8 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loralay_build.columns import Strings
+from loralay_build.native import NATIVE_ENV, native_module
 from loralay_build.parse import parse_pdf
-from loralay_build.parse.core import NATIVE_ENV, native_module
 from loralay_build.records import Box, Document, Page, box_array, box_array_python
 from loralay_build.run import process
 from loralay_build.text import minhash, normalize

@@ -9,11 +9,11 @@ import pytest
 
 from loralay_build.safexml import parse_xml
 from loralay_build.sources.jats import flatten
-from loralay_build.views.body import read_body
-from loralay_build.views.citations import CitationOptions, citation_records
-from loralay_build.views.cleantext import TextOptions, clean_view
-from loralay_build.views.resolve import Found
-from loralay_build.views.sentences import split_sentences
+from loralay_build.sources.pubmed.body import read_body
+from loralay_build.sources.pubmed.citations import CitationOptions, citation_records
+from loralay_build.sources.pubmed.cleantext import TextOptions, clean_view
+from loralay_build.sources.pubmed.resolve import Found
+from loralay_build.sources.pubmed.sentences import split_sentences
 
 # The read-only shared folder sits next to the checkout (main or a worktree): look upwards.
 FIXTURES = next((p / "shared" / "fixtures" / "pubmed" for p in Path(__file__).resolve().parents

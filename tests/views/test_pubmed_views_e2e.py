@@ -136,8 +136,8 @@ def test_full_text_from_the_bucket_or_from_oai(pmc_box: PubmedSandbox, tmp_path:
     from loralay_build.records import Candidate
     from loralay_build.safexml import parse_xml
     from loralay_build.sources import load_settings
+    from loralay_build.sources.pubmed.body import read_body
     from loralay_build.sources.pubmed.discover import fetch_jats
-    from loralay_build.views.body import read_body
 
     settings = load_settings("pubmed", None, overrides=pmc_box.client_config())
     client = HttpClient(settings.http, trusted_urls=[pmc_box.oai_url])

@@ -9,9 +9,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from loralay_build.errors import Reason, Reject
+from loralay_build.native import native_module
 from loralay_build.nfc import nfc_words
 from loralay_build.parse.backend import Line, PageText, get_backend
-from loralay_build.parse.core import native_module
 from loralay_build.parse.ocr import OcrSettings, ocr_pages, scanned
 from loralay_build.parse.order import order_page
 from loralay_build.parse.settings import ParseSettings

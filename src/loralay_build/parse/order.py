@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from loralay_build.native import native_module
 from loralay_build.parse.backend import Line
-from loralay_build.parse.core import native_module
 from loralay_build.parse.geometry import rotate_box
 from loralay_build.records import Box
 

@@ -9,7 +9,7 @@ the cheapest call ctypes makes. PDFium marks a hyphen that breaks a word at a li
 U+FFFE (or U+0002); such a word ends the line and is emitted with a plain trailing "-",
 which the text module treats as a join candidate.
 
-When the compiled core is built (`parse/_native.c`, see `parse/core.py`), the loop from
+When the compiled core is built (`native/_native.c`, see `native/__init__.py`), the loop from
 the page text to lines runs there in one call per page, on the same PDFium functions taken
 from their addresses; the Python loop below is the reference it matches output for output.
 """
@@ -29,9 +29,9 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 
 from loralay_build.errors import Reason, Reject
+from loralay_build.native import native_module
 from loralay_build.parse.accents import ACCENT, compose_accents
 from loralay_build.parse.backend import Line, PageText, check_page_count
-from loralay_build.parse.core import native_module
 from loralay_build.parse.geometry import Frame, clean_box, display_size, to_display, usable_size
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.parse.words import CONTROLS, GARBAGE, line_spans

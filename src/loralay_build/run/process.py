@@ -16,9 +16,9 @@ from loralay_build.columns import Strings
 from loralay_build.errors import Reason, Reject
 from loralay_build.images import ImagesSkipped, PageImage, page_images, removed_boxes
 from loralay_build.licences import to_spdx
+from loralay_build.native import native_module
 from loralay_build.nfc import nfc_values, nfc_words
 from loralay_build.parse import clean_document, parse_pdf
-from loralay_build.parse.core import native_module
 from loralay_build.records import Document, MatchRecord
 from loralay_build.run.task import ROW_FORMAT, Outcome, Task
 from loralay_build.text import detect_language, prepare_abstract, strip_abstracts

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
-from loralay_build.views.sentences import split_sentences
+from loralay_build.sources.pubmed.sentences import split_sentences
 
 CAPTION = "Caption text that must never reach a view"
 TABLE_CELL = "Table cell text that must never reach a view"

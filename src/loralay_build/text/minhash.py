@@ -21,7 +21,7 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
-from loralay_build.parse.core import native_module
+from loralay_build.native import native_module
 
 NUM_PERM = 128
 SHINGLE = 5  # words per shingle

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
 
-from loralay_build.parse.core import native_module
+from loralay_build.native import native_module
 
 # PDFium marks a hyphen it saw at the end of a line with U+0002.
 PDFIUM_LINE_HYPHEN = "\x02"

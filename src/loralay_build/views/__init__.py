@@ -1,2 +1,3 @@
-"""Derived views of the PubMed crawl, built from each article's full JATS: clean text by
-section (SumPubMed-style) and citation records (CiteBench-style)."""
+"""The shard layout of the derived views (SumPubMed-style clean text, CiteBench-style
+citation records): what `corpus/` needs to write, verify and describe a view dataset. The
+views themselves are built by the PubMed source (`sources/pubmed/`)."""

@@ -1,5 +1,7 @@
 """PubMed Central: discovery and download (`discover`), then the SumPubMed and citation
-views built from the published articles' full texts (`publish_views`)."""
+views built from the published articles' full texts (`publish_views`): the JATS body read
+by `body`, cut by `sentences`, made into the views' rows by `cleantext` and `citations`,
+the cited abstracts found by `resolve`."""
 
 from __future__ import annotations
 

@@ -29,12 +29,12 @@ from loralay_build.progress import progress
 from loralay_build.safexml import child, parse_xml, text_of
 from loralay_build.sources.base import PublishedDataset
 from loralay_build.sources.oaipmh import OaiClient
+from loralay_build.sources.pubmed.body import Body, read_body
+from loralay_build.sources.pubmed.citations import CitationOptions, citation_records
+from loralay_build.sources.pubmed.cleantext import TextOptions, clean_view
 from loralay_build.sources.pubmed.discover import PubmedConfig, fetch_jats, pmcids_for_pmids
+from loralay_build.sources.pubmed.resolve import AbstractCache, Found, Resolver
 from loralay_build.state import PUBLISHED, Row
-from loralay_build.views.body import Body, read_body
-from loralay_build.views.citations import CitationOptions, citation_records
-from loralay_build.views.cleantext import TextOptions, clean_view
-from loralay_build.views.resolve import AbstractCache, Found, Resolver
 from loralay_build.views.schema import CITATIONS, SUMPUBMED, arrow_schema, card_columns
 
 log = logging.getLogger(__name__)

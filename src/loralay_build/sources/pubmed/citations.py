@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from loralay_build.views.body import MARK_RE, Body, Marker, Paragraph, marker_index
-from loralay_build.views.resolve import Found
-from loralay_build.views.sentences import split_sentences
+from loralay_build.sources.pubmed.body import MARK_RE, Body, Marker, Paragraph, marker_index
+from loralay_build.sources.pubmed.resolve import Found
+from loralay_build.sources.pubmed.sentences import split_sentences
 
 UNITS = ("sentence", "paragraph")
 OTHER = "<cit>"

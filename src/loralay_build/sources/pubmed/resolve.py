@@ -19,7 +19,7 @@ from loralay_build.errors import ConfigError, LoralayError
 from loralay_build.records import Candidate
 from loralay_build.sources.jats import read_front
 from loralay_build.sources.oaipmh import OaiClient
-from loralay_build.views.body import Reference
+from loralay_build.sources.pubmed.body import Reference
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ from lxml import etree
 
 from loralay_build.safexml import child, children
 from loralay_build.sources.jats import MAIN_TYPES, flatten
-from loralay_build.views.body import Body, render
-from loralay_build.views.sentences import split_sentences
+from loralay_build.sources.pubmed.body import Body, render
+from loralay_build.sources.pubmed.sentences import split_sentences
 
 CIT, DIG = "<cit>", "<dig>"
 # Numbers, including decimals and thousands separators; never inside a word ("IN56", "T4").
