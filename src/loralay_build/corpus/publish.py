@@ -269,8 +269,7 @@ def write_shards(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[I
         files = write_new(folder, layout, generation, in_use, rows, schema, settings, fmt,
                           written)
     except OSError as exc:  # disk full, quota
-        shards = Shards(folder, [], written, 0, 0)
-        raise _failed(shards, exc, switched=False) from exc
+        raise _failed(folder, written, exc, switched=False) from exc
     count = sum(len(group) for groups in layout.new.values() for group in groups)
     return Shards(folder, files, written, len(layout.kept), count)
 
@@ -289,18 +288,18 @@ def switch(shards: Shards, build: dict[str, Any], card: str,
         atomic_write_bytes(folder / BUILD_FILE,
                            (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
     except OSError as exc:  # disk full, quota
-        raise _failed(shards, exc, switched) from exc
+        raise _failed(folder, shards.written, exc, switched) from exc
     remove_stale(folder, shards.files)  # only once the card and record name the new set
     log.info("%s: %d shard(s) kept, %d row(s) written", folder, shards.kept, shards.rows)
 
 
-def _failed(shards: Shards, exc: OSError, switched: bool) -> PublishError:
+def _failed(folder: Path, written: list[Path], exc: OSError, switched: bool) -> PublishError:
     """The error of a publication that failed; before the switch, the old set stays in use
-    and nothing may look half-published: the files written for the new one go."""
+    and nothing may look half-published: the files `written` for the new one go."""
     if not switched:
-        for path in shards.written:
+        for path in written:
             path.unlink(missing_ok=True)
-    return PublishError(f"{shards.folder}: publishing failed ({exc.strerror or exc}); "
+    return PublishError(f"{folder}: publishing failed ({exc.strerror or exc}); "
                         + ("run again to finish the switch" if switched
                            else "the previous version is kept"))
 

@@ -190,14 +190,16 @@ class _ViewBuild:
             self.counts["lookup_failures"] = self.resolver.transient
         self.counts["rows"] = sum(len(v) for v in self.by_split.values())
         name = f"{ctx.dataset}-{self.view}"
-        _write(ctx.state.layout.dataset(name), name, self.view, self.by_split, self.columns,
-               self.counts, self.options, ctx, source)
+        _write(name, self.view, self.by_split, self.columns, self.counts, self.options, ctx,
+               source)
         ctx.counts[f"view_{self.view}_rows"] += self.counts["rows"]
 
 
-def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[str, Any]]],
+def _write(name: str, view: str, by_split: dict[str, list[dict[str, Any]]],
            columns: list[Any], counts: Counter[str], options: dict[str, Any],
            ctx: PublishedDataset, source: str) -> None:
+    """Publish the view's rows to its folder, `name`, beside the layout dataset's."""
+    out_dir = ctx.state.layout.dataset(name)
     present = [s for s in SPLITS if by_split[s]]
     if not present:  # `datasets` cannot load a folder without rows: write nothing
         log.warning("view %s has no rows; %s not written", view, out_dir)
@@ -209,7 +211,6 @@ def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[st
     by_id = {str(row[id_column]): row for rows in by_split.values() for row in rows}
     items = {split: [Item(str(row[id_column]), digest(row)) for row in by_split[split]]
              for split in SPLITS}
-
     shards = write_shards(out_dir, fingerprint, items, DictRows(by_id, schema), schema,
                           ctx.settings.output)
     if shards is None:
