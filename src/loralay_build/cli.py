@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 import click
 
+from loralay_build.cli_options import click_option
 from loralay_build.config import DedupSettings, OutputSettings, merge
 from loralay_build.corpus.folder import read_build, view_status
 from loralay_build.errors import ConfigError, LockHeld
@@ -227,7 +228,7 @@ def source_command(name: str, command: SourceCommand) -> click.Command:
 
     func: Callable[..., Any] = run
     for option in reversed(command.options):
-        func = option(func)
+        func = click_option(option)(func)
     return click.command(name, help=command.help)(common_options(func))
 
 
