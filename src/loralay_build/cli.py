@@ -45,6 +45,11 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
                         handlers=[BarSafeHandler(sys.stderr)])
 
 
+def _to_stderr(line: str) -> None:
+    """Where a build's lines for the user go (run.lifecycle.Notify)."""
+    click.echo(line, err=True)
+
+
 def build(
     source: str,
     out: Path,
@@ -55,9 +60,9 @@ def build(
     limit: int | None = None,
     allow_empty: bool = False,
 ) -> int:
-    """Run one build (see run.lifecycle) and return its exit code."""
+    """Run one build (see run.lifecycle), its lines on stderr; returns its exit code."""
     return lifecycle.run_build(source, out, name, config, overrides, since, limit,
-                               allow_empty).code
+                               allow_empty, notify=_to_stderr).code
 
 
 URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
@@ -221,7 +226,7 @@ def source_command(name: str, command: SourceCommand) -> click.Command:
                            merge(overrides, {"source": plan.source_keys}) if plan.source_keys
                            else overrides, plan.since, limit)
                 for plan in plans]
-        sys.exit(build_all(jobs, out, allow_empty) if jobs else EXIT_USAGE)
+        sys.exit(build_all(jobs, out, allow_empty, _to_stderr).code if jobs else EXIT_USAGE)
 
     func: Callable[..., Any] = run
     for option in reversed(command.options):
@@ -290,8 +295,8 @@ def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool,
                 else:
                     click.echo(f"{name}: nothing new to write in {out / name}")
 
-        code = build_all(jobs, out, allow_empty=False, after=tell)
-    sys.exit(code)
+        result = build_all(jobs, out, allow_empty=False, notify=_to_stderr, after=tell)
+    sys.exit(result.code)
 
 
 def ocr_ready() -> bool:
@@ -493,7 +498,9 @@ def remove(path: Path, dataset: str, ids_file: Path, reason: str) -> None:
     from loralay_build.run.takedown import remove as take_down
 
     root, _ = _locate_root(path)
-    sys.exit(take_down(root, dataset, ids_file, reason))
+    done = take_down(root, dataset, ids_file, reason)
+    click.echo(done.message, err=True)
+    sys.exit(done.code)
 
 
 @main.command()
