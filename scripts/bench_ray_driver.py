@@ -106,7 +106,8 @@ def run_variant(manifest: Path, out: Path, run: dict[str, Any]) -> dict[str, flo
     overrides = {"source": {"input": str(manifest)},
                  "run": {"executor": "ray", "recycle_after": 1_000_000, **run}}
     with stubbed_ray(measured):
-        code = lifecycle.run_build("local", OutputLayout(out), None, None, overrides).code
+        code = lifecycle.run_build("local", OutputLayout(out), None, None, overrides,
+                                   notify=lambda line: print(line, file=sys.stderr)).code
     if code not in (0, 3) or len(measured) != 1:
         rejects = out / "local" / "rejects.jsonl"
         first = rejects.read_text().splitlines()[0] if rejects.is_file() else ""

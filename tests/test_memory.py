@@ -103,12 +103,15 @@ PEAK_CHILD = textwrap.dedent("""
     # go; it is grown here, before tracing, so that a one-time resize is not counted.
     names = [sys.intern(f"interned-name-{i}") for i in range(200_000)]
     del names
+    def to_stderr(line):
+        print(line, file=sys.stderr)
+
     tracemalloc.start()
     code = lifecycle.run_build("local", OutputLayout(work / "out"), None, None,
                                {"source": {"input": str(manifest)},
                                 "filters": {"enabled": False}, "run": {"workers": 2},
                                 "output": {"shard_rows": 100}},
-                               None, None, False).code
+                               None, None, False, notify=to_stderr).code
     print(code, tracemalloc.get_traced_memory()[1])
 """)
 

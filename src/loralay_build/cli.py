@@ -8,12 +8,14 @@ import re
 import sys
 from collections.abc import Callable
 from contextlib import nullcontext
+from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
+from loralay_build.cli_options import click_option
 from loralay_build.config import DedupSettings, OutputSettings, merge
 from loralay_build.corpus.folder import read_build, view_status
 from loralay_build.errors import ConfigError, LockHeld
@@ -44,9 +46,9 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
                         handlers=[BarSafeHandler(sys.stderr)])
 
 
-def _allow_empty() -> bool:
-    ctx = click.get_current_context(silent=True)
-    return bool(ctx is not None and ctx.meta.get(ALLOW_EMPTY))
+def _to_stderr(line: str) -> None:
+    """Where a build's lines for the user go (run.lifecycle.Notify)."""
+    click.echo(line, err=True)
 
 
 def build(
@@ -57,17 +59,11 @@ def build(
     overrides: dict[str, Any],
     since: str | None = None,
     limit: int | None = None,
+    allow_empty: bool = False,
 ) -> int:
-    """Run one build (see run.lifecycle); `--allow-empty` is read from the click context."""
+    """Run one build (see run.lifecycle), its lines on stderr; returns its exit code."""
     return lifecycle.run_build(source, OutputLayout(out), name, config, overrides, since, limit,
-                               _allow_empty()).code
-
-
-ALLOW_EMPTY = "loralay.allow_empty"
-
-
-def _remember_allow_empty(ctx: click.Context, param: click.Parameter, value: bool) -> None:
-    ctx.meta[ALLOW_EMPTY] = value
+                               allow_empty, notify=_to_stderr).code
 
 
 URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
@@ -84,21 +80,13 @@ def _local_path(ctx: click.Context, param: click.Parameter, value: str | None) -
     return Path(value)
 
 
-def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> None:
-    """Keep an option every subcommand shares out of their signatures (see flag_overrides)."""
-    if value is not None and param.name:
-        ctx.meta[param.name] = value
-
-
 # The corpus filters, shared by every building command and `demo`.
 FILTER_OPTIONS = (
     click.option("--no-filter", is_flag=True, help="Keep documents the percentile "
                  "filters would drop."),
-    click.option("--licences", expose_value=False, callback=_remember,
-                 help="Keep only these licences: SPDX ids (any case), wildcards or the group "
-                 "'redistributable' (CC-BY-4.0,CC0-1.0 or CC-BY-*)."),
-    click.option("--exclude-ids", expose_value=False, callback=_remember,
-                 type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    click.option("--licences", help="Keep only these licences: SPDX ids (any case), "
+                 "wildcards or the group 'redistributable' (CC-BY-4.0,CC0-1.0 or CC-BY-*)."),
+    click.option("--exclude-ids", type=click.Path(exists=True, dir_okay=False, path_type=Path),
                  help="File of ids or DOIs (one per line) kept out of every split: a "
                  "published test set."),
 )
@@ -117,25 +105,23 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--executor", type=click.Choice(["local", "ray", "serial"]),
                      help="local: isolated process pool (default); ray: a Ray cluster "
                      "(pip install \"loralay-build[ray]\"); serial: in-process."),
-        click.option("--ray-address", expose_value=False, callback=_remember,
-                     help="With --executor ray: 'auto' (the cluster of this node) or "
-                     "ray://HOST:10001; default: a local Ray instance of --workers CPUs."),
+        click.option("--ray-address", help="With --executor ray: 'auto' (the cluster of this "
+                     "node) or ray://HOST:10001; default: a local Ray instance of --workers "
+                     "CPUs."),
         click.option("--parser", type=click.Choice(["pdfium", "pdfplumber", "poppler"]),
                      help="PDF backend."),
         *FILTER_OPTIONS,
-        click.option("--page-images", is_flag=True, default=None, expose_value=False,
-                     callback=_remember, help="Also publish each page as an image, the "
-                     "removed words painted out (the `pages` configuration; [images])."),
-        click.option("--no-mask", is_flag=True, default=None, expose_value=False,
-                     callback=_remember, help="With --page-images: keep the removed "
-                     "abstracts visible on the images."),
-        click.option("--ocr", is_flag=True, default=None, expose_value=False,
-                     callback=_remember, help="Read pages without a usable text layer (scans, "
-                     "broken fonts) with Tesseract, about 2.5 CPU s a page ([ocr])."),
+        click.option("--page-images", is_flag=True, default=None, help="Also publish each "
+                     "page as an image, the removed words painted out (the `pages` "
+                     "configuration; [images])."),
+        click.option("--no-mask", is_flag=True, default=None, help="With --page-images: keep "
+                     "the removed abstracts visible on the images."),
+        click.option("--ocr", is_flag=True, default=None, help="Read pages without a usable "
+                     "text layer (scans, broken fonts) with Tesseract, about 2.5 CPU s a page "
+                     "([ocr])."),
         click.option("-v", "--verbose", count=True, help="More log output."),
         click.option("-q", "--quiet", is_flag=True, help="Errors only."),
-        click.option("--allow-empty", is_flag=True, expose_value=False,
-                     callback=_remember_allow_empty,
+        click.option("--allow-empty", is_flag=True,
                      help="Exit 0 even when no document is published (default: exit 1)."),
     ]
     for option in reversed(options):
@@ -143,53 +129,70 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def flag_overrides(workers: int | None, executor: str | None, parser: str | None,
-                   no_filter: bool) -> dict[str, Any]:
+@dataclass(frozen=True)
+class BuildFlags:
+    """The options shared by the building commands that become configuration overrides."""
+
+    workers: int | None = None
+    executor: str | None = None
+    ray_address: str | None = None
+    parser: str | None = None
+    no_filter: bool = False
+    licences: str | None = None
+    exclude_ids: Path | None = None
+    page_images: bool | None = None
+    no_mask: bool | None = None
+    ocr: bool | None = None
+
+    @classmethod
+    def take(cls, values: dict[str, Any]) -> BuildFlags:
+        """The flags out of a command's values, leaving the others (the source's own)."""
+        return cls(**{f.name: values.pop(f.name) for f in fields(cls)})
+
+
+def flag_overrides(flags: BuildFlags) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    ctx = click.get_current_context(silent=True)
-    ray_address = ctx.meta.get("ray_address") if ctx else None
-    licences = ctx.meta.get("licences") if ctx else None
-    exclude = ctx.meta.get("exclude_ids") if ctx else None
-    if ctx and ctx.meta.get("page_images"):
+    executor = flags.executor
+    if flags.page_images:
         out = merge(out, {"images": {"enabled": True}})
-    if ctx and ctx.meta.get("no_mask"):
+    if flags.no_mask:
         out = merge(out, {"images": {"mask": False}})
-    if ctx and ctx.meta.get("ocr"):
+    if flags.ocr:
         out = merge(out, {"ocr": {"enabled": True}})
-    if exclude:
-        listed = [line.strip() for line in read_text(exclude).splitlines()]
+    if flags.exclude_ids:
+        listed = [line.strip() for line in read_text(flags.exclude_ids).splitlines()]
         out = merge(out, {"dedup": {"exclude": [x for x in listed if x and x[0] != "#"]}})
-    if licences:
-        out = merge(out, {"filters": {"licences": [p for p in licences.split(",") if p.strip()]}})
-    if ray_address:
+    if flags.licences:
+        out = merge(out, {"filters": {"licences": [p for p in flags.licences.split(",")
+                                                   if p.strip()]}})
+    if flags.ray_address:
         if executor not in (None, "ray"):
             raise click.UsageError(f"--ray-address needs --executor ray, not {executor}")
         executor = "ray"
-        out = merge(out, {"run": {"ray_address": ray_address}})
-    if workers:
-        out = merge(out, {"run": {"workers": workers}})
+        out = merge(out, {"run": {"ray_address": flags.ray_address}})
+    if flags.workers:
+        out = merge(out, {"run": {"workers": flags.workers}})
     if executor:
         out = merge(out, {"run": {"executor": executor}})
-    if parser:
-        out = merge(out, {"parse": {"backend": parser}})
-    if no_filter:
+    if flags.parser:
+        out = merge(out, {"parse": {"backend": flags.parser}})
+    if flags.no_filter:
         out = merge(out, {"filters": {"enabled": False}})
     return out
 
 
-def _checked_flags(workers: int | None, executor: str | None, parser: str | None,
-                   no_filter: bool) -> dict[str, Any]:
+def _checked_flags(flags: BuildFlags) -> dict[str, Any]:
     """`flag_overrides`, a file it reads that cannot be used (`--exclude-ids`) being exit 2,
     after refusing option values that are not UTF-8 (a venue, a licence, a name: they end
     up in requests and records; paths may hold any byte and are left alone)."""
     ctx = click.get_current_context()
     for param in ctx.command.params:
-        value = ctx.params.get(param.name or "", ctx.meta.get(param.name or ""))
+        value = ctx.params.get(param.name or "")
         for text in value if isinstance(value, tuple) else (value,):
             if isinstance(text, str) and text != escaped(text):
                 _usage_error(f"{param.opts[-1]}: '{escaped(text)}' is not UTF-8 text")
     try:
-        return flag_overrides(workers, executor, parser, no_filter)
+        return flag_overrides(flags)
     except ConfigError as exc:
         _usage_error(str(exc))
 
@@ -205,15 +208,15 @@ def source_command(name: str, command: SourceCommand) -> click.Command:
     """`build-corpus <name>`: the common options, then the source's own (`command`)."""
 
     def run(out: Path, name_: str | None, config: Path | None, limit: int | None,
-            workers: int | None, executor: str | None, parser: str | None, no_filter: bool,
-            verbose: int, quiet: bool, since: str | None = None, **own: Any) -> None:
+            verbose: int, quiet: bool, allow_empty: bool, since: str | None = None,
+            **values: Any) -> None:
         _setup_logging(verbose, quiet)
-        overrides = _checked_flags(workers, executor, parser, no_filter)
-        keys = command.keys(own, name_)
+        overrides = _checked_flags(BuildFlags.take(values))
+        keys = command.keys(values, name_)
         if keys:
             overrides = merge(overrides, {"source": keys})
         if command.fan_out is None:
-            sys.exit(build(name, out, name_, config, overrides, since, limit))
+            sys.exit(build(name, out, name_, config, overrides, since, limit, allow_empty))
         try:
             plans = command.fan_out(load_settings(name, config, overrides=overrides).source,
                                     name_, since)
@@ -224,11 +227,12 @@ def source_command(name: str, command: SourceCommand) -> click.Command:
                            merge(overrides, {"source": plan.source_keys}) if plan.source_keys
                            else overrides, plan.since, limit)
                 for plan in plans]
-        sys.exit(build_all(jobs, OutputLayout(out), _allow_empty()) if jobs else EXIT_USAGE)
+        sys.exit(build_all(jobs, OutputLayout(out), allow_empty, _to_stderr).code if jobs
+                 else EXIT_USAGE)
 
     func: Callable[..., Any] = run
     for option in reversed(command.options):
-        func = option(func)
+        func = click_option(option)(func)
     return click.command(name, help=command.help)(common_options(func))
 
 
@@ -265,12 +269,13 @@ def _build_stamp(folder: Path) -> int | None:
 @FILTER_OPTIONS[1]
 @FILTER_OPTIONS[2]
 def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool,
-         no_filter: bool) -> None:
+         no_filter: bool, licences: str | None, exclude_ids: Path | None) -> None:
     """Build small corpora from the bundled offline sandbox (no network needed)."""
     from loralay_build.sandbox import Sandbox
 
     _setup_logging(verbose, quiet)
-    filters = _checked_flags(None, None, None, no_filter)
+    filters = _checked_flags(BuildFlags(no_filter=no_filter, licences=licences,
+                                        exclude_ids=exclude_ids))
     ocr = ocr_ready()
     layout = OutputLayout(out)
     with Sandbox(docs=docs) as sandbox:
@@ -295,8 +300,8 @@ def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool,
                 else:
                     click.echo(f"{name}: nothing new to write in {folder}")
 
-        code = build_all(jobs, layout, allow_empty=False, after=tell)
-    sys.exit(code)
+        result = build_all(jobs, layout, allow_empty=False, notify=_to_stderr, after=tell)
+    sys.exit(result.code)
 
 
 def ocr_ready() -> bool:
@@ -500,7 +505,9 @@ def remove(path: Path, dataset: str, ids_file: Path, reason: str) -> None:
     from loralay_build.run.takedown import remove as take_down
 
     layout, _ = _locate_root(path)
-    sys.exit(take_down(layout, dataset, ids_file, reason))
+    done = take_down(layout, dataset, ids_file, reason)
+    click.echo(done.message, err=True)
+    sys.exit(done.code)
 
 
 @main.command()

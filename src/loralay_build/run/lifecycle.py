@@ -3,6 +3,8 @@ the run record, signals, and the exit code.
 
 Why: a problem of the environment or the configuration must stop the build before the first
 document (exit 2 with the fix), not turn into a reject recorded against every document.
+The lines meant for the user go to the caller's `notify` as they happen (the command line
+writes them to stderr), and the exit code comes back in the result: nothing here prints.
 """
 
 from __future__ import annotations
@@ -12,14 +14,12 @@ import shutil
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any
-
-import click
 
 from loralay_build.config import Settings
 from loralay_build.errors import ConfigError, LockHeld, LoralayError
@@ -48,6 +48,10 @@ log = logging.getLogger("loralay_build")
 
 # Programs a parser backend runs, and how to get them.
 BACKEND_PROGRAMS = {"poppler": ("pdftotext", "install poppler-utils (apt install poppler-utils)")}
+
+
+# Takes each line a build has for the user, when it has it (the command line: stderr).
+Notify = Callable[[str], None]
 
 
 class Terminated(KeyboardInterrupt):
@@ -107,7 +111,8 @@ def sigterm_as_interrupt() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class BuildResult:
-    """A build's exit code and the rows its dataset holds after it (0: nothing published)."""
+    """A build's exit code and the rows its dataset holds after it (0: nothing published);
+    for a multi-dataset command (run.multi), the command's code and the rows of all."""
 
     code: int
     rows: int = 0
@@ -146,6 +151,8 @@ def run_build(
     allow_empty: bool = False,
     listed: bool = False,
     listing_failures: int = 0,
+    *,
+    notify: Notify,
 ) -> BuildResult:
     """Check, lock, run the pipeline and record the run: its exit code, and how many rows the
     dataset holds (for multi-dataset commands);
@@ -153,7 +160,7 @@ def run_build(
     `listing_failures` parts of it failed."""
     checked = check_build(source, layout, name, config, overrides)
     if isinstance(checked, str):
-        click.echo(checked, err=True)
+        notify(checked)
         return BuildResult(EXIT_USAGE)
     dataset, settings = checked
     state = State(layout.root)
@@ -164,17 +171,17 @@ def run_build(
             try:
                 state.claim(dataset, source)
             except ConfigError as exc:
-                click.echo(f"usage error: --name: {exc}", err=True)
+                notify(f"usage error: --name: {exc}")
                 return BuildResult(EXIT_USAGE)
-            return _run(request, state)
+            return _run(request, state, notify)
     except LockHeld as exc:
-        click.echo(f"{exc}: exiting", err=True)
+        notify(f"{exc}: exiting")
         return BuildResult(EXIT_LOCKED)
     finally:
         state.close()
 
 
-def _run(request: BuildRequest, state: State) -> BuildResult:
+def _run(request: BuildRequest, state: State, notify: Notify) -> BuildResult:
     pin_mmap_threshold()  # the parent's memory must not follow the corpus size
     run_id = state.start_run(request.dataset, request.command or request.source)
     code = EXIT_FAILURE
@@ -186,26 +193,26 @@ def _run(request: BuildRequest, state: State) -> BuildResult:
         reason = _partial_reason(pipeline) if code == EXIT_PARTIAL else None
     except ConfigError as exc:
         reason = f"configuration error: {exc}"
-        click.echo(reason, err=True)
+        notify(reason)
         code = EXIT_USAGE
     except NothingPublished as exc:
         reason = str(exc)
-        click.echo(reason, err=True)
+        notify(reason)
     except LoralayError as exc:
         reason = f"build failed: {exc}"
         log.error("%s", reason)
     except Terminated:
         reason = "terminated (SIGTERM)"
-        click.echo(f"{reason}; run the same command again to resume", err=True)
+        notify(f"{reason}; run the same command again to resume")
         code = EXIT_INTERRUPTED
     except KeyboardInterrupt:
         reason = "interrupted"
-        click.echo(f"{reason}; run the same command again to resume", err=True)
+        notify(f"{reason}; run the same command again to resume")
         code = EXIT_INTERRUPTED
     finally:
         state.finish_run(run_id, code, dict(pipeline.stats.counts()),
                          reason.splitlines()[0] if reason else None)
-    _summary(state, request, pipeline.stats.counts(), code)
+    _summary(state, request, pipeline.stats.counts(), code, notify)
     return BuildResult(code, pipeline.stats.published_rows or 0,
                        pipeline.stats.discovery_failed or 0)
 
@@ -224,7 +231,8 @@ def _partial_reason(pipeline: Pipeline) -> str:
     return "partial: " + ", ".join(p for p in parts if p)
 
 
-def _summary(state: State, request: BuildRequest, counts: dict[str, int], code: int) -> None:
+def _summary(state: State, request: BuildRequest, counts: dict[str, int], code: int,
+             notify: Notify) -> None:
     """The dataset's state, and what this run did: a failed run does not read as 'nothing new'."""
     statuses = state.status_counts(request.dataset)
     line = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) or "nothing stored"
@@ -233,7 +241,7 @@ def _summary(state: State, request: BuildRequest, counts: dict[str, int], code: 
     run = "; ".join(filter(None, (outcome, done))) or "nothing new"
     log.info("%s: %s (this run: %s)", request.dataset, line, run)
     if interactive():
-        click.echo(f"{state.layout.dataset(request.dataset)}: {line} (this run: {run})", err=True)
+        notify(f"{state.layout.dataset(request.dataset)}: {line} (this run: {run})")
     documents, pages = state.waiting_for_ocr(request.dataset)
     if documents and not request.settings.ocr.enabled:
         # a warning when this run found new ones, so that cron mails it once

@@ -5,15 +5,16 @@ again; a takedown must not. The ids are marked `removed` in the state (with the 
 reason), which no discovery, retry or licence change undoes, and the dataset is published
 again from the state with the settings its last build recorded. Marking comes first, so a run
 killed before the publish is finished by running the same command again.
+The outcome comes back as a `Takedown` (its line for the user and exit code): nothing here
+prints.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+from dataclasses import dataclass
 from pathlib import Path
-
-import click
 
 from loralay_build.errors import ConfigError, LockHeld
 from loralay_build.layout import OutputLayout
@@ -30,6 +31,14 @@ from loralay_build.state import REMOVED, SETTINGS_MARK, State
 from loralay_build.textfile import read_text
 
 
+@dataclass(frozen=True)
+class Takedown:
+    """What a takedown did or why it refused, in one line for stderr, and its exit code."""
+
+    code: int
+    message: str
+
+
 def read_ids(text: str, source: str) -> list[str]:
     """Ids one per line (`#` comments allowed), as published (`hal:123`) or bare (`123`)."""
     ids = []
@@ -40,32 +49,29 @@ def read_ids(text: str, source: str) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def remove(layout: OutputLayout, dataset: str, ids_file: Path, reason: str) -> int:
-    """Mark the ids removed and publish the dataset without them; returns the exit code."""
+def remove(layout: OutputLayout, dataset: str, ids_file: Path, reason: str) -> Takedown:
+    """Mark the ids removed and publish the dataset without them."""
     try:
         listed = read_text(ids_file)  # refused before the state is opened when not text
     except ConfigError as exc:
-        click.echo(f"usage error: --ids: {exc}", err=True)
-        return EXIT_USAGE
+        return Takedown(EXIT_USAGE, f"usage error: --ids: {exc}")
     state = State(layout.root)
     try:
         source = state.source_of(dataset)
         recorded = state.get_mark(dataset, SETTINGS_MARK)
         if source is None or recorded is None:
-            click.echo(f"usage error: no built dataset {dataset!r} in {layout.root}", err=True)
-            return EXIT_USAGE
+            return Takedown(EXIT_USAGE,
+                            f"usage error: no built dataset {dataset!r} in {layout.root}")
         wanted = read_ids(listed, source)
         if not wanted:
-            click.echo(f"usage error: no id in {ids_file}", err=True)
-            return EXIT_USAGE
+            return Takedown(EXIT_USAGE, f"usage error: no id in {ids_file}")
         with state.lock(dataset):
             known = {row.candidate.id: row.status for row in state.rows(dataset)}
             unknown = [i for i in wanted if i not in known]
             if unknown:
-                click.echo(f"{len(unknown)} id(s) not in {dataset}, nothing removed: "
-                           + ", ".join(unknown[:20]) + (" …" if len(unknown) > 20 else ""),
-                           err=True)
-                return EXIT_FAILURE
+                return Takedown(EXIT_FAILURE, f"{len(unknown)} id(s) not in {dataset}, nothing "
+                                "removed: " + ", ".join(unknown[:20])
+                                + (" …" if len(unknown) > 20 else ""))
             today = dt.datetime.now(dt.UTC).date().isoformat()
             fresh = [i for i in wanted if known[i] != REMOVED]
             state.remove(dataset, fresh, f"{today}: {reason}" if reason else today)
@@ -75,11 +81,9 @@ def remove(layout: OutputLayout, dataset: str, ids_file: Path, reason: str) -> i
             pipeline.publish()
             pipeline.after_publish()
     except LockHeld as exc:
-        click.echo(f"{exc}: exiting", err=True)
-        return EXIT_LOCKED
+        return Takedown(EXIT_LOCKED, f"{exc}: exiting")
     finally:
         state.close()
     already = len(wanted) - len(fresh)
-    click.echo(f"{dataset}: {len(fresh)} document(s) removed and unpublished"
-               + (f", {already} already removed" if already else ""), err=True)
-    return EXIT_OK
+    return Takedown(EXIT_OK, f"{dataset}: {len(fresh)} document(s) removed and unpublished"
+                    + (f", {already} already removed" if already else ""))

@@ -2,24 +2,51 @@
 they set, and (for a crawl feeding several datasets) the datasets one command builds.
 
 Why: the options every build shares are declared once in `cli.py`; a source that declares its
-command here gets a subcommand without `cli.py` knowing anything about it.
+command here gets a subcommand without `cli.py` knowing anything about it. Options are plain
+data: only `cli_options.py` turns them into click options, so no source depends on click.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
-from typing import Any
-
-import click
+from typing import Any, Literal
 
 from loralay_build.dates import normalise_since
 from loralay_build.errors import ConfigError
 from loralay_build.source_table import SourceConfig
 
-Option = Callable[[Callable[..., Any]], Callable[..., Any]]
+# text: any string; flag: on when given; file / folder: an existing one, passed as a Path;
+# choice: one of `choices`; fraction: a number from 0 to 1.
+OptionKind = Literal["text", "flag", "file", "folder", "choice", "fraction"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of `build-corpus <source>`, as data.
+
+    `name`: the parameter its value is passed as, when not the flag's own (`--set` -> `set_`).
+    `check`: for a text option given once, returns the value to use (normalised) or raises
+    ValueError with the message the command line shows (exit 2).
+    """
+
+    flag: str
+    help: str
+    _: KW_ONLY
+    name: str | None = None
+    kind: OptionKind = "text"
+    choices: tuple[str, ...] = ()
+    multiple: bool = False
+    required: bool = False
+    check: Callable[[str], str] | None = None
+
+    def __post_init__(self) -> None:
+        if bool(self.choices) != (self.kind == "choice"):
+            raise ValueError(f"{self.flag}: choices go with, and only with, kind 'choice'")
+        if self.check is not None and (self.kind != "text" or self.multiple):
+            raise ValueError(f"{self.flag}: a check applies to a text option given once")
 
 
 @dataclass(frozen=True)
@@ -52,44 +79,39 @@ def given(**values: Any) -> dict[str, Any]:
             for key, v in values.items() if v not in (None, (), False)}
 
 
-def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+def _since(value: str) -> str:
     """--since normalised once, for every dataset the command builds; else exit 2."""
-    if value is None:
-        return None
     try:
         return normalise_since(value)
     except ConfigError as exc:
-        raise click.BadParameter(str(exc).removeprefix("--since ")) from None
+        raise ValueError(str(exc).removeprefix("--since ")) from None
 
 
 def since_option(help: str) -> Option:
     """--since: passed to discovery, not a `[source]` key."""
-    return click.option("--since", callback=_since, help=help)
+    return Option("--since", help, check=_since)
 
 
-def _iso_date(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+def _iso_date(value: str) -> str:
     """A real calendar date, refused before any request is made."""
-    if value is None:
-        return None
     try:
         valid = len(value) == 10 and dt.date.fromisoformat(value).isoformat() == value
     except ValueError:
         valid = False
     if not valid:
-        raise click.BadParameter(f"{value!r} is not a date of the form YYYY-MM-DD")
+        raise ValueError(f"{value!r} is not a date of the form YYYY-MM-DD")
     return value
 
 
 def id_options(from_help: str) -> tuple[Option, ...]:
     """--ids / --split-ids / --from / --until, shared by arxiv and pubmed."""
     return (
-        click.option("--ids", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                     help="File of ids to build (one per line, or JSON lines with article_id)."),
-        click.option("--split-ids", type=click.Path(exists=True, file_okay=False, path_type=Path),
-                     help="Folder of the original dataset's train/val/test id files: each "
-                     "document keeps its original split."),
-        click.option("--from", "from_", callback=_iso_date, help=from_help),
-        click.option("--until", callback=_iso_date, help="End date (YYYY-MM-DD)."),
+        Option("--ids", "File of ids to build (one per line, or JSON lines with article_id).",
+               kind="file"),
+        Option("--split-ids", "Folder of the original dataset's train/val/test id files: each "
+               "document keeps its original split.", kind="folder"),
+        Option("--from", from_help, name="from_", check=_iso_date),
+        Option("--until", "End date (YYYY-MM-DD).", check=_iso_date),
     )
 
 

@@ -11,8 +11,6 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import Any
 
-import click
-
 from loralay_build.blobs import BlobStore
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.fetch import HEAD_BYTES, PDF_MAGIC
@@ -20,7 +18,7 @@ from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, batched
-from loralay_build.sources.command import SourceCommand, given
+from loralay_build.sources.command import Option, SourceCommand, given
 from loralay_build.sources.hal import PARTIAL_DATE
 from loralay_build.text.iso639 import is_language_code
 from loralay_build.textfile import text_lines
@@ -151,12 +149,10 @@ class LocalSource:
     command = SourceCommand(
         help="Build from your own PDFs listed in a manifest.",
         options=(
-            click.option("--input", "input_", required=True,
-                         type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                         help="JSON-lines manifest: id, pdf, abstracts, language, published, "
-                         "..."),
-            click.option("--allow-outside", is_flag=True,
-                         help="Accept `pdf` paths outside the manifest's folder."),
+            Option("--input", "JSON-lines manifest: id, pdf, abstracts, language, published, "
+                   "...", name="input_", kind="file", required=True),
+            Option("--allow-outside", "Accept `pdf` paths outside the manifest's folder.",
+                   kind="flag"),
         ),
         keys=_keys,
     )

@@ -23,8 +23,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-import click
-
 from loralay_build.blobs import BlobStore
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.http import HttpClient, HttpError, HttpStatusError
@@ -42,7 +40,7 @@ from loralay_build.sources.arxiv.meta import (
 )
 from loralay_build.sources.base import DiscoveryContext, batched
 from loralay_build.sources.checksum import fetch_verified_pdf
-from loralay_build.sources.command import SourceCommand, given, id_keys, id_options
+from loralay_build.sources.command import Option, SourceCommand, given, id_keys, id_options
 from loralay_build.sources.oaipmh import OaiClient, harvest
 from loralay_build.sources.presets import configured_ids
 from loralay_build.textfile import decode_lines, text_lines
@@ -155,17 +153,15 @@ class ArxivSource:
         options=(
             *id_options("Start date (YYYY-MM-DD): OAI-PMH `from`, or the earliest v1 date "
                         "kept from a metadata snapshot."),
-            click.option("--metadata",
-                         help="Kaggle-format metadata snapshot (path or URL), streamed."),
-            click.option("--oai", is_flag=True, help="Harvest OAI-PMH arXivRaw (incremental "
-                         "from the last committed datestamp)."),
-            click.option("--set", "set_", help="OAI-PMH set, e.g. cs or physics:hep-th."),
-            click.option("--categories",
-                         help="Comma-separated categories or prefixes to keep (cs,stat.ML)."),
-            click.option("--pdf-version", "version_policy",
-                         type=click.Choice(["latest", "metadata"]),
-                         help="PDF version: newest in the bucket, or the one the metadata "
-                         "abstract is of."),
+            Option("--metadata", "Kaggle-format metadata snapshot (path or URL), streamed."),
+            Option("--oai", "Harvest OAI-PMH arXivRaw (incremental from the last committed "
+                   "datestamp).", kind="flag"),
+            Option("--set", "OAI-PMH set, e.g. cs or physics:hep-th.", name="set_"),
+            Option("--categories",
+                   "Comma-separated categories or prefixes to keep (cs,stat.ML)."),
+            Option("--pdf-version", "PDF version: newest in the bucket, or the one the metadata "
+                   "abstract is of.", name="version_policy", kind="choice",
+                   choices=("latest", "metadata")),
         ),
         keys=_keys,
     )

@@ -22,8 +22,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import click
-
 from loralay_build.blobs import BlobStore
 from loralay_build.bundle import Bundle, store_bundle, store_bytes, store_text
 from loralay_build.errors import ConfigError, Reason, Reject
@@ -31,7 +29,13 @@ from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, batched
-from loralay_build.sources.command import DatasetPlan, SourceCommand, given, since_option
+from loralay_build.sources.command import (
+    DatasetPlan,
+    Option,
+    SourceCommand,
+    given,
+    since_option,
+)
 from loralay_build.sources.eurlex.cellar import (
     LANGUAGES,
     PDF_TYPE,
@@ -162,11 +166,11 @@ class EurlexSource:
         options=(
             since_option("Only acts dated, or summaries updated, since this date "
                          "(YYYY[-MM[-DD]])."),
-            click.option("--languages", help="Comma-separated ISO 639-1 codes (en,fr,de) or "
-                         "'all' (default: [source] languages, all 24)."),
-            click.option("--split-preset", type=click.Choice(["chronological", "eurlex-sum"]),
-                         help="chronological (default) or eurlex-sum: acts in every requested "
-                         "language go to validation/test by a hash of their CELEX id."),
+            Option("--languages", "Comma-separated ISO 639-1 codes (en,fr,de) or 'all' "
+                   "(default: [source] languages, all 24)."),
+            Option("--split-preset", "chronological (default) or eurlex-sum: acts in every "
+                   "requested language go to validation/test by a hash of their CELEX id.",
+                   kind="choice", choices=("chronological", "eurlex-sum")),
         ),
         keys=_keys,
         fan_out=_fan_out,

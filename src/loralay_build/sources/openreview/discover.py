@@ -13,11 +13,8 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import IO, Any, Literal
 from urllib.parse import urlsplit
-
-import click
 
 from loralay_build.blobs import BlobStore
 from loralay_build.errors import ConfigError, Deferred, LoralayError, Reason, Reject
@@ -26,7 +23,7 @@ from loralay_build.http import DeferredHttpError, HttpClient, HttpStatusError
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, DiscoveryFailure
-from loralay_build.sources.command import SourceCommand, given
+from loralay_build.sources.command import Option, SourceCommand, given
 from loralay_build.sources.openreview.notes import (
     Status,
     VenueIds,
@@ -83,21 +80,17 @@ class OpenReviewSource:
         help="""Build from OpenReview: abstracts, author TL;DRs and optionally reviews (SciTLDR).
     Guests by default; OPENREVIEW_USERNAME/OPENREVIEW_PASSWORD log in.""",
         options=(
-            click.option("--venue", "venues", multiple=True,
-                         help="Venue id, e.g. ICLR.cc/2024/Conference (repeatable; default: "
-                         "[source] venues)."),
-            click.option("--api", type=click.Choice(["auto", "v1", "v2"]),
-                         help="API version (default auto: v2 when the venue has v2 settings)."),
-            click.option("--select", "select", multiple=True,
-                         type=click.Choice(["accepted", "under_review", "rejected", "withdrawn",
-                                            "desk_rejected"]),
-                         help="Submissions to keep (repeatable; default: accepted)."),
-            click.option("--with-reviews", is_flag=True,
-                         help="Keep review summaries and decisions."),
-            click.option("--split-ids",
-                         type=click.Path(exists=True, file_okay=False, path_type=Path),
-                         help="Folder of train/val/test forum-id files: each paper keeps that "
-                         "split."),
+            Option("--venue", "Venue id, e.g. ICLR.cc/2024/Conference (repeatable; default: "
+                   "[source] venues).", name="venues", multiple=True),
+            Option("--api", "API version (default auto: v2 when the venue has v2 settings).",
+                   kind="choice", choices=("auto", "v1", "v2")),
+            Option("--select", "Submissions to keep (repeatable; default: accepted).",
+                   kind="choice", multiple=True,
+                   choices=("accepted", "under_review", "rejected", "withdrawn",
+                            "desk_rejected")),
+            Option("--with-reviews", "Keep review summaries and decisions.", kind="flag"),
+            Option("--split-ids", "Folder of train/val/test forum-id files: each paper keeps "
+                   "that split.", kind="folder"),
         ),
         keys=_keys,
     )

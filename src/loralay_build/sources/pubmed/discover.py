@@ -17,7 +17,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import click
 from lxml import etree
 
 from loralay_build.blobs import BlobStore
@@ -28,7 +27,7 @@ from loralay_build.safexml import child, children, parse_xml, text_of
 from loralay_build.source_table import SourceConfig, key, optional_key
 from loralay_build.sources.base import DiscoveryContext
 from loralay_build.sources.checksum import fetch_verified_pdf
-from loralay_build.sources.command import SourceCommand, given, id_keys, id_options
+from loralay_build.sources.command import Option, SourceCommand, given, id_keys, id_options
 from loralay_build.sources.jats import normalise_pmcid, read_front
 from loralay_build.sources.oaipmh import OaiClient, OaiRecord, harvest
 from loralay_build.sources.presets import configured_ids
@@ -210,23 +209,19 @@ class PubmedSource:
         options=(
             *id_options("Start date (YYYY-MM-DD): harvest PMC OAI-PMH records from this "
                         "datestamp (default: the last committed one)."),
-            click.option("--set", "set_", help="OAI-PMH set (default pmc-open)."),
-            click.option("--selection", help="Named journal selection from the config (bmc: "
-                         "BMC journals, SumPubMed's original selection)."),
-            click.option("--view", "views", multiple=True,
-                         type=click.Choice(["sumpubmed", "citations"]),
-                         help="Also write a derived view as NAME-<view> (repeatable)."),
-            click.option("--lowercase", is_flag=True, default=None,
-                         help="Views: lowercase the text."),
-            click.option("--no-cit", is_flag=True, default=None,
-                         help="Clean text: keep citation markers."),
-            click.option("--no-dig", is_flag=True, default=None,
-                         help="Clean text: keep numbers."),
-            click.option("--min-resolved", type=click.FloatRange(0.0, 1.0),
-                         help="Citations: share of cited papers that must have an abstract "
-                         "(1 = all)."),
-            click.option("--citation-unit", type=click.Choice(["sentence", "paragraph"]),
-                         help="Citations: one record per citing sentence or per paragraph."),
+            Option("--set", "OAI-PMH set (default pmc-open).", name="set_"),
+            Option("--selection", "Named journal selection from the config (bmc: BMC "
+                   "journals, SumPubMed's original selection)."),
+            Option("--view", "Also write a derived view as NAME-<view> (repeatable).",
+                   name="views", kind="choice", multiple=True,
+                   choices=("sumpubmed", "citations")),
+            Option("--lowercase", "Views: lowercase the text.", kind="flag"),
+            Option("--no-cit", "Clean text: keep citation markers.", kind="flag"),
+            Option("--no-dig", "Clean text: keep numbers.", kind="flag"),
+            Option("--min-resolved", "Citations: share of cited papers that must have an "
+                   "abstract (1 = all).", kind="fraction"),
+            Option("--citation-unit", "Citations: one record per citing sentence or per "
+                   "paragraph.", kind="choice", choices=("sentence", "paragraph")),
         ),
         keys=_keys,
     )

@@ -19,7 +19,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import click
 from lxml import html as lxml_html
 
 from loralay_build.blobs import BlobStore
@@ -30,7 +29,13 @@ from loralay_build.licences import SCIELO_JOURNAL
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig, key
 from loralay_build.sources.base import DiscoveryContext
-from loralay_build.sources.command import DatasetPlan, SourceCommand, given, since_option
+from loralay_build.sources.command import (
+    DatasetPlan,
+    Option,
+    SourceCommand,
+    given,
+    since_option,
+)
 from loralay_build.sources.crawl import CrawlConfig
 from loralay_build.sources.scielo.site import discover_site
 from loralay_build.sources.scielo.text import candidate_id, clean_abstract, partial_date
@@ -215,9 +220,9 @@ class SciELOSource:
     per article language (scielo-es, scielo-pt; --name NAME gives NAME-es, NAME-pt).""",
         options=(
             since_option("Re-list articles processed since this date (YYYY[-MM[-DD]])."),
-            click.option("--via", type=click.Choice(["api", "site"]),
-                         help="Discovery route: the ArticleMeta API or a crawl of the "
-                         "collection websites (default: [source] via)."),
+            Option("--via", "Discovery route: the ArticleMeta API or a crawl of the "
+                   "collection websites (default: [source] via).", kind="choice",
+                   choices=("api", "site")),
         ),
         keys=_keys,
         fan_out=_fan_out,
