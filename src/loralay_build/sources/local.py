@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from loralay_build.blobs import BlobStore
+from loralay_build.dates import PARTIAL_DATE
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.fetch import HEAD_BYTES, PDF_MAGIC
 from loralay_build.http import HttpClient
@@ -21,7 +22,6 @@ from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, batched
 from loralay_build.sources.command import SourceCommand, given
-from loralay_build.sources.hal import PARTIAL_DATE
 from loralay_build.text.iso639 import is_language_code
 from loralay_build.textfile import text_lines
 

@@ -20,6 +20,9 @@ from loralay_build.sources.command import SourceCommand
 from loralay_build.sources.crawl import CrawlConfig, spider_items
 from loralay_build.tables import check_ranges
 
+# The spider `spiders.run` imports in its subprocess (this one does not import Scrapy).
+SPIDER = "loralay_build.sources.koreascience.spider:KoreaScienceSpider"
+
 
 @dataclass(frozen=True, kw_only=True)
 class KoreaScienceConfig(CrawlConfig):
@@ -83,7 +86,7 @@ class KoreaScienceSource:
                   "publisher": cfg.publisher, "first_year": cfg.first_year,
                   "last_year": cfg.last_year, "page_size": cfg.page_size,
                   "skip": sorted(r.candidate.source_id for r in ctx.state.rows(ctx.dataset))}
-        items = spider_items("koreascience", config, "KoreaScience")
+        items = spider_items(SPIDER, config, "KoreaScience")
         try:
             yield from batched((to_candidate(item, ctx.dataset) for item in items),
                                cfg.batch_size)

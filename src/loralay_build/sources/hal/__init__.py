@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loralay_build.blobs import BlobStore
+from loralay_build.dates import PARTIAL_DATE
 from loralay_build.errors import ConfigError
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
@@ -26,7 +27,6 @@ FIELDS = (
     "publicationDate_s,submittedDate_tdate,modifiedDate_tdate"
 )
 ABSTRACT_FIELD = re.compile(r"^([a-z]{2,3})_abstract_s$")
-PARTIAL_DATE = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
 WATERMARK = "modifiedDate_tdate"
 
 
