@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from loralay_build.blobs import BlobStore
+from loralay_build.corpus.columns import Column
 from loralay_build.dates import PARTIAL_DATE
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.fetch import HEAD_BYTES, PDF_MAGIC
@@ -160,7 +161,9 @@ class LocalSource:
         ),
         keys=_keys,
     )
+    declares: tuple[Column, ...] = ()
     columns: tuple[str, ...] = ()  # a manifest gives only what the core holds
+    card_notes = ""
     lists_whole_input = True  # an entry missing from the manifest has left the input
 
     def check_input(self, config: SourceConfig) -> None:

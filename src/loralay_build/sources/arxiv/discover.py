@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import click
+import pyarrow as pa
 
 from loralay_build.blobs import BlobStore
+from loralay_build.corpus.columns import Column, names
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.http import HttpClient, HttpError, HttpStatusError
 from loralay_build.records import Candidate
@@ -169,7 +171,12 @@ class ArxivSource:
         ),
         keys=_keys,
     )
-    columns: tuple[str, ...] = ("doi", "version")
+    declares: tuple[Column, ...] = (
+        Column("version", pa.int16(), "the paper version the PDF is (arXiv), the abstract "
+               "being that version's when its record was found"),
+    )
+    columns: tuple[str, ...] = ("doi", *names(declares))
+    card_notes = ""
 
     def check_input(self, config: SourceConfig) -> None:
         """The id lists and a local snapshot, before the build creates anything."""

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loralay_build.blobs import BlobStore
+from loralay_build.corpus.columns import Column
 from loralay_build.dates import PARTIAL_DATE
 from loralay_build.errors import ConfigError
 from loralay_build.fetch import fetch_pdf
@@ -107,7 +108,9 @@ class HalSource:
         help="Crawl HAL: French articles and conference papers with a file.",
         options=(since_option("Only records modified since this date (YYYY[-MM[-DD]])."),),
     )
+    declares: tuple[Column, ...] = ()
     columns: tuple[str, ...] = ("doi",)
+    card_notes = ""
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(HalConfig)

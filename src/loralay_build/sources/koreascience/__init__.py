@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loralay_build.blobs import BlobStore
+from loralay_build.corpus.columns import Column
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
 from loralay_build.records import Candidate
@@ -78,7 +79,9 @@ class KoreaScienceSource:
     config_class: type[SourceConfig] = KoreaScienceConfig
     command = SourceCommand(
         help="Crawl KoreaScience (Scrapy, resumable): Korean articles with a Korean abstract.")
+    declares: tuple[Column, ...] = ()
     columns: tuple[str, ...] = ("doi",)
+    card_notes = ""
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(KoreaScienceConfig)

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import click
 
 from loralay_build.blobs import BlobStore
+from loralay_build.corpus.columns import Column, names
 from loralay_build.errors import ConfigError, Deferred, LoralayError, Reason, Reject
 from loralay_build.fetch import check_pdf
 from loralay_build.http import DeferredHttpError, HttpClient, HttpStatusError
@@ -27,6 +28,7 @@ from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, DiscoveryFailure
 from loralay_build.sources.command import SourceCommand, given
+from loralay_build.sources.openreview.columns import COLUMNS
 from loralay_build.sources.openreview.notes import (
     Status,
     VenueIds,
@@ -101,8 +103,9 @@ class OpenReviewSource:
         ),
         keys=_keys,
     )
-    columns: tuple[str, ...] = ("abstract_original", "tldr", "tldr_key", "venue", "venue_id",
-                                "year", "decision", "status", "keywords", "reviews")
+    declares: tuple[Column, ...] = COLUMNS
+    columns: tuple[str, ...] = names(COLUMNS)
+    card_notes = ""
 
     def __init__(self) -> None:
         self._token: str | None = None

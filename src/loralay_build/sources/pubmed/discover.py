@@ -21,6 +21,7 @@ import click
 from lxml import etree
 
 from loralay_build.blobs import BlobStore
+from loralay_build.corpus.columns import Column
 from loralay_build.errors import ConfigError, Reason, Reject, TransientError
 from loralay_build.http import HttpClient, HttpStatusError
 from loralay_build.records import Candidate
@@ -230,7 +231,9 @@ class PubmedSource:
         ),
         keys=_keys,
     )
+    declares: tuple[Column, ...] = ()
     columns: tuple[str, ...] = ("doi",)
+    card_notes = ""
 
     def check_input(self, config: SourceConfig) -> None:
         """The id lists, before the build creates anything."""

@@ -23,6 +23,7 @@ import click
 from lxml import html as lxml_html
 
 from loralay_build.blobs import BlobStore
+from loralay_build.corpus.columns import Column
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
@@ -222,7 +223,9 @@ class SciELOSource:
         keys=_keys,
         fan_out=_fan_out,
     )
+    declares: tuple[Column, ...] = ()
     columns: tuple[str, ...] = ("doi",)
+    card_notes = ""
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(SciELOConfig)
