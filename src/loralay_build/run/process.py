@@ -15,7 +15,6 @@ from loralay_build.bundle import part_path, read_bundle
 from loralay_build.columns import Strings
 from loralay_build.errors import Reason, Reject
 from loralay_build.images import ImagesSkipped, PageImage, page_images, removed_boxes
-from loralay_build.licences import to_spdx
 from loralay_build.nfc import nfc_values, nfc_words
 from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.parse.core import native_module
@@ -111,7 +110,7 @@ def build_row(
         "title": cand.title,
         "published": cand.published,
         "doi": cand.doi,
-        "licence": to_spdx(cand.source, cand.licence),
+        "licence": task.licence,
         "licence_source": cand.licence or None,
         "article_pdf_url": cand.file_url if cand.source != "local" else cand.landing_url,
         "pdf_sha256": task.pdf_sha256 if pdf_sha256 is None else pdf_sha256,

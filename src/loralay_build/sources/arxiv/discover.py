@@ -30,6 +30,7 @@ from loralay_build.blobs import BlobStore
 from loralay_build.corpus.columns import Column, names
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.http import HttpClient, HttpError, HttpStatusError
+from loralay_build.licences import LicenceMapping, Terms
 from loralay_build.records import Candidate
 from loralay_build.safexml import XmlRejected, children, parse_xml
 from loralay_build.source_table import SourceConfig, key, optional_key
@@ -149,6 +150,18 @@ def _keys(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
         else None)}
 
 
+# arXiv's own licences, as its metadata (OAI-PMH arXivRaw `license`, the Kaggle snapshot)
+# spells them: shared/sources/arxiv.md, the recorded record of 1412.6980.
+_ARXIV_URL = r"(?:https?://)?(?:www\.)?arxiv\.org/licenses/{}/?"
+ARXIV_TERMS = (
+    Terms("LicenseRef-arXiv-nonexclusive-distrib-1.0",
+          "http://arxiv.org/licenses/nonexclusive-distrib/1.0/",
+          spelling=_ARXIV_URL.format(r"nonexclusive-distrib/1\.0")),
+    Terms("LicenseRef-arXiv-assumed-1991-2003", "http://arxiv.org/licenses/assumed-1991-2003/",
+          spelling=_ARXIV_URL.format("assumed-1991-2003")),
+)
+
+
 class ArxivSource:
     name = "arxiv"
     config_class: type[SourceConfig] = ArxivConfig
@@ -176,6 +189,7 @@ class ArxivSource:
                "being that version's when its record was found"),
     )
     columns: tuple[str, ...] = ("doi", *names(declares))
+    licences = LicenceMapping(terms=ARXIV_TERMS)
     card_notes = ""
 
     def check_input(self, config: SourceConfig) -> None:

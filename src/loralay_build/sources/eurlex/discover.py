@@ -30,6 +30,7 @@ from loralay_build.bundle import Bundle, store_bundle, store_bytes, store_text
 from loralay_build.corpus.columns import Column, names
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.http import HttpClient
+from loralay_build.licences import LicenceMapping
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, batched
@@ -177,6 +178,8 @@ class EurlexSource:
         Column("reference_text", pa.string(), "the document's text from its HTML (EUR-Lex acts)"),
     )
     columns: tuple[str, ...] = names(declares)
+    # Commission Decision 2011/833/EU: reuse of EU documents under CC BY 4.0.
+    licences = LicenceMapping(fixed="CC-BY-4.0")
     card_notes = (
         "EUR-Lex-Sum rebuilt through Cellar. A row is one (act, language): the act is the "
         "document (words and boxes from its Official Journal PDF, its XHTML text in "

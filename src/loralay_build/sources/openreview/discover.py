@@ -24,6 +24,7 @@ from loralay_build.corpus.columns import Column, names
 from loralay_build.errors import ConfigError, Deferred, LoralayError, Reason, Reject
 from loralay_build.fetch import check_pdf
 from loralay_build.http import DeferredHttpError, HttpClient, HttpStatusError
+from loralay_build.licences import LicenceMapping
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, DiscoveryFailure
@@ -106,6 +107,7 @@ class OpenReviewSource:
     declares: tuple[Column, ...] = COLUMNS
     columns: tuple[str, ...] = names(COLUMNS)
     card_notes = ""
+    licences = LicenceMapping()
 
     def __init__(self) -> None:
         self._token: str | None = None
