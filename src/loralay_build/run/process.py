@@ -201,7 +201,7 @@ def _process(task: Task) -> Outcome:
     if files.pdf_path:
         parsed = parse_pdf(files.pdf_path, backend=task.parse.backend, settings=task.parse,
                            ocr=task.ocr, languages=[main, *sorted(abstracts)])
-        doc = clean_document(parsed, task.options.cleaners)
+        doc = clean_document(parsed, task.options.cleaners, task.cleaners)
     _check_boxes(doc)
     if task.options.summary == "separate":
         body = doc

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from loralay_build.config import ImageSettings
 from loralay_build.errors import Reason
 from loralay_build.licences import NOASSERTION
+from loralay_build.parse.clean import Cleaner
 from loralay_build.parse.ocr import OcrSettings
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate
@@ -42,6 +43,9 @@ class Task:
     # The candidate's licence as an SPDX id, mapped in the parent (licences.to_spdx), which
     # knows every source's mapping; a worker imports no source.
     licence: str = NOASSERTION
+    # The cleaners `options.cleaners` names, resolved in the parent: a source's own are data
+    # (parse.clean.CoverPage…), so a worker imports no source to run them.
+    cleaners: dict[str, Cleaner] = field(default_factory=dict)
 
 
 @dataclass

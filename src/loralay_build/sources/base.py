@@ -17,6 +17,7 @@ from loralay_build.corpus.columns import Column
 from loralay_build.errors import ConfigError, LoralayError
 from loralay_build.http import HttpClient, describe
 from loralay_build.licences import LicenceMapping
+from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.command import SourceCommand
@@ -139,6 +140,8 @@ class Source(Protocol):
     columns: tuple[str, ...]
     card_notes: str  # the "Source notes" of its datasets' cards ("" for none)
     licences: LicenceMapping  # its licence spellings beyond the shared recogniser
+    # Its own cleaners, by the name a `cleaners` key uses (parse.clean.CLEANERS).
+    cleaners: tuple[tuple[str, Cleaner], ...]
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         """Yield batches of candidates; each batch is committed before the next is asked for.

@@ -20,6 +20,7 @@ from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.fetch import HEAD_BYTES, PDF_MAGIC
 from loralay_build.http import HttpClient
 from loralay_build.licences import LicenceMapping
+from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, batched
@@ -165,6 +166,7 @@ class LocalSource:
     declares: tuple[Column, ...] = ()
     columns: tuple[str, ...] = ()  # a manifest gives only what the core holds
     card_notes = ""
+    cleaners: tuple[tuple[str, Cleaner], ...] = ()
     licences = LicenceMapping()
     lists_whole_input = True  # an entry missing from the manifest has left the input
 

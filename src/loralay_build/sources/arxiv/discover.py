@@ -31,6 +31,7 @@ from loralay_build.corpus.columns import Column, names
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.http import HttpClient, HttpError, HttpStatusError
 from loralay_build.licences import LicenceMapping, Terms
+from loralay_build.parse.clean import Cleaner, MarginStamp
 from loralay_build.records import Candidate
 from loralay_build.safexml import XmlRejected, children, parse_xml
 from loralay_build.source_table import SourceConfig, key, optional_key
@@ -162,6 +163,10 @@ ARXIV_TERMS = (
 )
 
 
+# arXiv's vertical identifier stamp: `arXiv:2101.00001v2`, `arXiv:math.GT/0309136v1`.
+ARXIV_STAMP = MarginStamp(r"^arXiv:(\d{4}\.\d{4,5}|[a-z-]+(\.[A-Z]{2})?/\d{7})(v\d+)?$")
+
+
 class ArxivSource:
     name = "arxiv"
     config_class: type[SourceConfig] = ArxivConfig
@@ -191,6 +196,7 @@ class ArxivSource:
     columns: tuple[str, ...] = ("doi", *names(declares))
     licences = LicenceMapping(terms=ARXIV_TERMS)
     card_notes = ""
+    cleaners: tuple[tuple[str, Cleaner], ...] = (("arxiv_stamp", ARXIV_STAMP),)
 
     def check_input(self, config: SourceConfig) -> None:
         """The id lists and a local snapshot, before the build creates anything."""

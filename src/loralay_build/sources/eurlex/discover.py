@@ -31,6 +31,7 @@ from loralay_build.corpus.columns import Column, names
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.http import HttpClient
 from loralay_build.licences import LicenceMapping
+from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, batched
@@ -180,6 +181,7 @@ class EurlexSource:
     columns: tuple[str, ...] = names(declares)
     # Commission Decision 2011/833/EU: reuse of EU documents under CC BY 4.0.
     licences = LicenceMapping(fixed="CC-BY-4.0")
+    cleaners: tuple[tuple[str, Cleaner], ...] = ()
     card_notes = (
         "EUR-Lex-Sum rebuilt through Cellar. A row is one (act, language): the act is the "
         "document (words and boxes from its Official Journal PDF, its XHTML text in "

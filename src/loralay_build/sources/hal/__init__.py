@@ -15,6 +15,7 @@ from loralay_build.errors import ConfigError
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
 from loralay_build.licences import ALL_RIGHTS_RESERVED, LicenceMapping, Terms, recognise
+from loralay_build.parse.clean import Cleaner, CoverPage
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext
@@ -129,6 +130,11 @@ def licence_id(raw: str) -> str | None:
     return _HAL_NAMES.get(raw.strip().lower()) or recognise(raw)
 
 
+# HAL's generated cover page: its id line and its banner in English or French.
+HAL_COVER = CoverPage("HAL Id", ("HAL is a multi-disciplinary open access archive",
+                                 "L'archive ouverte pluridisciplinaire HAL"))
+
+
 class HalSource:
     name = "hal"
     config_class: type[SourceConfig] = HalConfig
@@ -140,6 +146,7 @@ class HalSource:
     licences = LicenceMapping(read=licence_id, terms=(HAL_PUBLIC_DOMAIN,))
     columns: tuple[str, ...] = ("doi",)
     card_notes = ""
+    cleaners: tuple[tuple[str, Cleaner], ...] = (("hal_cover", HAL_COVER),)
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(HalConfig)

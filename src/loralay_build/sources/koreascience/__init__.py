@@ -15,6 +15,7 @@ from loralay_build.corpus.columns import Column
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
 from loralay_build.licences import LicenceMapping
+from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, batched
@@ -83,6 +84,7 @@ class KoreaScienceSource:
     declares: tuple[Column, ...] = ()
     columns: tuple[str, ...] = ("doi",)
     card_notes = ""
+    cleaners: tuple[tuple[str, Cleaner], ...] = ()
     licences = LicenceMapping()
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:

@@ -25,6 +25,7 @@ from loralay_build.errors import ConfigError, Deferred, LoralayError, Reason, Re
 from loralay_build.fetch import check_pdf
 from loralay_build.http import DeferredHttpError, HttpClient, HttpStatusError
 from loralay_build.licences import LicenceMapping
+from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, DiscoveryFailure
@@ -107,6 +108,7 @@ class OpenReviewSource:
     declares: tuple[Column, ...] = COLUMNS
     columns: tuple[str, ...] = names(COLUMNS)
     card_notes = ""
+    cleaners: tuple[tuple[str, Cleaner], ...] = ()
     licences = LicenceMapping()
 
     def __init__(self) -> None:

@@ -25,6 +25,7 @@ from loralay_build.corpus.columns import Column
 from loralay_build.errors import ConfigError, Reason, Reject, TransientError
 from loralay_build.http import HttpClient, HttpStatusError
 from loralay_build.licences import NOASSERTION, LicenceMapping, Terms, recognise
+from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
 from loralay_build.safexml import child, children, parse_xml, text_of
 from loralay_build.source_table import SourceConfig, key, optional_key
@@ -248,6 +249,7 @@ class PubmedSource:
     licences = LicenceMapping(read=licence_id, terms=(PMC_TDM,))
     columns: tuple[str, ...] = ("doi",)
     card_notes = ""
+    cleaners: tuple[tuple[str, Cleaner], ...] = ()
 
     def check_input(self, config: SourceConfig) -> None:
         """The id lists, before the build creates anything."""

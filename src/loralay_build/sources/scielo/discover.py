@@ -28,6 +28,7 @@ from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
 from loralay_build.licences import LicenceMapping, recognise
+from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig, key
 from loralay_build.sources.base import DiscoveryContext
@@ -238,6 +239,7 @@ class SciELOSource:
     licences = LicenceMapping(read=licence_id)
     columns: tuple[str, ...] = ("doi",)
     card_notes = ""
+    cleaners: tuple[tuple[str, Cleaner], ...] = ()
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(SciELOConfig)
