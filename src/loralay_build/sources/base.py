@@ -140,6 +140,7 @@ class Source(Protocol):
     columns: tuple[str, ...]
     card_notes: str  # the "Source notes" of its datasets' cards ("" for none)
     licences: LicenceMapping  # its licence spellings beyond the shared recogniser
+    demos: tuple[str, ...]  # the datasets `build-corpus demo` builds of it, from its fake
     # Its own cleaners, by the name a `cleaners` key uses (parse.clean.CLEANERS).
     cleaners: tuple[tuple[str, Cleaner], ...]
 

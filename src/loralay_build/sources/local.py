@@ -167,6 +167,7 @@ class LocalSource:
     columns: tuple[str, ...] = ()  # a manifest gives only what the core holds
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = ()
+    demos: tuple[str, ...] = ()
     licences = LicenceMapping()
     lists_whole_input = True  # an entry missing from the manifest has left the input
 

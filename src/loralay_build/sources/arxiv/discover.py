@@ -194,6 +194,7 @@ class ArxivSource:
                "being that version's when its record was found"),
     )
     columns: tuple[str, ...] = ("doi", *names(declares))
+    demos: tuple[str, ...] = ("arxiv",)
     licences = LicenceMapping(terms=ARXIV_TERMS)
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = (("arxiv_stamp", ARXIV_STAMP),)

@@ -180,6 +180,7 @@ class EurlexSource:
     )
     columns: tuple[str, ...] = names(declares)
     # Commission Decision 2011/833/EU: reuse of EU documents under CC BY 4.0.
+    demos: tuple[str, ...] = ("eurlex-en", "eurlex-fr", "eurlex-el")
     licences = LicenceMapping(fixed="CC-BY-4.0")
     cleaners: tuple[tuple[str, Cleaner], ...] = ()
     card_notes = (

@@ -143,6 +143,7 @@ class HalSource:
         options=(since_option("Only records modified since this date (YYYY[-MM[-DD]])."),),
     )
     declares: tuple[Column, ...] = ()
+    demos: tuple[str, ...] = ("hal",)
     licences = LicenceMapping(read=licence_id, terms=(HAL_PUBLIC_DOMAIN,))
     columns: tuple[str, ...] = ("doi",)
     card_notes = ""

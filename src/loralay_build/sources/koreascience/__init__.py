@@ -85,6 +85,7 @@ class KoreaScienceSource:
     columns: tuple[str, ...] = ("doi",)
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = ()
+    demos: tuple[str, ...] = ("koreascience",)
     licences = LicenceMapping()
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:

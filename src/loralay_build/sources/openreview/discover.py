@@ -109,6 +109,7 @@ class OpenReviewSource:
     columns: tuple[str, ...] = names(COLUMNS)
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = ()
+    demos: tuple[str, ...] = ("openreview",)
     licences = LicenceMapping()
 
     def __init__(self) -> None:

@@ -246,6 +246,7 @@ class PubmedSource:
         keys=_keys,
     )
     declares: tuple[Column, ...] = ()
+    demos: tuple[str, ...] = ("pubmed",)
     licences = LicenceMapping(read=licence_id, terms=(PMC_TDM,))
     columns: tuple[str, ...] = ("doi",)
     card_notes = ""

@@ -236,6 +236,7 @@ class SciELOSource:
         fan_out=_fan_out,
     )
     declares: tuple[Column, ...] = ()
+    demos: tuple[str, ...] = ("scielo-es", "scielo-pt")
     licences = LicenceMapping(read=licence_id)
     columns: tuple[str, ...] = ("doi",)
     card_notes = ""
