@@ -18,7 +18,7 @@ from loralay_build.images import ImagesSkipped, PageImage, page_images, removed_
 from loralay_build.nfc import nfc_values, nfc_words
 from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.parse.core import native_module
-from loralay_build.records import Document, MatchRecord
+from loralay_build.records import Candidate, Document, MatchRecord
 from loralay_build.run.task import ROW_FORMAT, Outcome, Task
 from loralay_build.text import detect_language, prepare_abstract, strip_abstracts
 from loralay_build.text.minhash import text_signature, to_text
@@ -67,6 +67,12 @@ def _box_columns_python(boxes: np.ndarray, word_pages: list[int], width: np.ndar
     return np.rint(boxes).astype(np.int32), norm.astype(np.int16), pages.astype(np.int16)
 
 
+def _pdf_url(cand: Candidate) -> str:
+    """Where the PDF was downloaded from; for a file read from disk (a path, no URL scheme)
+    the page the record names instead, since the path means nothing to a reader."""
+    return cand.landing_url if cand.file_url and "://" not in cand.file_url else cand.file_url
+
+
 def build_row(
     task: Task,
     body: Document,
@@ -112,7 +118,7 @@ def build_row(
         "doi": cand.doi,
         "licence": task.licence,
         "licence_source": cand.licence or None,
-        "article_pdf_url": cand.file_url if cand.source != "local" else cand.landing_url,
+        "article_pdf_url": _pdf_url(cand),
         "pdf_sha256": task.pdf_sha256 if pdf_sha256 is None else pdf_sha256,
         "matches": [
             {
