@@ -40,6 +40,8 @@ def register(source: type[Source]) -> None:
     declare_cleaners(source.cleaners)
 
 
+# OpenReview's columns before arXiv's and EUR-Lex's: the order builds made before datasets had
+# their own schema published them in.
 for _source in (HalSource, LocalSource, SciELOSource, KoreaScienceSource, OpenReviewSource,
                 ArxivSource, PubmedSource, EurlexSource):
     register(_source)
