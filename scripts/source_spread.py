@@ -77,7 +77,7 @@ def code_tokens(source: str) -> Iterator[tuple[str, str]]:
             yield "id", node.attr
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             yield "id", node.name
-        elif isinstance(node, ast.arg) or (isinstance(node, ast.keyword) and node.arg):
+        elif isinstance(node, ast.arg | ast.keyword) and node.arg:
             yield "id", node.arg
         elif isinstance(node, ast.alias):
             yield "id", node.name
