@@ -238,12 +238,9 @@ for _name, _source in SOURCES.items():
     main.add_command(source_command(_name, _source.command))
 
 
-# The datasets `demo` builds (sandbox.Sandbox.demo_builds), listed here so --help shows them
-# without starting the sandbox.
-DEMO_DATASETS = (
-    "hal", "scielo-es", "scielo-pt", "koreascience", "arxiv", "pubmed", "openreview",
-    "eurlex-en", "eurlex-fr", "eurlex-el",
-)
+# The datasets `demo` builds (sandbox.Sandbox.demo_builds), as their sources declare them, so
+# --help shows them without starting the sandbox.
+DEMO_DATASETS = tuple(dataset for source in SOURCES.values() for dataset in source.demos)
 
 
 def _build_stamp(folder: Path) -> int | None:
@@ -276,10 +273,9 @@ def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool,
                                         exclude_ids=exclude_ids))
     ocr = ocr_ready()
     with Sandbox(docs=docs) as sandbox:
-        # HAL serves the scanned and broken-font documents
         jobs = [DatasetJob(job.source, job.dataset, overrides=merge(
                     merge(job.overrides, filters),
-                    {"run": {"timeout": 30.0}, "ocr": {"enabled": ocr and job.source == "hal"}}))
+                    {"run": {"timeout": 30.0}, "ocr": {"enabled": ocr and job.ocr}}))
                 for job in sandbox.demo_builds() if not only or job.dataset in only]
         stamps = {name: _build_stamp(out / name) for job in jobs for name in _demo_names(job)}
 

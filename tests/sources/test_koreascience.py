@@ -15,7 +15,7 @@ from scrapy.http import HtmlResponse
 from loralay_build.cli import build
 from loralay_build.sandbox import Sandbox
 from loralay_build.sources.koreascience import KoreaScienceSource, abstracts_by_language
-from loralay_build.sources.spiders.koreascience import (
+from loralay_build.sources.koreascience.spider import (
     parse_article,
     parse_listing,
     script_language,
