@@ -14,8 +14,9 @@ An identifier is split into words at `_`, `.` and lower-to-upper case changes (`
 is "hal source", `eurlex_docs` is "eurlex docs"); a string is read as it is. Either names a
 source when one of its spellings (`SPELLINGS`, case ignored, `-`, `_` or a space allowed
 where the spelling has a break) stands as a whole word, not inside a longer word. `local`
-is an ordinary English word, so that source is named only by the exact string "local" and
-by identifiers of its module or class (`LocalSource`, `sources.local`).
+is an ordinary English word and also the name of an executor and of Ray's private instance,
+so that source is named only by its module or class (`LocalSource`, `sources.local`, in an
+identifier or a string).
 """
 
 from __future__ import annotations
@@ -93,8 +94,7 @@ def code_tokens(source: str) -> Iterator[tuple[str, str]]:
 def names(source: str, kind: str, text: str) -> bool:
     """Whether one token of code names `source` (see the module's matching rule)."""
     if source == "local":
-        return text == "local" if kind == "str" else \
-            text == "LocalSource" or words(text).split()[-2:] == ["sources", "local"]
+        return text == "LocalSource" or words(text).split()[-2:] == ["sources", "local"]
     found = pattern(SPELLINGS.get(source, (source,)))
     return bool(found.search(words(text) if kind == "id" else text))
 

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from loralay_build.corpus.arrays import to_arrow
 from loralay_build.corpus.pages import PAGES_SCHEMA
 from loralay_build.corpus.schema import FULL_SCHEMA
-from loralay_build.views.schema import CITATIONS, SUMPUBMED, arrow_schema
+from loralay_build.sources.pubmed.view_schema import CITATIONS, SUMPUBMED
+from loralay_build.views.schema import arrow_schema
 
 from .test_local import make_corpus, write_manifest
 

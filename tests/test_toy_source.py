@@ -35,6 +35,7 @@ from loralay_build.sandbox.textgen import ProseGenerator
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext
 from loralay_build.sources.command import SourceCommand
+from loralay_build.views.schema import ViewLayout
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = 8
@@ -63,6 +64,7 @@ class ToySource:
     card_notes = "The toy library of the source test: generated documents on loopback."
     licences = LicenceMapping()
     cleaners: tuple[tuple[str, Cleaner], ...] = ()
+    views: tuple[ViewLayout, ...] = ()
     demos: tuple[str, ...] = ()
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:

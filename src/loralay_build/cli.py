@@ -487,7 +487,7 @@ def audit(path: Path, also: tuple[Path, ...], threshold: float, as_json: bool, r
 @click.option("--dataset", required=True, help="Dataset to take the documents out of.")
 @click.option("--ids", "ids_file", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="File of ids, one per line (`hal:123` or `123`).")
+              help="File of ids, one per line (`<source>:<id>` or `<id>`).")
 @click.option("--reason", default="", help="Why (recorded in the state with the date).")
 def remove(path: Path, dataset: str, ids_file: Path, reason: str) -> None:
     """Take documents down: unpublish them now, and keep every later run from adding them."""
@@ -573,7 +573,7 @@ def _require_dataset(path: Path) -> None:
 
     if not is_dataset(path):
         _usage_error(f"{path} is not a dataset folder (no build.json or shards); "
-                     "give one folder under the output root, e.g. data/hal")
+                     f"give one folder under the output root, e.g. {path / '<dataset>'}")
 
 
 def _refuse_view(dataset: Path, what: str) -> None:

@@ -55,6 +55,7 @@ class Terms:
     link: str | None = None  # where the terms can be read
     free: bool = False  # whether they let a third party redistribute the text
     spelling: str = ""  # how any source may write them: a regex `recognise` fully matches
+    summary: str = ""  # what they allow, in a few words, for the card's warning (when not free)
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,12 @@ def declare_licences(source: str, mapping: LicenceMapping) -> None:
     for terms in mapping.terms:
         _TERMS[terms.spdx] = terms
         _FOLDED[terms.spdx.lower()] = terms.spdx
+
+
+def restricted_terms() -> list[str]:
+    """The summaries of the declared terms that do not let a third party redistribute, each
+    once, in the order the sources declared them (the card's licence warning lists them)."""
+    return list(dict.fromkeys(t.summary for t in _TERMS.values() if not t.free and t.summary))
 
 
 def unversioned(kind: str) -> str:

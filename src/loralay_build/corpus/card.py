@@ -12,7 +12,7 @@ from loralay_build.corpus.columns import catalogue
 from loralay_build.corpus.pages import FEATURES as PAGE_FEATURES
 from loralay_build.corpus.schema import COLUMNS_KEY, build_schema
 from loralay_build.corpus.split import SPLITS
-from loralay_build.licences import hub_licences, hub_other, redistributable
+from loralay_build.licences import hub_licences, hub_other, redistributable, restricted_terms
 from loralay_build.views.schema import view_layout
 
 CARD_FILE = "README.md"
@@ -180,9 +180,9 @@ def _licence_section(build: dict[str, Any], unit: str) -> list[str]:
     restricted = sum(n for spdx, per in licences.items() if not redistributable(spdx)
                      for n in per.values())
     if restricted:
+        kinds = ", ".join(["non-commercial", "no-derivatives", *restricted_terms()])
         lines += ["", f"**Warning:** {restricted} {unit} carry a licence that does not let a "
-                  "third party redistribute the text freely (non-commercial, no-derivatives, "
-                  "arXiv's distribution licence, text mining only, or unknown). Check each "
+                  f"third party redistribute the text freely ({kinds}, or unknown). Check each "
                   "row's `licence` before publishing this dataset; `--licences "
                   "redistributable` builds one without them."]
     removed = build.get("counts", {}).get("removed", 0)

@@ -52,7 +52,7 @@ PAGE_SIZE_TYPE = pa.struct([("width", pa.float32()), ("height", pa.float32())])
 # The shared columns, in published order. The first five names are those of the published
 # LoRaLay datasets, so their consumers keep working.
 SHARED: tuple[Column, ...] = (
-    Column("article_id", pa.string(), "source-prefixed document id (`hal:1234567`)",
+    Column("article_id", pa.string(), "source-prefixed document id (`<source>:<id>`)",
            nullable=False),
     Column("article_words", pa.list_(pa.string()),
            "body words in reading order, abstracts removed"),

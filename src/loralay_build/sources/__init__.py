@@ -22,15 +22,16 @@ from loralay_build.sources.local import LocalSource
 from loralay_build.sources.openreview import OpenReviewSource
 from loralay_build.sources.pubmed import PubmedSource
 from loralay_build.sources.scielo import SciELOSource
+from loralay_build.views.schema import declare_views
 
 SOURCES: dict[str, type[Source]] = {}
 
 
 def register(source: type[Source]) -> None:
     """Make a source known by its name: its `build-corpus` command, its settings, and what
-    it declares: its columns (for the schema and the card), its card notes, its licences and
-    its cleaners. The order of registration is the published order of the sources' own
-    columns."""
+    it declares: its columns (for the schema and the card), its card notes, its licences,
+    its cleaners and its views. The order of registration is the published order of the
+    sources' own columns."""
     if source.name in SOURCES:
         raise ValueError(f"source {source.name!r} is registered twice")
     SOURCES[source.name] = source
@@ -38,6 +39,7 @@ def register(source: type[Source]) -> None:
     declare_notes(source.name, source.card_notes)
     declare_licences(source.name, source.licences)
     declare_cleaners(source.cleaners)
+    declare_views(source.views)
 
 
 # OpenReview's columns before arXiv's and EUR-Lex's: the order builds made before datasets had

@@ -22,6 +22,7 @@ from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.command import SourceCommand
 from loralay_build.state import State
+from loralay_build.views.schema import ViewLayout
 
 T = TypeVar("T")
 C = TypeVar("C", bound=SourceConfig)
@@ -143,6 +144,7 @@ class Source(Protocol):
     demos: tuple[str, ...]  # the datasets `build-corpus demo` builds of it, from its fake
     # Its own cleaners, by the name a `cleaners` key uses (parse.clean.CLEANERS).
     cleaners: tuple[tuple[str, Cleaner], ...]
+    views: tuple[ViewLayout, ...]  # the views built from its published rows (after_publish)
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         """Yield batches of candidates; each batch is committed before the next is asked for.

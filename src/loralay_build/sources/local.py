@@ -25,6 +25,7 @@ from loralay_build.sources.base import DiscoveryContext, batched
 from loralay_build.sources.command import Option, SourceCommand, given
 from loralay_build.text.iso639 import is_language_code
 from loralay_build.textfile import text_lines
+from loralay_build.views.schema import ViewLayout
 
 SAFE_ID = re.compile(r"^[^\x00-\x1f]{1,500}$")
 BATCH = 500
@@ -163,6 +164,7 @@ class LocalSource:
     columns: tuple[str, ...] = ()  # a manifest gives only what the core holds
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = ()
+    views: tuple[ViewLayout, ...] = ()
     demos: tuple[str, ...] = ()
     licences = LicenceMapping()
     lists_whole_input = True  # an entry missing from the manifest has left the input

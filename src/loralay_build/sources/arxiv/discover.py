@@ -49,6 +49,7 @@ from loralay_build.sources.command import Option, SourceCommand, given, id_keys,
 from loralay_build.sources.oaipmh import OaiClient, harvest
 from loralay_build.sources.presets import configured_ids
 from loralay_build.textfile import decode_lines, text_lines
+from loralay_build.views.schema import ViewLayout
 
 log = logging.getLogger(__name__)
 
@@ -156,9 +157,10 @@ _ARXIV_URL = r"(?:https?://)?(?:www\.)?arxiv\.org/licenses/{}/?"
 ARXIV_TERMS = (
     Terms("LicenseRef-arXiv-nonexclusive-distrib-1.0",
           "http://arxiv.org/licenses/nonexclusive-distrib/1.0/",
-          spelling=_ARXIV_URL.format(r"nonexclusive-distrib/1\.0")),
+          spelling=_ARXIV_URL.format(r"nonexclusive-distrib/1\.0"),
+          summary="arXiv's distribution licence"),
     Terms("LicenseRef-arXiv-assumed-1991-2003", "http://arxiv.org/licenses/assumed-1991-2003/",
-          spelling=_ARXIV_URL.format("assumed-1991-2003")),
+          spelling=_ARXIV_URL.format("assumed-1991-2003"), summary="arXiv's distribution licence"),
 )
 
 
@@ -195,6 +197,7 @@ class ArxivSource:
     licences = LicenceMapping(terms=ARXIV_TERMS)
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = (("arxiv_stamp", ARXIV_STAMP),)
+    views: tuple[ViewLayout, ...] = ()
 
     def check_input(self, config: SourceConfig) -> None:
         """The id lists and a local snapshot, before the build creates anything."""

@@ -74,6 +74,7 @@ from loralay_build.sources.eurlex.text import (
     parse_summary,
 )
 from loralay_build.tables import check_ranges
+from loralay_build.views.schema import ViewLayout
 
 log = logging.getLogger(__name__)
 
@@ -188,6 +189,7 @@ class EurlexSource:
     demos: tuple[str, ...] = ("eurlex-en", "eurlex-fr", "eurlex-el")
     licences = LicenceMapping(fixed="CC-BY-4.0")
     cleaners: tuple[tuple[str, Cleaner], ...] = ()
+    views: tuple[ViewLayout, ...] = ()
     card_notes = (
         "EUR-Lex-Sum rebuilt through Cellar. A row is one (act, language): the act is the "
         "document (words and boxes from its Official Journal PDF, its XHTML text in "

@@ -21,6 +21,7 @@ from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext
 from loralay_build.sources.command import SourceCommand, since_option
 from loralay_build.tables import check_ranges
+from loralay_build.views.schema import ViewLayout
 
 log = logging.getLogger(__name__)
 
@@ -148,6 +149,7 @@ class HalSource:
     columns: tuple[str, ...] = ("doi",)
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = (("hal_cover", HAL_COVER),)
+    views: tuple[ViewLayout, ...] = ()
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(HalConfig)

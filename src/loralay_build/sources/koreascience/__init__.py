@@ -22,6 +22,7 @@ from loralay_build.sources.base import DiscoveryContext, batched
 from loralay_build.sources.command import SourceCommand
 from loralay_build.sources.crawl import CrawlConfig, spider_items
 from loralay_build.tables import check_ranges
+from loralay_build.views.schema import ViewLayout
 
 # The spider `spiders.run` imports in its subprocess (this one does not import Scrapy).
 SPIDER = "loralay_build.sources.koreascience.spider:KoreaScienceSpider"
@@ -85,6 +86,7 @@ class KoreaScienceSource:
     columns: tuple[str, ...] = ("doi",)
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = ()
+    views: tuple[ViewLayout, ...] = ()
     demos: tuple[str, ...] = ("koreascience",)
     licences = LicenceMapping()
 

@@ -37,6 +37,7 @@ from loralay_build.sources.openreview.notes import (
 )
 from loralay_build.sources.presets import configured_ids
 from loralay_build.tables import check_ranges
+from loralay_build.views.schema import ViewLayout
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +103,7 @@ class OpenReviewSource:
     columns: tuple[str, ...] = names(COLUMNS)
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = ()
+    views: tuple[ViewLayout, ...] = ()
     demos: tuple[str, ...] = ("openreview",)
     licences = LicenceMapping()
 

@@ -31,9 +31,9 @@ from loralay_build.source_table import SourceConfig, key, optional_key
 from loralay_build.sources.base import DiscoveryContext
 from loralay_build.sources.checksum import fetch_verified_pdf
 from loralay_build.sources.command import Option, SourceCommand, given, id_keys, id_options
-from loralay_build.sources.jats import normalise_pmcid, read_front
 from loralay_build.sources.oaipmh import OaiClient, OaiRecord, harvest
 from loralay_build.sources.presets import configured_ids
+from loralay_build.sources.pubmed.jats import normalise_pmcid, read_front
 from loralay_build.tables import check_ranges
 
 log = logging.getLogger(__name__)
@@ -207,7 +207,7 @@ def _keys(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
 # PMC's `license_code`, which has no version: the PMC Cloud Service's metadata JSON
 # (shared/sources/pubmed.md: `CC BY`… `CC0` read by the recogniser, plus these) and the
 # legacy oa.fcgi `license` attribute ("none").
-PMC_TDM = Terms("LicenseRef-PMC-TDM")  # author manuscripts: text mining only
+PMC_TDM = Terms("LicenseRef-PMC-TDM", summary="text mining only")  # author manuscripts
 _PMC_CODES = {"tdm": PMC_TDM.spdx, "none": NOASSERTION, "no-cc code": NOASSERTION}
 
 

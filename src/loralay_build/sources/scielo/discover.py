@@ -42,6 +42,7 @@ from loralay_build.sources.crawl import CrawlConfig
 from loralay_build.sources.scielo.site import discover_site
 from loralay_build.sources.scielo.text import candidate_id, clean_abstract, partial_date
 from loralay_build.tables import check_ranges
+from loralay_build.views.schema import ViewLayout
 
 log = logging.getLogger(__name__)
 
@@ -246,6 +247,7 @@ class SciELOSource:
     columns: tuple[str, ...] = ("doi",)
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = ()
+    views: tuple[ViewLayout, ...] = ()
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(SciELOConfig)
