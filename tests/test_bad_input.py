@@ -272,7 +272,7 @@ def test_a_worker_killed_at_its_memory_limit_is_too_large() -> None:
 
 
 def test_a_crash_far_from_the_memory_limit_stays_corrupted() -> None:
-    from tests.raywork import crash_or_process
+    from tests.helpers.raywork import crash_or_process
 
     control = BOMB.parent / "A00_control_valid.pdf"
     tasks = []

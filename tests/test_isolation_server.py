@@ -15,8 +15,7 @@ from loralay_build.parse.backend import backend_module
 from loralay_build.run.isolation import IsolatedPool, Limits, WorkerLost
 from loralay_build.run.process import Outcome, Task, process_document
 from loralay_build.run.worker_results import outcome_of
-
-from .reliability.workfuncs import behave
+from tests.helpers.workfuncs import behave
 
 
 def _server_pid() -> int | None:

@@ -11,9 +11,9 @@ import pyarrow.parquet as pq
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
 from loralay_build.sandbox.textgen import ProseGenerator
 from loralay_build.sources.local import LocalSource
+from tests.helpers.cli_runner import assert_dataset_schema
 
 from .conftest import run_cli
-from .sources.cli_helpers import assert_dataset_schema
 
 
 def make_corpus(folder: Path, n: int) -> list[dict[str, object]]:

@@ -34,9 +34,9 @@ from loralay_build.sandbox import Sandbox
 from loralay_build.sources import load_settings
 from loralay_build.state import STATE_DIR
 from loralay_build.text import MatchSettings
+from tests.helpers import buildrun
 
 from .conftest import run_cli
-from .reliability import buildrun
 from .reliability.conftest import BADPDFS
 from .test_local import make_corpus, write_manifest
 
@@ -447,7 +447,7 @@ def _task(path: Path, backend: str, source_id: str | None = None) -> Task:
 def test_hostile_pdfs_cost_one_reject_each(ray_address: str) -> None:
     """A hang, two memory bombs, a segfault and an abort on Ray workers; the run finishes."""
     from loralay_build.run.ray_executor import RayExecutor
-    from tests.raywork import crash_or_process
+    from tests.helpers.raywork import crash_or_process
 
     control = BADPDFS / "A00_control_valid.pdf"
     tasks = [
@@ -553,8 +553,7 @@ def test_eurlex_bundles_travel_with_their_parts(ray_address: str, tmp_path: Path
     from loralay_build.config import merge
     from loralay_build.sandbox.eurlex import EurlexSandbox
     from loralay_build.sandbox.server import SandboxServer
-
-    from .sources.cli_helpers import FAST, write_config
+    from tests.helpers.cli_runner import FAST, write_config
 
     with SandboxServer() as server:
         sandbox = EurlexSandbox(server, n_docs=6, seed=3, faults=False)

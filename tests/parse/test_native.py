@@ -30,7 +30,7 @@ from loralay_build.parse import ParseSettings, api, order, parse_pdf, pdfium
 from loralay_build.parse.backend import Line, PageText, get_backend
 from loralay_build.parse.core import native_module
 from loralay_build.records import Document, Page
-from tests.parse.pdfgen import ACCENT_FONT, PAGE_H, PAGE_W, accent_pdf, rotated_pdf
+from tests.helpers.pdfgen import ACCENT_FONT, PAGE_H, PAGE_W, accent_pdf, rotated_pdf
 
 NATIVE = native_module()
 pytestmark = pytest.mark.skipif(NATIVE is None, reason="the compiled core is not built")

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from loralay_build.sandbox import Sandbox
+from tests.helpers import buildrun
 
-from . import buildrun
 from .conftest import Figure
 
 DOCS = 16

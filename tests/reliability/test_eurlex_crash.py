@@ -16,9 +16,8 @@ from loralay_build.config import merge
 from loralay_build.sandbox.eurlex import EurlexSandbox
 from loralay_build.sandbox.server import SandboxServer
 from tests.conftest import write_toml
-from tests.sources.cli_helpers import rejects, rows
-
-from . import buildrun
+from tests.helpers import buildrun
+from tests.helpers.cli_runner import rejects, rows
 
 LANGS = ("en", "fr", "el")
 DOCS, SEED = 12, 4

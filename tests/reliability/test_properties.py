@@ -29,10 +29,10 @@ from loralay_build.run.isolation import IsolatedPool, Limits, WorkerLost
 from loralay_build.run.pipeline import check_dataset_name
 from loralay_build.run.process_stage import work_key_of
 from loralay_build.state import Row, candidate_hash
+from tests.helpers import buildrun
+from tests.helpers.workfuncs import behave
 
-from . import buildrun
 from .conftest import Figure
-from .workfuncs import behave
 
 TIMEOUT = 1.0
 KINDS = st.sampled_from(["return", "return", "return", "raise", "hang", "exit"])
@@ -79,7 +79,7 @@ def test_workers_die_with_a_killed_parent(figure: Figure) -> None:
     """A worker stuck in an endless task exits when its parent is killed with -9."""
     script = (
         "from loralay_build.run.isolation import IsolatedPool, Limits\n"
-        "from tests.reliability.workfuncs import behave\n"
+        "from tests.helpers.workfuncs import behave\n"
         "pool = IsolatedPool(behave, 1, Limits(120.0, 2**30, 10))\n"
         "list(pool.imap_unordered([('hang', 1)]))\n"
     )

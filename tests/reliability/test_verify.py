@@ -14,8 +14,8 @@ import pytest
 from loralay_build.corpus.verify import verify_dataset
 from loralay_build.sandbox import Sandbox
 from tests.conftest import run_cli
+from tests.helpers import buildrun
 
-from . import buildrun
 from .conftest import Figure
 
 

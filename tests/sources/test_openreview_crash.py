@@ -12,8 +12,7 @@ from pathlib import Path
 from loralay_build.sandbox.openreview import OpenReviewSandbox
 from loralay_build.sandbox.server import SandboxServer
 from loralay_build.sources.openreview.notes import STATUSES
-
-from .cli_helpers import FAST, published_splits, write_config
+from tests.helpers.cli_runner import FAST, published_splits, write_config
 
 PDF = "/_openreview/api2/pdf"
 RUN_TIMEOUT = 300.0

@@ -14,9 +14,9 @@ import pytest
 from loralay_build.corpus.verify import verify_dataset
 from loralay_build.sandbox.pubmed import PubmedSandbox
 from loralay_build.sandbox.server import SandboxServer
+from tests.helpers.cli_runner import FAST, run_cli, write_config
 
 from ..conftest import run_cli as run_process
-from ..sources.cli_helpers import FAST, run_cli, write_config
 from ..test_memory import _relist
 
 VIEWS = ("pubmed-sumpubmed", "pubmed-citations")
