@@ -31,9 +31,8 @@ from loralay_build.run.process import Outcome, Task
 from loralay_build.run.worker_results import limits_of, outcome_of
 from loralay_build.state import State
 from loralay_build.text import MatchSettings
-
-from .conftest import run_cli, write_toml
-from .test_local import make_corpus, write_manifest
+from tests.helpers.cli import run_cli, write_toml
+from tests.helpers.local import make_corpus, write_manifest
 
 BOMB = Path(__file__).parent / "fixtures" / "badpdfs" / "C02_flate_bomb_nested_4GiB.pdf"
 

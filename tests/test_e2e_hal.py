@@ -19,9 +19,8 @@ from loralay_build.sandbox.hal import OUTAGE
 from loralay_build.sandbox.server import Reply, Request
 from loralay_build.sources.hal import HalSource
 from loralay_build.state import State
+from tests.helpers.cli import run_cli, write_toml
 from tests.helpers.cli_runner import assert_dataset_schema, published_splits
-
-from .conftest import run_cli, write_toml
 
 EXPECTED_REJECTS = {
     "scan": "needs_ocr",

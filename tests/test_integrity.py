@@ -25,9 +25,8 @@ from loralay_build.run.pipeline import Pipeline
 from loralay_build.sandbox import Sandbox
 from loralay_build.sources import load_settings
 from loralay_build.state import State
-
-from .conftest import run_cli, write_toml
-from .test_local import make_corpus, write_manifest
+from tests.helpers.cli import build_local, run_cli, write_toml
+from tests.helpers.local import make_corpus, write_manifest
 
 
 def load_ids(folder: Path) -> list[str]:
@@ -36,12 +35,6 @@ def load_ids(folder: Path) -> list[str]:
 
     loaded = datasets.load_dataset(str(folder), download_mode="force_redownload")
     return [i for split in loaded.values() for i in split["article_id"]]
-
-
-def build_local(manifest: Path, out: Path, *extra: str,
-                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return run_cli("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
-                   "--no-filter", *extra, env=env)
 
 
 @pytest.fixture(scope="module")

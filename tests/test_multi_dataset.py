@@ -16,9 +16,8 @@ from loralay_build.config import merge
 from loralay_build.sandbox.eurlex import EurlexSandbox
 from loralay_build.sandbox.server import SandboxServer
 from loralay_build.state import State
+from tests.helpers.cli import run_cli
 from tests.helpers.cli_runner import FAST, write_config
-
-from .conftest import run_cli
 
 DEMO = ["demo", "--docs", "5", "--only", "hal", "--only", "scielo-es", "--only", "koreascience"]
 

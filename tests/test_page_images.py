@@ -31,10 +31,9 @@ from loralay_build.images import (
 )
 from loralay_build.parse import parse_pdf
 from loralay_build.parse.core import NATIVE_ENV, native_module
+from tests.helpers.cli import run_cli, write_toml
+from tests.helpers.local import make_corpus, write_manifest
 from tests.helpers.pdfgen import columns_pdf, rotated_pdf
-
-from .conftest import run_cli, write_toml
-from .test_local import make_corpus, write_manifest
 
 PNG = ImageSettings(enabled=True, format="png")
 

@@ -35,10 +35,9 @@ from loralay_build.sources import load_settings
 from loralay_build.state import STATE_DIR
 from loralay_build.text import MatchSettings
 from tests.helpers import buildrun
-
-from .conftest import run_cli
-from .reliability.conftest import BADPDFS
-from .test_local import make_corpus, write_manifest
+from tests.helpers.cli import run_cli
+from tests.helpers.local import make_corpus, write_manifest
+from tests.helpers.reliability import BADPDFS
 
 DOCS = 16
 SEED = 5

@@ -479,8 +479,8 @@ def _shards(out: Path) -> dict[str, bytes]:
 
 def test_builds_write_identical_shards_on_both_paths(tmp_path: Path) -> None:
     """`build-corpus local` over generated articles, once per path: the same Parquet bytes."""
-    from tests.conftest import run_cli
-    from tests.test_local import make_corpus, write_manifest
+    from tests.helpers.cli import run_cli
+    from tests.helpers.local import make_corpus, write_manifest
 
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -496,7 +496,7 @@ def test_builds_write_identical_shards_on_both_paths(tmp_path: Path) -> None:
 
 
 def test_version_names_the_active_path() -> None:
-    from tests.conftest import run_cli
+    from tests.helpers.cli import run_cli
 
     assert "PDF core: native" in run_cli("--version").stdout
     assert "PDF core: python" in run_cli("--version", env={"LORALAY_NATIVE": "0"}).stdout

@@ -17,8 +17,7 @@ import pytest
 
 from loralay_build.sandbox import Sandbox
 from tests.helpers import buildrun
-
-from .conftest import Figure
+from tests.helpers.reliability import Figure
 
 DOCS = 16
 SEED = 5

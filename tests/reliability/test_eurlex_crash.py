@@ -15,8 +15,8 @@ from typing import Any
 from loralay_build.config import merge
 from loralay_build.sandbox.eurlex import EurlexSandbox
 from loralay_build.sandbox.server import SandboxServer
-from tests.conftest import write_toml
 from tests.helpers import buildrun
+from tests.helpers.cli import write_toml
 from tests.helpers.cli_runner import rejects, rows
 
 LANGS = ("en", "fr", "el")

@@ -30,9 +30,8 @@ from loralay_build.run.pipeline import check_dataset_name
 from loralay_build.run.process_stage import work_key_of
 from loralay_build.state import Row, candidate_hash
 from tests.helpers import buildrun
+from tests.helpers.reliability import Figure
 from tests.helpers.workfuncs import behave
-
-from .conftest import Figure
 
 TIMEOUT = 1.0
 KINDS = st.sampled_from(["return", "return", "return", "raise", "hang", "exit"])
@@ -120,7 +119,7 @@ def test_dataset_name_stays_under_root(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["../../x", "..", ".loralay", "a/b", "a" * 101, ""])
 def test_cli_refuses_unsafe_names(name: str, tmp_path: Path) -> None:
-    from tests.conftest import run_cli
+    from tests.helpers.cli import run_cli
 
     result = run_cli("hal", "--out", str(tmp_path), "--name", name, timeout=60)
     assert result.returncode == 2
