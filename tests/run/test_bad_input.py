@@ -34,7 +34,7 @@ from loralay_build.text import MatchSettings
 from tests.helpers.cli import run_cli, write_toml
 from tests.helpers.local import make_corpus, write_manifest
 
-BOMB = Path(__file__).parent / "fixtures" / "badpdfs" / "C02_flate_bomb_nested_4GiB.pdf"
+BOMB = Path(__file__).parents[1] / "fixtures" / "badpdfs" / "C02_flate_bomb_nested_4GiB.pdf"
 
 
 def _tree(folder: Path) -> dict[str, bytes]:

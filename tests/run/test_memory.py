@@ -20,7 +20,7 @@ from loralay_build.inspect.layers import find_row
 from tests.helpers.cli import run_cli
 from tests.helpers.local import make_corpus, relist, write_manifest
 
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 from bench_memory import PeakRss  # noqa: E402
 
