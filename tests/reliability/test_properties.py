@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -31,6 +30,7 @@ from loralay_build.run.process_stage import work_key_of
 from loralay_build.state import Row, candidate_hash
 from tests.helpers import buildrun
 from tests.helpers.reliability import Figure
+from tests.helpers.waits import DEADLINE, parent_of, wait_for
 from tests.helpers.workfuncs import behave
 
 TIMEOUT = 1.0
@@ -85,17 +85,13 @@ def test_workers_die_with_a_killed_parent(figure: Figure) -> None:
     root = Path(__file__).resolve().parents[2]
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=root)
     try:
-        workers: set[int] = set()
-        end = time.monotonic() + 30
-        while not workers and time.monotonic() < end:
-            time.sleep(0.2)
-            workers = buildrun.children(proc.pid)
-        assert workers, "the pool never started a worker"
-        time.sleep(1.0)  # the worker is inside the endless task
+        # the worker the fork server forked (a grandchild) is inside the endless task
+        wait_for(lambda: any(parent_of(pid) != proc.pid for pid in buildrun.children(proc.pid)),
+                 "worker forked by the pool")
         workers = buildrun.children(proc.pid)  # the fork server and the worker it forked
         os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(10)
-        left = buildrun.wait_gone(workers, 3.0)
+        proc.wait(DEADLINE)
+        left = buildrun.wait_gone(workers, DEADLINE)
     finally:
         if proc.poll() is None:
             proc.kill()
