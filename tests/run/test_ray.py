@@ -41,6 +41,9 @@ from tests.helpers.local import make_corpus, write_manifest
 from tests.helpers.reliability import BADPDFS
 from tests.helpers.waits import DEADLINE, state_of, wait_for
 
+# Every test here builds on a real cluster; on a loaded machine one takes minutes.
+pytestmark = pytest.mark.timeout(900)
+
 DOCS = 16
 SEED = 5
 TIMEOUT = 20.0  # the 1 GiB bomb needs ~6 s (more on a busy machine) to reach MemoryError
@@ -102,15 +105,16 @@ class RayCluster:
         import ray
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+        added = []
         while len(self.workers) < WORKER_NODES:
-            self.workers.append(self.cluster.add_node(num_cpus=1, wait=False))
+            added.append(self.cluster.add_node(num_cpus=1, wait=False))
+            self.workers.append(added[-1])
         self.cluster.wait_for_nodes()
-        # Each node has run a task (without taking a CPU a stopped build may hold) and the
-        # cluster counts every CPU: a build that starts or resumes now sees them all.
-        for node in self.workers:
-            here = ray.remote(_node_id).options(num_cpus=0, scheduling_strategy=(
-                NodeAffinitySchedulingStrategy(node.node_id, soft=False))).remote()
-            assert ray.get(here, timeout=DEADLINE) == node.node_id
+        # Each new node has run a task (without taking a CPU a stopped build may hold) and
+        # the cluster counts every CPU: a build that starts or resumes now sees them all.
+        here = [ray.remote(_node_id).options(num_cpus=0, scheduling_strategy=(
+            NodeAffinitySchedulingStrategy(node.node_id, soft=False))).remote() for node in added]
+        assert ray.get(here, timeout=DEADLINE) == [node.node_id for node in added]
         wait_for(lambda: _cpus(ray.cluster_resources()) == WORKER_NODES,  # type: ignore[no-untyped-call]
                  "every CPU counted")
 
