@@ -21,8 +21,7 @@ from loralay_build.sources.koreascience.spider import (
     script_language,
 )
 from loralay_build.state import State
-
-from .cli_helpers import assert_dataset_schema
+from tests.helpers.cli_runner import assert_dataset_schema
 
 KO = "본 연구는 한국어 문서의 요약 방법을 제안한다"
 ARTICLE = (

@@ -19,8 +19,7 @@ from loralay_build.corpus.pages import PAGES_SCHEMA
 from loralay_build.corpus.schema import FULL_SCHEMA
 from loralay_build.sources.pubmed.view_schema import CITATIONS, SUMPUBMED
 from loralay_build.views.schema import arrow_schema
-
-from .test_local import make_corpus, write_manifest
+from tests.helpers.local import make_corpus, write_manifest
 
 FIELDS = [*FULL_SCHEMA, *arrow_schema(SUMPUBMED), *arrow_schema(CITATIONS), *PAGES_SCHEMA]
 TYPES = {str(f.type): f.type for f in FIELDS}  # every distinct column type
