@@ -21,9 +21,8 @@ from loralay_build.errors import Reason
 from loralay_build.records import Candidate
 from loralay_build.sandbox import Sandbox
 from loralay_build.state import FILTERED, State
-
-from .conftest import run_cli
-from .test_local import make_corpus, write_manifest
+from tests.helpers.cli import run_cli
+from tests.helpers.local import make_corpus, write_manifest
 
 
 def test_demo_only_accepts_the_demo_datasets() -> None:

@@ -17,9 +17,8 @@ from loralay_build.run.context import BuildRequest
 from loralay_build.run.pipeline import Pipeline
 from loralay_build.sources import load_settings
 from loralay_build.state import State
-
-from .conftest import run_cli
-from .test_local import make_corpus, write_manifest
+from tests.helpers.cli import run_cli
+from tests.helpers.local import make_corpus, write_manifest
 
 
 def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -8,8 +8,7 @@ from loralay_build.config import env_overrides
 from loralay_build.errors import ConfigError
 from loralay_build.sources import load_settings
 from loralay_build.sources.hal import HalConfig
-
-from .conftest import run_cli
+from tests.helpers.cli import run_cli
 
 
 def test_builtin_hal_config_has_the_paper_selection() -> None:

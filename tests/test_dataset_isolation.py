@@ -7,9 +7,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from loralay_build.state import PUBLISHED, State
-
-from .conftest import run_cli
-from .test_local import make_corpus, write_manifest
+from tests.helpers.cli import run_cli
+from tests.helpers.local import make_corpus, write_manifest
 
 
 def _titles(folder: Path) -> dict[str, str]:

@@ -7,7 +7,7 @@ import signal
 import subprocess
 import sys
 import threading
-import time
+from functools import partial
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -19,9 +19,9 @@ from loralay_build.sandbox.hal import OUTAGE
 from loralay_build.sandbox.server import Reply, Request
 from loralay_build.sources.hal import HalSource
 from loralay_build.state import State
-
-from .conftest import run_cli, write_toml
-from .sources.cli_helpers import assert_dataset_schema, published_splits
+from tests.helpers.cli import run_cli, write_toml
+from tests.helpers.cli_runner import assert_dataset_schema, published_splits
+from tests.helpers.waits import wait_for
 
 EXPECTED_REJECTS = {
     "scan": "needs_ocr",
@@ -142,6 +142,10 @@ def test_overlapping_run_exits_75(hal_config: Path, tmp_path: Path) -> None:
     assert "another run" in result.stderr
 
 
+def _requested_or_ended(box: Sandbox, threshold: int, proc: subprocess.Popen[bytes]) -> bool:
+    return file_requests(box) >= threshold or proc.poll() is not None
+
+
 def test_kill_9_then_resume_gives_identical_shards(tmp_path: Path) -> None:
     with Sandbox(docs=12, seed=11) as reference:
         overlay = reference.hal.client_config()
@@ -158,10 +162,8 @@ def test_kill_9_then_resume_gives_identical_shards(tmp_path: Path) -> None:
                 "--config", str(cfg)]
         for threshold in (3, 9):  # once mid-download, once later (download or processing)
             proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            deadline = time.monotonic() + 60
-            while file_requests(box) < threshold and proc.poll() is None:
-                assert time.monotonic() < deadline
-                time.sleep(0.05)
+            wait_for(partial(_requested_or_ended, box, threshold, proc),
+                     f"request {threshold} for a PDF")
             assert proc.poll() is None, "the build ended before the kill"
             proc.send_signal(signal.SIGKILL)
             assert proc.wait() == -signal.SIGKILL

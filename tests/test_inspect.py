@@ -12,8 +12,7 @@ from reportlab.pdfgen import canvas
 
 from loralay_build.inspect.layers import find_row
 from loralay_build.inspect.render import ABSTRACT_COLOURS, COLOURS, SCALE
-
-from .conftest import run_cli
+from tests.helpers.cli import run_cli
 
 ABSTRACT = ("We measure how layout changes the reading of long scientific documents "
             "and report what the boxes show")

@@ -26,9 +26,8 @@ from loralay_build.licences import (
 )
 from loralay_build.sources.scielo.discover import licence_of
 from loralay_build.state import REMOVED, State
-
-from .conftest import hub_licence_faults, run_cli
-from .test_local import make_corpus, write_manifest
+from tests.helpers.cli import hub_licence_faults, run_cli
+from tests.helpers.local import make_corpus, write_manifest
 
 # Values each real service documents, and the SPDX id each must become.
 REAL_VALUES = {

@@ -13,8 +13,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from .conftest import run_cli
-from .test_local import make_corpus, write_manifest
+from tests.helpers.cli import run_cli
+from tests.helpers.local import make_corpus, write_manifest
 
 
 def _published(folder: Path) -> dict[str, str]:

@@ -27,8 +27,7 @@ from loralay_build.sandbox.pdfgen import (
     render_scanned,
 )
 from loralay_build.sandbox.textgen import ProseGenerator
-
-from .conftest import run_cli, write_toml
+from tests.helpers.cli import run_cli, write_toml
 
 OCR = OcrSettings(enabled=True)
 

@@ -31,10 +31,9 @@ from loralay_build.images import (
 )
 from loralay_build.native import NATIVE_ENV, native_module
 from loralay_build.parse import parse_pdf
-
-from .conftest import run_cli, write_toml
-from .parse.pdfgen import columns_pdf, rotated_pdf
-from .test_local import make_corpus, write_manifest
+from tests.helpers.cli import run_cli, write_toml
+from tests.helpers.local import make_corpus, write_manifest
+from tests.helpers.pdfgen import columns_pdf, rotated_pdf
 
 PNG = ImageSettings(enabled=True, format="png")
 

@@ -13,7 +13,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from .conftest import run_cli
+from tests.helpers.cli import run_cli
 
 REALDOCS = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdocs"
 if not (REALDOCS / "manifest.jsonl").is_file():

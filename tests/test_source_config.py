@@ -16,8 +16,7 @@ import pytest
 
 from loralay_build.sandbox import Sandbox
 from loralay_build.sources import SOURCES, load_settings
-
-from .sources.cli_helpers import FAST, run_cli, write_config
+from tests.helpers.cli_runner import FAST, run_cli, write_config
 
 # Values the sources accepted before their configuration was typed: each one either turned a
 # check off, rejected every document, or failed only once discovery had started.

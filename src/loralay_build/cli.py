@@ -240,12 +240,9 @@ for _name, _source in SOURCES.items():
     main.add_command(source_command(_name, _source.command))
 
 
-# The datasets `demo` builds (sandbox.Sandbox.demo_builds), listed here so --help shows them
-# without starting the sandbox.
-DEMO_DATASETS = (
-    "hal", "scielo-es", "scielo-pt", "koreascience", "arxiv", "pubmed", "openreview",
-    "eurlex-en", "eurlex-fr", "eurlex-el",
-)
+# The datasets `demo` builds (sandbox.Sandbox.demo_builds), as their sources declare them, so
+# --help shows them without starting the sandbox.
+DEMO_DATASETS = tuple(dataset for source in SOURCES.values() for dataset in source.demos)
 
 
 def _build_stamp(folder: Path) -> int | None:
@@ -279,10 +276,9 @@ def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool,
     ocr = ocr_ready()
     layout = OutputLayout(out)
     with Sandbox(docs=docs) as sandbox:
-        # HAL serves the scanned and broken-font documents
         jobs = [DatasetJob(job.source, job.dataset, overrides=merge(
                     merge(job.overrides, filters),
-                    {"run": {"timeout": 30.0}, "ocr": {"enabled": ocr and job.source == "hal"}}))
+                    {"run": {"timeout": 30.0}, "ocr": {"enabled": ocr and job.ocr}}))
                 for job in sandbox.demo_builds() if not only or job.dataset in only]
         stamps = {name: _build_stamp(layout.dataset(name))
                   for job in jobs for name in _demo_names(job)}
@@ -498,7 +494,7 @@ def audit(path: Path, also: tuple[Path, ...], threshold: float, as_json: bool, r
 @click.option("--dataset", required=True, help="Dataset to take the documents out of.")
 @click.option("--ids", "ids_file", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="File of ids, one per line (`hal:123` or `123`).")
+              help="File of ids, one per line (`<source>:<id>` or `<id>`).")
 @click.option("--reason", default="", help="Why (recorded in the state with the date).")
 def remove(path: Path, dataset: str, ids_file: Path, reason: str) -> None:
     """Take documents down: unpublish them now, and keep every later run from adding them."""
@@ -585,7 +581,7 @@ def _require_dataset(path: Path) -> None:
 
     if not is_dataset(path):
         _usage_error(f"{path} is not a dataset folder (no build.json or shards); "
-                     "give one folder under the output root, e.g. data/hal")
+                     f"give one folder under the output root, e.g. {path / '<dataset>'}")
 
 
 def _refuse_view(dataset: Path, what: str) -> None:

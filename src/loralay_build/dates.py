@@ -12,6 +12,8 @@ import re
 from loralay_build.errors import ConfigError
 
 _PARTIAL = re.compile(r"(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?")
+# A valid date a source may record: YYYY, YYYY-MM or YYYY-MM-DD.
+PARTIAL_DATE = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
 
 
 def normalise_since(value: str) -> str:

@@ -1,5 +1,6 @@
-"""Licences as SPDX identifiers: one mapping per source, the `redistributable` group, the
-licence filter and the Hub's card identifiers.
+"""Licences as SPDX identifiers: the shared recogniser, each source's mapping (declared in
+its package, `LicenceMapping`), the `redistributable` group, the licence filter and the Hub's
+card identifiers.
 
 Why: each source spells licences its own way (URLs, "CC BY", "by-nc", "CC BY-SA 4.0"), so a
 corpus mixing them cannot be filtered. Every row gets one SPDX id (or a `LicenseRef-` id
@@ -14,6 +15,8 @@ import fnmatch
 import logging
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
 
 from loralay_build.errors import ConfigError
 
@@ -40,12 +43,48 @@ _SPDX_PORTED = frozenset({
 # SPDX ids for the public-domain tools (same list): the mark, the old dedication and CC0.
 PUBLIC_DOMAIN_MARK = "CC-PDM-1.0"
 PUBLIC_DOMAIN_DEDICATION = "CC-PDDC"
-# Terms SPDX has no id for.
-ARXIV_NONEXCLUSIVE = "LicenseRef-arXiv-nonexclusive-distrib-1.0"
-ARXIV_ASSUMED = "LicenseRef-arXiv-assumed-1991-2003"
-HAL_PUBLIC_DOMAIN = "LicenseRef-HAL-public-domain"
-ALL_RIGHTS_RESERVED = "LicenseRef-all-rights-reserved"
-PMC_TDM = "LicenseRef-PMC-TDM"  # author manuscripts: text mining only
+ALL_RIGHTS_RESERVED = "LicenseRef-all-rights-reserved"  # terms SPDX has no id for
+
+
+@dataclass(frozen=True)
+class Terms:
+    """Licence terms SPDX has no id for, declared by the source whose documents carry them
+    (`LicenceMapping.terms`)."""
+
+    spdx: str  # its `LicenseRef-` id
+    link: str | None = None  # where the terms can be read
+    free: bool = False  # whether they let a third party redistribute the text
+    spelling: str = ""  # how any source may write them: a regex `recognise` fully matches
+    summary: str = ""  # what they allow, in a few words, for the card's warning (when not free)
+
+
+@dataclass(frozen=True)
+class LicenceMapping:
+    """How a source's licence values become SPDX ids, beyond the shared recogniser."""
+
+    read: Callable[[str], str | None] | None = None  # a stated value; None: `recognise`
+    fixed: str | None = None  # every document's licence, whatever the source states
+    terms: tuple[Terms, ...] = ()
+
+
+# What the registered sources declared (`declare_licences`): their mappings, and the terms.
+_MAPPINGS: dict[str, LicenceMapping] = {}
+_TERMS: dict[str, Terms] = {}
+
+
+def declare_licences(source: str, mapping: LicenceMapping) -> None:
+    """Give `source` its mapping and make its terms known to every source (the filter, the
+    recogniser, the card); the source registry calls it for every source it registers."""
+    _MAPPINGS[source] = mapping
+    for terms in mapping.terms:
+        _TERMS[terms.spdx] = terms
+        _FOLDED[terms.spdx.lower()] = terms.spdx
+
+
+def restricted_terms() -> list[str]:
+    """The summaries of the declared terms that do not let a third party redistribute, each
+    once, in the order the sources declared them (the card's licence warning lists them)."""
+    return list(dict.fromkeys(t.summary for t in _TERMS.values() if not t.free and t.summary))
 
 
 def unversioned(kind: str) -> str:
@@ -54,27 +93,41 @@ def unversioned(kind: str) -> str:
     return f"LicenseRef-CC-{kind}"
 
 
-KNOWN: frozenset[str] = frozenset(
+_SHARED_KNOWN: frozenset[str] = frozenset(
     [f"CC-{k}-{v}" for k in _CC_KINDS for v in _CC_VERSIONS if not (v == "1.0" and k in _NO_V1)]
     + [unversioned(k) for k in _CC_KINDS]
     + sorted(_SPDX_PORTED)
-    + ["CC0-1.0", "CC-BY-NC-ND-1.0", "etalab-2.0", "PDDL-1.0", NOASSERTION, ARXIV_NONEXCLUSIVE,
-       ARXIV_ASSUMED, PUBLIC_DOMAIN_MARK, PUBLIC_DOMAIN_DEDICATION, HAL_PUBLIC_DOMAIN,
-       ALL_RIGHTS_RESERVED, PMC_TDM]
+    + ["CC0-1.0", "CC-BY-NC-ND-1.0", "etalab-2.0", "PDDL-1.0", NOASSERTION, PUBLIC_DOMAIN_MARK,
+       PUBLIC_DOMAIN_DEDICATION, ALL_RIGHTS_RESERVED]
 )
-_KNOWN_FOLDED = {k.lower(): k for k in KNOWN}
+
+
+_FOLDED = {k.lower(): k for k in _SHARED_KNOWN}  # and the sources' terms (declare_licences)
+
+
+def known() -> frozenset[str]:
+    """Every licence id a row may carry: the shared ones and the sources' terms."""
+    return _SHARED_KNOWN | frozenset(_TERMS)
+
+
+def __getattr__(name: str) -> Any:
+    """`KNOWN`, read when asked: sources declare their terms as the registry imports them."""
+    if name == "KNOWN":
+        return known()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # Licences that let anyone redistribute the text, commercially too, asking at most for
 # attribution and share-alike. NC (non-commercial) and ND (no derivatives) licences, arXiv's
 # distribution licence, text-mining-only terms and unknown terms are not in it.
 _FREE = frozenset({"CC0-1.0", "etalab-2.0", "PDDL-1.0", PUBLIC_DOMAIN_MARK,
-                   PUBLIC_DOMAIN_DEDICATION, HAL_PUBLIC_DOMAIN})
+                   PUBLIC_DOMAIN_DEDICATION})
 _CC_FREE = re.compile(r"(LicenseRef-)?CC-BY(-SA)?(-\d\.\d(-[A-Z]{2,3})?)?")
 
 
 def redistributable(spdx: str) -> bool:
     """Whether the licence lets a third party redistribute the text (see above)."""
-    return spdx in _FREE or bool(_CC_FREE.fullmatch(spdx))
+    terms = _TERMS.get(spdx)
+    return spdx in _FREE or bool(_CC_FREE.fullmatch(spdx)) or (terms is not None and terms.free)
 
 
 GROUPS: dict[str, Callable[[str], bool]] = {"redistributable": redistributable}
@@ -129,12 +182,6 @@ _ELEMENT_NAMES = (
     (r"-?(GENERIC|UNPORTED)", ""),
 )
 _CC0_NAME = re.compile(r"CC-?ZERO(?:-1\.0)?|CC0(?:-1\.0)?|PUBLIC-DOMAIN-DEDICATION")
-# arXiv's own licence URLs, as its metadata (OAI-PMH arXivRaw `license`, the Kaggle snapshot)
-# carries them: shared/sources/arxiv.md, the recorded record of 1412.6980.
-_ARXIV_URL = re.compile(r"(?:https?://)?(?:www\.)?arxiv\.org/licenses/"
-                        r"(?P<name>nonexclusive-distrib/1\.0|assumed-1991-2003)/?", re.IGNORECASE)
-_ARXIV = {"nonexclusive-distrib/1.0": ARXIV_NONEXCLUSIVE,
-          "assumed-1991-2003": ARXIV_ASSUMED}
 
 
 def _cc_kind(raw: str) -> str | None:
@@ -193,83 +240,31 @@ def creative_commons(raw: str) -> str | None:
 
 
 def recognise(raw: str) -> str | None:
-    """The one recogniser every source uses: an SPDX id as written (any case), arXiv's
-    licence URLs, then Creative Commons URLs, tools and names; None when it is none."""
+    """The one recogniser every source uses: an id as written (any case), the spellings of
+    the sources' terms (`Terms.spelling`), then Creative Commons URLs, tools and names;
+    None when it is none."""
     text = raw.strip()
-    written = _KNOWN_FOLDED.get(text.lower())
+    written = _FOLDED.get(text.lower())
     if written:
         return written
-    arxiv = _ARXIV_URL.fullmatch(text)
-    if arxiv:
-        return _ARXIV[arxiv["name"].lower()]
+    for terms in _TERMS.values():
+        if terms.spelling and re.fullmatch(terms.spelling, text, re.IGNORECASE):
+            return terms.spdx
     return creative_commons(text)
 
 
-# HAL's own licence pages and labels, as HAL's licence referential offers them for
-# `licence_s` (the `licence` menu of a HAL deposit client lists these values and labels;
-# HAL's other values are the Creative Commons URLs the recogniser reads, unversioned
-# `…/licenses/by/` and `http://creativecommons.org/choose/mark/` among them).
-_HAL_OWN = {
-    "publicdomain": HAL_PUBLIC_DOMAIN,  # ".../licences/publicDomain/": "Domaine public"
-    "etalab": "etalab-2.0",  # ".../licences/etalab/": "ETALAB - Licence Ouverte"
-    "copyright": ALL_RIGHTS_RESERVED,  # ".../licences/copyright/": "Copyright (Tous droits…)"
-}
-_HAL_NAMES = {
-    "domaine public": HAL_PUBLIC_DOMAIN,
-    "etalab - licence ouverte": "etalab-2.0",
-    "copyright (tous droits réservés)": ALL_RIGHTS_RESERVED,
-}
-
-
-def _hal(raw: str) -> str | None:
-    own = re.fullmatch(r"(?:https?://)?[a-z.-]*(?:archives-ouvertes\.fr|hal\.science)"
-                       r"/licen[cs]es/([A-Za-z]+)/?", raw.strip())
-    if own:
-        return _HAL_OWN.get(own.group(1).lower())
-    return _HAL_NAMES.get(raw.strip().lower()) or recognise(raw)
-
-
-# PMC's `license_code`, which has no version: the PMC Cloud Service's metadata JSON
-# (shared/sources/pubmed.md: `CC BY`… `CC0` read by the recogniser, plus these) and the
-# legacy oa.fcgi `license` attribute ("none").
-_PMC_CODES = {"tdm": PMC_TDM, "none": NOASSERTION, "no-cc code": NOASSERTION}
-
-
-def _pmc(raw: str) -> str | None:
-    return _PMC_CODES.get(raw.strip().lower()) or recognise(raw)
-
-
-# SciELO: a licence that comes from the journal rather than the article (see
-# sources.scielo.discover.licence_of) is recorded with this prefix, so `licence_source`
-# says where it was read.
-SCIELO_JOURNAL = "journal: "
-
-
-def _scielo(raw: str) -> str | None:
-    text = raw.strip()
-    return recognise(text[len(SCIELO_JOURNAL):] if text.startswith(SCIELO_JOURNAL) else text)
-
-
-def _eurlex(raw: str) -> str | None:
-    # Commission Decision 2011/833/EU: reuse of EU documents under CC BY 4.0.
-    return "CC-BY-4.0"
-
-
-_SOURCES: dict[str, Callable[[str], str | None]] = {
-    "hal": _hal,
-    "pubmed": _pmc,
-    "scielo": _scielo,
-    "eurlex": _eurlex,
-}
 _logged: set[tuple[str, str]] = set()
 
 
 def to_spdx(source: str, raw: str) -> str:
     """The SPDX id for a source's licence value; unknown values are NOASSERTION (and logged
     once at INFO, so `-v` shows what the table misses)."""
-    if not raw.strip() and source != "eurlex":
+    mapping = _MAPPINGS.get(source, LicenceMapping())
+    if mapping.fixed is not None:
+        return mapping.fixed
+    if not raw.strip():
         return NOASSERTION
-    mapped = _SOURCES.get(source, recognise)(raw)
+    mapped = (mapping.read or recognise)(raw)
     if mapped is None:
         if (source, raw) not in _logged:
             _logged.add((source, raw))
@@ -284,7 +279,7 @@ def check_patterns(patterns: Iterable[str]) -> tuple[str, ...]:
     """Validate `--licences` / `[filters] licences`: exact ids, wildcards or a named group,
     in any case as SPDX ids are (`cc-by-4.0` is `CC-BY-4.0`); an id comes back as SPDX
     spells it, a group in lower case, a wildcard as given (`allowed` ignores its case)."""
-    known = {k.lower(): k for k in KNOWN}
+    known_ids = {k.lower(): k for k in known()}
     out = []
     for pattern in patterns:
         pattern = pattern.strip()
@@ -292,15 +287,15 @@ def check_patterns(patterns: Iterable[str]) -> tuple[str, ...]:
             continue
         folded = pattern.lower()
         wildcard = any(c in pattern for c in "*?[")
-        if folded in known:
-            out.append(known[folded])
+        if folded in known_ids:
+            out.append(known_ids[folded])
         elif folded in GROUPS:
             out.append(folded)
-        elif wildcard and any(fnmatch.fnmatchcase(k, folded) for k in known):
+        elif wildcard and any(fnmatch.fnmatchcase(k, folded) for k in known_ids):
             out.append(pattern)
         else:
-            close = [known.get(c, c) for c in difflib.get_close_matches(
-                folded, [*known, *GROUPS], n=3, cutoff=0.5)]
+            close = [known_ids.get(c, c) for c in difflib.get_close_matches(
+                folded, [*known_ids, *GROUPS], n=3, cutoff=0.5)]
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise ConfigError(f"unknown licence {pattern!r}{hint} (SPDX ids such as "
                               f"CC-BY-4.0, wildcards such as CC-BY-*, or 'redistributable')")
@@ -341,16 +336,10 @@ def _cc_link(spdx: str) -> str | None:
     return f"https://creativecommons.org/licenses/{'/'.join(parts)}/"
 
 
-_LINKS = {
-    ARXIV_NONEXCLUSIVE: "http://arxiv.org/licenses/nonexclusive-distrib/1.0/",
-    ARXIV_ASSUMED: "http://arxiv.org/licenses/assumed-1991-2003/",
-    HAL_PUBLIC_DOMAIN: "http://hal.archives-ouvertes.fr/licences/publicDomain/",
-}
-
-
 def licence_link(spdx: str) -> str | None:
     """Where the terms of a licence can be read: its deed, SPDX's page, or the source's."""
-    link = _LINKS.get(spdx) or _cc_link(spdx)
+    terms = _TERMS.get(spdx)
+    link = (terms.link if terms else None) or _cc_link(spdx)
     if link or spdx.startswith("LicenseRef-") or spdx == NOASSERTION:
         return link
     return f"https://spdx.org/licenses/{spdx}.html"

@@ -10,7 +10,7 @@ import pytest
 from loralay_build.errors import Reject
 from loralay_build.parse import ParseSettings, parse_pdf
 from loralay_build.parse.accents import ACCENT, COMBINING, compose_accents
-from tests.parse.pdfgen import ACCENT_FONT, accent_pdf
+from tests.helpers.pdfgen import ACCENT_FONT, accent_pdf
 
 pytestmark = pytest.mark.skipif(not ACCENT_FONT.is_file(), reason="DejaVu Sans is absent")
 

@@ -13,8 +13,7 @@ from reportlab.pdfgen import canvas
 from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.parse.clean import MARGIN_BAND, running_headers
 from loralay_build.records import Document, Page
-
-from .pdfgen import PAGE_H, pages_pdf, words
+from tests.helpers.pdfgen import PAGE_H, pages_pdf, words
 
 BODY = [" ".join(words(10, seed)) for seed in range(8)]
 

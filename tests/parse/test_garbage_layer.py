@@ -10,8 +10,7 @@ import pytest
 
 from loralay_build.errors import Reason, Reject
 from loralay_build.parse import ParseSettings, parse_pdf
-
-from .pdfgen import words
+from tests.helpers.pdfgen import words
 
 # A Type3 font whose glyphs are named /g1../g40 with no ToUnicode: every engine extracts
 # U+FFFD or (cid:N) for them, as for a broken font encoding in a real file.

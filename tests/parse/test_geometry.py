@@ -8,8 +8,7 @@ import pytest
 
 from loralay_build.parse import parse_pdf
 from loralay_build.records import Document
-
-from .pdfgen import PAGE_H, PAGE_W, rotated_pdf
+from tests.helpers.pdfgen import PAGE_H, PAGE_W, rotated_pdf
 
 
 def assert_boxes_inside(doc: Document) -> None:

@@ -30,7 +30,7 @@ from loralay_build.native import native_module
 from loralay_build.parse import ParseSettings, api, order, parse_pdf, pdfium
 from loralay_build.parse.backend import Line, PageText, get_backend
 from loralay_build.records import Document, Page
-from tests.parse.pdfgen import ACCENT_FONT, PAGE_H, PAGE_W, accent_pdf, rotated_pdf
+from tests.helpers.pdfgen import ACCENT_FONT, PAGE_H, PAGE_W, accent_pdf, rotated_pdf
 
 NATIVE = native_module()
 pytestmark = pytest.mark.skipif(NATIVE is None, reason="the compiled core is not built")
@@ -479,8 +479,8 @@ def _shards(out: Path) -> dict[str, bytes]:
 
 def test_builds_write_identical_shards_on_both_paths(tmp_path: Path) -> None:
     """`build-corpus local` over generated articles, once per path: the same Parquet bytes."""
-    from tests.conftest import run_cli
-    from tests.test_local import make_corpus, write_manifest
+    from tests.helpers.cli import run_cli
+    from tests.helpers.local import make_corpus, write_manifest
 
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -496,7 +496,7 @@ def test_builds_write_identical_shards_on_both_paths(tmp_path: Path) -> None:
 
 
 def test_version_names_the_active_path() -> None:
-    from tests.conftest import run_cli
+    from tests.helpers.cli import run_cli
 
     assert "PDF core: native" in run_cli("--version").stdout
     assert "PDF core: python" in run_cli("--version", env={"LORALAY_NATIVE": "0"}).stdout

@@ -33,7 +33,7 @@ def test_install_without_a_compiler_runs_the_python_loop(tmp_path: Path) -> None
     version = subprocess.run([str(venv / "bin" / "build-corpus"), "--version"], env=env,
                              capture_output=True, text=True, check=True, cwd=tmp_path)
     assert "PDF core: python" in version.stdout
-    from tests.parse.pdfgen import rotated_pdf
+    from tests.helpers.pdfgen import rotated_pdf
 
     pdf = tmp_path / "r.pdf"
     expected = rotated_pdf(pdf, 90)

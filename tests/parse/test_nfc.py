@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from loralay_build.errors import Reject
 from loralay_build.nfc import nfc_words
 from loralay_build.parse import parse_pdf
-from tests.parse.pdfgen import ACCENT_FONT, text_layer_pdf
+from tests.helpers.pdfgen import ACCENT_FONT, text_layer_pdf
 
 BACKENDS = ["pdfium", "pdfplumber", "poppler"]
 REALDOCS = Path("/work/shared/realdocs/pdf")

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from loralay_build.parse import ParseSettings, parse_pdf
-
-from .pdfgen import columns_pdf
+from tests.helpers.pdfgen import columns_pdf
 
 HEAD_WORDS = 66  # title (6 words) and abstract (60) of `columns_pdf`, before the columns
 

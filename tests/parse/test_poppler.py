@@ -9,8 +9,7 @@ import pytest
 
 from loralay_build.errors import Reason, Reject
 from loralay_build.parse import parse_pdf
-
-from .pdfgen import columns_pdf, rotated_pdf
+from tests.helpers.pdfgen import columns_pdf, rotated_pdf
 
 pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="no pdftotext")
 BAD = Path(__file__).resolve().parents[1] / "fixtures" / "badpdfs"

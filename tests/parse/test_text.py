@@ -11,8 +11,7 @@ from reportlab.pdfgen import canvas
 
 from loralay_build.errors import Reason, Reject
 from loralay_build.parse import parse_pdf
-
-from .pdfgen import pages_pdf
+from tests.helpers.pdfgen import pages_pdf
 
 KOREAN = [
     "피고인의 자백이 고문 폭행 협박으로 임의로 진술한 것이 아니라고 의심할 만한 이유가 있다",

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-BADPDFS = FIXTURES / "badpdfs"
-FIGURES_ENV = "LORALAY_RELIABILITY_FIGURES"
+from tests.helpers.reliability import Figure
 
-Figure = Callable[[str, str, str, str], None]
+FIGURES_ENV = "LORALAY_RELIABILITY_FIGURES"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -22,8 +22,7 @@ from loralay_build.records import Candidate
 from loralay_build.run.executors import LocalExecutor
 from loralay_build.run.process import Outcome, Task
 from loralay_build.text import MatchSettings
-
-from .conftest import BADPDFS, Figure
+from tests.helpers.reliability import BADPDFS, Figure
 
 TIMEOUT = 6.0
 GRACE = 2.0  # a document may take this much longer than its timeout before it is killed

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from loralay_build.sandbox import Sandbox
-
-from . import buildrun
-from .conftest import Figure
+from tests.helpers import buildrun
+from tests.helpers.reliability import Figure
+from tests.helpers.waits import DEADLINE
 
 DOCS = 16
 SEED = 5
@@ -79,7 +79,7 @@ def kill_and_resume(
             continue
         workers |= buildrun.children(proc.pid)
         os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(10)
+        proc.wait(DEADLINE)
         assert proc.stderr is not None
         proc.stderr.close()
         during = sandbox.server.log[seen:]
@@ -87,7 +87,7 @@ def kill_and_resume(
         if stage == "download" and during[-1].path.startswith("/search/"):
             stage = "discovery"  # this run was still paging through the search API
         phases[stage] += 1
-        orphans += len(buildrun.wait_gone(workers, 5.0))
+        orphans += len(buildrun.wait_gone(workers, DEADLINE))
     assert buildrun.run(out, config) == 0
     return phases, orphans
 

@@ -15,10 +15,10 @@ from typing import Any
 from loralay_build.config import merge
 from loralay_build.sandbox.eurlex import EurlexSandbox
 from loralay_build.sandbox.server import SandboxServer
-from tests.conftest import write_toml
-from tests.sources.cli_helpers import rejects, rows
-
-from . import buildrun
+from tests.helpers import buildrun
+from tests.helpers.cli import write_toml
+from tests.helpers.cli_runner import rejects, rows
+from tests.helpers.waits import DEADLINE
 
 LANGS = ("en", "fr", "el")
 DOCS, SEED = 12, 4
@@ -74,8 +74,8 @@ def test_kill_9_mid_crawl_then_resume(tmp_path: Path) -> None:
             if proc.poll() is None:
                 os.kill(proc.pid, signal.SIGKILL)
                 killed += 1
-            proc.wait(10)
-            assert not buildrun.wait_gone(workers, 5.0)
+            proc.wait(DEADLINE)
+            assert not buildrun.wait_gone(workers, DEADLINE)
         assert killed, "the build finished before any kill"
         finish(out, cfg)
     assert content(out) == want

@@ -29,8 +29,7 @@ from loralay_build.http import (
 )
 from loralay_build.sandbox.faults import TINY_PDF, FaultRoutes, MiB
 from loralay_build.sandbox.server import SandboxServer
-
-from .conftest import Figure
+from tests.helpers.reliability import Figure
 
 SETTINGS = HttpSettings(
     min_interval=0.0,

@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -29,10 +28,10 @@ from loralay_build.run.isolation import IsolatedPool, Limits, WorkerLost
 from loralay_build.run.pipeline import check_dataset_name
 from loralay_build.run.process_stage import work_key_of
 from loralay_build.state import Row, candidate_hash
-
-from . import buildrun
-from .conftest import Figure
-from .workfuncs import behave
+from tests.helpers import buildrun
+from tests.helpers.reliability import Figure
+from tests.helpers.waits import DEADLINE, parent_of, wait_for
+from tests.helpers.workfuncs import behave
 
 TIMEOUT = 1.0
 KINDS = st.sampled_from(["return", "return", "return", "raise", "hang", "exit"])
@@ -79,24 +78,20 @@ def test_workers_die_with_a_killed_parent(figure: Figure) -> None:
     """A worker stuck in an endless task exits when its parent is killed with -9."""
     script = (
         "from loralay_build.run.isolation import IsolatedPool, Limits\n"
-        "from tests.reliability.workfuncs import behave\n"
+        "from tests.helpers.workfuncs import behave\n"
         "pool = IsolatedPool(behave, 1, Limits(120.0, 2**30, 10))\n"
         "list(pool.imap_unordered([('hang', 1)]))\n"
     )
     root = Path(__file__).resolve().parents[2]
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=root)
     try:
-        workers: set[int] = set()
-        end = time.monotonic() + 30
-        while not workers and time.monotonic() < end:
-            time.sleep(0.2)
-            workers = buildrun.children(proc.pid)
-        assert workers, "the pool never started a worker"
-        time.sleep(1.0)  # the worker is inside the endless task
+        # the worker the fork server forked (a grandchild) is inside the endless task
+        wait_for(lambda: any(parent_of(pid) != proc.pid for pid in buildrun.children(proc.pid)),
+                 "worker forked by the pool")
         workers = buildrun.children(proc.pid)  # the fork server and the worker it forked
         os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(10)
-        left = buildrun.wait_gone(workers, 3.0)
+        proc.wait(DEADLINE)
+        left = buildrun.wait_gone(workers, DEADLINE)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -120,7 +115,7 @@ def test_dataset_name_stays_under_root(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["../../x", "..", ".loralay", "a/b", "a" * 101, ""])
 def test_cli_refuses_unsafe_names(name: str, tmp_path: Path) -> None:
-    from tests.conftest import run_cli
+    from tests.helpers.cli import run_cli
 
     result = run_cli("hal", "--out", str(tmp_path), "--name", name, timeout=60)
     assert result.returncode == 2

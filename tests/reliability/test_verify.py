@@ -13,10 +13,9 @@ import pytest
 
 from loralay_build.corpus.verify import verify_dataset
 from loralay_build.sandbox import Sandbox
-from tests.conftest import run_cli
-
-from . import buildrun
-from .conftest import Figure
+from tests.helpers import buildrun
+from tests.helpers.cli import run_cli
+from tests.helpers.reliability import Figure
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,7 @@ import pytest
 
 from loralay_build.safexml import XmlRejected, parse_xml
 from loralay_build.sandbox.server import Reply, SandboxServer
-
-from .conftest import Figure
+from tests.helpers.reliability import Figure
 
 SECRET = "probe-7f3a-must-never-appear"
 

@@ -17,8 +17,7 @@ from loralay_build.sources.arxiv.files import bucket_prefix
 from loralay_build.sources.arxiv.meta import from_kaggle, normalise_id
 from loralay_build.sources.presets import read_split_dir
 from loralay_build.state import State
-
-from .cli_helpers import (
+from tests.helpers.cli_runner import (
     FAST,
     assert_dataset_schema,
     published_splits,

@@ -30,7 +30,7 @@ from loralay_build.sources import load_settings
 from loralay_build.sources.eurlex import cellar as eurlex_cellar
 from loralay_build.sources.eurlex.discover import EurlexConfig, EurlexSource, datasets_for
 from loralay_build.state import State
-from tests.sources.cli_helpers import (
+from tests.helpers.cli_runner import (
     FAST,
     assert_dataset_schema,
     rejects,

@@ -25,7 +25,7 @@ from loralay_build.sources.eurlex.links import (
     preset_splits,
     to_link,
 )
-from tests.sources.cli_helpers import FAST, published_splits, run_cli, write_config
+from tests.helpers.cli_runner import FAST, published_splits, run_cli, write_config
 
 ALL = ("en", "fr", "el")
 REQUESTED = ["en", "fr", "el"]

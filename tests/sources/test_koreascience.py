@@ -15,14 +15,13 @@ from scrapy.http import HtmlResponse
 from loralay_build.cli import build
 from loralay_build.sandbox import Sandbox
 from loralay_build.sources.koreascience import KoreaScienceSource, abstracts_by_language
-from loralay_build.sources.spiders.koreascience import (
+from loralay_build.sources.koreascience.spider import (
     parse_article,
     parse_listing,
     script_language,
 )
 from loralay_build.state import State
-
-from .cli_helpers import assert_dataset_schema
+from tests.helpers.cli_runner import assert_dataset_schema
 
 KO = "본 연구는 한국어 문서의 요약 방법을 제안한다"
 ARTICLE = (

@@ -19,8 +19,7 @@ from loralay_build.sources.openreview import OpenReviewSource
 from loralay_build.sources.openreview.notes import STATUSES, VenueIds, decided_status, to_candidate
 from loralay_build.state import State
 from loralay_build.text.normalize import normalise_text, normalise_words
-
-from .cli_helpers import (
+from tests.helpers.cli_runner import (
     FAST,
     assert_dataset_schema,
     published_splits,

@@ -12,8 +12,8 @@ from pathlib import Path
 from loralay_build.sandbox.openreview import OpenReviewSandbox
 from loralay_build.sandbox.server import SandboxServer
 from loralay_build.sources.openreview.notes import STATUSES
-
-from .cli_helpers import FAST, published_splits, write_config
+from tests.helpers.cli_runner import FAST, published_splits, write_config
+from tests.helpers.waits import DEADLINE
 
 PDF = "/_openreview/api2/pdf"
 RUN_TIMEOUT = 300.0
@@ -43,7 +43,7 @@ def build_once(server: SandboxServer, tmp: Path, name: str, kill_after: int | No
             time.sleep(0.01)
         assert proc.poll() is None, "the build ended before it could be killed"
         os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(10)
+        proc.wait(DEADLINE)
         assert not list(out.glob("openreview/*.parquet"))  # nothing half-published
     done = subprocess.run(command(out, config), capture_output=True, timeout=RUN_TIMEOUT)
     assert done.returncode == 0, done.stderr.decode()[-2000:]

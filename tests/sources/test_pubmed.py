@@ -12,11 +12,10 @@ from loralay_build.parse import parse_pdf
 from loralay_build.safexml import XmlRejected, parse_xml
 from loralay_build.sandbox.pubmed import PubmedSandbox
 from loralay_build.sandbox.server import SandboxServer
-from loralay_build.sources.jats import normalise_pmcid, read_front
 from loralay_build.sources.pubmed import PubmedSource
+from loralay_build.sources.pubmed.jats import normalise_pmcid, read_front
 from loralay_build.text import MatchSettings, strip_abstracts
-
-from .cli_helpers import (
+from tests.helpers.cli_runner import (
     FAST,
     assert_dataset_schema,
     published_splits,

@@ -19,8 +19,7 @@ from loralay_build.sources.scielo.discover import citation_pdf_url, to_candidate
 from loralay_build.sources.scielo.text import clean_abstract, partial_date
 from loralay_build.state import State
 from loralay_build.text import prepare_abstract
-
-from .cli_helpers import assert_dataset_schema
+from tests.helpers.cli_runner import assert_dataset_schema
 
 DATASETS = {"es": "scielo-es", "pt": "scielo-pt"}
 

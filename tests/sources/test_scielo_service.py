@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from loralay_build.cli import main
 from loralay_build.sandbox import Sandbox
 from loralay_build.state import State
-from tests.conftest import write_toml
+from tests.helpers.cli import write_toml
 
 DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 DATASETS = ("scielo-es", "scielo-pt")

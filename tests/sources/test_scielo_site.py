@@ -14,7 +14,7 @@ from scrapy.http import HtmlResponse
 
 from loralay_build.cli import build
 from loralay_build.sandbox import Sandbox
-from loralay_build.sources.spiders.scielo_site import parse_abstract_page, parse_article
+from loralay_build.sources.scielo.spider import parse_abstract_page, parse_article
 from loralay_build.state import State
 from loralay_build.text import prepare_abstract
 

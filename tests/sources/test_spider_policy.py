@@ -18,6 +18,7 @@ from loralay_build.config import HttpSettings
 from loralay_build.http import HttpClient
 from loralay_build.sandbox.server import Reply, SandboxServer
 from loralay_build.sources.crawl import crawl_policy, spider_items
+from loralay_build.sources.koreascience import SPIDER
 from loralay_build.sources.spiders.middleware import DEADLINE_KEY, PolicyMiddleware, PolicyResolver
 
 
@@ -70,7 +71,7 @@ def test_a_crawl_redirected_off_policy_never_reaches_the_target(
                   "last_year": 2020, "download_delay": 0.0, "retries": 0,
                   "policy": crawl_policy(client)}
         with caplog.at_level(logging.WARNING, logger="loralay_build"):
-            assert list(spider_items("koreascience", config, "test")) == []
+            assert list(spider_items(SPIDER, config, "test")) == []
         assert [e.path for e in server.requests("/search")] == ["/search"]  # it was asked
         assert trap.hits == []  # the redirect was refused
         # The crawl's own warning came through this process's logging (bar-safe, -q aware).

@@ -7,8 +7,7 @@ import pytest
 from loralay_build.errors import Reason, Reject
 from loralay_build.text import MatchSettings, locate, strip_abstracts
 from loralay_build.text.faithful import locate_faithful, searched_pages
-
-from .docgen import make_doc
+from tests.helpers.docgen import make_doc
 
 FAITHFUL = MatchSettings(mode="faithful")
 

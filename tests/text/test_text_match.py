@@ -7,8 +7,7 @@ from hypothesis import strategies as st
 
 from loralay_build.text import Match, locate
 from loralay_build.text.match import _best
-
-from .docgen import make_doc, other_abstract, sentence_words, vocabulary
+from tests.helpers.docgen import make_doc, other_abstract, sentence_words, vocabulary
 
 NOISE = ["swap", "ligature", "space", "hyphen", "pdfium", "header", "pagebreak"]
 

@@ -8,8 +8,7 @@ import pytest
 
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.text import MatchSettings, leakage_summary, strip_abstracts
-
-from .docgen import make_doc, other_abstract, sentence_words, vocabulary
+from tests.helpers.docgen import make_doc, other_abstract, sentence_words, vocabulary
 
 ENGINE = MatchSettings()
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from loralay_build.safexml import parse_xml
-from loralay_build.sources.jats import flatten
 from loralay_build.sources.pubmed.body import read_body
 from loralay_build.sources.pubmed.citations import CitationOptions, citation_records
 from loralay_build.sources.pubmed.cleantext import TextOptions, clean_view
+from loralay_build.sources.pubmed.jats import flatten
 from loralay_build.sources.pubmed.resolve import Found
 from loralay_build.sources.pubmed.sentences import split_sentences
 

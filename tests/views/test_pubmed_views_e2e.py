@@ -11,12 +11,11 @@ from typing import Any
 import datasets
 import pytest
 
-from loralay_build.sandbox.jatsbody import ACK, CAPTION, FOOTNOTE, TABLE_CELL
 from loralay_build.sandbox.pubmed import PubmedSandbox
+from loralay_build.sandbox.pubmed_jats import ACK, CAPTION, FOOTNOTE, TABLE_CELL
 from loralay_build.sandbox.server import SandboxServer
 from loralay_build.views.schema import view_layout
-
-from ..sources.cli_helpers import (
+from tests.helpers.cli_runner import (
     FAST,
     assert_card_features,
     published_splits,

@@ -14,10 +14,9 @@ import pytest
 from loralay_build.corpus.verify import verify_dataset
 from loralay_build.sandbox.pubmed import PubmedSandbox
 from loralay_build.sandbox.server import SandboxServer
-
-from ..conftest import run_cli as run_process
-from ..sources.cli_helpers import FAST, run_cli, write_config
-from ..test_memory import _relist
+from tests.helpers.cli import run_cli as run_process
+from tests.helpers.cli_runner import FAST, run_cli, write_config
+from tests.helpers.local import relist
 
 VIEWS = ("pubmed-sumpubmed", "pubmed-citations")
 
@@ -49,7 +48,7 @@ def test_verify_checks_a_view_against_its_own_schema(data: Path, tmp_path: Path)
     build = json.loads((folder / "build.json").read_text())
     build["files"].append({"name": copy, "split": "validation"})
     (folder / "build.json").write_text(json.dumps(build))
-    _relist(folder)
+    relist(folder)
     problems = "\n".join(verify_dataset(folder))
     assert "already in train-" in problems  # a citation id in two splits
 

@@ -8,76 +8,23 @@ from typing import Any
 
 import pyarrow as pa
 
+from loralay_build.corpus.columns import catalogue
 from loralay_build.corpus.pages import FEATURES as PAGE_FEATURES
 from loralay_build.corpus.schema import COLUMNS_KEY, build_schema
 from loralay_build.corpus.split import SPLITS
-from loralay_build.licences import hub_licences, hub_other, redistributable
+from loralay_build.licences import hub_licences, hub_other, redistributable, restricted_terms
 from loralay_build.views.schema import view_layout
-
-COLUMN_DOCS = {
-    "article_id": "source-prefixed document id (`hal:1234567`)",
-    "article_words": "body words in reading order, abstracts removed",
-    "article_bboxes": "word boxes `[x0, y0, x1, y1]` in PDF points, top-left origin",
-    "article_norm_bboxes": "word boxes scaled to 0-1000 by the page size (int16)",
-    "abstract": "the summary: the abstract in the document's main language",
-    "abstracts": "every abstract of the record (all removed from the body)",
-    "word_pages": "true 0-based PDF page index of each word",
-    "page_sizes": "width and height in points of every page, as displayed",
-    "page_text_origin": "where each page's words come from: `pdf` (its text layer) or `ocr` "
-                        "(Tesseract, for scans and broken fonts)",
-    "page_ocr_confidence": "Tesseract's mean word confidence (0-1) of each OCRed page; null "
-                           "for a page read from its text layer",
-    "source": "source name",
-    "language": "declared main language",
-    "lang_detected": "language of the body according to CLD2",
-    "lang_confidence": "CLD2 confidence (0-1)",
-    "title": "title",
-    "published": "publication date (YYYY, YYYY-MM or YYYY-MM-DD)",
-    "doi": "DOI when known",
-    "licence": "SPDX licence id (`LicenseRef-…` where SPDX has none, `NOASSERTION` where the "
-               "source states nothing)",
-    "licence_source": "the licence as the source spells it (null when it states none)",
-    "article_pdf_url": "where the PDF was downloaded from",
-    "pdf_sha256": "sha256 of the PDF bytes",
-    "matches": "where each abstract was found before removal, and leakage left after",
-    # Columns a source declares (corpus.schema.SOURCE_COLUMNS)
-    "abstract_original": "the abstract as the source wrote it (Markdown/LaTeX), not normalised",
-    "tldr": "the authors' TL;DR (OpenReview), as written",
-    "tldr_key": "the metadata key the TL;DR was read from (`TL;DR` or `TLDR`)",
-    "venue": "venue as the source names it (`ICLR 2024 poster`)",
-    "venue_id": "venue id the document was selected from (`ICLR.cc/2024/Conference`)",
-    "year": "year of the venue",
-    "decision": "the decision text as the venue wrote it (`Accept (Poster)`); null if none",
-    "status": "normalised outcome: accepted, rejected, withdrawn, desk_rejected or "
-              "under_review",
-    "keywords": "author keywords",
-    "reviews": "with --with-reviews: review, meta-review and decision summaries",
-    "version": "the paper version the PDF is (arXiv), the abstract being that version's "
-               "when its record was found",
-    "reference_text": "the document's text from its HTML (EUR-Lex acts)",
-}
-
 
 CARD_FILE = "README.md"
 
-SOURCE_NOTES = {
-    "eurlex": (
-        "EUR-Lex-Sum rebuilt through Cellar. A row is one (act, language): the act is the "
-        "document (words and boxes from its Official Journal PDF, its XHTML text in "
-        "`reference_text`; either may be missing) and its LEGISSUM summary is the target "
-        "(`abstract`), a separate document, so nothing is removed from the act (match method "
-        "`separate`, with the summary's leakage into the act). Pairing rule: of the act's "
-        "summaries in that language, the current (non-obsolete) one covering the fewest acts, "
-        "ties by LEGISSUM id; every summary-act link is kept in the state database. Obsolete "
-        "summaries are skipped. With `--split-preset eurlex-sum`, acts linked by a shared "
-        "summary form one group, and groups present (act and summary) in every requested "
-        "language go to validation or test by a hash of their smallest CELEX id, the rest to "
-        "train: a summary never spans two splits and an act has the same split in every "
-        "language. The default chronological split orders acts by their own date. "
-        "Acts not longer than their summary (in words) are dropped as `reference_too_short`. "
-        "Licence: EUR-Lex content, CC BY 4.0 (Commission Decision 2011/833/EU)."
-    ),
-}
+# Each source's notes for its cards (`Source.card_notes`), set by the source registry.
+_SOURCE_NOTES: dict[str, str] = {}
+
+
+def declare_notes(source: str, notes: str) -> None:
+    """Give the cards of `source`'s datasets a "Source notes" section (empty: none)."""
+    if notes:
+        _SOURCE_NOTES[source] = notes
 
 
 _SHARD_NUMBER = re.compile(r"-\d{5}-of-\d{5}\.parquet$")
@@ -233,9 +180,9 @@ def _licence_section(build: dict[str, Any], unit: str) -> list[str]:
     restricted = sum(n for spdx, per in licences.items() if not redistributable(spdx)
                      for n in per.values())
     if restricted:
+        kinds = ", ".join(["non-commercial", "no-derivatives", *restricted_terms()])
         lines += ["", f"**Warning:** {restricted} {unit} carry a licence that does not let a "
-                  "third party redistribute the text freely (non-commercial, no-derivatives, "
-                  "arXiv's distribution licence, text mining only, or unknown). Check each "
+                  f"third party redistribute the text freely ({kinds}, or unknown). Check each "
                   "row's `licence` before publishing this dataset; `--licences "
                   "redistributable` builds one without them."]
     removed = build.get("counts", {}).get("removed", 0)
@@ -318,8 +265,8 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
         "build gives validation and test only to documents a complete build would.",
         "", "## Filters", "",
     ]
-    if build.get("source") in SOURCE_NOTES:
-        lines[-3:-3] = ["", "## Source notes", "", SOURCE_NOTES[build["source"]]]
+    if build.get("source") in _SOURCE_NOTES:
+        lines[-3:-3] = ["", "## Source notes", "", _SOURCE_NOTES[build["source"]]]
     thresholds = build["thresholds"]
     if thresholds.get("filters_enabled") and thresholds.get("percentiles_applied") is False:
         lines += [f"The percentile filters were not applied: the corpus holds fewer than "
@@ -343,8 +290,9 @@ def render_card(dataset: str, build: dict[str, Any]) -> str:
     lines += _shared_works(build.get("dedup"))
     lines += _pages_section(build.get("pages"))
     lines += ["", "## Columns", "", "| column | type | content |", "|---|---|---|"]
+    docs = {column.name: column.doc for column in catalogue()}
     for field in build_schema(build):
-        lines.append(f"| `{field.name}` | `{field.type}` | {COLUMN_DOCS[field.name]} |")
+        lines.append(f"| `{field.name}` | `{field.type}` | {docs[field.name]} |")
     lines += _licence_section(build, "documents")
     return "\n".join(lines)
 

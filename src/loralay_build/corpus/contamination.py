@@ -226,12 +226,14 @@ def judge(clusters: list[Cluster], members: dict[str, Member], own: set[str],
 
 # -- published test sets ------------------------------------------------------------------------
 
-_ARXIV_VERSION = re.compile(r"v\d+$")
+_VERSION = re.compile(r"v\d+$")  # `2101.00001v2`, `hal-01234567v3`
+_PREFIXED_NUMBER = re.compile(r"^[a-z]+(\d+)$")  # `pmc123456`
 
 
 def id_keys(*ids: str) -> set[str]:
     """The forms under which an id may be listed: as published (`arxiv:2101.00001`), bare,
-    without an arXiv version, a PMC id with or without its prefix, a DOI in any case."""
+    without a version suffix, a number with or without its letter prefix, a DOI in any
+    case. Both an id and a listed entry give their keys, so either may carry the prefix."""
     keys: set[str] = set()
     for raw in ids:
         text = raw.strip().lower()
@@ -239,11 +241,9 @@ def id_keys(*ids: str) -> set[str]:
             continue
         text = re.sub(r"^https?://(dx\.)?doi\.org/", "", text)
         bare = text.split(":", 1)[1] if re.match(r"^[a-z]+:", text) else text
-        keys |= {text, bare, _ARXIV_VERSION.sub("", bare)}
-        if bare.startswith("pmc") and bare[3:].isdigit():
-            keys.add(bare[3:])
-        elif bare.isdigit():
-            keys.add(f"pmc{bare}")
+        keys |= {text, bare, _VERSION.sub("", bare)}
+        if number := _PREFIXED_NUMBER.match(bare):
+            keys.add(number.group(1))
     return keys
 
 

@@ -2,7 +2,9 @@
 
 Each cleaner returns the indices of the words it removes; `clean_document` applies them in
 the order given and records the counts in `Document.removed[name]`. Pages stay in
-`doc.pages` and words keep their true page index whatever is removed.
+`doc.pages` and words keep their true page index whatever is removed. The shared cleaners
+are here; a source declares its own (`Source.cleaners`) as instances of the parametrised
+ones (`CoverPage`, `MarginStamp`), data a worker unpickles without importing the source.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 import itertools
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,12 +21,6 @@ from loralay_build.records import Document
 
 Cleaner = Callable[[Document], set[int]]
 
-_HAL_ID = "HAL Id"
-_HAL_BANNERS = (
-    "HAL is a multi-disciplinary open access archive",
-    "L'archive ouverte pluridisciplinaire HAL",
-)
-_ARXIV_ID = re.compile(r"^arXiv:(\d{4}\.\d{4,5}|[a-z-]+(\.[A-Z]{2})?/\d{7})(v\d+)?$")
 _NUMBER = re.compile(r"^\d{1,4}$")
 _ROMAN = re.compile(r"^[ivxlc]{1,6}$", re.IGNORECASE)
 _DIGITS = re.compile(r"\d+")
@@ -49,34 +46,49 @@ def _lines_of(doc: Document, indices: Sequence[int]) -> dict[int, list[int]]:
     return lines
 
 
-def hal_cover(doc: Document) -> set[int]:
-    """HAL's generated cover page: the first page with words, when it carries HAL's banner."""
-    pages = _pages_of(doc)
-    if not pages:
+@dataclass(frozen=True)
+class CoverPage:
+    """A repository's generated cover page: the first page with words, when it carries the
+    repository's `marker` and one of its `banners` (typographic apostrophes read as `'`)."""
+
+    marker: str
+    banners: tuple[str, ...]
+
+    def __call__(self, doc: Document) -> set[int]:
+        pages = _pages_of(doc)
+        if not pages:
+            return set()
+        first = min(pages)
+        text = " ".join(doc.words[i] for i in pages[first]).replace("\u2019", "'")
+        if self.marker in text and any(banner in text for banner in self.banners):
+            return set(pages[first])
         return set()
-    first = min(pages)
-    text = " ".join(doc.words[i] for i in pages[first]).replace("\u2019", "'")
-    if _HAL_ID in text and any(banner in text for banner in _HAL_BANNERS):
-        return set(pages[first])
-    return set()
 
 
-def arxiv_stamp(doc: Document) -> set[int]:
-    """arXiv's vertical identifier stamp in the left margin of the first page."""
-    pages = _pages_of(doc)
-    if not pages:
+@dataclass(frozen=True)
+class MarginStamp:
+    """A repository's vertical identifier stamp in the margin of the first page: a vertical
+    word matching `pattern` (a regex), and the lines lying within its band."""
+
+    pattern: str
+
+    def __call__(self, doc: Document) -> set[int]:
+        pages = _pages_of(doc)
+        if not pages:
+            return set()
+        indices = pages[min(pages)]
+        stamp = re.compile(self.pattern)
+        for i in indices:
+            x0, y0, x1, y1 = doc.boxes[i]
+            if stamp.match(doc.words[i]) and y1 - y0 > x1 - x0:
+                band = (x0 - 2.0, x1 + 2.0)
+                removed: set[int] = set()
+                for line in _lines_of(doc, indices).values():
+                    if all(band[0] <= doc.boxes[j][0] and doc.boxes[j][2] <= band[1]
+                           for j in line):
+                        removed.update(line)
+                return removed
         return set()
-    indices = pages[min(pages)]
-    for i in indices:
-        x0, y0, x1, y1 = doc.boxes[i]
-        if _ARXIV_ID.match(doc.words[i]) and y1 - y0 > x1 - x0:
-            band = (x0 - 2.0, x1 + 2.0)
-            removed: set[int] = set()
-            for line in _lines_of(doc, indices).values():
-                if all(band[0] <= doc.boxes[j][0] and doc.boxes[j][2] <= band[1] for j in line):
-                    removed.update(line)
-            return removed
-    return set()
 
 
 def running_headers(doc: Document) -> set[int]:
@@ -154,21 +166,30 @@ def _increasing(doc: Document, cluster: list[int]) -> bool:
     return ups >= 0.8 * (len(values) - 1)
 
 
+# Every cleaner a source's `cleaners` key may name: the shared ones, and the sources' own
+# (`declare_cleaners`, called by the source registry).
 CLEANERS: dict[str, Cleaner] = {
-    "hal_cover": hal_cover,
-    "arxiv_stamp": arxiv_stamp,
     "running_headers": running_headers,
     "line_numbers": line_numbers,
 }
 
 
-def clean_document(doc: Document, cleaners: Sequence[str]) -> Document:
-    """Apply the named cleaners in order; each removal is counted under its cleaner's name."""
-    unknown = [name for name in cleaners if name not in CLEANERS]
+def declare_cleaners(cleaners: Iterable[tuple[str, Cleaner]]) -> None:
+    """Make a source's cleaners known by name, to every source's configuration."""
+    for name, cleaner in cleaners:
+        if CLEANERS.setdefault(name, cleaner) != cleaner:
+            raise ValueError(f"cleaner {name!r} is declared twice, differently")
+
+
+def clean_document(doc: Document, cleaners: Sequence[str],
+                   known: Mapping[str, Cleaner] = CLEANERS) -> Document:
+    """Apply the named cleaners in order; each removal is counted under its cleaner's name.
+    `known`: the cleaners by name (a worker gets those of its task, `Task.cleaners`)."""
+    unknown = [name for name in cleaners if name not in known]
     if unknown:
-        raise ValueError(f"unknown cleaners {unknown} (known: {sorted(CLEANERS)})")
+        raise ValueError(f"unknown cleaners {unknown} (known: {sorted(known)})")
     for name in cleaners:
-        drop = CLEANERS[name](doc)
+        drop = known[name](doc)
         if not drop:
             continue
         doc = doc.select(np.delete(np.arange(len(doc)), sorted(drop)))

@@ -15,11 +15,10 @@ from loralay_build.bundle import part_path, read_bundle
 from loralay_build.columns import Strings
 from loralay_build.errors import Reason, Reject
 from loralay_build.images import ImagesSkipped, PageImage, page_images, removed_boxes
-from loralay_build.licences import to_spdx
 from loralay_build.native import native_module
 from loralay_build.nfc import nfc_values, nfc_words
 from loralay_build.parse import clean_document, parse_pdf
-from loralay_build.records import Document, MatchRecord
+from loralay_build.records import Candidate, Document, MatchRecord
 from loralay_build.run.task import ROW_FORMAT, Outcome, Task
 from loralay_build.text import detect_language, prepare_abstract, strip_abstracts
 from loralay_build.text.minhash import text_signature, to_text
@@ -68,6 +67,12 @@ def _box_columns_python(boxes: np.ndarray, word_pages: list[int], width: np.ndar
     return np.rint(boxes).astype(np.int32), norm.astype(np.int16), pages.astype(np.int16)
 
 
+def _pdf_url(cand: Candidate) -> str:
+    """Where the PDF was downloaded from; for a file read from disk (a path, no URL scheme)
+    the page the record names instead, since the path means nothing to a reader."""
+    return cand.landing_url if cand.file_url and "://" not in cand.file_url else cand.file_url
+
+
 def build_row(
     task: Task,
     body: Document,
@@ -111,9 +116,9 @@ def build_row(
         "title": cand.title,
         "published": cand.published,
         "doi": cand.doi,
-        "licence": to_spdx(cand.source, cand.licence),
+        "licence": task.licence,
         "licence_source": cand.licence or None,
-        "article_pdf_url": cand.file_url if cand.source != "local" else cand.landing_url,
+        "article_pdf_url": _pdf_url(cand),
         "pdf_sha256": task.pdf_sha256 if pdf_sha256 is None else pdf_sha256,
         "matches": [
             {
@@ -202,7 +207,7 @@ def _process(task: Task) -> Outcome:
     if files.pdf_path:
         parsed = parse_pdf(files.pdf_path, backend=task.parse.backend, settings=task.parse,
                            ocr=task.ocr, languages=[main, *sorted(abstracts)])
-        doc = clean_document(parsed, task.options.cleaners)
+        doc = clean_document(parsed, task.options.cleaners, task.cleaners)
     _check_boxes(doc)
     if task.options.summary == "separate":
         body = doc

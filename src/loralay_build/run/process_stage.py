@@ -10,7 +10,9 @@ from collections.abc import Iterator
 import loralay_build
 from loralay_build.corpus.publish import PublishedRows
 from loralay_build.errors import Reason
+from loralay_build.licences import to_spdx
 from loralay_build.parse.backend import backend_module
+from loralay_build.parse.clean import CLEANERS
 from loralay_build.progress import progress
 from loralay_build.run.context import BuildContext, log
 from loralay_build.run.download import fetch
@@ -46,6 +48,8 @@ def _task(ctx: BuildContext, row: Row) -> Task:
         options=ctx.options,
         images=settings.images if settings.images.enabled else None,
         ocr=settings.ocr,
+        licence=to_spdx(row.candidate.source, row.candidate.licence),
+        cleaners={name: CLEANERS[name] for name in ctx.options.cleaners},
     )
 
 

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from loralay_build.config import ImageSettings
 from loralay_build.errors import Reason
+from loralay_build.licences import NOASSERTION
+from loralay_build.parse.clean import Cleaner
 from loralay_build.parse.ocr import OcrSettings
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate
@@ -38,6 +40,12 @@ class Task:
     options: DocumentOptions = field(default_factory=DocumentOptions)  # per-document options
     images: ImageSettings | None = None  # --page-images: render, mask and encode the pages
     ocr: OcrSettings = field(default_factory=OcrSettings)  # --ocr: pages without a text layer
+    # The candidate's licence as an SPDX id, mapped in the parent (licences.to_spdx), which
+    # knows every source's mapping; a worker imports no source.
+    licence: str = NOASSERTION
+    # The cleaners `options.cleaners` names, resolved in the parent: a source's own are data
+    # (parse.clean.CoverPage…), so a worker imports no source to run them.
+    cleaners: dict[str, Cleaner] = field(default_factory=dict)
 
 
 @dataclass

@@ -13,16 +13,20 @@ from loralay_build.sandbox.openreview import OpenReviewSandbox
 from loralay_build.sandbox.pubmed import PubmedSandbox
 from loralay_build.sandbox.scielo import SciELOSandbox
 from loralay_build.sandbox.server import SandboxServer
+from loralay_build.sources import SOURCES
 from loralay_build.sources.openreview.notes import STATUSES
 
 
 @dataclass(frozen=True)
 class DemoBuild:
-    """One dataset `build-corpus demo` builds: the source, the folder, the config overlay."""
+    """One dataset `build-corpus demo` builds: the source, the folder, the config overlay,
+    and whether its fake serves scanned and broken-font documents (read with OCR when the
+    machine can)."""
 
     source: str
     dataset: str
     overrides: dict[str, Any]
+    ocr: bool = False
 
 
 class Sandbox:
@@ -40,19 +44,18 @@ class Sandbox:
         self.eurlex = EurlexSandbox(self.server, n_docs=docs, seed=seed, faults=faults)
 
     def demo_builds(self) -> list[DemoBuild]:
-        """Every dataset the demo builds, pointed at this sandbox."""
-        return [
-            DemoBuild("hal", "hal", self.hal.client_config()),
-            DemoBuild("scielo", "scielo-es", self.scielo.client_config()),
-            DemoBuild("scielo", "scielo-pt", self.scielo.client_config()),
-            DemoBuild("koreascience", "koreascience", self.koreascience.client_config()),
-            DemoBuild("arxiv", "arxiv", self.arxiv.demo_config()),
-            DemoBuild("pubmed", "pubmed",
-                      self.pubmed.client_config(views=["sumpubmed", "citations"])),
-            DemoBuild("openreview", "openreview", self.openreview.client_config(STATUSES)),
-            *(DemoBuild("eurlex", f"eurlex-{lang}", self.eurlex.client_config())
-              for lang in ("en", "fr", "el")),
-        ]
+        """Every dataset the demo builds (`Source.demos`), pointed at this sandbox."""
+        configs = {
+            "hal": self.hal.client_config(),
+            "scielo": self.scielo.client_config(),
+            "koreascience": self.koreascience.client_config(),
+            "arxiv": self.arxiv.demo_config(),
+            "pubmed": self.pubmed.client_config(views=["sumpubmed", "citations"]),
+            "openreview": self.openreview.client_config(STATUSES),
+            "eurlex": self.eurlex.client_config(),
+        }
+        return [DemoBuild(name, dataset, config, ocr=name == "hal")
+                for name, config in configs.items() for dataset in SOURCES[name].demos]
 
     def __enter__(self) -> Sandbox:
         self.server.start()

@@ -19,7 +19,8 @@ from typing import Any
 
 from loralay_build.sandbox.pdfgen import (
     ArticleSpec,
-    HalCover,
+    CoverPage,
+    escape,
     render_article,
     render_broken_font,
     render_scan,
@@ -49,6 +50,29 @@ FILE_BEHAVIOURS = (
 )
 # Set by tests on chosen records: 503 on every request, as long as the record keeps it.
 OUTAGE = "down"
+
+
+def hal_cover(hal_id: str, submitted: str, title: str, authors: list[str]) -> CoverPage:
+    """What HAL prints on the page it adds in front of every deposited file (`submitted`:
+    e.g. "5 Nov 2009")."""
+    return CoverPage([
+        (f"HAL Id: {hal_id}", "cover_title"),
+        (f"https://hal.science/{hal_id}", "cover"),
+        (f"Submitted on {submitted}", "cover"),
+        (
+            "HAL is a multi-disciplinary open access archive for the deposit and dissemination"
+            " of scientific research documents, whether they are published or not.",
+            "cover",
+        ),
+        (
+            "L'archive ouverte pluridisciplinaire HAL, est destinée au dépôt et à la diffusion"
+            " de documents scientifiques de niveau recherche, publiés ou non.",
+            "cover",
+        ),
+        (escape(title), "cover_title"),
+        (escape(", ".join(authors)), "cover"),
+        (f"To cite this version: {escape(', '.join(authors))}. {escape(title)}.", "cover"),
+    ])
 
 
 @dataclass
@@ -244,7 +268,7 @@ class HalSandbox(FakeService):
             ],
             columns=columns,
             running_header=f"Cahiers de la recherche {year}",
-            cover=None if behaviour == "no_cover" else HalCover(
+            cover=None if behaviour == "no_cover" else hal_cover(
                 hal_id, f"{day} {MONTHS[month - 1]} {year + 1}", title_fr, []
             ),
         )

@@ -1,5 +1,5 @@
 """Real PDFs for the sandbox and the tests: articles in one or two columns, with abstracts in
-several languages, an optional HAL cover page and running headers; the same articles scanned
+several languages, an optional repository cover page and running headers; the same articles scanned
 (pages as pictures, no text layer) or set in a font whose ToUnicode map is scrambled (the text
 renders, its extraction is symbols), the two cases OCR reads; or pictures of no text at all.
 """
@@ -34,13 +34,11 @@ TITLE_BLOCK_H = 5 * cm
 
 
 @dataclass
-class HalCover:
-    """What HAL prints on the page it adds in front of every deposited file."""
+class CoverPage:
+    """The page a repository adds in front of every deposited file: its lines, each a
+    paragraph (reportlab markup) in the `cover` or `cover_title` style."""
 
-    hal_id: str
-    submitted: str  # e.g. "5 Nov 2009"
-    title: str
-    authors: list[str]
+    lines: list[tuple[str, str]]
 
 
 @dataclass
@@ -51,7 +49,7 @@ class ArticleSpec:
     sections: list[tuple[str, list[str]]]  # (heading, paragraphs)
     columns: int = 1
     running_header: str = ""
-    cover: HalCover | None = None
+    cover: CoverPage | None = None
     keywords: list[str] = field(default_factory=list)
     font: str = ""  # a reportlab CID font name (e.g. for Hangul); "" = standard fonts
     side_stamp: str = ""  # drawn bottom-to-top in the left margin of page 1 (arXiv)
@@ -75,32 +73,14 @@ def _styles() -> dict[str, ParagraphStyle]:
     }
 
 
-def _escape(text: str) -> str:
+def escape(text: str) -> str:
+    """Text as reportlab paragraph markup."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _cover_flowables(cover: HalCover, styles: dict[str, ParagraphStyle]) -> list[Flowable]:
-    lines = [
-        (f"HAL Id: {cover.hal_id}", "cover_title"),
-        (f"https://hal.science/{cover.hal_id}", "cover"),
-        (f"Submitted on {cover.submitted}", "cover"),
-        (
-            "HAL is a multi-disciplinary open access archive for the deposit and dissemination"
-            " of scientific research documents, whether they are published or not.",
-            "cover",
-        ),
-        (
-            "L'archive ouverte pluridisciplinaire HAL, est destinée au dépôt et à la diffusion"
-            " de documents scientifiques de niveau recherche, publiés ou non.",
-            "cover",
-        ),
-        (_escape(cover.title), "cover_title"),
-        (_escape(", ".join(cover.authors)), "cover"),
-        (f"To cite this version: {_escape(', '.join(cover.authors))}. {_escape(cover.title)}.",
-         "cover"),
-    ]
+def _cover_flowables(cover: CoverPage, styles: dict[str, ParagraphStyle]) -> list[Flowable]:
     out: list[Flowable] = []
-    for text, style in lines:
+    for text, style in cover.lines:
         out += [Paragraph(text, styles[style]), Spacer(1, 10)]
     return out
 
@@ -177,19 +157,19 @@ def render_article(spec: ArticleSpec, embedded_font: bool = False) -> bytes:
         story += [NextPageTemplate("first"), PageBreak()]
     doc.addPageTemplates(templates)
     story += [
-        Paragraph(_escape(spec.title), styles["title"]),
-        Paragraph(_escape(", ".join(spec.authors)), styles["authors"]),
+        Paragraph(escape(spec.title), styles["title"]),
+        Paragraph(escape(", ".join(spec.authors)), styles["authors"]),
         NextPageTemplate("later"),
         FrameBreak(),
     ]
     for heading, text in spec.abstracts:
-        story += [Paragraph(_escape(heading), styles["heading"]),
-                  Paragraph(_escape(text), styles["body"])]
+        story += [Paragraph(escape(heading), styles["heading"]),
+                  Paragraph(escape(text), styles["body"])]
     if spec.keywords:
-        story.append(Paragraph("Mots-clés : " + _escape(", ".join(spec.keywords)), styles["body"]))
+        story.append(Paragraph("Mots-clés : " + escape(", ".join(spec.keywords)), styles["body"]))
     for heading, paragraphs in spec.sections:
-        story.append(Paragraph(_escape(heading), styles["heading"]))
-        story += [Paragraph(_escape(p), styles["body"]) for p in paragraphs]
+        story.append(Paragraph(escape(heading), styles["heading"]))
+        story += [Paragraph(escape(p), styles["body"]) for p in paragraphs]
     doc.build(story)
     return buffer.getvalue()
 

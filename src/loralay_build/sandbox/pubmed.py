@@ -22,8 +22,8 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from loralay_build.sandbox import oai
-from loralay_build.sandbox.jatsbody import FakeRef, back_xml, body_xml
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
+from loralay_build.sandbox.pubmed_jats import FakeRef, back_xml, body_xml
 from loralay_build.sandbox.server import FakeService, Reply, Request, SandboxServer
 from loralay_build.sandbox.textgen import ProseGenerator
 

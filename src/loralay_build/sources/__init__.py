@@ -8,7 +8,11 @@ from typing import Any
 
 from loralay_build import config
 from loralay_build.config import Settings
+from loralay_build.corpus.card import declare_notes
+from loralay_build.corpus.columns import declare
 from loralay_build.errors import ConfigError
+from loralay_build.licences import declare_licences
+from loralay_build.parse.clean import declare_cleaners
 from loralay_build.sources.arxiv import ArxivSource
 from loralay_build.sources.base import Source
 from loralay_build.sources.eurlex import EurlexSource
@@ -18,14 +22,31 @@ from loralay_build.sources.local import LocalSource
 from loralay_build.sources.openreview import OpenReviewSource
 from loralay_build.sources.pubmed import PubmedSource
 from loralay_build.sources.scielo import SciELOSource
+from loralay_build.views.schema import declare_views
 
-SOURCES: dict[str, type[Source]] = {"hal": HalSource, "local": LocalSource}
-SOURCES["scielo"] = SciELOSource
-SOURCES["koreascience"] = KoreaScienceSource
-SOURCES["arxiv"] = ArxivSource
-SOURCES["pubmed"] = PubmedSource
-SOURCES["openreview"] = OpenReviewSource
-SOURCES["eurlex"] = EurlexSource
+SOURCES: dict[str, type[Source]] = {}
+
+
+def register(source: type[Source]) -> None:
+    """Make a source known by its name: its `build-corpus` command, its settings, and what
+    it declares: its columns (for the schema and the card), its card notes, its licences,
+    its cleaners and its views. The order of registration is the published order of the
+    sources' own columns."""
+    if source.name in SOURCES:
+        raise ValueError(f"source {source.name!r} is registered twice")
+    SOURCES[source.name] = source
+    declare(source.declares)
+    declare_notes(source.name, source.card_notes)
+    declare_licences(source.name, source.licences)
+    declare_cleaners(source.cleaners)
+    declare_views(source.views)
+
+
+# OpenReview's columns before arXiv's and EUR-Lex's: the order builds made before datasets had
+# their own schema published them in.
+for _source in (HalSource, LocalSource, SciELOSource, KoreaScienceSource, OpenReviewSource,
+                ArxivSource, PubmedSource, EurlexSource):
+    register(_source)
 
 
 def source_class(name: str) -> type[Source]:

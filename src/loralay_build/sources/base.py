@@ -12,12 +12,16 @@ from typing import Protocol, TypeVar, runtime_checkable
 
 from loralay_build.blobs import BlobStore
 from loralay_build.config import Settings
+from loralay_build.corpus.columns import Column
 from loralay_build.errors import ConfigError, LoralayError
 from loralay_build.http import HttpClient, describe
+from loralay_build.licences import LicenceMapping
+from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.command import SourceCommand
 from loralay_build.state import State
+from loralay_build.views.schema import ViewLayout
 
 T = TypeVar("T")
 C = TypeVar("C", bound=SourceConfig)
@@ -127,9 +131,19 @@ class Source(Protocol):
     name: str
     config_class: type[SourceConfig]  # its `[source]` keys, values in configs/<name>.toml
     command: SourceCommand  # its `build-corpus <name>` options
-    # The columns beyond the core that its rows fill (corpus.schema.SOURCE_COLUMNS): its
-    # datasets publish those and the core, no column that would always be null.
+    # Its own columns, declared once (name, Arrow type, card prose); its candidates fill them
+    # through `extra["columns"]`, and the schema and card read them (corpus.columns).
+    declares: tuple[Column, ...]
+    # The columns beyond the core that its rows fill (corpus.schema.source_columns): its own
+    # and the optional shared ones (`doi`); its datasets publish those and the core, no
+    # column that would always be null.
     columns: tuple[str, ...]
+    card_notes: str  # the "Source notes" of its datasets' cards ("" for none)
+    licences: LicenceMapping  # its licence spellings beyond the shared recogniser
+    demos: tuple[str, ...]  # the datasets `build-corpus demo` builds of it, from its fake
+    # Its own cleaners, by the name a `cleaners` key uses (parse.clean.CLEANERS).
+    cleaners: tuple[tuple[str, Cleaner], ...]
+    views: tuple[ViewLayout, ...]  # the views built from its published rows (after_publish)
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         """Yield batches of candidates; each batch is committed before the next is asked for.

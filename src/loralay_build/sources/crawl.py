@@ -71,8 +71,9 @@ def crawl_policy(client: HttpClient) -> dict[str, Any]:
 
 def spider_items(spider: str, config: dict[str, Any],
                  label: str) -> Generator[dict[str, Any], None, None]:
-    """Items of one crawl; error items are logged, not yielded. Closing the generator early
-    ends the crawl; a crawl that ran to its end with a failure status raises."""
+    """Items of one crawl of `spider` (`module:Class`); error items are logged, not yielded.
+    Closing the generator early ends the crawl; a crawl that ran to its end with a failure
+    status raises."""
     with tempfile.TemporaryDirectory(prefix="loralay-spider-") as tmp:
         path = Path(tmp) / "config.json"
         path.write_text(json.dumps(config), encoding="utf-8")

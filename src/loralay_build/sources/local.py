@@ -12,16 +12,20 @@ from stat import S_ISREG
 from typing import Any
 
 from loralay_build.blobs import BlobStore
+from loralay_build.corpus.columns import Column
+from loralay_build.dates import PARTIAL_DATE
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.fetch import HEAD_BYTES, PDF_MAGIC
 from loralay_build.http import HttpClient
+from loralay_build.licences import LicenceMapping
+from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, batched
 from loralay_build.sources.command import Option, SourceCommand, given
-from loralay_build.sources.hal import PARTIAL_DATE
 from loralay_build.text.iso639 import is_language_code
 from loralay_build.textfile import text_lines
+from loralay_build.views.schema import ViewLayout
 
 SAFE_ID = re.compile(r"^[^\x00-\x1f]{1,500}$")
 BATCH = 500
@@ -156,7 +160,13 @@ class LocalSource:
         ),
         keys=_keys,
     )
+    declares: tuple[Column, ...] = ()
     columns: tuple[str, ...] = ()  # a manifest gives only what the core holds
+    card_notes = ""
+    cleaners: tuple[tuple[str, Cleaner], ...] = ()
+    views: tuple[ViewLayout, ...] = ()
+    demos: tuple[str, ...] = ()
+    licences = LicenceMapping()
     lists_whole_input = True  # an entry missing from the manifest has left the input
 
     def check_input(self, config: SourceConfig) -> None:

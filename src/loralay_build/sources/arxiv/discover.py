@@ -23,9 +23,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+import pyarrow as pa
+
 from loralay_build.blobs import BlobStore
+from loralay_build.corpus.columns import Column, names
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.http import HttpClient, HttpError, HttpStatusError
+from loralay_build.licences import LicenceMapping, Terms
+from loralay_build.parse.clean import Cleaner, MarginStamp
 from loralay_build.records import Candidate
 from loralay_build.safexml import XmlRejected, children, parse_xml
 from loralay_build.source_table import SourceConfig, key, optional_key
@@ -44,6 +49,7 @@ from loralay_build.sources.command import Option, SourceCommand, given, id_keys,
 from loralay_build.sources.oaipmh import OaiClient, harvest
 from loralay_build.sources.presets import configured_ids
 from loralay_build.textfile import decode_lines, text_lines
+from loralay_build.views.schema import ViewLayout
 
 log = logging.getLogger(__name__)
 
@@ -145,6 +151,23 @@ def _keys(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
         else None)}
 
 
+# arXiv's own licences, as its metadata (OAI-PMH arXivRaw `license`, the Kaggle snapshot)
+# spells them: shared/sources/arxiv.md, the recorded record of 1412.6980.
+_ARXIV_URL = r"(?:https?://)?(?:www\.)?arxiv\.org/licenses/{}/?"
+ARXIV_TERMS = (
+    Terms("LicenseRef-arXiv-nonexclusive-distrib-1.0",
+          "http://arxiv.org/licenses/nonexclusive-distrib/1.0/",
+          spelling=_ARXIV_URL.format(r"nonexclusive-distrib/1\.0"),
+          summary="arXiv's distribution licence"),
+    Terms("LicenseRef-arXiv-assumed-1991-2003", "http://arxiv.org/licenses/assumed-1991-2003/",
+          spelling=_ARXIV_URL.format("assumed-1991-2003"), summary="arXiv's distribution licence"),
+)
+
+
+# arXiv's vertical identifier stamp: `arXiv:2101.00001v2`, `arXiv:math.GT/0309136v1`.
+ARXIV_STAMP = MarginStamp(r"^arXiv:(\d{4}\.\d{4,5}|[a-z-]+(\.[A-Z]{2})?/\d{7})(v\d+)?$")
+
+
 class ArxivSource:
     name = "arxiv"
     config_class: type[SourceConfig] = ArxivConfig
@@ -165,7 +188,16 @@ class ArxivSource:
         ),
         keys=_keys,
     )
-    columns: tuple[str, ...] = ("doi", "version")
+    declares: tuple[Column, ...] = (
+        Column("version", pa.int16(), "the paper version the PDF is (arXiv), the abstract "
+               "being that version's when its record was found"),
+    )
+    columns: tuple[str, ...] = ("doi", *names(declares))
+    demos: tuple[str, ...] = ("arxiv",)
+    licences = LicenceMapping(terms=ARXIV_TERMS)
+    card_notes = ""
+    cleaners: tuple[tuple[str, Cleaner], ...] = (("arxiv_stamp", ARXIV_STAMP),)
+    views: tuple[ViewLayout, ...] = ()
 
     def check_input(self, config: SourceConfig) -> None:
         """The id lists and a local snapshot, before the build creates anything."""

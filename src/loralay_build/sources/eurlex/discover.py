@@ -22,10 +22,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import pyarrow as pa
+
 from loralay_build.blobs import BlobStore
 from loralay_build.bundle import Bundle, store_bundle, store_bytes, store_text
+from loralay_build.corpus.columns import Column, names
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.http import HttpClient
+from loralay_build.licences import LicenceMapping
+from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, batched
@@ -69,6 +74,7 @@ from loralay_build.sources.eurlex.text import (
     parse_summary,
 )
 from loralay_build.tables import check_ranges
+from loralay_build.views.schema import ViewLayout
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +181,31 @@ class EurlexSource:
         keys=_keys,
         fan_out=_fan_out,
     )
-    columns: tuple[str, ...] = ("reference_text",)
+    declares: tuple[Column, ...] = (
+        Column("reference_text", pa.string(), "the document's text from its HTML (EUR-Lex acts)"),
+    )
+    columns: tuple[str, ...] = names(declares)
+    # Commission Decision 2011/833/EU: reuse of EU documents under CC BY 4.0.
+    demos: tuple[str, ...] = ("eurlex-en", "eurlex-fr", "eurlex-el")
+    licences = LicenceMapping(fixed="CC-BY-4.0")
+    cleaners: tuple[tuple[str, Cleaner], ...] = ()
+    views: tuple[ViewLayout, ...] = ()
+    card_notes = (
+        "EUR-Lex-Sum rebuilt through Cellar. A row is one (act, language): the act is the "
+        "document (words and boxes from its Official Journal PDF, its XHTML text in "
+        "`reference_text`; either may be missing) and its LEGISSUM summary is the target "
+        "(`abstract`), a separate document, so nothing is removed from the act (match method "
+        "`separate`, with the summary's leakage into the act). Pairing rule: of the act's "
+        "summaries in that language, the current (non-obsolete) one covering the fewest acts, "
+        "ties by LEGISSUM id; every summary-act link is kept in the state database. Obsolete "
+        "summaries are skipped. With `--split-preset eurlex-sum`, acts linked by a shared "
+        "summary form one group, and groups present (act and summary) in every requested "
+        "language go to validation or test by a hash of their smallest CELEX id, the rest to "
+        "train: a summary never spans two splits and an act has the same split in every "
+        "language. The default chronological split orders acts by their own date. "
+        "Acts not longer than their summary (in words) are dropped as `reference_too_short`. "
+        "Licence: EUR-Lex content, CC BY 4.0 (Commission Decision 2011/833/EU)."
+    )
 
     def __init__(self) -> None:
         # Discovery always runs before downloads in a build; it hands the configuration

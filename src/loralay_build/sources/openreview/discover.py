@@ -17,13 +17,17 @@ from typing import IO, Any, Literal
 from urllib.parse import urlsplit
 
 from loralay_build.blobs import BlobStore
+from loralay_build.corpus.columns import Column, names
 from loralay_build.errors import ConfigError, Deferred, LoralayError, Reason, Reject
 from loralay_build.fetch import check_pdf
 from loralay_build.http import DeferredHttpError, HttpClient, HttpStatusError
+from loralay_build.licences import LicenceMapping
+from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, DiscoveryFailure
 from loralay_build.sources.command import Option, SourceCommand, given
+from loralay_build.sources.openreview.columns import COLUMNS
 from loralay_build.sources.openreview.notes import (
     Status,
     VenueIds,
@@ -33,6 +37,7 @@ from loralay_build.sources.openreview.notes import (
 )
 from loralay_build.sources.presets import configured_ids
 from loralay_build.tables import check_ranges
+from loralay_build.views.schema import ViewLayout
 
 log = logging.getLogger(__name__)
 
@@ -94,8 +99,13 @@ class OpenReviewSource:
         ),
         keys=_keys,
     )
-    columns: tuple[str, ...] = ("abstract_original", "tldr", "tldr_key", "venue", "venue_id",
-                                "year", "decision", "status", "keywords", "reviews")
+    declares: tuple[Column, ...] = COLUMNS
+    columns: tuple[str, ...] = names(COLUMNS)
+    card_notes = ""
+    cleaners: tuple[tuple[str, Cleaner], ...] = ()
+    views: tuple[ViewLayout, ...] = ()
+    demos: tuple[str, ...] = ("openreview",)
+    licences = LicenceMapping()
 
     def __init__(self) -> None:
         self._token: str | None = None

@@ -8,10 +8,14 @@ from __future__ import annotations
 from loralay_build.sources.base import PublishedDataset
 from loralay_build.sources.pubmed import discover
 from loralay_build.sources.pubmed.publish_views import publish_views
+from loralay_build.sources.pubmed.view_schema import VIEWS
+from loralay_build.views.schema import ViewLayout
 
 
 class PubmedSource(discover.PubmedSource):
     """The PubMed source: its views follow each publish of the layout dataset."""
+
+    views: tuple[ViewLayout, ...] = VIEWS
 
     def after_publish(self, ctx: PublishedDataset) -> None:
         publish_views(ctx, self.name)

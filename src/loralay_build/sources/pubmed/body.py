@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from loralay_build.safexml import child, children, local
-from loralay_build.sources.jats import SKIP, flatten, normalise_pmcid
+from loralay_build.sources.pubmed.jats import SKIP, flatten, normalise_pmcid
 
 # Elements whose content is never body text.
 DROP = frozenset({

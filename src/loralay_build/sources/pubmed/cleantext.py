@@ -14,8 +14,8 @@ from typing import Any
 from lxml import etree
 
 from loralay_build.safexml import child, children
-from loralay_build.sources.jats import MAIN_TYPES, flatten
 from loralay_build.sources.pubmed.body import Body, render
+from loralay_build.sources.pubmed.jats import MAIN_TYPES, flatten
 from loralay_build.sources.pubmed.sentences import split_sentences
 
 CIT, DIG = "<cit>", "<dig>"

@@ -20,17 +20,20 @@ from typing import Any, Literal
 from lxml import etree
 
 from loralay_build.blobs import BlobStore
+from loralay_build.corpus.columns import Column
 from loralay_build.errors import ConfigError, Reason, Reject, TransientError
 from loralay_build.http import HttpClient, HttpStatusError
+from loralay_build.licences import NOASSERTION, LicenceMapping, Terms, recognise
+from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
 from loralay_build.safexml import child, children, parse_xml, text_of
 from loralay_build.source_table import SourceConfig, key, optional_key
 from loralay_build.sources.base import DiscoveryContext
 from loralay_build.sources.checksum import fetch_verified_pdf
 from loralay_build.sources.command import Option, SourceCommand, given, id_keys, id_options
-from loralay_build.sources.jats import normalise_pmcid, read_front
 from loralay_build.sources.oaipmh import OaiClient, OaiRecord, harvest
 from loralay_build.sources.presets import configured_ids
+from loralay_build.sources.pubmed.jats import normalise_pmcid, read_front
 from loralay_build.tables import check_ranges
 
 log = logging.getLogger(__name__)
@@ -201,6 +204,18 @@ def _keys(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
             **{k: v for k, v in switches.items() if v is not None}}
 
 
+# PMC's `license_code`, which has no version: the PMC Cloud Service's metadata JSON
+# (shared/sources/pubmed.md: `CC BY`… `CC0` read by the recogniser, plus these) and the
+# legacy oa.fcgi `license` attribute ("none").
+PMC_TDM = Terms("LicenseRef-PMC-TDM", summary="text mining only")  # author manuscripts
+_PMC_CODES = {"tdm": PMC_TDM.spdx, "none": NOASSERTION, "no-cc code": NOASSERTION}
+
+
+def licence_id(raw: str) -> str | None:
+    """PMC's own licence codes, then the shared recogniser."""
+    return _PMC_CODES.get(raw.strip().lower()) or recognise(raw)
+
+
 class PubmedSource:
     name = "pubmed"
     config_class: type[SourceConfig] = PubmedConfig
@@ -225,7 +240,12 @@ class PubmedSource:
         ),
         keys=_keys,
     )
+    declares: tuple[Column, ...] = ()
+    demos: tuple[str, ...] = ("pubmed",)
+    licences = LicenceMapping(read=licence_id, terms=(PMC_TDM,))
     columns: tuple[str, ...] = ("doi",)
+    card_notes = ""
+    cleaners: tuple[tuple[str, Cleaner], ...] = ()
 
     def check_input(self, config: SourceConfig) -> None:
         """The id lists, before the build creates anything."""

@@ -34,8 +34,9 @@ from loralay_build.sources.pubmed.citations import CitationOptions, citation_rec
 from loralay_build.sources.pubmed.cleantext import TextOptions, clean_view
 from loralay_build.sources.pubmed.discover import PubmedConfig, fetch_jats, pmcids_for_pmids
 from loralay_build.sources.pubmed.resolve import AbstractCache, Found, Resolver
+from loralay_build.sources.pubmed.view_schema import CITATIONS, SUMPUBMED
 from loralay_build.state import PUBLISHED, Row
-from loralay_build.views.schema import CITATIONS, SUMPUBMED, arrow_schema, card_columns
+from loralay_build.views.schema import arrow_schema, card_columns
 
 log = logging.getLogger(__name__)
 

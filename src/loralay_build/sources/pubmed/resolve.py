@@ -17,9 +17,9 @@ from pathlib import Path
 
 from loralay_build.errors import ConfigError, LoralayError
 from loralay_build.records import Candidate
-from loralay_build.sources.jats import read_front
 from loralay_build.sources.oaipmh import OaiClient
 from loralay_build.sources.pubmed.body import Reference
+from loralay_build.sources.pubmed.jats import read_front
 
 log = logging.getLogger(__name__)
 

@@ -22,10 +22,12 @@ from typing import Any, Literal
 from lxml import html as lxml_html
 
 from loralay_build.blobs import BlobStore
+from loralay_build.corpus.columns import Column
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
-from loralay_build.licences import SCIELO_JOURNAL
+from loralay_build.licences import LicenceMapping, recognise
+from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig, key
 from loralay_build.sources.base import DiscoveryContext
@@ -40,6 +42,7 @@ from loralay_build.sources.crawl import CrawlConfig
 from loralay_build.sources.scielo.site import discover_site
 from loralay_build.sources.scielo.text import candidate_id, clean_abstract, partial_date
 from loralay_build.tables import check_ranges
+from loralay_build.views.schema import ViewLayout
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +93,11 @@ def _licence_link(statements: Any) -> str:
         if found:
             return found.group(1)
     return ""
+
+
+# A licence that comes from the journal rather than the article (`licence_of`) is recorded
+# with this prefix, so `licence_source` says where it was read.
+SCIELO_JOURNAL = "journal: "
 
 
 def licence_of(record: dict[str, Any], article: dict[str, Any]) -> str:
@@ -212,6 +220,12 @@ def _fan_out(config: SourceConfig, name: str | None, since: str | None) -> list[
     return [DatasetPlan(dataset, keys, since) for dataset in datasets.values()]
 
 
+def licence_id(raw: str) -> str | None:
+    """A journal's licence (`licence_of`) is read without its prefix."""
+    text = raw.strip()
+    return recognise(text[len(SCIELO_JOURNAL):] if text.startswith(SCIELO_JOURNAL) else text)
+
+
 class SciELOSource:
     name = "scielo"
     config_class: type[SourceConfig] = SciELOConfig
@@ -227,7 +241,13 @@ class SciELOSource:
         keys=_keys,
         fan_out=_fan_out,
     )
+    declares: tuple[Column, ...] = ()
+    demos: tuple[str, ...] = ("scielo-es", "scielo-pt")
+    licences = LicenceMapping(read=licence_id)
     columns: tuple[str, ...] = ("doi",)
+    card_notes = ""
+    cleaners: tuple[tuple[str, Cleaner], ...] = ()
+    views: tuple[ViewLayout, ...] = ()
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(SciELOConfig)

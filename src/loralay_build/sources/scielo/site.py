@@ -16,6 +16,9 @@ from loralay_build.sources.base import DiscoveryContext, batched
 from loralay_build.sources.crawl import CrawlConfig, spider_items
 from loralay_build.sources.scielo.text import candidate_id, clean_abstract, partial_date
 
+# The spider `spiders.run` imports in its subprocess (this one does not import Scrapy).
+SPIDER = "loralay_build.sources.scielo.spider:SciELOSiteSpider"
+
 
 def to_candidates(item: dict[str, Any], datasets: dict[str, str]) -> list[Candidate]:
     """Map a crawled article to one candidate per dataset it feeds, as the API route does
@@ -68,7 +71,7 @@ def discover_site(ctx: DiscoveryContext, cfg: CrawlConfig, datasets: dict[str, s
         "skip": sorted(r.candidate.id for name in datasets.values()
                        for r in ctx.state.rows(name)),
     }
-    items = spider_items("scielo_site", config, "SciELO site")
+    items = spider_items(SPIDER, config, "SciELO site")
     try:
         candidates = (c for item in items for c in to_candidates(item, datasets))
         yield from batched(candidates, cfg.batch_size)

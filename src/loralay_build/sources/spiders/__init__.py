@@ -1,1 +1,2 @@
-"""Scrapy spiders for the HTML-only sources; run in a subprocess by `spiders.run`."""
+"""The Scrapy machinery shared by the HTML-only sources, whose spiders live in their own
+packages: the subprocess runner (`spiders.run`) and the policy middlewares."""

@@ -1,5 +1,6 @@
-"""`python -m loralay_build.sources.spiders.run <spider> <config.json>`: one Scrapy crawl,
-items as JSON lines on stdout, logs on stderr.
+"""`python -m loralay_build.sources.spiders.run <module:Spider> <config.json>`: one Scrapy
+crawl, items as JSON lines on stdout, logs on stderr. The spider lives in its source's
+package and is named by its import path, so this runner knows no source.
 
 A subprocess because Twisted's reactor cannot be restarted inside one process; the source
 reading stdout commits each item to the state database as it arrives.
@@ -7,6 +8,7 @@ reading stdout commits each item to the state database as it arrives.
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -15,12 +17,6 @@ from typing import Any
 from scrapy import Spider
 from scrapy.crawler import CrawlerProcess
 from scrapy.settings import default_settings
-
-from loralay_build.sources.spiders.koreascience import KoreaScienceSpider
-from loralay_build.sources.spiders.scielo_site import SciELOSiteSpider
-
-SPIDERS: dict[str, type[Spider]] = {"koreascience": KoreaScienceSpider,
-                                    "scielo_site": SciELOSiteSpider}
 
 
 class StdoutPipeline:
@@ -80,13 +76,24 @@ def policy_settings(policy: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def spider_class(path: str) -> type[Spider] | None:
+    """The spider class `module:Name` names, or None when it names none."""
+    module, _, name = path.partition(":")
+    try:
+        found = getattr(importlib.import_module(module), name, None) if name else None
+    except ImportError:
+        return None
+    return found if isinstance(found, type) and issubclass(found, Spider) else None
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or argv[0] not in SPIDERS:
-        sys.stderr.write(f"usage: run {{{'|'.join(SPIDERS)}}} CONFIG.json\n")
+    spider = spider_class(argv[0]) if len(argv) == 2 else None
+    if spider is None:
+        sys.stderr.write("usage: run MODULE:SPIDER CONFIG.json\n")
         return 2
     config = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
     process = CrawlerProcess(crawl_settings(config))
-    process.crawl(SPIDERS[argv[0]], config=config)
+    process.crawl(spider, config=config)
     process.start()
     return 0
 

@@ -11,8 +11,8 @@ import datasets
 import pyarrow.parquet as pq
 from huggingface_hub import DatasetCard
 
-from .conftest import run_cli, write_toml
-from .test_local import make_corpus, write_manifest
+from tests.helpers.cli import run_cli, write_toml
+from tests.helpers.local import make_corpus, write_manifest
 
 
 def _build(manifest: Path, out: Path, config: Path) -> None:

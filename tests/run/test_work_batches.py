@@ -13,8 +13,7 @@ from loralay_build.run.context import BuildRequest
 from loralay_build.run.pipeline import Pipeline
 from loralay_build.sources import load_settings
 from loralay_build.state import FETCHED, PROCESSED, State
-
-from .test_local import make_corpus, write_manifest
+from tests.helpers.local import make_corpus, write_manifest
 
 
 class FullDisk(WorkStore):

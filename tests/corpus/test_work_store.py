@@ -12,17 +12,16 @@ from loralay_build.config import OutputSettings
 from loralay_build.corpus.schema import FULL_SCHEMA
 from loralay_build.corpus.writer import WorkFileError, WorkStore, rows_table, write_shard
 from loralay_build.errors import ConfigError
-
-from .conftest import run_cli, write_toml
-from .test_columns import _compact_row, _plain_row
-from .test_local import make_corpus, write_manifest
+from tests.helpers.cli import run_cli, write_toml
+from tests.helpers.local import make_corpus, write_manifest
+from tests.helpers.rows import compact_row, plain_row
 
 SETTINGS = OutputSettings(shard_rows=5, row_group_rows=2)
 KEYS = [f"{i:064d}" for i in range(7)]
 
 
 def _rows() -> list[dict[str, object]]:
-    return [(_compact_row if i % 2 else _plain_row)(i) for i in range(len(KEYS))]
+    return [(compact_row if i % 2 else plain_row)(i) for i in range(len(KEYS))]
 
 
 def test_work_files_read_back_as_the_example_schema(tmp_path: Path) -> None:
@@ -66,7 +65,7 @@ def test_text_that_is_not_utf8_is_refused_before_the_shard_writer(tmp_path: Path
     """IPC reads are not decoded value by value as Parquet's are: the full validation is what
     keeps invalid offsets or text out of the shards."""
     work = WorkStore(tmp_path / "work", SETTINGS, FULL_SCHEMA)
-    table = rows_table([_plain_row(0)], FULL_SCHEMA)
+    table = rows_table([plain_row(0)], FULL_SCHEMA)
     words = pa.StringArray.from_buffers(2, pa.py_buffer(b"\0\0\0\0\2\0\0\0\4\0\0\0"),
                                         pa.py_buffer(b"ok\xff\xfe"))
     column = pa.ListArray.from_arrays(pa.array([0, 2], type=pa.int32()), words,

@@ -3,21 +3,17 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-from typing import NamedTuple
 
-import numpy as np
-import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loralay_build.config import FilterSettings, SplitSettings
-from loralay_build.corpus.arrays import to_arrow
 from loralay_build.corpus.filters import compute_thresholds, percentile
-from loralay_build.corpus.split import SPLITS, Codes, SplitColumns, assign_splits, split_code
+from loralay_build.corpus.split import assign_splits
 from loralay_build.errors import Reason
-
-from .conftest import run_cli
-from .test_local import make_corpus, write_manifest
+from tests.helpers.cli import run_cli
+from tests.helpers.local import make_corpus, write_manifest
+from tests.helpers.splits import SplitItem, named, split_columns
 
 RATIOS = SplitSettings(0.8, 0.1, 0.1)
 
@@ -25,26 +21,6 @@ RATIOS = SplitSettings(0.8, 0.1, 0.1)
 def items(n: int, start: int = 0) -> list[SplitItem]:
     return [SplitItem(f"d{i:04d}", f"{2000 + i // 12}-{i % 12 + 1:02d}", None, None)
             for i in range(start, start + n)]
-
-
-class SplitItem(NamedTuple):
-    id: str
-    published: str
-    current: str | None  # split stored by an earlier build
-    preset: str | None  # split imposed by the source
-
-
-def split_columns(items: list[SplitItem]) -> SplitColumns:
-    return SplitColumns(to_arrow([i.id for i in items], pa.string()),
-                        to_arrow([i.published for i in items], pa.string()),
-                        np.array([split_code(i.current) for i in items], np.int8),
-                        np.array([split_code(i.preset) for i in items], np.int8))
-
-
-def named(columns: SplitColumns, codes: Codes) -> dict[str, str]:
-    """{id: split} of the items `codes` gives a split."""
-    return {cid: SPLITS[code] for cid, code in zip(columns.ids.to_pylist(), codes.tolist(),
-                                                    strict=True) if code >= 0}
 
 
 def assign(corpus: list[SplitItem]) -> dict[str, str]:

@@ -10,7 +10,6 @@ import signal
 import stat
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,9 +24,9 @@ from loralay_build.run.pipeline import Pipeline
 from loralay_build.sandbox import Sandbox
 from loralay_build.sources import load_settings
 from loralay_build.state import State
-
-from .conftest import run_cli, write_toml
-from .test_local import make_corpus, write_manifest
+from tests.helpers.cli import build_local, run_cli, write_toml
+from tests.helpers.local import make_corpus, write_manifest
+from tests.helpers.waits import DEADLINE, wait_for
 
 
 def load_ids(folder: Path) -> list[str]:
@@ -36,12 +35,6 @@ def load_ids(folder: Path) -> list[str]:
 
     loaded = datasets.load_dataset(str(folder), download_mode="force_redownload")
     return [i for split in loaded.values() for i in split["article_id"]]
-
-
-def build_local(manifest: Path, out: Path, *extra: str,
-                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return run_cli("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
-                   "--no-filter", *extra, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -282,13 +275,11 @@ def test_sigterm_stops_like_ctrl_c(tmp_path: Path) -> None:
             [sys.executable, "-m", "loralay_build.cli", "hal", "--out", str(out),
              "--config", str(config)],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while len(box.server.requests("/_host/")) < 2 and proc.poll() is None:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        wait_for(lambda: len(box.server.requests("/_host/")) >= 2 or proc.poll() is not None,
+                 "second download")
         assert proc.poll() is None, "the build ended before the signal"
         proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=DEADLINE)
     assert proc.returncode == 130, err
     assert "terminated (SIGTERM)" in err and "Traceback" not in err
     run = State(out).last_run("hal")

@@ -15,8 +15,7 @@ from loralay_build.corpus.dedup import (
     keep_published,
     similarity,
 )
-
-from .test_split_filters import SplitItem, named, split_columns
+from tests.helpers.splits import SplitItem, named, split_columns
 
 WORDS = ("model", "attention", "graph", "layout", "summary", "token", "corpus", "vision",
          "robust", "sparse", "policy", "reward", "kernel", "prior", "latent", "noise")

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from loralay_build.corpus.arrays import to_arrow
 from loralay_build.corpus.pages import PAGES_SCHEMA
 from loralay_build.corpus.schema import FULL_SCHEMA
-from loralay_build.views.schema import CITATIONS, SUMPUBMED, arrow_schema
-
-from .test_local import make_corpus, write_manifest
+from loralay_build.sources.pubmed.view_schema import CITATIONS, SUMPUBMED
+from loralay_build.views.schema import arrow_schema
+from tests.helpers.local import make_corpus, write_manifest
 
 FIELDS = [*FULL_SCHEMA, *arrow_schema(SUMPUBMED), *arrow_schema(CITATIONS), *PAGES_SCHEMA]
 TYPES = {str(f.type): f.type for f in FIELDS}  # every distinct column type

@@ -22,9 +22,8 @@ from loralay_build.corpus.report import (
     rejects_figure,
     years_figure,
 )
-
-from .conftest import run_cli
-from .test_local import make_corpus, write_manifest
+from tests.helpers.cli import run_cli
+from tests.helpers.local import make_corpus, write_manifest
 
 
 @pytest.fixture(scope="module")

@@ -9,14 +9,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from loralay_build.blobs import BlobStore
+from loralay_build.corpus.columns import Column
+from loralay_build.dates import PARTIAL_DATE
 from loralay_build.errors import ConfigError
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
+from loralay_build.licences import ALL_RIGHTS_RESERVED, LicenceMapping, Terms, recognise
+from loralay_build.parse.clean import Cleaner, CoverPage
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext
 from loralay_build.sources.command import SourceCommand, since_option
 from loralay_build.tables import check_ranges
+from loralay_build.views.schema import ViewLayout
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +31,6 @@ FIELDS = (
     "publicationDate_s,submittedDate_tdate,modifiedDate_tdate"
 )
 ABSTRACT_FIELD = re.compile(r"^([a-z]{2,3})_abstract_s$")
-PARTIAL_DATE = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
 WATERMARK = "modifiedDate_tdate"
 
 
@@ -100,6 +104,38 @@ class HalConfig(SourceConfig):
         check_ranges(self, "source", at_least={"rows": 1})
 
 
+HAL_PUBLIC_DOMAIN = Terms("LicenseRef-HAL-public-domain",
+                          "http://hal.archives-ouvertes.fr/licences/publicDomain/", free=True)
+# HAL's own licence pages and labels, as HAL's licence referential offers them for
+# `licence_s` (the `licence` menu of a HAL deposit client lists these values and labels;
+# HAL's other values are the Creative Commons URLs the recogniser reads, unversioned
+# `…/licenses/by/` and `http://creativecommons.org/choose/mark/` among them).
+_HAL_OWN = {
+    "publicdomain": HAL_PUBLIC_DOMAIN.spdx,  # ".../licences/publicDomain/": "Domaine public"
+    "etalab": "etalab-2.0",  # ".../licences/etalab/": "ETALAB - Licence Ouverte"
+    "copyright": ALL_RIGHTS_RESERVED,  # ".../licences/copyright/": "Copyright (Tous droits…)"
+}
+_HAL_NAMES = {
+    "domaine public": HAL_PUBLIC_DOMAIN.spdx,
+    "etalab - licence ouverte": "etalab-2.0",
+    "copyright (tous droits réservés)": ALL_RIGHTS_RESERVED,
+}
+
+
+def licence_id(raw: str) -> str | None:
+    """HAL's own licence pages and labels, then the shared recogniser."""
+    own = re.fullmatch(r"(?:https?://)?[a-z.-]*(?:archives-ouvertes\.fr|hal\.science)"
+                       r"/licen[cs]es/([A-Za-z]+)/?", raw.strip())
+    if own:
+        return _HAL_OWN.get(own.group(1).lower())
+    return _HAL_NAMES.get(raw.strip().lower()) or recognise(raw)
+
+
+# HAL's generated cover page: its id line and its banner in English or French.
+HAL_COVER = CoverPage("HAL Id", ("HAL is a multi-disciplinary open access archive",
+                                 "L'archive ouverte pluridisciplinaire HAL"))
+
+
 class HalSource:
     name = "hal"
     config_class: type[SourceConfig] = HalConfig
@@ -107,7 +143,13 @@ class HalSource:
         help="Crawl HAL: French articles and conference papers with a file.",
         options=(since_option("Only records modified since this date (YYYY[-MM[-DD]])."),),
     )
+    declares: tuple[Column, ...] = ()
+    demos: tuple[str, ...] = ("hal",)
+    licences = LicenceMapping(read=licence_id, terms=(HAL_PUBLIC_DOMAIN,))
     columns: tuple[str, ...] = ("doi",)
+    card_notes = ""
+    cleaners: tuple[tuple[str, Cleaner], ...] = (("hal_cover", HAL_COVER),)
+    views: tuple[ViewLayout, ...] = ()
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(HalConfig)

@@ -7,7 +7,6 @@ import multiprocessing.forkserver
 import os
 import signal
 import threading
-import time
 from pathlib import Path
 
 from loralay_build.errors import Reason
@@ -15,8 +14,8 @@ from loralay_build.parse.backend import backend_module
 from loralay_build.run.isolation import IsolatedPool, Limits, WorkerLost
 from loralay_build.run.process import Outcome, Task, process_document
 from loralay_build.run.worker_results import outcome_of
-
-from .reliability.workfuncs import behave
+from tests.helpers.waits import wait_for, zombie_children
+from tests.helpers.workfuncs import behave
 
 
 def _server_pid() -> int | None:
@@ -79,7 +78,9 @@ def test_a_worker_dead_while_idle_is_replaced_before_its_next_task() -> None:
         os.kill(server, signal.SIGSTOP)
         resume = threading.Timer(1.0, os.kill, (server, signal.SIGCONT))
         try:
-            time.sleep(0.5)  # the worker has exited; only the server could tell
+            # the worker has exited (a zombie the stopped server has not reaped); only the
+            # server could tell
+            wait_for(lambda: bool(zombie_children(server)), "exit of the idle worker")
             resume.start()
             assert dict(results) == {("return", 21): 42}
         finally:

@@ -31,11 +31,10 @@ from loralay_build.run.process import Outcome, Task
 from loralay_build.run.worker_results import limits_of, outcome_of
 from loralay_build.state import State
 from loralay_build.text import MatchSettings
+from tests.helpers.cli import run_cli, write_toml
+from tests.helpers.local import make_corpus, write_manifest
 
-from .conftest import run_cli, write_toml
-from .test_local import make_corpus, write_manifest
-
-BOMB = Path(__file__).parent / "fixtures" / "badpdfs" / "C02_flate_bomb_nested_4GiB.pdf"
+BOMB = Path(__file__).parents[1] / "fixtures" / "badpdfs" / "C02_flate_bomb_nested_4GiB.pdf"
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
@@ -272,7 +271,7 @@ def test_a_worker_killed_at_its_memory_limit_is_too_large() -> None:
 
 
 def test_a_crash_far_from_the_memory_limit_stays_corrupted() -> None:
-    from tests.raywork import crash_or_process
+    from tests.helpers.raywork import crash_or_process
 
     control = BOMB.parent / "A00_control_valid.pdf"
     tasks = []

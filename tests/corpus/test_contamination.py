@@ -17,9 +17,8 @@ from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
 from loralay_build.sandbox.textgen import ProseGenerator
 from loralay_build.state import State
 from loralay_build.text.minhash import jaccard, signature, similar_pairs, to_text
-
-from .conftest import run_cli, write_toml
-from .test_local import write_manifest
+from tests.helpers.cli import run_cli, write_toml
+from tests.helpers.local import write_manifest
 
 
 def _words(seed: int, n: int = 600) -> list[str]:

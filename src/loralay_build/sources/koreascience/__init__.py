@@ -11,14 +11,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from loralay_build.blobs import BlobStore
+from loralay_build.corpus.columns import Column
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
+from loralay_build.licences import LicenceMapping
+from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, batched
 from loralay_build.sources.command import SourceCommand
 from loralay_build.sources.crawl import CrawlConfig, spider_items
 from loralay_build.tables import check_ranges
+from loralay_build.views.schema import ViewLayout
+
+# The spider `spiders.run` imports in its subprocess (this one does not import Scrapy).
+SPIDER = "loralay_build.sources.koreascience.spider:KoreaScienceSpider"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -75,7 +82,13 @@ class KoreaScienceSource:
     config_class: type[SourceConfig] = KoreaScienceConfig
     command = SourceCommand(
         help="Crawl KoreaScience (Scrapy, resumable): Korean articles with a Korean abstract.")
+    declares: tuple[Column, ...] = ()
     columns: tuple[str, ...] = ("doi",)
+    card_notes = ""
+    cleaners: tuple[tuple[str, Cleaner], ...] = ()
+    views: tuple[ViewLayout, ...] = ()
+    demos: tuple[str, ...] = ("koreascience",)
+    licences = LicenceMapping()
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(KoreaScienceConfig)
@@ -83,7 +96,7 @@ class KoreaScienceSource:
                   "publisher": cfg.publisher, "first_year": cfg.first_year,
                   "last_year": cfg.last_year, "page_size": cfg.page_size,
                   "skip": sorted(r.candidate.source_id for r in ctx.state.rows(ctx.dataset))}
-        items = spider_items("koreascience", config, "KoreaScience")
+        items = spider_items(SPIDER, config, "KoreaScience")
         try:
             yield from batched((to_candidate(item, ctx.dataset) for item in items),
                                cfg.batch_size)

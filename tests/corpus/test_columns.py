@@ -23,6 +23,7 @@ from loralay_build.records import Candidate, Document, Page
 from loralay_build.run.process import Task, build_row
 from loralay_build.sources import SOURCES
 from loralay_build.text import MatchSettings
+from tests.helpers.rows import compact_row, plain_row
 
 WORDS = st.lists(st.text(st.characters(exclude_categories=["Cs"]), max_size=8), max_size=40)
 COORD = st.floats(-50.0, 900.0, allow_nan=False)
@@ -71,25 +72,12 @@ def test_row_of_compact_columns_equals_the_python_row(
     assert isinstance(row["article_bboxes"], np.ndarray)
 
 
-def _plain_row(i: int) -> dict[str, object]:
-    row: dict[str, object] = {field.name: None for field in FULL_SCHEMA}
-    row.update(
-        article_id=f"local:{i}", article_words=[f"w{i}", "été", "x"] * (i + 1),
-        article_bboxes=[[i, 2, 3, 4]] * 3 * (i + 1),
-        article_norm_bboxes=[[1, i, 3, 4]] * 3 * (i + 1),
-        word_pages=[0, 1, 1] * (i + 1), page_sizes=[{"width": 612.0, "height": 792.0}] * 2,
-        abstracts=[{"lang": "fr", "text": f"résumé {i}"}], matches=[], lang_confidence=0.5,
-        abstract=f"résumé {i}", language="fr",
-    )
-    return row
-
-
 def test_shards_from_batched_work_files_match_a_direct_write(tmp_path: Path) -> None:
     """Work files written in a batch and read back give the bytes of writing the rows at once,
     over several row groups and shards (Parquet's list item names included)."""
     settings = OutputSettings(shard_rows=5, row_group_rows=2)
     work = WorkStore(tmp_path / "work", settings, FULL_SCHEMA)
-    rows = [_plain_row(i) for i in range(7)]
+    rows = [plain_row(i) for i in range(7)]
     work.put_many([(f"{i:064d}", row) for i, row in enumerate(rows)])
     keys = [f"{i:064d}" for i in range(7)]
     for start in (0, 5):
@@ -101,19 +89,10 @@ def test_shards_from_batched_work_files_match_a_direct_write(tmp_path: Path) -> 
         assert batched.read_bytes() == direct.read_bytes()
 
 
-def _compact_row(i: int) -> dict[str, object]:
-    row = _plain_row(i)
-    row["article_words"] = Strings.pack(row["article_words"])  # type: ignore[arg-type]
-    for key, dtype in (("article_bboxes", np.int32), ("article_norm_bboxes", np.int16),
-                       ("word_pages", np.int16)):
-        row[key] = np.asarray(row[key], dtype=dtype)
-    return row
-
-
 def test_rows_table_holds_each_row_as_its_own_batch() -> None:
     """Compact and plain rows mixed in one batch: every row of the table is that row alone."""
     rows: list[dict[str, Any]] = [
-        _compact_row(0), _plain_row(1), _compact_row(2), {"article_id": "local:3"}
+        compact_row(0), plain_row(1), compact_row(2), {"article_id": "local:3"}
     ]
     table = rows_table(rows, FULL_SCHEMA)
     assert table.num_rows == len(rows)

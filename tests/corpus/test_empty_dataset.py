@@ -11,10 +11,8 @@ import datasets
 import pytest
 
 from loralay_build.state import State
-
-from .conftest import run_cli
-from .test_integrity import build_local
-from .test_local import make_corpus, write_manifest
+from tests.helpers.cli import build_local, run_cli
+from tests.helpers.local import make_corpus, write_manifest
 
 
 def test_a_dataset_without_rows_leaves_no_folder(tmp_path: Path) -> None:

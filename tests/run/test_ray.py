@@ -18,8 +18,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +35,14 @@ from loralay_build.run.process import Outcome, Task
 from loralay_build.sandbox import Sandbox
 from loralay_build.sources import load_settings
 from loralay_build.text import MatchSettings
+from tests.helpers import buildrun
+from tests.helpers.cli import run_cli
+from tests.helpers.local import make_corpus, write_manifest
+from tests.helpers.reliability import BADPDFS
+from tests.helpers.waits import DEADLINE, state_of, wait_for
 
-from .conftest import run_cli
-from .reliability import buildrun
-from .reliability.conftest import BADPDFS
-from .test_local import make_corpus, write_manifest
+# Every test here builds on a real cluster; on a loaded machine one takes minutes.
+pytestmark = pytest.mark.timeout(900)
 
 DOCS = 16
 SEED = 5
@@ -46,6 +50,7 @@ TIMEOUT = 20.0  # the 1 GiB bomb needs ~6 s (more on a busy machine) to reach Me
 
 
 WORKER_NODES = 2
+RUNNING = b"ray::process_remote"  # a Ray worker's process title while it runs a document
 
 
 @dataclass
@@ -61,41 +66,78 @@ class RayCluster:
             self.cluster.remove_node(node)
             self.workers.remove(node)
 
-    def parsing_node(self, timeout: float) -> Any:
-        """A worker node whose isolated child is parsing a document right now (its CPU time
-        grows), so a task is running there."""
-        last = [_parse_ticks(node) for node in self.workers]
-        deadline = time.monotonic() + timeout
+    def hold_running_task(self) -> tuple[Any, set[int]]:
+        """A worker node with a document in flight, held there until the node leaves: the Ray
+        worker whose title says it runs `process_remote` is stopped, and its title read again
+        once it is stopped. The node, and the processes to kill once it has left."""
+        deadline = time.monotonic() + DEADLINE
         while time.monotonic() < deadline:
-            time.sleep(0.02)
-            for i, node in enumerate(self.workers):
-                ticks = _parse_ticks(node)
-                if ticks > last[i]:
-                    return node
-                last[i] = ticks
-        raise AssertionError("no worker node parsed anything")
+            for node in self.workers:
+                for pid in buildrun.children(node.all_processes["raylet"][0].process.pid):
+                    if not _cmdline(pid).startswith(RUNNING):
+                        continue
+                    os.kill(pid, signal.SIGSTOP)
+                    wait_for(partial(_stopped, pid), "the worker stopped")
+                    if _cmdline(pid).startswith(RUNNING):  # frozen while running it
+                        return node, {pid} | buildrun.children(pid)
+                    os.kill(pid, signal.SIGCONT)  # it finished just before the stop
+            time.sleep(0.01)
+        raise AssertionError("no worker node ran a document")
+
+    def remove_held(self, node: Any, held: set[int]) -> None:
+        """Remove a node whose worker `hold_running_task` stopped; the stopped worker goes
+        once the cluster has marked the node dead, so the driver learns of a lost node."""
+        import ray
+
+        try:
+            self.remove([node])
+            wait_for(lambda: not any(n["Alive"] for n in ray.nodes()  # type: ignore[no-untyped-call]
+                                      if n["NodeID"] == node.node_id), "the node marked dead")
+        finally:
+            for pid in held:
+                with suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
 
     def restore(self) -> None:
         """Worker nodes back to `WORKER_NODES`, for the module's other tests. The nodes
         start together, so a build that waits for CPUs sees them join within about a
         second of each other instead of one node start-up apart."""
+        import ray
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        added = []
         while len(self.workers) < WORKER_NODES:
-            self.workers.append(self.cluster.add_node(num_cpus=1, wait=False))
+            added.append(self.cluster.add_node(num_cpus=1, wait=False))
+            self.workers.append(added[-1])
         self.cluster.wait_for_nodes()
+        # Each new node has run a task (without taking a CPU a stopped build may hold) and
+        # the cluster counts every CPU: a build that starts or resumes now sees them all.
+        here = [ray.remote(_node_id).options(num_cpus=0, scheduling_strategy=(
+            NodeAffinitySchedulingStrategy(node.node_id, soft=False))).remote() for node in added]
+        assert ray.get(here, timeout=DEADLINE) == [node.node_id for node in added]
+        wait_for(lambda: _cpus(ray.cluster_resources()) == WORKER_NODES,  # type: ignore[no-untyped-call]
+                 "every CPU counted")
 
 
-def _parse_ticks(node: Any) -> int:
-    """CPU ticks so far of a node's isolated children and their fork servers."""
-    total = 0
-    for pid in buildrun.children(node.all_processes["raylet"][0].process.pid):
-        try:
-            if b"multiprocessing.forkserver" not in Path(f"/proc/{pid}/cmdline").read_bytes():
-                continue
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:  # it just ended
-            continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total
+def _node_id() -> str:
+    import ray
+
+    return str(ray.get_runtime_context().get_node_id())
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:  # it just ended
+        return b""
+
+
+def _cpus(resources: dict[str, float]) -> float:
+    return resources.get("CPU", 0)
+
+
+def _stopped(pid: int) -> bool:
+    return state_of(pid) in ("T", "")
 
 
 @pytest.fixture(scope="module")
@@ -107,9 +149,9 @@ def ray_cluster() -> Iterator[RayCluster]:
     cluster = Cluster(initialize_head=True,
                       head_node_args={"num_cpus": 0, "include_dashboard": False})
     try:
+        ray.init(address=cluster.address, log_to_driver=False)
         nodes = RayCluster(cluster, [])
         nodes.restore()
-        ray.init(address=cluster.address, log_to_driver=False)
         yield nodes
     finally:
         ray.shutdown()
@@ -322,47 +364,40 @@ def _wait_until(proc: subprocess.Popen[Any], ready: Callable[[], bool], what: st
 
 
 def _build_losing_a_node(ray_cluster: RayCluster, folder: Path) -> tuple[Path, int, str]:
-    """A Ray build from which the node parsing a document is removed once the first
-    document is processed; the output root, the exit code and the `-v` log."""
+    """A Ray build from which a node running a document (held there) is removed once the
+    first document is processed; the output root, the exit code and the `-v` log."""
     out = folder / "out"
     env = {**os.environ, "LORALAY_RUN__COMMIT_BATCH": "1"}  # progress visible in the state
     with _logged_ray_build(ray_cluster, folder, out, env) as proc:
         _wait_until(proc, lambda: _counts(out).get("processed", 0) >= 1, "the node left")
-        ray_cluster.remove([ray_cluster.parsing_node(timeout=60)])
+        ray_cluster.remove_held(*ray_cluster.hold_running_task())
         proc.wait(timeout=buildrun.RUN_TIMEOUT)
     return out, proc.returncode, (folder / "stderr").read_text()
 
 
 def test_node_removed_mid_build(ray_cluster: RayCluster, hal_reference: Path,
                                 tmp_path: Path) -> None:
-    """A worker node leaves while it parses: its documents go to the other, each document is
-    committed once, and the corpus is byte-identical to the local executor's.
+    """A worker node leaves while it runs a document: its documents go to the other, each
+    document is committed once, and the corpus is byte-identical to the local executor's.
 
-    The node can finish its last document between being seen parsing and being removed, so
-    a build may lose a node with nothing on it: the build is then tried again (every try
-    must still give the same corpus) until a node leaves with documents on it.
+    The Ray worker running the document is stopped before the node leaves, so the node
+    cannot finish it first: the node always leaves with a document on it.
     """
-    resubmitted = 0
-    for attempt in range(4):
-        folder = tmp_path / f"try{attempt}"
-        folder.mkdir()
-        try:
-            out, returncode, stderr = _build_losing_a_node(ray_cluster, folder)
-        finally:
-            ray_cluster.restore()
-        assert returncode == 0, stderr[-2000:]
-        per_node, resubmitted = spread(stderr)
-        assert stderr.count("a node was lost with") == resubmitted
-        assert digests(out / "hal") == digests(hal_reference)
-        assert buildrun.split_ids(out / "hal") == buildrun.split_ids(hal_reference)
-        # Each document processed or rejected once, as many as without Ray.
-        assert _last_run_counts(out) == _last_run_counts(hal_reference.parent)
-        assert sum(per_node.values()) == sum(
-            n for k, n in _last_run_counts(out).items()
-            if k == "processed" or k.startswith("rejected_"))
-        if resubmitted:
-            break
-    assert resubmitted >= 1, "no try lost a node with documents on it"
+    try:
+        out, returncode, stderr = _build_losing_a_node(ray_cluster, tmp_path)
+    finally:
+        ray_cluster.restore()
+    assert returncode == 0, stderr[-2000:]
+    per_node, resubmitted = spread(stderr)
+    assert stderr.count("a node was lost with") == resubmitted
+    assert digests(out / "hal") == digests(hal_reference)
+    assert buildrun.split_ids(out / "hal") == buildrun.split_ids(hal_reference)
+    # Each document processed or rejected once, as many as without Ray.
+    assert _last_run_counts(out) == _last_run_counts(hal_reference.parent)
+    assert sum(per_node.values()) == sum(
+        n for k, n in _last_run_counts(out).items()
+        if k == "processed" or k.startswith("rejected_"))
+    assert resubmitted >= 1, "the node left without documents on it"
 
 
 def test_cluster_without_cpus_stops_then_resumes(ray_cluster: RayCluster, hal_reference: Path,
@@ -382,8 +417,14 @@ def test_cluster_without_cpus_stops_then_resumes(ray_cluster: RayCluster, hal_re
             try:
                 _wait_until(proc, lambda: _counts(out).get("processed", 0) >= 2,
                             "the nodes left")
-                ray_cluster.remove(list(ray_cluster.workers))
-                _, stderr = proc.communicate(timeout=120)
+                # The driver is stopped while the nodes leave, so that the build cannot
+                # finish its last documents on the node that leaves last.
+                os.kill(proc.pid, signal.SIGSTOP)
+                try:
+                    ray_cluster.remove(list(ray_cluster.workers))
+                finally:
+                    os.kill(proc.pid, signal.SIGCONT)
+                _, stderr = proc.communicate(timeout=DEADLINE)
             finally:
                 proc.kill()
                 proc.wait()
@@ -447,7 +488,7 @@ def _task(path: Path, backend: str, source_id: str | None = None) -> Task:
 def test_hostile_pdfs_cost_one_reject_each(ray_address: str) -> None:
     """A hang, two memory bombs, a segfault and an abort on Ray workers; the run finishes."""
     from loralay_build.run.ray_executor import RayExecutor
-    from tests.raywork import crash_or_process
+    from tests.helpers.raywork import crash_or_process
 
     control = BADPDFS / "A00_control_valid.pdf"
     tasks = [
@@ -553,8 +594,7 @@ def test_eurlex_bundles_travel_with_their_parts(ray_address: str, tmp_path: Path
     from loralay_build.config import merge
     from loralay_build.sandbox.eurlex import EurlexSandbox
     from loralay_build.sandbox.server import SandboxServer
-
-    from .sources.cli_helpers import FAST, write_config
+    from tests.helpers.cli_runner import FAST, write_config
 
     with SandboxServer() as server:
         sandbox = EurlexSandbox(server, n_docs=6, seed=3, faults=False)
@@ -584,7 +624,7 @@ def test_a_result_lost_with_its_node_is_sent_again(ray_cluster: RayCluster,
     executor = RayExecutor(RunSettings(executor="ray", ray_address=ray_address))
     try:
         ref = ray.remote(_big_result).options(num_cpus=1, max_retries=0).remote()
-        ready, _ = ray.wait([ref], timeout=120, fetch_local=False)
+        ready, _ = ray.wait([ref], timeout=DEADLINE, fetch_local=False)
         assert ready, "the task did not finish"
         ray_cluster.remove(list(ray_cluster.workers))
         sent = _Sent(_task(BADPDFS / "A00_control_valid.pdf", "pdfium"))

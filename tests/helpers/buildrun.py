@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from loralay_build.layout import OutputLayout
 from loralay_build.sandbox import Sandbox
-from tests.conftest import write_toml
+from tests.helpers.cli import write_toml
 
 RUN_TIMEOUT = 300.0  # no single build may take longer in these tests
 

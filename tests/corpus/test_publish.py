@@ -34,10 +34,9 @@ from loralay_build.corpus.schema import FULL_SCHEMA, dataset_schema
 from loralay_build.corpus.writer import rows_table, write_shard
 from loralay_build.sources.local import LocalSource
 from loralay_build.state import RunLock
-
-from .conftest import run_cli, write_toml
-from .sources.cli_helpers import assert_dataset_schema
-from .test_local import make_corpus, write_manifest
+from tests.helpers.cli import run_cli, write_toml
+from tests.helpers.cli_runner import assert_dataset_schema
+from tests.helpers.local import make_corpus, write_manifest
 
 BASE_DOCS = 40
 

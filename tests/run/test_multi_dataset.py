@@ -16,9 +16,9 @@ from loralay_build.config import merge
 from loralay_build.sandbox.eurlex import EurlexSandbox
 from loralay_build.sandbox.server import SandboxServer
 from loralay_build.state import State
-
-from .conftest import run_cli
-from .sources.cli_helpers import FAST, write_config
+from tests.helpers.cli import run_cli
+from tests.helpers.cli_runner import FAST, write_config
+from tests.helpers.waits import DEADLINE, wait_for
 
 DEMO = ["demo", "--docs", "5", "--only", "hal", "--only", "scielo-es", "--only", "koreascience"]
 
@@ -28,13 +28,11 @@ def _signal_after(args: list[str], ready: Path, signum: int) -> tuple[int, str, 
     proc = subprocess.Popen([sys.executable, "-m", "loralay_build.cli", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 180
-        while not ready.exists() and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_for(lambda: ready.exists() or proc.poll() is not None, f"{ready}")
         assert proc.poll() is None, f"finished before {ready} appeared: {proc.communicate()}"
         os.kill(proc.pid, signum)
         sent = time.monotonic()
-        _, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=DEADLINE)
         return proc.returncode, err, time.monotonic() - sent
     finally:
         if proc.poll() is None:

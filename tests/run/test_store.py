@@ -8,8 +8,7 @@ import tomllib
 from pathlib import Path
 
 from loralay_build.sandbox import Sandbox
-
-from .conftest import run_cli, write_toml
+from tests.helpers.cli import run_cli, write_toml
 
 
 def _pdf_blobs(out: Path) -> int:

@@ -3,8 +3,6 @@ between a 200- and an 800-document build, and `verify` still reporting every pro
 
 from __future__ import annotations
 
-import hashlib
-import json
 import shutil
 import subprocess
 import sys
@@ -19,11 +17,10 @@ import pytest
 
 from loralay_build.corpus.verify import verify_dataset
 from loralay_build.inspect.layers import find_row
+from tests.helpers.cli import run_cli
+from tests.helpers.local import make_corpus, relist, write_manifest
 
-from .conftest import run_cli
-from .test_local import make_corpus, write_manifest
-
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 from bench_memory import PeakRss  # noqa: E402
 
@@ -44,17 +41,6 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "data" / "local"
 
 
-def _relist(folder: Path) -> None:
-    """Make build.json describe the shards as they now are (as a publish would)."""
-    build = json.loads((folder / "build.json").read_text())
-    for entry in build["files"]:
-        path = folder / entry["name"]
-        entry["bytes"] = path.stat().st_size
-        entry["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
-        entry["rows"] = pq.ParquetFile(path).metadata.num_rows
-    (folder / "build.json").write_text(json.dumps(build))
-
-
 def _train(folder: Path) -> Path:
     return next(folder.glob("train-*.parquet"))
 
@@ -73,7 +59,7 @@ def test_verify_of_one_large_shard_stays_small(small: Path, tmp_path: Path) -> N
     table = table.set_column(0, table.schema.field(0), ids)
     pq.write_table(table, shard, row_group_size=200, compression="zstd",
                    write_page_checksum=True, use_dictionary=False, write_statistics=False)
-    _relist(folder)
+    relist(folder)
     words = pc.sum(pc.list_value_length(table["article_words"])).as_py()
     assert words > 1_000_000  # the shard is large in Python objects
     proc = subprocess.Popen([sys.executable, "-m", "loralay_build.cli", "verify", str(folder)],
@@ -157,7 +143,7 @@ def test_verify_reports_every_problem(small: Path, tmp_path: Path) -> None:
     test.write_bytes(train_bytes)
     train, test = _train(cases["twice"]), next(cases["twice"].glob("test-*.parquet"))
     pq.write_table(pq.read_table(train), test, compression="zstd", write_page_checksum=True)
-    _relist(cases["twice"])
+    relist(cases["twice"])
 
     problems = {case: "\n".join(verify_dataset(folder)) for case, folder in cases.items()}
     assert "sha256 differs" in problems["tamper"]
@@ -190,7 +176,7 @@ def test_verify_checks_row_invariants_per_row_group(small: Path, tmp_path: Path)
     table = pa.Table.from_pylist([*good, lengths, box, page, empty],
                                  schema=pq.read_schema(shard))
     pq.write_table(table, shard, row_group_size=2, compression="zstd", write_page_checksum=True)
-    _relist(folder)
+    relist(folder)
     name = shard.name
     assert verify_dataset(folder) == [
         f"{name}: local:lengths: list lengths differ: words {len(rows[0]['article_words'])}, "
