@@ -38,6 +38,7 @@ from unittest.mock import patch
 
 from bench_e2e import make_corpus
 from loralay_build.config import RunSettings
+from loralay_build.layout import OutputLayout
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate
 from loralay_build.run import lifecycle, pipeline, process_stage
@@ -105,7 +106,7 @@ def run_variant(manifest: Path, out: Path, run: dict[str, Any]) -> dict[str, flo
     overrides = {"source": {"input": str(manifest)},
                  "run": {"executor": "ray", "recycle_after": 1_000_000, **run}}
     with stubbed_ray(measured):
-        code = lifecycle.run_build("local", out, None, None, overrides,
+        code = lifecycle.run_build("local", OutputLayout(out), None, None, overrides,
                                    notify=lambda line: print(line, file=sys.stderr)).code
     if code not in (0, 3) or len(measured) != 1:
         rejects = out / "local" / "rejects.jsonl"

@@ -41,6 +41,7 @@ import pyarrow.parquet as pq
 from bench_e2e import timed_build
 from hub_transfer import chunks, files_of, transfer
 from loralay_build.config import OutputSettings
+from loralay_build.layout import OutputLayout
 
 AREAS = ("shards", "work", "blobs", "state")
 
@@ -70,12 +71,12 @@ def write_manifest(path: Path, entries: list[dict[str, object]]) -> None:
 
 
 def area_files(out: Path, dataset: str) -> dict[str, list[Path]]:
-    state = out / ".loralay"
+    layout = OutputLayout(out)
     return {
-        "shards": sorted((out / dataset).glob("*.parquet")),
-        "work": sorted(p for p in (state / "work").rglob("*") if p.is_file()),
-        "blobs": sorted(p for p in (state / "blobs").glob("??/*")),
-        "state": sorted(state.glob("*.sqlite*")),
+        "shards": sorted(layout.dataset(dataset).glob("*.parquet")),
+        "work": sorted(p for p in layout.work.rglob("*") if p.is_file()),
+        "blobs": sorted(p for p in layout.blobs.glob("??/*")),
+        "state": sorted(layout.state_dir.glob("*.sqlite*")),
     }
 
 
@@ -159,7 +160,7 @@ def rewrite_plain(paths: list[Path], folder: Path) -> list[Path]:
 def step(name: str, manifest: Path, out: Path, workers: int, config: Path, dataset: str,
          results: dict[str, dict[str, float]], cache: Path, light: bool = False) -> None:
     """One build and its measures; `light` leaves out verify and the reading times."""
-    before = snapshot(out, dataset) if (out / ".loralay").is_dir() else {a: {} for a in AREAS}
+    before = snapshot(out, dataset) if OutputLayout(out).has_state() else {a: {} for a in AREAS}
     result = run_build(manifest, out, workers, config)
     after = snapshot(out, dataset)
     folder = out / dataset

@@ -26,6 +26,7 @@ import pyarrow as pa
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.publish import FORMAT_KEY, MEMBERS_KEY, Item, format_key, plan
 from loralay_build.corpus.writer import write_shard
+from loralay_build.layout import OutputLayout
 from loralay_build.records import Candidate
 from loralay_build.state import PUBLISHED, State
 
@@ -105,7 +106,7 @@ def main() -> None:
     timed("status: counts per status and reason", lambda: (
         state.status_counts(DATASET), state.reason_counts(DATASET), state.last_run(DATASET),
         state.datasets()))
-    print(f"\nstate.sqlite: {(work / '.loralay' / 'state.sqlite').stat().st_size / 1e6:.1f} MB")
+    print(f"\nstate.sqlite: {OutputLayout(work).state_db.stat().st_size / 1e6:.1f} MB")
     print("\nquery plans:")
     for sql, params in [
         ("SELECT content_hash FROM candidates WHERE dataset = ? AND id = ?", (DATASET, "x")),

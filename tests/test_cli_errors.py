@@ -96,7 +96,7 @@ def test_a_folder_lost_while_publishing_is_one_line_and_the_work_is_kept(
         "source": {"input": str(manifest)}, "run": {"executor": "serial"}})
     state = State(out)
     try:
-        pipeline = Pipeline(BuildRequest("local", "local", out, settings), state)
+        pipeline = Pipeline(BuildRequest("local", "local", settings), state)
         pipeline.discover()
         pipeline.fetch()
         pipeline.process()

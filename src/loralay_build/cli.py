@@ -19,6 +19,7 @@ from loralay_build.cli_options import click_option
 from loralay_build.config import DedupSettings, OutputSettings, merge
 from loralay_build.corpus.folder import read_build, view_status
 from loralay_build.errors import ConfigError, LockHeld
+from loralay_build.layout import OutputLayout
 from loralay_build.native import core_name
 from loralay_build.parse.ocr import ocr_hint
 from loralay_build.progress import BarSafeHandler, hide_progress
@@ -28,7 +29,7 @@ from loralay_build.run.multi import DatasetJob, build_all
 from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_LOCKED, EXIT_USAGE
 from loralay_build.sources import SOURCES, load_settings
 from loralay_build.sources.command import SourceCommand
-from loralay_build.state import FILTERED, STATE_DIR, RunLock, State
+from loralay_build.state import FILTERED, RunLock, State
 from loralay_build.textfile import escaped, read_text
 from loralay_build.writable import check_folder_can_be_made, check_writable_folder
 
@@ -61,7 +62,7 @@ def build(
     allow_empty: bool = False,
 ) -> int:
     """Run one build (see run.lifecycle), its lines on stderr; returns its exit code."""
-    return lifecycle.run_build(source, out, name, config, overrides, since, limit,
+    return lifecycle.run_build(source, OutputLayout(out), name, config, overrides, since, limit,
                                allow_empty, notify=_to_stderr).code
 
 
@@ -226,7 +227,8 @@ def source_command(name: str, command: SourceCommand) -> click.Command:
                            merge(overrides, {"source": plan.source_keys}) if plan.source_keys
                            else overrides, plan.since, limit)
                 for plan in plans]
-        sys.exit(build_all(jobs, out, allow_empty, _to_stderr).code if jobs else EXIT_USAGE)
+        sys.exit(build_all(jobs, OutputLayout(out), allow_empty, _to_stderr).code if jobs
+                 else EXIT_USAGE)
 
     func: Callable[..., Any] = run
     for option in reversed(command.options):
@@ -272,26 +274,29 @@ def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool,
     filters = _checked_flags(BuildFlags(no_filter=no_filter, licences=licences,
                                         exclude_ids=exclude_ids))
     ocr = ocr_ready()
+    layout = OutputLayout(out)
     with Sandbox(docs=docs) as sandbox:
         jobs = [DatasetJob(job.source, job.dataset, overrides=merge(
                     merge(job.overrides, filters),
                     {"run": {"timeout": 30.0}, "ocr": {"enabled": ocr and job.ocr}}))
                 for job in sandbox.demo_builds() if not only or job.dataset in only]
-        stamps = {name: _build_stamp(out / name) for job in jobs for name in _demo_names(job)}
+        stamps = {name: _build_stamp(layout.dataset(name))
+                  for job in jobs for name in _demo_names(job)}
 
         def tell(job: DatasetJob, result: BuildResult) -> None:
             if quiet or result.code not in (0, 3):
                 return
             for name in _demo_names(job):
-                if not (out / name).exists():
+                folder = layout.dataset(name)
+                if not folder.exists():
                     click.echo(f"{name}: no document to publish; no folder written")
-                elif _build_stamp(out / name) != stamps[name]:
-                    click.echo(f"{name}: written to {out / name}; load it with "
-                               f"datasets.load_dataset({str(out / name)!r})")
+                elif _build_stamp(folder) != stamps[name]:
+                    click.echo(f"{name}: written to {folder}; load it with "
+                               f"datasets.load_dataset({str(folder)!r})")
                 else:
-                    click.echo(f"{name}: nothing new to write in {out / name}")
+                    click.echo(f"{name}: nothing new to write in {folder}")
 
-        result = build_all(jobs, out, allow_empty=False, notify=_to_stderr, after=tell)
+        result = build_all(jobs, layout, allow_empty=False, notify=_to_stderr, after=tell)
     sys.exit(result.code)
 
 
@@ -313,11 +318,13 @@ def _demo_names(job: DatasetJob) -> list[str]:
     return [job.dataset, *(f"{job.dataset}-{view}" for view in views)]
 
 
-def _locate_root(path: Path) -> tuple[Path, str | None]:
-    if (path / STATE_DIR).is_dir():
-        return path, None
-    if (path.parent / STATE_DIR).is_dir():  # a dataset, published or not (no rows yet)
-        return path.parent, path.name
+def _locate_root(path: Path) -> tuple[OutputLayout, str | None]:
+    """The output root: `path` itself, or the one holding the dataset folder `path`
+    (published or not: no rows yet), then with that dataset's name."""
+    if OutputLayout(path).has_state():
+        return OutputLayout(path), None
+    if OutputLayout.of_dataset(path).has_state():
+        return OutputLayout.of_dataset(path), path.name
     raise click.UsageError(f"no build state under {path}")
 
 
@@ -327,8 +334,8 @@ def _locate_root(path: Path) -> tuple[Path, str | None]:
 def status(path: Path, as_json: bool) -> None:
     """What the state database says: candidates per status, rejects and filtered documents per
     reason, last run (in local time)."""
-    root, only = _locate_root(path)
-    state = State(root)
+    layout, only = _locate_root(path)
+    state = State(layout.root)
     try:
         report: dict[str, dict[str, Any]] = {
             dataset: {
@@ -344,9 +351,9 @@ def status(path: Path, as_json: bool) -> None:
         }
     finally:
         state.close()
-    report.update(view_status(root, only))
+    report.update(view_status(layout.root, only))
     if only is not None and only not in report:
-        _usage_error(f"{path}: no dataset {only!r} in the state of {root}")
+        _usage_error(f"{path}: no dataset {only!r} in the state of {layout.root}")
     for info in report.values():
         run = info.get("last_run")
         if run:
@@ -390,7 +397,7 @@ def verify(path: Path) -> None:
 
     _require_dataset(path)
     problems = verify_dataset(path)
-    work = path.parent / STATE_DIR / "work"
+    work = OutputLayout.of_dataset(path).work
     if not problems and work.is_dir() and "view" not in read_build(path):
         # Beside its build state: the rows must equal what a full republish writes.
         problems = republish_problems(path, work)
@@ -409,16 +416,16 @@ def gc(out: Path) -> None:
     (left by changed or vanished documents)."""
     from loralay_build.run.gc import collect
 
-    root, _ = _locate_root(out)
-    state = State(root)
+    layout, _ = _locate_root(out)
+    state = State(layout.root)
     try:
-        done = collect(root, state)
+        done = collect(state)
     except LockHeld as exc:
         click.echo(f"error: {exc}: a build is running", err=True)
         sys.exit(EXIT_LOCKED)
     finally:
         state.close()
-    click.echo(f"{root}: {done.blobs} blob(s) and {done.work_files} work file(s) deleted, "
+    click.echo(f"{layout.root}: {done.blobs} blob(s) and {done.work_files} work file(s) deleted, "
                f"{done.bytes / 1e6:.1f} MB freed")
 
 
@@ -436,9 +443,9 @@ def compact(path: Path, shard_rows: int) -> None:
 
     _require_dataset(path)
     owner = str(read_build(path).get("layout_dataset") or path.name)  # a view: its build's
-    lock = path.parent / STATE_DIR / f"{owner}.lock"
+    layout = OutputLayout.of_dataset(path)
     try:
-        with RunLock(lock) if lock.parent.is_dir() else nullcontext():
+        with RunLock(layout.lock(owner)) if layout.has_state() else nullcontext():
             written = compact_dataset(path, shard_rows)
     except LockHeld as exc:
         click.echo(f"error: {exc}", err=True)
@@ -471,8 +478,8 @@ def audit(path: Path, also: tuple[Path, ...], threshold: float, as_json: bool, r
     from loralay_build.corpus.contamination import audit as run_audit
     from loralay_build.corpus.contamination import format_audit
 
-    root, _ = _locate_root(path)
-    result = run_audit(root, DedupSettings(threshold=threshold,
+    layout, _ = _locate_root(path)
+    result = run_audit(layout.root, DedupSettings(threshold=threshold,
                                            also=tuple(str(a) for a in also)), rebuild, check)
     if as_json:
         click.echo(json.dumps(result, indent=2, sort_keys=True))
@@ -493,8 +500,8 @@ def remove(path: Path, dataset: str, ids_file: Path, reason: str) -> None:
     """Take documents down: unpublish them now, and keep every later run from adding them."""
     from loralay_build.run.takedown import remove as take_down
 
-    root, _ = _locate_root(path)
-    done = take_down(root, dataset, ids_file, reason)
+    layout, _ = _locate_root(path)
+    done = take_down(layout, dataset, ids_file, reason)
     click.echo(done.message, err=True)
     sys.exit(done.code)
 
@@ -514,11 +521,12 @@ def retry(path: Path, dataset: str, reasons: str) -> None:
     if not wanted or set(wanted) - valid:
         raise click.BadParameter(f"unknown reason(s) {sorted(set(wanted) - valid)}; valid: "
                                  f"{', '.join(sorted(valid))}", param_hint="--reason")
-    root, _ = _locate_root(path)
-    state = State(root)
+    layout, _ = _locate_root(path)
+    state = State(layout.root)
     try:
         if dataset not in state.datasets():
-            raise click.BadParameter(f"no dataset {dataset!r} in {root}", param_hint="--dataset")
+            raise click.BadParameter(f"no dataset {dataset!r} in {layout.root}",
+                                     param_hint="--dataset")
         count = state.requeue(dataset, wanted)
     finally:
         state.close()
@@ -582,7 +590,7 @@ def _refuse_view(dataset: Path, what: str) -> None:
 
     build = read_build(dataset)
     if build.get("view"):
-        layout = dataset.parent / str(build.get("layout_dataset"))
+        layout = OutputLayout.of_dataset(dataset).dataset(str(build.get("layout_dataset")))
         _usage_error(f"{dataset} is the {build['view']} view of {layout.name} (text only): it "
                      f"{what}; give the layout dataset instead, e.g. {layout}")
 

@@ -20,10 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from loralay_build.errors import ConfigError, LockHeld, Reason
+from loralay_build.layout import OutputLayout
 from loralay_build.records import Candidate
 from loralay_build.textfile import escaped
-
-STATE_DIR = ".loralay"
 
 log = logging.getLogger(__name__)
 
@@ -184,13 +183,12 @@ def _retry_locked(step: Callable[[], object], seconds: float = 60.0) -> None:
 
 
 class State:
-    """Access to the state database of one output root."""
+    """Access to the state database of one output root (`layout` names its other paths)."""
 
     def __init__(self, root: Path) -> None:
-        self.root = root
-        self.dir = root / STATE_DIR
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.dir / "state.sqlite", timeout=60, isolation_level=None)
+        self.layout = OutputLayout(root)
+        self.layout.state_dir.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.layout.state_db, timeout=60, isolation_level=None)
         self.db.row_factory = sqlite3.Row
         _retry_locked(lambda: self.db.execute("PRAGMA journal_mode=WAL"))
         self.db.execute("PRAGMA synchronous=NORMAL")
@@ -213,7 +211,7 @@ class State:
         Two sources in one dataset folder would merge their shards and re-process each
         other's documents under the wrong settings.
         """
-        check_owner(self.root, dataset, source, self.source_of(dataset))
+        check_owner(self.layout.root, dataset, source, self.source_of(dataset))
         self.db.execute("INSERT OR IGNORE INTO datasets (dataset, source) VALUES (?, ?)",
                         (dataset, source))
 
@@ -227,13 +225,13 @@ class State:
         self.db.close()
 
     def lock(self, dataset: str) -> RunLock:
-        return RunLock(self.dir / f"{dataset}.lock")
+        return RunLock(self.layout.lock(dataset))
 
     def lock_held(self, dataset: str) -> bool:
         """Whether a live process holds the dataset's lock (a run without an exit code and
         without its lock was killed); the lock file is only read."""
         try:
-            fd = os.open(self.dir / f"{dataset}.lock", os.O_RDONLY)
+            fd = os.open(self.layout.lock(dataset), os.O_RDONLY)
         except OSError:
             return False
         try:
@@ -518,11 +516,11 @@ def check_owner(root: Path, dataset: str, source: str, owner: str | None) -> Non
                           f"not {source!r}: choose another --name or --out")
 
 
-def recorded_source(root: Path, dataset: str) -> str | None:
-    """The source the state under `root` records for `dataset`, read without writing a byte
+def recorded_source(layout: OutputLayout, dataset: str) -> str | None:
+    """The source the state of `layout` records for `dataset`, read without writing a byte
     (no lock, no WAL file), so a build refused for it leaves the folder as it was. A state
     being written meanwhile may be read stale: `State.claim` checks again under the lock."""
-    path = root / STATE_DIR / "state.sqlite"
+    path = layout.state_db
     if not path.is_file():
         return None
     try:

@@ -21,9 +21,17 @@ import pytest
 import loralay_build.corpus.publish as publisher
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.card import data_files
-from loralay_build.corpus.publish import Item, ItemIndex, PublishedRows, Selection, publish
+from loralay_build.corpus.publish import (
+    DictRows,
+    Item,
+    ItemIndex,
+    PublishedRows,
+    Selection,
+    switch,
+    write_shards,
+)
 from loralay_build.corpus.schema import FULL_SCHEMA, dataset_schema
-from loralay_build.corpus.writer import dict_rows_table, rows_table, write_shard
+from loralay_build.corpus.writer import rows_table, write_shard
 from loralay_build.sources.local import LocalSource
 from loralay_build.state import RunLock
 from tests.helpers.cli import run_cli, write_toml
@@ -389,15 +397,12 @@ def test_a_crash_during_a_republish_with_the_same_shard_count(tmp_path: Path) ->
         rows = {f"a{i}": {"article_id": f"a{i}", "text": version} for i in range(3)}
         items = {"train": [Item(i, version) for i in rows], "validation": [], "test": []}
 
-        def finish(files: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
-            if crash:
-                raise KeyboardInterrupt
-            build: dict[str, Any] = {"fingerprint": version, "files": files}
-            return build, "---\n" + "\n".join(data_files(files)) + "\n---\n"
-
-        publish(tmp_path, version, items,
-                lambda group: [dict_rows_table([rows[i.id] for i in group], schema)],
-                schema, settings, finish)
+        shards = write_shards(tmp_path, version, items, DictRows(rows, schema), schema, settings)
+        if crash:
+            raise KeyboardInterrupt
+        assert shards is not None
+        build: dict[str, Any] = {"fingerprint": version, "files": shards.files}
+        switch(shards, build, "---\n" + "\n".join(data_files(shards.files)) + "\n---\n")
 
     run("old")
     listed = json.loads((tmp_path / "build.json").read_text())["files"]
@@ -419,14 +424,14 @@ def test_published_rows_finds_every_key_and_no_other(tmp_path: Path) -> None:
     schema = pa.schema([pa.field("article_id", pa.string()), pa.field("text", pa.string())])
     rows = {k: {"article_id": f"a{i}", "text": k} for i, k in enumerate(keys)}
 
-    def finish(files: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
-        return {"fingerprint": "f", "files": files}, "---\n" + "\n".join(data_files(files))
-
     items = {"train": [Item(rows[k]["article_id"], k) for k in keys[:6]],
              "validation": [Item(rows[k]["article_id"], k) for k in keys[6:]], "test": []}
-    publish(tmp_path, "f", items,
-            lambda group: [dict_rows_table([rows[i.key] for i in group], schema)],
-            schema, OutputSettings(shard_rows=4, rows_per_file=1, row_group_rows=3), finish)
+    by_id = {row["article_id"]: row for row in rows.values()}
+    shards = write_shards(tmp_path, "f", items, DictRows(by_id, schema), schema,
+                          OutputSettings(shard_rows=4, rows_per_file=1, row_group_rows=3))
+    assert shards is not None
+    switch(shards, {"fingerprint": "f", "files": shards.files},
+           "---\n" + "\n".join(data_files(shards.files)))
     published = PublishedRows(tmp_path)
     for key in reversed(keys):  # out of shard order: row groups are read again as needed
         assert key in published

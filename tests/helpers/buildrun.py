@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from loralay_build.layout import OutputLayout
 from loralay_build.sandbox import Sandbox
-from loralay_build.state import STATE_DIR
 from tests.helpers.cli import write_toml
 
 RUN_TIMEOUT = 300.0  # no single build may take longer in these tests
@@ -90,7 +90,7 @@ def wait_gone(pids: set[int], seconds: float) -> set[int]:
 
 def phase(out: Path, dataset: str = "hal") -> str:
     """Which stage a killed build had reached, judged from its state database."""
-    db = out / STATE_DIR / "state.sqlite"
+    db = OutputLayout(out).state_db
     if not db.exists():
         return "start"
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:

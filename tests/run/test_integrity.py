@@ -293,7 +293,7 @@ def _pipeline(manifest: Path, out: Path) -> tuple[Pipeline, State]:
         "output": {"shard_rows": 1, "rows_per_file": 1}, "filters": {"enabled": False},
         "split": {"train": 0.5, "validation": 0.25, "test": 0.25}})
     state = State(out)
-    return Pipeline(BuildRequest("local", "local", out, settings), state), state
+    return Pipeline(BuildRequest("local", "local", settings), state), state
 
 
 @pytest.mark.parametrize("crash_at", ["shards", "rejects.jsonl", "README.md", "build.json",

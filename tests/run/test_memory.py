@@ -80,6 +80,7 @@ PEAK_CHILD = textwrap.dedent("""
     from pathlib import Path
     sys.path.insert(0, sys.argv[3])
     from bench_memory import synthetic_corpus
+    from loralay_build.layout import OutputLayout
     from loralay_build.run import lifecycle
 
     n, work = int(sys.argv[1]), Path(sys.argv[2])
@@ -92,7 +93,7 @@ PEAK_CHILD = textwrap.dedent("""
         print(line, file=sys.stderr)
 
     tracemalloc.start()
-    code = lifecycle.run_build("local", work / "out", None, None,
+    code = lifecycle.run_build("local", OutputLayout(work / "out"), None, None,
                                {"source": {"input": str(manifest)},
                                 "filters": {"enabled": False}, "run": {"workers": 2},
                                 "output": {"shard_rows": 100}},

@@ -28,12 +28,12 @@ import pytest
 
 from loralay_build.config import RunSettings
 from loralay_build.errors import Reason
+from loralay_build.layout import OutputLayout
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate
 from loralay_build.run.process import Outcome, Task
 from loralay_build.sandbox import Sandbox
 from loralay_build.sources import load_settings
-from loralay_build.state import STATE_DIR
 from loralay_build.text import MatchSettings
 from tests.helpers import buildrun
 from tests.helpers.cli import run_cli
@@ -280,7 +280,7 @@ def test_hal_corpus_is_byte_identical(ray_address: str, hal_reference: Path,
 
 
 def _counts(out: Path) -> dict[str, int]:
-    db = out / STATE_DIR / "state.sqlite"
+    db = OutputLayout(out).state_db
     if not db.exists():
         return {}
     try:
@@ -321,7 +321,7 @@ def test_driver_killed_mid_processing_resumes(ray_address: str, hal_reference: P
     assert resumed.returncode == 0, resumed.stderr.decode()[-2000:]
     assert digests(out / "hal") == digests(hal_reference)
     assert buildrun.split_ids(out / "hal") == buildrun.split_ids(hal_reference)
-    with sqlite3.connect(out / STATE_DIR / "state.sqlite") as conn:
+    with sqlite3.connect(OutputLayout(out).state_db) as conn:
         (counts,) = conn.execute("SELECT counts FROM runs ORDER BY id DESC LIMIT 1").fetchone()
     redone = sum(v for k, v in json.loads(counts).items()
                  if k == "processed" or k.startswith("rejected_"))
@@ -329,7 +329,7 @@ def test_driver_killed_mid_processing_resumes(ray_address: str, hal_reference: P
 
 
 def _last_run_counts(out: Path) -> dict[str, int]:
-    with sqlite3.connect(out / STATE_DIR / "state.sqlite") as conn:
+    with sqlite3.connect(OutputLayout(out).state_db) as conn:
         (counts,) = conn.execute("SELECT counts FROM runs ORDER BY id DESC LIMIT 1").fetchone()
     found: dict[str, int] = json.loads(counts)
     return found

@@ -30,7 +30,7 @@ def _pipeline(tmp_path: Path) -> tuple[Pipeline, State]:
     overrides = {"source": {"input": str(manifest)}, "run": {"executor": "serial"}}
     settings = load_settings("local", overrides=overrides)
     state = State(tmp_path / "out")
-    return Pipeline(BuildRequest("local", "local", tmp_path / "out", settings), state), state
+    return Pipeline(BuildRequest("local", "local", settings), state), state
 
 
 def test_state_is_recorded_only_after_the_batch_is_written(tmp_path: Path) -> None:

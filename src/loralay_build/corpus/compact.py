@@ -23,8 +23,9 @@ from loralay_build.corpus.publish import (
     CARD_FILE,
     Item,
     output_settings,
-    publish,
     shard_items,
+    switch,
+    write_shards,
 )
 from loralay_build.corpus.split import SPLITS
 from loralay_build.errors import LoralayError
@@ -42,6 +43,22 @@ def _rows(folder: Path, files: list[dict[str, Any]]) -> Iterator[pa.Table]:
             table = shard.read_row_group(group)
             for index in range(table.num_rows):
                 yield table.slice(index, 1)
+
+
+class _InOrder:
+    """The published rows handed to the publisher in their published order, each checked
+    against the item it is asked for."""
+
+    def __init__(self, folder: Path, files: list[dict[str, Any]]) -> None:
+        self.folder = folder
+        self.rows = _rows(folder, files)
+
+    def tables(self, items: Sequence[Item]) -> Iterator[pa.Table]:
+        for item in items:
+            row = next(self.rows)
+            if str(row.column(0)[0].as_py()) != item.id:
+                raise CompactError(f"{self.folder}: a shard's rows differ from what it records")
+            yield row
 
 
 def needs_compaction(files: list[dict[str, Any]], shard_rows: int) -> bool:
@@ -72,23 +89,13 @@ def compact_dataset(folder: Path, shard_rows: int) -> int:
     for entry, record in zip(files, found, strict=True):
         assert record is not None
         splits[entry["split"]] += record[1]
-    rows = _rows(folder, files)
     schema = pq.read_schema(folder / files[0]["name"]).remove_metadata()
-
-    def read(items: Sequence[Item]) -> Iterator[pa.Table]:
-        for item in items:
-            row = next(rows)
-            if str(row.column(0)[0].as_py()) != item.id:
-                raise CompactError(f"{folder}: a shard's rows differ from what it records")
-            yield row
-
     card = (folder / CARD_FILE).read_text()
-
-    def finish(new: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
-        return {**build, "files": new}, with_data_files(card, new, build)
-
     # Shards of exactly `shard_rows`, as asked: the next build merges them again if they
     # break its file rule.
     settings = replace(output_settings(formats.pop(), shard_rows), rows_per_file=1)
-    publish(folder, build["fingerprint"], splits, read, schema, settings, finish, repack=True)
+    shards = write_shards(folder, build["fingerprint"], splits, _InOrder(folder, files), schema,
+                          settings, repack=True)
+    assert shards is not None, "a repack always writes"
+    switch(shards, {**build, "files": shards.files}, with_data_files(card, shards.files, build))
     return sum(-(-len(items) // shard_rows) for items in splits.values())

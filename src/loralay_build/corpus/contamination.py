@@ -36,6 +36,7 @@ from loralay_build.corpus.workindex import (
     published_docs,
 )
 from loralay_build.errors import Reason
+from loralay_build.layout import OutputLayout
 from loralay_build.state import PUBLISHED, REJECTED, SETTINGS_MARK, State
 
 EVALUATION = ("validation", "test")
@@ -99,9 +100,9 @@ class Folders:
 
     def __init__(self, state: State, also: Iterable[str]) -> None:
         self.local = WorkIndex(state)
-        roots = [Path(f) for f in also]
-        self.others = [WorkIndex(State(r), f"{r}:") for r in roots
-                       if (r / ".loralay" / "state.sqlite").is_file()]
+        layouts = [OutputLayout(Path(f)) for f in also]
+        self.others = [WorkIndex(State(layout.root), f"{layout.root}:") for layout in layouts
+                       if layout.state_db.is_file()]
 
     def close(self) -> None:
         for index in self.others:

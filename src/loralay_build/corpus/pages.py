@@ -12,7 +12,7 @@ the bytes the worker encoded, read from the blob store one shard at a time.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,19 +67,25 @@ def write_pages(out_dir: Path, fingerprint: str,
     layout = plan(folder, local, items, fmt, PAGES_PER_SHARD)
     in_use = {f["name"] for f in local}
     generation = digest([fingerprint, sorted(in_use)])[:8]
-    new = write_new(folder, layout, generation, in_use,
-                    lambda group: _tables(group, pages, blobs, images.dpi), PAGES_SCHEMA,
-                    settings, fmt, [])
+    new = write_new(folder, layout, generation, in_use, _PageRows(pages, blobs, images.dpi),
+                    PAGES_SCHEMA, settings, fmt, [])
     return [{**f, "name": f"{PAGES_DIR}/{f['name']}"} for f in new]
 
 
-def _tables(group: Sequence[Item], pages: dict[str, dict[str, Any]], blobs: BlobStore,
-            dpi: int) -> Iterator[pa.Table]:
-    """One table per row group of pages, images read from the blob store as they are
-    written."""
-    for start in range(0, len(group), ROWS_PER_GROUP):
-        yield pages_table([pages[item.id] for item in group[start:start + ROWS_PER_GROUP]],
-                          blobs, dpi)
+@dataclass(frozen=True)
+class _PageRows:
+    """Page rows by item id, their images read from the blob store as they are written."""
+
+    pages: dict[str, dict[str, Any]]
+    blobs: BlobStore
+    dpi: int
+
+    def tables(self, items: Sequence[Item]) -> Iterator[pa.Table]:
+        """One table per row group of pages."""
+        for start in range(0, len(items), ROWS_PER_GROUP):
+            yield pages_table([self.pages[item.id]
+                               for item in items[start:start + ROWS_PER_GROUP]],
+                              self.blobs, self.dpi)
 
 
 def pages_table(rows: Sequence[dict[str, Any]], blobs: BlobStore, dpi: int) -> pa.Table:

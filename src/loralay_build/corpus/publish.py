@@ -8,14 +8,15 @@ key, byte for byte, and writes only the rest (new items, and the remaining items
 that lost or changed one) into new shards: a run costs what changed. Each split then holds
 the same rows as a full republish of the same state; only which shard holds a row differs.
 
-The switch is atomic. Every shard of the new set gets a name of a new generation that no
-listed file has: a kept shard is a hard link of its file under that name (no byte written, and
-a Hub upload finds its content already stored), a new one is written. Then the reports, the
-card (what `datasets` reads: one glob per split, which matches that generation's names only)
-and build.json (what `verify` reads) are replaced atomically, and only then are unlisted files
-removed. So the card's globs never match a stale shard or one not yet switched to, a crash at
-any point leaves a complete set in use, and the same call afterwards finishes the job with the
-same result.
+Publishing is two calls: `write_shards` writes the new set beside the one in use, then
+`switch` makes it the set in use. The switch is atomic. Every shard of the new set gets a name
+of a new generation that no listed file has: a kept shard is a hard link of its file under
+that name (no byte written, and a Hub upload finds its content already stored), a new one is
+written. Then the reports, the card (what `datasets` reads: one glob per split, which matches
+that generation's names only) and build.json (what `verify` reads) are replaced atomically,
+and only then are unlisted files removed. So the card's globs never match a stale shard or
+one not yet switched to, a crash at any point leaves a complete set in use, and the same calls
+afterwards finish the job with the same result.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import logging
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, Protocol, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -38,7 +39,7 @@ from loralay_build.blobs import atomic_link, atomic_write_bytes, sha256_file
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.folder import BUILD_FILE, damaged_files, published_build, read_build
 from loralay_build.corpus.split import SPLITS
-from loralay_build.corpus.writer import digest, write_shard
+from loralay_build.corpus.writer import dict_rows_table, digest, write_shard
 from loralay_build.digests import Digests, find
 from loralay_build.errors import LoralayError
 
@@ -61,10 +62,24 @@ class Item:
     key: str
 
 
-# Tables holding the rows of the given items, in the items' order.
-RowReader = Callable[[Sequence[Item]], Iterable[pa.Table]]
-# The build record and card text of a publication, given its file entries.
-Finisher = Callable[[list[dict[str, Any]]], tuple[dict[str, Any], str]]
+class RowReader(Protocol):
+    """Where the rows of new shards come from: the publisher asks for them shard by shard,
+    so the caller's rows need never all be in memory."""
+
+    def tables(self, items: Sequence[Item]) -> Iterable[pa.Table]:
+        """Tables holding the rows of `items`, in the items' order."""
+        ...
+
+
+@dataclass(frozen=True)
+class DictRows:
+    """Rows held in memory as plain values by item id (a derived view's): one table a shard."""
+
+    by_id: Mapping[str, dict[str, Any]]
+    schema: pa.Schema
+
+    def tables(self, items: Sequence[Item]) -> list[pa.Table]:
+        return [dict_rows_table([self.by_id[item.id] for item in items], self.schema)]
 
 
 @dataclass(frozen=True)
@@ -215,12 +230,25 @@ def plan(folder: Path, previous: list[dict[str, Any]], splits: Mapping[str, Sequ
     return Plan(kept, new)
 
 
-def publish(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[Item]],
-            read: RowReader, schema: pa.Schema, settings: OutputSettings, finish: Finisher,
-            reports: dict[str, bytes] | None = None, repack: bool = False) -> bool:
-    """Publish `splits` to `folder` unless the set in place has this fingerprint; returns
-    whether anything was written. `reports` are written before the card (rejects.jsonl);
-    `repack` rewrites every shard, packed full."""
+@dataclass(frozen=True)
+class Shards:
+    """A new shard set written beside the one in use, not yet switched to: the file entries
+    of the whole set, the files it added (removed when the switch fails) and how many shards
+    it kept and rows it wrote."""
+
+    folder: Path
+    files: list[dict[str, Any]]
+    written: list[Path]
+    kept: int
+    rows: int
+
+
+def write_shards(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[Item]],
+                 rows: RowReader, schema: pa.Schema, settings: OutputSettings,
+                 repack: bool = False) -> Shards | None:
+    """Write the shards `splits` needs beside the set in place, keeping every unchanged one;
+    None (nothing written) when the set in place has this fingerprint. `repack` rewrites
+    every shard, packed full. The set is in use only once `switch` names it."""
     for name, problem in damaged_files(folder, read_build(folder)):
         log.warning("%s: %s; every shard of the dataset is written again", folder / name,
                     problem)
@@ -229,7 +257,7 @@ def publish(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[Item]]
             previous["files"], settings.rows_per_file):
         log.info("%s is up to date", folder)
         remove_stale(folder, previous["files"])  # left by a run stopped after the switch
-        return False
+        return None
     folder.mkdir(parents=True, exist_ok=True)
     fmt = format_key(schema, settings)
     in_use = sorted(f["name"] for f in previous.get("files", []))
@@ -237,11 +265,22 @@ def publish(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[Item]]
                   settings.rows_per_file)
     generation = digest([fingerprint, in_use, repack])[:8]
     written: list[Path] = []
+    try:
+        files = write_new(folder, layout, generation, in_use, rows, schema, settings, fmt,
+                          written)
+    except OSError as exc:  # disk full, quota
+        raise _failed(folder, written, exc, switched=False) from exc
+    count = sum(len(group) for groups in layout.new.values() for group in groups)
+    return Shards(folder, files, written, len(layout.kept), count)
+
+
+def switch(shards: Shards, build: dict[str, Any], card: str,
+           reports: Mapping[str, bytes] | None = None) -> None:
+    """Make `shards` the set in use: `reports` (rejects.jsonl), the card, then build.json,
+    each replaced atomically; only then are unlisted files removed."""
+    folder = shards.folder
     switched = False
     try:
-        files = write_new(folder, layout, generation, in_use, read, schema, settings, fmt,
-                          written)
-        build, card = finish(files)
         for name, data in (reports or {}).items():
             atomic_write_bytes(folder / name, data)
         atomic_write_bytes(folder / CARD_FILE, card.encode())
@@ -249,20 +288,24 @@ def publish(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[Item]]
         atomic_write_bytes(folder / BUILD_FILE,
                            (json.dumps(build, indent=2, sort_keys=True) + "\n").encode())
     except OSError as exc:  # disk full, quota
-        if not switched:  # the old set stays in use: nothing may look half-published
-            for path in written:
-                path.unlink(missing_ok=True)
-        raise PublishError(f"{folder}: publishing failed ({exc.strerror or exc}); "
-                           + ("run again to finish the switch" if switched
-                              else "the previous version is kept")) from exc
-    remove_stale(folder, files)  # only once the card and record name the new set
-    rows = sum(len(group) for groups in layout.new.values() for group in groups)
-    log.info("%s: %d shard(s) kept, %d row(s) written", folder, len(layout.kept), rows)
-    return True
+        raise _failed(folder, shards.written, exc, switched) from exc
+    remove_stale(folder, shards.files)  # only once the card and record name the new set
+    log.info("%s: %d shard(s) kept, %d row(s) written", folder, shards.kept, shards.rows)
+
+
+def _failed(folder: Path, written: list[Path], exc: OSError, switched: bool) -> PublishError:
+    """The error of a publication that failed; before the switch, the old set stays in use
+    and nothing may look half-published: the files `written` for the new one go."""
+    if not switched:
+        for path in written:
+            path.unlink(missing_ok=True)
+    return PublishError(f"{folder}: publishing failed ({exc.strerror or exc}); "
+                        + ("run again to finish the switch" if switched
+                           else "the previous version is kept"))
 
 
 def write_new(folder: Path, layout: Plan, generation: str, in_use: Collection[str],
-              read: RowReader, schema: pa.Schema, settings: OutputSettings, fmt: str,
+              rows: RowReader, schema: pa.Schema, settings: OutputSettings, fmt: str,
               written: list[Path]) -> list[dict[str, Any]]:
     """The shards of a plan under names of `generation` (asserted free), split by split, the
     kept ones first: each kept shard linked to its new name, each new one written recording
@@ -284,7 +327,7 @@ def write_new(folder: Path, layout: Plan, generation: str, in_use: Collection[st
             assert name not in in_use, f"generation {generation} would overwrite {name}"
             path = folder / name
             members = json.dumps([[item.id, item.key] for item in items]).encode()
-            write_shard(path, schema, read(items), settings,
+            write_shard(path, schema, rows.tables(items), settings,
                         {MEMBERS_KEY: members, FORMAT_KEY: fmt.encode()})
             written.append(path)
             files.append(_entry(path, split, len(items)))

@@ -19,11 +19,12 @@ import pyarrow.parquet as pq
 from loralay_build.blobs import BlobStore
 from loralay_build.corpus.folder import BUILD_FILE, SHARD_GLOB
 from loralay_build.errors import Reject
+from loralay_build.layout import OutputLayout
 from loralay_build.parse import parse_pdf
 from loralay_build.parse.clean import CLEANERS
 from loralay_build.records import Box, Document
 from loralay_build.sources import load_settings
-from loralay_build.state import FILTERED, REJECTED, STATE_DIR, State
+from loralay_build.state import FILTERED, REJECTED, State
 
 KEPT, ABSTRACT, DROPPED, OCR = "kept", "abstract", "dropped", "ocr"  # OCR: kept, read by OCR
 
@@ -186,12 +187,12 @@ def document_layers(dataset_dir: Path, article_id: str) -> DocumentLayers:
     Raises `UnknownDocument` when the dataset never saw the id.
     """
     row = find_row(dataset_dir, article_id)
-    root = dataset_dir.parent
+    layout = OutputLayout.of_dataset(dataset_dir)
     rejected = ""
     sha = row["pdf_sha256"] if row else None
     source = row["source"] if row else ""
     if row is None:
-        state = State(root) if (root / STATE_DIR).is_dir() else None
+        state = State(layout.root) if layout.has_state() else None
         if state is None:
             raise UnknownDocument(article_id)
         try:
@@ -206,7 +207,7 @@ def document_layers(dataset_dir: Path, article_id: str) -> DocumentLayers:
     if not sha:
         layers.notes.append("no PDF was stored for it")
         return layers
-    layers.pdf_path = BlobStore(root / STATE_DIR / "blobs").path(sha)
+    layers.pdf_path = BlobStore(layout.blobs).path(sha)
     if not layers.pdf_path.is_file():
         layers.notes.append(f"the PDF {sha[:12]}… is no longer in the blob store")
         layers.pdf_path = None

@@ -31,7 +31,6 @@ log = logging.getLogger("loralay_build.run.pipeline")
 class BuildRequest:
     source: str
     dataset: str
-    out_root: Path
     settings: Settings
     since: str | None = None
     limit: int | None = None
@@ -78,4 +77,4 @@ class BuildContext:
     @property
     def out_dir(self) -> Path:
         """The dataset's folder."""
-        return self.request.out_root / self.request.dataset
+        return self.state.layout.dataset(self.request.dataset)

@@ -20,8 +20,6 @@ from loralay_build.corpus.folder import datasets_under, read_build
 from loralay_build.corpus.publish import shard_items
 from loralay_build.state import State
 
-VIEWS_INDEX = "views.sqlite"  # the PubMed views' full-text index (sources.pubmed.publish_views)
-
 
 @dataclass(frozen=True)
 class Collected:
@@ -30,8 +28,8 @@ class Collected:
     bytes: int
 
 
-def _view_blobs(state_dir: Path) -> set[str]:
-    path = state_dir / VIEWS_INDEX
+def _view_blobs(path: Path) -> set[str]:
+    """The blobs the PubMed views' full-text index names (sources.pubmed.publish_views)."""
     if not path.is_file():
         return set()
     db = sqlite3.connect(path)
@@ -51,21 +49,22 @@ def _published_keys(root: Path) -> set[str]:
     return keys
 
 
-def collect(root: Path, state: State) -> Collected:
+def collect(state: State) -> Collected:
     """Delete what nothing refers to; the caller holds no lock, this takes them all."""
     with ExitStack() as locks:
         for dataset in state.datasets():
             locks.enter_context(state.lock(dataset))
         blobs, work = state.references()
-        blobs |= _view_blobs(state.dir)
-        work |= _published_keys(root)
+        layout = state.layout
+        blobs |= _view_blobs(layout.views_index)
+        work |= _published_keys(layout.root)
         count_blobs = count_work = size = 0
-        for path in (state.dir / "blobs").glob("??/*"):
+        for path in layout.blobs.glob("??/*"):
             if SHA256_HEX.fullmatch(path.name) and path.name not in blobs:
                 size += path.lstat().st_size
                 path.unlink()
                 count_blobs += 1
-        for path in (state.dir / "work").glob("??/*"):
+        for path in layout.work.glob("??/*"):
             if path.stem not in work and path.suffix == ".arrow":
                 size += path.stat().st_size
                 path.unlink()

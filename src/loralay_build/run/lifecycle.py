@@ -23,6 +23,7 @@ from typing import Any
 
 from loralay_build.config import Settings
 from loralay_build.errors import ConfigError, LockHeld, LoralayError
+from loralay_build.layout import OutputLayout
 from loralay_build.parse.ocr import check_ocr, ocr_hint
 from loralay_build.progress import interactive
 from loralay_build.run.context import BuildRequest
@@ -40,7 +41,7 @@ from loralay_build.run.pipeline import (
 )
 from loralay_build.sources import get_source, load_settings
 from loralay_build.sources.base import ChecksInput
-from loralay_build.state import STATE_DIR, State, check_owner, recorded_source
+from loralay_build.state import State, check_owner, recorded_source
 from loralay_build.writable import check_folder_can_be_made, check_writable_folder
 
 log = logging.getLogger("loralay_build")
@@ -68,14 +69,15 @@ def check_environment(settings: Settings) -> None:
         check_ocr(settings.ocr, settings.source.ocr_languages())
 
 
-def check_output_root(out: Path, dataset: str) -> None:
-    """`out` is (or can be made) a folder this process can write in, and so is the dataset's
-    folder when an earlier build made it (publishing would fail after all the work).
-    Nothing is made here: a refused build leaves the disk as it was."""
-    check_folder_can_be_made(out, "--out")
-    check_folder_can_be_made(out / STATE_DIR, "--out")
-    if (out / dataset).exists() or (out / dataset).is_symlink():
-        check_writable_folder(out / dataset, "the dataset folder", create=False)
+def check_output_root(layout: OutputLayout, dataset: str) -> None:
+    """The root is (or can be made) a folder this process can write in, and so is the
+    dataset's folder when an earlier build made it (publishing would fail after all the
+    work). Nothing is made here: a refused build leaves the disk as it was."""
+    check_folder_can_be_made(layout.root, "--out")
+    check_folder_can_be_made(layout.state_dir, "--out")
+    folder = layout.dataset(dataset)
+    if folder.exists() or folder.is_symlink():
+        check_writable_folder(folder, "the dataset folder", create=False)
 
 
 # Set by the first Ctrl-C or SIGTERM: a command building several datasets stops before the
@@ -117,19 +119,19 @@ class BuildResult:
     discovery_failures: int = 0  # parts of discovery that failed (the run is partial)
 
 
-def check_build(source: str, out: Path, name: str | None, config: Path | None,
+def check_build(source: str, layout: OutputLayout, name: str | None, config: Path | None,
                 overrides: dict[str, Any]) -> tuple[str, Settings] | str:
     """The dataset name and settings of a build, or the one line that refuses it (exit 2).
-    Nothing is written here: a refused build leaves `out` as it was."""
+    Nothing is written here: a refused build leaves the output root as it was."""
     try:
         dataset = check_dataset_name(source if name is None else name)
-        check_owner(out, dataset, source, recorded_source(out, dataset))
+        check_owner(layout.root, dataset, source, recorded_source(layout, dataset))
     except ConfigError as exc:
         return f"usage error: --name: {exc}"
     try:
         settings = load_settings(source, config, overrides=overrides)
         check_environment(settings)
-        check_output_root(out, dataset)
+        check_output_root(layout, dataset)
         reader = get_source(source)
         if isinstance(reader, ChecksInput):
             reader.check_input(settings.source)
@@ -140,7 +142,7 @@ def check_build(source: str, out: Path, name: str | None, config: Path | None,
 
 def run_build(
     source: str,
-    out: Path,
+    layout: OutputLayout,
     name: str | None,
     config: Path | None,
     overrides: dict[str, Any],
@@ -156,13 +158,13 @@ def run_build(
     dataset holds (for multi-dataset commands);
     `listed`: an earlier build of the command already listed the crawl, with
     `listing_failures` parts of it failed."""
-    checked = check_build(source, out, name, config, overrides)
+    checked = check_build(source, layout, name, config, overrides)
     if isinstance(checked, str):
         notify(checked)
         return BuildResult(EXIT_USAGE)
     dataset, settings = checked
-    state = State(out)
-    request = BuildRequest(source, dataset, out, settings, since, limit, " ".join(sys.argv[1:]),
+    state = State(layout.root)
+    request = BuildRequest(source, dataset, settings, since, limit, " ".join(sys.argv[1:]),
                            allow_empty, listed, listing_failures)
     try:
         with state.lock(dataset):
@@ -239,7 +241,7 @@ def _summary(state: State, request: BuildRequest, counts: dict[str, int], code: 
     run = "; ".join(filter(None, (outcome, done))) or "nothing new"
     log.info("%s: %s (this run: %s)", request.dataset, line, run)
     if interactive():
-        notify(f"{request.out_root / request.dataset}: {line} (this run: {run})")
+        notify(f"{state.layout.dataset(request.dataset)}: {line} (this run: {run})")
     documents, pages = state.waiting_for_ocr(request.dataset)
     if documents and not request.settings.ocr.enabled:
         # a warning when this run found new ones, so that cron mails it once

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from loralay_build.layout import OutputLayout
 from loralay_build.run.lifecycle import (
     STOP,
     BuildResult,
@@ -46,7 +47,7 @@ class DatasetJob:
 
 def build_all(
     jobs: Iterable[DatasetJob],
-    out: Path,
+    layout: OutputLayout,
     allow_empty: bool,
     notify: Notify,
     after: Callable[[DatasetJob, BuildResult], None] | None = None,
@@ -59,7 +60,7 @@ def build_all(
     """
     jobs = list(jobs)
     for job in jobs:  # every dataset's options are checked before the first one starts
-        refused = check_build(job.source, out, job.dataset, job.config, job.overrides)
+        refused = check_build(job.source, layout, job.dataset, job.config, job.overrides)
         if isinstance(refused, str):
             notify(refused)
             return BuildResult(EXIT_USAGE)
@@ -72,7 +73,7 @@ def build_all(
                 if STOP.is_set():
                     raise KeyboardInterrupt
                 # Each dataset may be empty on its own; the command decides below.
-                result = run_build(job.source, out, job.dataset, job.config, job.overrides,
+                result = run_build(job.source, layout, job.dataset, job.config, job.overrides,
                                    job.since, job.limit, allow_empty=True,
                                    listed=job.source in listed,
                                    listing_failures=listed.get(job.source, 0),
@@ -84,8 +85,9 @@ def build_all(
                     # tried once per run, not once per language.
                     listed[job.source] = result.discovery_failures
                 if result.code == EXIT_OK and not result.rows:
+                    folder = layout.dataset(job.dataset)
                     log.warning("%s: no document to publish; %s", job.dataset,
-                                "its card lists no data file" if (out / job.dataset).exists()
+                                "its card lists no data file" if folder.exists()
                                 else "no dataset folder written")
                 results.append(result)
                 if after is not None:

@@ -67,9 +67,9 @@ class Pipeline:
             request=request,
             state=state,
             source=source,
-            blobs=BlobStore(state.dir / "blobs"),
+            blobs=BlobStore(state.layout.blobs),
             schema=schema,
-            work=WorkStore(state.dir / "work", settings.output, schema),
+            work=WorkStore(state.layout.work, settings.output, schema),
             client=HttpClient(settings.http, trusted_urls=settings.source.endpoints()),
             processing_hash=settings.processing_hash(),
             options=settings.source.document_options(),
@@ -112,7 +112,7 @@ class Pipeline:
         if not stats.published_rows and not (partial or req.allow_empty):
             raise NothingPublished(
                 f"{ctx.dataset}: no document published ({statuses.get(REJECTED, 0)} rejected, "
-                f"reasons in `build-corpus status {req.out_root}`); --allow-empty "
+                f"reasons in `build-corpus status {ctx.state.layout.root}`); --allow-empty "
                 "accepts an empty dataset"
             )
         return EXIT_PARTIAL if partial else EXIT_OK
@@ -134,8 +134,8 @@ class Pipeline:
         ctx = self.ctx
         if isinstance(ctx.source, PublishesMore):
             ctx.source.after_publish(PublishedDataset(
-                ctx.request.source, ctx.dataset, ctx.request.out_root, ctx.settings, ctx.state,
-                ctx.blobs, ctx.client, ctx.stats.after_publish))
+                ctx.dataset, ctx.settings, ctx.state, ctx.blobs, ctx.client,
+                ctx.stats.after_publish))
 
     def _discard_downloads(self) -> None:
         """`[store] keep_downloads = false`: delete the PDFs of documents that are done with

@@ -18,6 +18,7 @@ import numpy.typing as npt
 import pyarrow as pa
 
 import loralay_build
+from loralay_build.config import FilterSettings, SplitSettings
 from loralay_build.corpus.contamination import Verdict, index_published, shared_works
 from loralay_build.corpus.dedup import (
     Cluster,
@@ -47,6 +48,7 @@ from loralay_build.state import (
     REJECTED,
     RETRY,
     Row,
+    State,
 )
 from loralay_build.text.minhash import BANDS, NUM_PERM, ROWS, SHINGLE
 
@@ -96,7 +98,7 @@ def publish(ctx: BuildContext) -> None:
     decided, thresholds, shared = _decide(ctx, plan)
     record = _record(ctx, plan, decided, thresholds, shared)
     _write_dataset(ctx, decided, record)
-    _set_statuses(ctx, decided)
+    _set_statuses(ctx.state, ctx.dataset, decided)
     kept = decided.kept
     ctx.stats.published_rows = len(kept)
     if not ctx.settings.store.keep_work:  # the shards in place hold these rows now
@@ -122,7 +124,8 @@ def _plan(ctx: BuildContext) -> Plan:
     rows = read(PLANNED, refuse)
     waiting = read([DISCOVERED, RETRY, FETCHED])
     plan = Plan(rows, waiting, None, refusals)
-    plan.clusters = _clusters(ctx, plan.stored)
+    plan.clusters = _clusters(ctx.state, ctx.dataset, ctx.settings.source.dedup_threshold,
+                              plan.stored)
     return plan
 
 
@@ -130,11 +133,11 @@ def _decide(ctx: BuildContext, plan: Plan) -> tuple[Decisions, Thresholds, Verdi
     """One document per work, the filters, the splits, then the works shared with the
     other datasets."""
     rows = plan.rows
-    dropped, held = _one_per_work(ctx, plan)
+    dropped, held = _one_per_work(ctx.state, ctx.dataset, plan)
     unique = ~_marked(rows, [*dropped, *held])
-    thresholds = _filter(ctx, plan, unique, dropped)
+    thresholds = _filter(ctx.settings.filters, plan, unique, dropped)
     kept = unique & ~_marked(rows, dropped)
-    splits = _place(ctx, plan, kept)
+    splits = _place(ctx.settings.split, plan, kept)
     decided = Decisions(rows, splits, dropped, held)
     new = rows.unpublished_ids(kept)
     shared = shared_works(ctx.state, ctx.dataset, decided.split_map, new, ctx.settings.dedup)
@@ -153,7 +156,7 @@ def _marked(rows: PlanRows, ids: Iterable[str]) -> npt.NDArray[np.bool_]:
     return mask
 
 
-def _one_per_work(ctx: BuildContext,
+def _one_per_work(state: State, dataset: str,
                   plan: Plan) -> tuple[dict[str, tuple[Reason, str]], dict[str, str]]:
     """One representative per work (corpus.dedup), then one document per shared file."""
     def waits(cid: str) -> bool:
@@ -171,7 +174,7 @@ def _one_per_work(ctx: BuildContext,
                 dropped[cid] = (Reason.DUPLICATE, f"same work as {cluster.representative}")
     # The first copy of a shared file keeps it: one already published, else the smallest id.
     blob, first = None, ""
-    for sha, cid in ctx.state.shared_blobs(ctx.dataset, PLANNED):
+    for sha, cid in state.shared_blobs(dataset, PLANNED):
         if cid in dropped or cid in held:
             continue
         if sha != blob:
@@ -181,12 +184,12 @@ def _one_per_work(ctx: BuildContext,
     return dropped, held
 
 
-def _filter(ctx: BuildContext, plan: Plan, unique: npt.NDArray[np.bool_],
+def _filter(filters: FilterSettings, plan: Plan, unique: npt.NDArray[np.bool_],
             dropped: dict[str, tuple[Reason, str]]) -> Thresholds:
     """The page and summary thresholds, and the lists (drops added to `dropped`)."""
     rows = plan.rows
     pages, words = rows.n_pages[unique], rows.summary_words[unique]
-    thresholds = compute_thresholds(pages.tolist(), words.tolist(), ctx.settings.filters)
+    thresholds = compute_thresholds(pages.tolist(), words.tolist(), filters)
     outside = np.zeros(len(rows), dtype=bool)
     if thresholds.max_pages is not None:
         outside |= rows.n_pages > thresholds.max_pages
@@ -204,7 +207,7 @@ def _filter(ctx: BuildContext, plan: Plan, unique: npt.NDArray[np.bool_],
     return thresholds
 
 
-def _place(ctx: BuildContext, plan: Plan, kept: npt.NDArray[np.bool_]) -> Codes:
+def _place(split: SplitSettings, plan: Plan, kept: npt.NDArray[np.bool_]) -> Codes:
     """The split of each row (-1 where not kept), the waiting ones keeping their place by
     date."""
     positions = np.flatnonzero(kept)
@@ -215,7 +218,7 @@ def _place(ctx: BuildContext, plan: Plan, kept: npt.NDArray[np.bool_]) -> Codes:
                      pa.concat_arrays([ranked.published, waiting.published]),
                      np.concatenate([ranked.current, waiting.current]),
                      np.concatenate([ranked.preset, waiting.preset])),
-        plan.clusters or [], ctx.settings.split, plan.stored)
+        plan.clusters or [], split, plan.stored)
     splits = np.full(len(plan.rows), -1, dtype=np.int8)
     splits[positions] = placed[: len(positions)]
     return splits
@@ -280,9 +283,9 @@ def _write_dataset(ctx: BuildContext, decided: Decisions, record: PublishRecord)
         ) from exc
 
 
-def _set_statuses(ctx: BuildContext, decided: Decisions) -> None:
+def _set_statuses(state: State, dataset: str, decided: Decisions) -> None:
     """Statuses follow the files: "published" is recorded once the shards are in place."""
-    state, dataset, rows, kept = ctx.state, ctx.dataset, decided.rows, decided.kept
+    rows, kept = decided.rows, decided.kept
     with state.transaction():
         for at, cid in zip(kept.tolist(), rows.ids_of(kept), strict=True):
             state.set_status(dataset, cid, PUBLISHED,
@@ -297,17 +300,17 @@ def _set_statuses(ctx: BuildContext, decided: Decisions) -> None:
         index_published(state, dataset, rows.unpublished_ids(decided.splits >= 0))
 
 
-def _clusters(ctx: BuildContext, stored: Mapping[str, str]) -> list[Cluster] | None:
+def _clusters(state: State, dataset: str, threshold: float | None,
+              stored: Mapping[str, str]) -> list[Cluster] | None:
     """Near-duplicate clusters among the documents, processed or waiting (corpus.dedup),
     a published member representing its work, for sources whose config sets
     `dedup_threshold`; the others keep the shared-PDF rule alone."""
-    threshold = ctx.settings.source.dedup_threshold
     if threshold is None:
         return None
     return keep_published(find_clusters([
         DedupItem(r.candidate.id, r.candidate.title,
                   r.candidate.abstracts.get(r.candidate.language, ""), r.blob_sha or "",
                   split_key(r.candidate))
-        for r in ctx.state.iter_rows(ctx.dataset, [PROCESSED, PUBLISHED, FILTERED,
-                                                   DISCOVERED, RETRY, FETCHED])
+        for r in state.iter_rows(dataset, [PROCESSED, PUBLISHED, FILTERED,
+                                           DISCOVERED, RETRY, FETCHED])
     ], float(threshold)), stored)

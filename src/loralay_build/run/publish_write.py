@@ -7,7 +7,7 @@ import json
 import platform
 from array import array
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -21,19 +21,23 @@ from loralay_build.corpus.dedup import Cluster
 from loralay_build.corpus.folder import damaged_files, published_build, read_build
 from loralay_build.corpus.pages import PAGES_DIR, write_pages
 from loralay_build.corpus.publish import (
+    Item,
     PublishedRows,
     PublishError,
     Selection,
-    publish,
+    Shards,
     remove_stale,
+    switch,
+    write_shards,
 )
 from loralay_build.corpus.schema import COLUMNS_KEY, project
 from loralay_build.corpus.split import SPLITS, Codes
+from loralay_build.corpus.writer import WorkStore
 from loralay_build.licences import licence_counts
 from loralay_build.run.context import BuildContext, log
 from loralay_build.run.publish_rows import PlanRows, SplitMap
 from loralay_build.run.shard_stamps import record_stamps
-from loralay_build.state import FILTERED, PROCESSED, PUBLISHED, REMOVED
+from loralay_build.state import FILTERED, PROCESSED, PUBLISHED, REMOVED, State
 from loralay_build.text import leakage_summary
 
 PLANNED = (PROCESSED, PUBLISHED, FILTERED)  # the statuses of the documents a publish places
@@ -52,15 +56,16 @@ class KeptStatistics:
     without_images: list[str] = field(default_factory=list)
 
 
-def kept_statistics(ctx: BuildContext, rows: PlanRows, splits: Codes) -> KeptStatistics:
+def kept_statistics(state: State, dataset: str, images: bool, rows: PlanRows,
+                    splits: Codes) -> KeptStatistics:
     """The statistics of the rows `splits` publishes (-1: not published), read from the
-    state in one pass beside the rows (both in id order)."""
+    state in one pass beside the rows (both in id order); `images`: with the page images
+    of each row (`--page-images`)."""
     out = KeptStatistics()
-    images = ctx.settings.images.enabled
     kept = np.flatnonzero(splits >= 0)
     published = zip(rows.ids_of(kept), splits[kept].tolist(), strict=True)
     cid_kept, code = next(published, ("", -1))
-    for cid, stats in ctx.state.iter_stats(ctx.dataset, PLANNED):
+    for cid, stats in state.iter_stats(dataset, PLANNED):
         while cid_kept and cid_kept < cid:
             cid_kept, code = next(published, ("", -1))
         if cid != cid_kept:
@@ -90,50 +95,51 @@ class PublishRecord:
     clusters: list[Cluster] | None
 
 
+@dataclass(frozen=True)
+class WorkRows:
+    """The publisher's rows of a build: each document's work file, else (deleted once
+    published, `[store] keep_work = false`) its row in the shard set in place."""
+
+    work: WorkStore
+    published: PublishedRows
+    schema: pa.Schema
+
+    def tables(self, items: Sequence[Item]) -> Iterator[pa.Table]:
+        for item in items:
+            if self.work.has(item.key) or item.key not in self.published:
+                yield self.work.read([item.key])
+            else:
+                yield project(self.published.read(item.key), self.schema)
+
+
 def write(ctx: BuildContext, rows: PlanRows, splits: Codes, record: PublishRecord) -> None:
     """Publish through the one publisher (corpus.publish): rows in id order per split,
     each keyed by its work file, so only shards whose documents changed are rewritten.
     Page images (`--page-images`) are written first, beside the set in use, and switched
     by the same card and build.json."""
     out_dir = ctx.out_dir
-    rejects, fingerprints, clusters = record.rejects, record.fingerprints, record.clusters
     items = {split: Selection(rows.item, np.flatnonzero(splits == code))
              for code, split in enumerate(SPLITS)}
     kept = sum(len(group) for group in items.values())
     previous_pages = published_build(out_dir).get("pages", {}).get("files", [])
-    statistics = cache(lambda: kept_statistics(ctx, rows, splits))  # read once, when needed
-    pages = _pages(ctx, statistics, fingerprints[0], previous_pages)
-
-    def finish(files: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
-        for split in ("validation", "test"):
-            if kept and not any(f["split"] == split for f in files):
-                log.warning("%s: the %s split is empty (too few documents); it is left out",
-                            ctx.dataset, split)
-        build = build_record(ctx, rows, splits, record, files, statistics())
-        build["dedup"] = record.dedup
-        if pages is not None:
-            build["pages"] = pages
-        if clusters is not None:
-            build["duplicate_clusters"] = [
-                {"representative": c.representative, "members": list(c.members),
-                 "split": SplitMap((rows, splits)).get(c.representative)}
-                for c in clusters
-            ]
-        return build, render_card(ctx.dataset, build)
-
+    statistics = cache(lambda: kept_statistics(  # read once, when needed
+        ctx.state, ctx.dataset, ctx.settings.images.enabled, rows, splits))
+    pages = _pages(ctx, statistics, record.fingerprints[0], previous_pages)
     lines = "".join(
         json.dumps({"id": cid, "reason": reason, "detail": detail}, ensure_ascii=False)
         + "\n"
-        for cid, reason, detail in rejects
+        for cid, reason, detail in record.rejects
     )
-    published = ctx.published_rows()
+    reader = WorkRows(ctx.work, ctx.published_rows(), ctx.schema)
     page_files = [] if pages is None else pages["files"]
     ctx.stats.shards_repaired += len(damaged_files(out_dir, read_build(out_dir)))
     try:
-        written = publish(out_dir, fingerprints[0], items,
-                          lambda group: (_row(ctx, item.key, published) for item in group),
-                          ctx.schema, ctx.settings.output, finish,
-                          {"rejects.jsonl": lines.encode()})
+        shards = write_shards(out_dir, record.fingerprints[0], items, reader, ctx.schema,
+                              ctx.settings.output)
+        if shards is not None:
+            build = _build(ctx, rows, splits, record, shards, statistics(), pages)
+            switch(shards, build, render_card(ctx.dataset, build),
+                   {"rejects.jsonl": lines.encode()})
     except PublishError:  # the page shards written for the new set go with it
         in_use = {f["name"] for f in previous_pages}
         for entry in page_files:
@@ -141,19 +147,34 @@ def write(ctx: BuildContext, rows: PlanRows, splits: Codes, record: PublishRecor
                 (out_dir / entry["name"]).unlink(missing_ok=True)
         raise
     if pages is not None:  # an unchanged set keeps the page shards its card names
-        listed = page_files if written else previous_pages
+        listed = page_files if shards is not None else previous_pages
         remove_stale(out_dir / PAGES_DIR, [
             {"name": f["name"].removeprefix(f"{PAGES_DIR}/")} for f in listed])
-    if written:
+    if shards is not None:
         log.info("published %d documents to %s", kept, out_dir)
     record_stamps(ctx)
 
 
-def _row(ctx: BuildContext, key: str, published: PublishedRows) -> pa.Table:
-    """A document's row: its work file, else (deleted once published) its published row."""
-    if ctx.work.has(key) or key not in published:
-        return ctx.work.read([key])
-    return project(published.read(key), ctx.schema)
+def _build(ctx: BuildContext, rows: PlanRows, splits: Codes, record: PublishRecord,
+           shards: Shards, statistics: KeptStatistics,
+           pages: dict[str, Any] | None) -> dict[str, Any]:
+    """build.json of a new shard set (a split left empty is warned about)."""
+    kept = bool((splits >= 0).any())
+    for split in ("validation", "test"):
+        if kept and not any(f["split"] == split for f in shards.files):
+            log.warning("%s: the %s split is empty (too few documents); it is left out",
+                        ctx.dataset, split)
+    build = build_record(ctx, rows, splits, record, shards.files, statistics)
+    build["dedup"] = record.dedup
+    if pages is not None:
+        build["pages"] = pages
+    if record.clusters is not None:
+        build["duplicate_clusters"] = [
+            {"representative": c.representative, "members": list(c.members),
+             "split": SplitMap((rows, splits)).get(c.representative)}
+            for c in record.clusters
+        ]
+    return build
 
 
 def _pages(ctx: BuildContext, statistics: Callable[[], KeptStatistics], fingerprint: str,
@@ -180,7 +201,7 @@ def _pages(ctx: BuildContext, statistics: Callable[[], KeptStatistics], fingerpr
 def build_record(ctx: BuildContext, rows: PlanRows, splits: Codes,
                  record: PublishRecord, files: list[dict[str, Any]],
                  statistics: KeptStatistics) -> dict[str, Any]:
-    """build.json without its dedup, pages and clusters parts (`write` adds them)."""
+    """build.json without its dedup, pages and clusters parts (`_build` adds them)."""
     settings, fingerprints = ctx.settings, record.fingerprints
     methods, removed, formats = statistics.methods, statistics.removed, statistics.formats
     kept = splits >= 0

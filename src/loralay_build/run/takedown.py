@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loralay_build.errors import ConfigError, LockHeld
+from loralay_build.layout import OutputLayout
 from loralay_build.run.context import BuildRequest
 from loralay_build.run.pipeline import (
     EXIT_FAILURE,
@@ -48,18 +49,19 @@ def read_ids(text: str, source: str) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def remove(root: Path, dataset: str, ids_file: Path, reason: str) -> Takedown:
+def remove(layout: OutputLayout, dataset: str, ids_file: Path, reason: str) -> Takedown:
     """Mark the ids removed and publish the dataset without them."""
     try:
         listed = read_text(ids_file)  # refused before the state is opened when not text
     except ConfigError as exc:
         return Takedown(EXIT_USAGE, f"usage error: --ids: {exc}")
-    state = State(root)
+    state = State(layout.root)
     try:
         source = state.source_of(dataset)
         recorded = state.get_mark(dataset, SETTINGS_MARK)
         if source is None or recorded is None:
-            return Takedown(EXIT_USAGE, f"usage error: no built dataset {dataset!r} in {root}")
+            return Takedown(EXIT_USAGE,
+                            f"usage error: no built dataset {dataset!r} in {layout.root}")
         wanted = read_ids(listed, source)
         if not wanted:
             return Takedown(EXIT_USAGE, f"usage error: no id in {ids_file}")
@@ -74,7 +76,7 @@ def remove(root: Path, dataset: str, ids_file: Path, reason: str) -> Takedown:
             fresh = [i for i in wanted if known[i] != REMOVED]
             state.remove(dataset, fresh, f"{today}: {reason}" if reason else today)
             settings = settings_from_raw(source, json.loads(recorded))
-            pipeline = Pipeline(BuildRequest(source, dataset, root, settings,
+            pipeline = Pipeline(BuildRequest(source, dataset, settings,
                                              command="remove", allow_empty=True), state)
             pipeline.publish()
             pipeline.after_publish()

@@ -8,7 +8,6 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Protocol, TypeVar, runtime_checkable
 
 from loralay_build.blobs import BlobStore
@@ -170,13 +169,12 @@ class ChecksInput(Protocol):
 
 @dataclass
 class PublishedDataset:
-    """What a step after publishing may use: the dataset just published, where its siblings
-    go (`out_root`), the stores and client of the build, and the run's counters (a step adds
-    to them; `views_full_text_waiting` and `views_empty` make the run partial)."""
+    """What a step after publishing may use: the dataset just published, the state (whose
+    layout says where its siblings go), the stores and client of the build, and the run's
+    counters (a step adds to them; `views_full_text_waiting` and `views_empty` make the run
+    partial)."""
 
-    source: str
     dataset: str
-    out_root: Path
     settings: Settings
     state: State
     blobs: BlobStore

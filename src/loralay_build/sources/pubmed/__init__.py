@@ -18,4 +18,4 @@ class PubmedSource(discover.PubmedSource):
     views: tuple[ViewLayout, ...] = VIEWS
 
     def after_publish(self, ctx: PublishedDataset) -> None:
-        publish_views(ctx)
+        publish_views(ctx, self.name)

@@ -19,10 +19,10 @@ from typing import Any
 from lxml import etree
 
 from loralay_build.corpus.card import render_view_card
-from loralay_build.corpus.publish import Item, publish
+from loralay_build.corpus.publish import DictRows, Item, switch, write_shards
 from loralay_build.corpus.schema import COLUMNS_KEY
 from loralay_build.corpus.split import SPLITS
-from loralay_build.corpus.writer import dict_rows_table, digest
+from loralay_build.corpus.writer import digest
 from loralay_build.errors import LoralayError, TransientError
 from loralay_build.licences import licence_counts, to_spdx
 from loralay_build.progress import progress
@@ -73,15 +73,16 @@ class JatsIndex:
         self.db.close()
 
 
-def publish_views(ctx: PublishedDataset) -> None:
-    """Build and write every configured view of the dataset just published."""
+def publish_views(ctx: PublishedDataset, source: str) -> None:
+    """Build and write every configured view of the dataset just published (of `source`,
+    which the views' build records name)."""
     cfg = ctx.settings.source
     if not isinstance(cfg, PubmedConfig) or not cfg.views:
         return
     views = list(dict.fromkeys(cfg.views))
     rows = [r for r in ctx.state.rows(ctx.dataset, [PUBLISHED]) if r.split]
-    index = JatsIndex(ctx.state.dir / "views.sqlite")
-    cache = AbstractCache(ctx.state.dir / "views-abstracts.sqlite")
+    index = JatsIndex(ctx.state.layout.views_index)
+    cache = AbstractCache(ctx.state.layout.views_abstracts)
     try:
         known = [r.candidate for ds in ctx.state.datasets() for r in ctx.state.rows(ds)]
         oai = OaiClient(ctx.client, cfg.oai_url)
@@ -98,7 +99,7 @@ def publish_views(ctx: PublishedDataset) -> None:
         for build in builds:
             build.counts["articles"] = articles
             build.counts["articles_without_full_text"] = len(rows) - articles
-            build.finish(ctx)
+            build.finish(ctx, source)
             if rows and not build.counts["rows"]:  # not a success: the run says why
                 log.error("view %s has no rows although %s has %d: %d of them without full "
                           "text, %d waiting for it (exit 3)", build.view, ctx.dataset,
@@ -183,21 +184,23 @@ class _ViewBuild:
             self.counts.update(f"resolved_from_{c['resolved_from'] or 'none'}"
                                for c in record["cited"])
 
-    def finish(self, ctx: PublishedDataset) -> None:
+    def finish(self, ctx: PublishedDataset, source: str) -> None:
         if self.view == "citations":
             self.counts["resolved_share_pct"] = round(
                 100 * self.counts["cited_resolved"] / max(1, self.counts["cited"]))
             self.counts["lookup_failures"] = self.resolver.transient
         self.counts["rows"] = sum(len(v) for v in self.by_split.values())
         name = f"{ctx.dataset}-{self.view}"
-        _write(ctx.out_root / name, name, self.view, self.by_split, self.columns,
-               self.counts, self.options, ctx)
+        _write(name, self.view, self.by_split, self.columns, self.counts, self.options, ctx,
+               source)
         ctx.counts[f"view_{self.view}_rows"] += self.counts["rows"]
 
 
-def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[str, Any]]],
+def _write(name: str, view: str, by_split: dict[str, list[dict[str, Any]]],
            columns: list[Any], counts: Counter[str], options: dict[str, Any],
-           ctx: PublishedDataset) -> None:
+           ctx: PublishedDataset, source: str) -> None:
+    """Publish the view's rows to its folder, `name`, beside the layout dataset's."""
+    out_dir = ctx.state.layout.dataset(name)
     present = [s for s in SPLITS if by_split[s]]
     if not present:  # `datasets` cannot load a folder without rows: write nothing
         log.warning("view %s has no rows; %s not written", view, out_dir)
@@ -209,20 +212,18 @@ def _write(out_dir: Path, name: str, view: str, by_split: dict[str, list[dict[st
     by_id = {str(row[id_column]): row for rows in by_split.values() for row in rows}
     items = {split: [Item(str(row[id_column]), digest(row)) for row in by_split[split]]
              for split in SPLITS}
-
-    def finish(files: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
-        build = {
-            "dataset": name, "view": view, "layout_dataset": ctx.dataset,
-            "fingerprint": fingerprint, "source": ctx.source, COLUMNS_KEY: schema.names,
-            "config_hash": ctx.settings.config_hash(), "options": options,
-            "counts": {"splits": {s: len(by_split[s]) for s in SPLITS},
-                       **dict(sorted(counts.items()))},
-            "files": files,
-            "licences": licence_counts((r["licence"], s) for s in present for r in by_split[s]),
-        }
-        return build, render_view_card(name, SUMMARIES[view], card_columns(columns), build)
-
-    if publish(out_dir, fingerprint, items,
-               lambda group: [dict_rows_table([by_id[item.id] for item in group], schema)],
-               schema, ctx.settings.output, finish):
-        log.info("published view %s: %d rows to %s", view, counts["rows"], out_dir)
+    shards = write_shards(out_dir, fingerprint, items, DictRows(by_id, schema), schema,
+                          ctx.settings.output)
+    if shards is None:
+        return
+    build = {
+        "dataset": name, "view": view, "layout_dataset": ctx.dataset,
+        "fingerprint": fingerprint, "source": source, COLUMNS_KEY: schema.names,
+        "config_hash": ctx.settings.config_hash(), "options": options,
+        "counts": {"splits": {s: len(by_split[s]) for s in SPLITS},
+                   **dict(sorted(counts.items()))},
+        "files": shards.files,
+        "licences": licence_counts((r["licence"], s) for s in present for r in by_split[s]),
+    }
+    switch(shards, build, render_view_card(name, SUMMARIES[view], card_columns(columns), build))
+    log.info("published view %s: %d rows to %s", view, counts["rows"], out_dir)
