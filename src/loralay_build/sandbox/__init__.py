@@ -44,7 +44,8 @@ class Sandbox:
         self.eurlex = EurlexSandbox(self.server, n_docs=docs, seed=seed, faults=faults)
 
     def demo_builds(self) -> list[DemoBuild]:
-        """Every dataset the demo builds (`Source.demos`), pointed at this sandbox."""
+        """Every dataset the demo builds (`Source.demos`), in the registry's order (that of
+        `demo --only`), pointed at this sandbox."""
         configs = {
             "hal": self.hal.client_config(),
             "scielo": self.scielo.client_config(),
@@ -54,8 +55,8 @@ class Sandbox:
             "openreview": self.openreview.client_config(STATUSES),
             "eurlex": self.eurlex.client_config(),
         }
-        return [DemoBuild(name, dataset, config, ocr=name == "hal")
-                for name, config in configs.items() for dataset in SOURCES[name].demos]
+        return [DemoBuild(name, dataset, configs[name], ocr=name == "hal")
+                for name, source in SOURCES.items() for dataset in source.demos]
 
     def __enter__(self) -> Sandbox:
         self.server.start()
