@@ -18,6 +18,7 @@ from loralay_build.sandbox import Sandbox
 from tests.helpers.cli import write_toml
 
 RUN_TIMEOUT = 300.0  # no single build may take longer in these tests
+DEADLINE_DB = 30.0  # a reader waits this long for the build's write lock
 
 
 def write_config(sandbox: Sandbox, path: Path) -> Path:
@@ -104,6 +105,20 @@ def phase(out: Path, dataset: str = "hal") -> str:
     if counts.get("fetched", 0):
         return "parse"
     return "write"
+
+
+def statuses(out: Path, dataset: str = "hal") -> dict[str, str]:
+    """Every candidate's status in the state database (empty before the first commit)."""
+    db = OutputLayout(out).state_db
+    if not db.exists():
+        return {}
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=DEADLINE_DB) as conn:
+            rows = conn.execute("SELECT id, status FROM candidates WHERE dataset = ?",
+                                (dataset,)).fetchall()
+    except sqlite3.OperationalError:  # the schema is being created by the build
+        return {}
+    return dict(rows)
 
 
 def digests(folder: Path) -> dict[str, str]:
