@@ -121,6 +121,11 @@ def statuses(out: Path, dataset: str = "hal") -> dict[str, str]:
     return dict(rows)
 
 
+def changed(out: Path, before: dict[str, str]) -> int:
+    """How many candidates have another status than in `before` (a `statuses` result)."""
+    return sum(1 for key, status in statuses(out).items() if before.get(key) != status)
+
+
 def digests(folder: Path) -> dict[str, str]:
     """sha256 of every published file (shards, build.json, card, rejects).
 

@@ -75,14 +75,10 @@ def kill_and_resume(
         seen = len(sandbox.server.log)
         before = buildrun.statuses(out)
         proc = buildrun.start(out, config)
-
-        def progress() -> int:
-            now = buildrun.statuses(out)
-            return sum(1 for key, status in now.items() if before.get(key) != status)
-
         end = time.monotonic() + DEADLINE
         workers: set[int] = set()
-        while proc.poll() is None and progress() < wanted and time.monotonic() < end:
+        while (proc.poll() is None and buildrun.changed(out, before) < wanted
+               and time.monotonic() < end):
             workers |= buildrun.children(proc.pid)
             time.sleep(0.02)
         if proc.poll() is not None:
