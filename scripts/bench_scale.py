@@ -23,6 +23,7 @@ version), and how many bytes of its new shards are shared with the previous vers
 from __future__ import annotations
 
 import argparse
+import datetime
 import hashlib
 import json
 import os
@@ -44,6 +45,8 @@ from loralay_build.config import OutputSettings
 from loralay_build.layout import OutputLayout
 
 AREAS = ("shards", "work", "blobs", "state")
+FIRST_DAY = datetime.date(2005, 1, 1)
+SPAN_DAYS = 20 * 365
 
 
 def make_documents(folder: Path, pdfs: Path, start: int, count: int) -> list[dict[str, object]]:
@@ -64,6 +67,19 @@ def make_documents(folder: Path, pdfs: Path, start: int, count: int) -> list[dic
             "title": record.get("title") or "",
         })
     return entries
+
+
+def spread_dates(entries: list[dict[str, object]], rng: random.Random) -> None:
+    """Dates spread evenly over 20 years, in an order unrelated to the ids. The realdocs
+    dates would give each of the few source articles' copies one date, so a packing by date
+    would set identical texts side by side and compress them as real corpora never do."""
+    order = rng.sample(range(len(entries)), len(entries))
+    for rank, at in enumerate(order):
+        entries[at]["published"] = day(rank * SPAN_DAYS // len(entries))
+
+
+def day(offset: int) -> str:
+    return (FIRST_DAY + datetime.timedelta(days=offset)).isoformat()
 
 
 def write_manifest(path: Path, entries: list[dict[str, object]]) -> None:
@@ -213,12 +229,15 @@ def dated(entry: dict[str, object]) -> str:
 def change(model: str, entries: list[dict[str, object]], alive: list[int], pdfs: Path,
            folder: Path, rng: random.Random) -> list[dict[str, object]]:
     """One night's changes, applied to the PDFs; returns the new documents. `uniform`: +1 %
-    new, 0.1 % changed and 0.1 % gone, scattered. `realistic`: +1 % new (dated as the newest),
-    0.1 % revised among the documents of the last 12 months, and 0.02 % gone, scattered."""
+    new, 0.1 % changed and 0.1 % gone, scattered (the new ones over the whole span of dates).
+    `realistic`: +1 % new (dated the day after the newest), 0.1 % revised among the documents
+    of the last 12 months, and 0.02 % gone, scattered."""
     n = len(entries)
     small = max(1, n // 1000)
     new = make_documents(folder, pdfs, n, max(1, n // 100))
     if model == "uniform":
+        for entry in new:
+            entry["published"] = day(rng.randrange(SPAN_DAYS))
         revised = rng.sample(alive, small)
         gone = rng.sample([i for i in alive if i not in set(revised)], small)
     else:
@@ -228,7 +247,8 @@ def change(model: str, entries: list[dict[str, object]], alive: list[int], pdfs:
         revised = rng.sample(recent, min(small, len(recent)))
         gone = rng.sample([i for i in alive if i not in set(revised)], max(1, n // 5000))
         for entry in new:
-            entry["published"] = newest
+            entry["published"] = (datetime.date.fromisoformat(newest)
+                                  + datetime.timedelta(days=1)).isoformat()
     for i in revised:  # other bytes, so another blob and work file
         path = pdfs / str(entries[i]["pdf"])
         path.write_bytes(path.read_bytes() + b"\n% revised\n")
@@ -265,6 +285,7 @@ def main() -> None:
     try:
         n = args.docs
         entries = make_documents(args.folder, pdfs, 0, n)
+        spread_dates(entries, random.Random(0))
         write_manifest(manifest, entries)
         results: dict[str, dict[str, float]] = {}
         step("full", manifest, out, args.workers, config, dataset, results, cache)
