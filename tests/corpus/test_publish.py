@@ -155,38 +155,6 @@ def test_removing_a_document_rewrites_only_its_shard(
     _assert_same_rows(_rows_by_split(out / "local"), _full_republish(out, manifest, tmp_path))
 
 
-def test_revising_the_newest_documents_rewrites_only_the_newest_shard(
-    base: tuple[Path, list[dict[str, object]], Path], tmp_path: Path
-) -> None:
-    # Shards are packed by date. The dates here run in another order than the ids, so a
-    # packing by id would spread the three newest training documents over several shards.
-    docs, entries, _ = base
-    copies = tmp_path / "docs"
-    shutil.copytree(docs, copies)
-    dated = [{**e, "published": f"20{10 + (7 * i) % BASE_DOCS:02d}-01"}
-             for i, e in enumerate(entries[:BASE_DOCS])]
-    day = {f"local:{e['id']}": str(e["published"]) for e in dated}
-    manifest = write_manifest(copies / "dated.jsonl", dated)
-    out = tmp_path / "out"
-    assert _build(manifest, out).returncode == 0
-    folder = out / "local"
-    train = {f["name"]: pq.read_table(folder / f["name"], columns=["article_id"])
-             .column(0).to_pylist() for f in _files_by_split(folder)["train"]}
-    assert len(train) >= 4
-    newest = sorted((cid for ids in train.values() for cid in ids), key=day.__getitem__)[-3:]
-    for cid in newest:  # a revised PDF: other bytes, so the document is processed again
-        pdf = copies / f"{cid.removeprefix('local:')}.pdf"
-        pdf.write_bytes(pdf.read_bytes() + b"\n% revised\n")
-    hit = {name for name, ids in train.items() if set(ids) & set(newest)}
-    before = _shards(folder)
-    assert _build(manifest, out).returncode == 0
-    after = _shards(folder)
-    assert {before[c] for c in set(before) - set(after)} == hit
-    assert len(hit) == 1
-    assert _rows_of(folder, after, set(after) - set(before)) == len(train[hit.pop()])
-    assert run_cli("verify", str(folder)).returncode == 0
-
-
 def _files_by_split(folder: Path) -> dict[str, list[dict[str, Any]]]:
     build = json.loads((folder / "build.json").read_text())
     out: dict[str, list[dict[str, Any]]] = {}

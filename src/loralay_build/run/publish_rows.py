@@ -5,7 +5,6 @@ corpus: about 80 bytes here, against about 700 for an object with its strings.""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,11 +20,10 @@ from loralay_build.corpus.split import SPLITS, Codes, SplitColumns, split_code
 from loralay_build.licences import to_spdx
 from loralay_build.state import PUBLISHED, Row
 
-DATE_PARTS = re.compile(r"\d+")
 CHUNK = 256  # candidates gathered as Python values before they become columns
 NUMBERS = (("status", np.uint16), ("split", np.int8), ("preset", np.int8),
            ("n_pages", np.int32), ("summary_words", np.int32), ("language", np.uint16),
-           ("licence", np.uint16), ("day", np.int32))
+           ("licence", np.uint16))
 Positions = npt.NDArray[np.intp]
 
 
@@ -60,7 +58,6 @@ class PlanRows:
     summary_words: npt.NDArray[np.int32]
     language: npt.NDArray[np.uint16]
     licence: npt.NDArray[np.uint16]  # SPDX
-    day: npt.NDArray[np.int32]  # the publication date as YYYYMMDD (`day_number`)
     split_keys: pa.Array  # "" once the split is fixed (stored or preset)
     names: Names
 
@@ -91,8 +88,7 @@ class PlanRows:
         return PlanRows(pa.concat_arrays([empty, *ids]), numbers["status"][:n], keys[:n],
                         numbers["split"][:n], numbers["preset"][:n], numbers["n_pages"][:n],
                         numbers["summary_words"][:n], numbers["language"][:n],
-                        numbers["licence"][:n], numbers["day"][:n],
-                        pa.concat_arrays([empty, *split_keys]), names)
+                        numbers["licence"][:n], pa.concat_arrays([empty, *split_keys]), names)
 
     def __len__(self) -> int:
         return len(self.status)
@@ -129,30 +125,16 @@ class PlanRows:
         published = self.status == self.names.code(PUBLISHED)
         return self.ids_of(np.flatnonzero(among & ~published))
 
-    def by_date(self, positions: Positions) -> Positions:
-        """`positions` (in id order) ordered by publication date, ids breaking ties: the
-        order shards are packed in, so that the recent documents, which revisions and new
-        documents cluster on, share the last few shards instead of touching every one."""
-        return positions[np.argsort(self.day[positions], kind="stable")]
-
     def splitting(self, positions: Positions) -> SplitColumns:
         """What the chronological assignment reads of the candidates at `positions`."""
         return SplitColumns(take(self.ids, positions), take(self.split_keys, positions),
                             self.split[positions], self.preset[positions])
 
 
-def day_number(published: str) -> int:
-    """"2023-05-17" as 20230517; a missing month or day counts as 0, no date as 0."""
-    parts = [int(part) for part in DATE_PARTS.findall(published)[:3]]
-    parts += [0] * (3 - len(parts))
-    year, month, day = parts
-    return year * 10_000 + month * 100 + day if year < 10_000 and month < 100 and day < 100 else 0
-
-
 def _chunks(rows: Iterable[Row], names: Names,
             each: Callable[[Row], None]) -> Iterator[list[tuple[object, ...]]]:
     """The values of the rows, CHUNK rows at a time: (id, split key, work key, then the
-    NUMBERS, the date last)."""
+    NUMBERS)."""
     values: list[tuple[object, ...]] = []
     for row in rows:
         each(row)
@@ -164,8 +146,7 @@ def _chunks(rows: Iterable[Row], names: Names,
             names.code(row.status), split_code(row.split),
             split_code(None if preset is None else str(preset)),
             int(row.stats.get("n_pages", 0)), int(row.stats.get("summary_words", 0)),
-            names.code(cand.language), names.code(to_spdx(cand.source, cand.licence)),
-            day_number(cand.published)))
+            names.code(cand.language), names.code(to_spdx(cand.source, cand.licence))))
         if len(values) == CHUNK:
             yield values
             values = []

@@ -113,13 +113,12 @@ class WorkRows:
 
 
 def write(ctx: BuildContext, rows: PlanRows, splits: Codes, record: PublishRecord) -> None:
-    """Publish through the one publisher (corpus.publish): rows in date order per split,
-    each keyed by its work file, so only shards whose documents changed are rewritten, and
-    changes to recent documents touch only the last shards.
+    """Publish through the one publisher (corpus.publish): rows in id order per split,
+    each keyed by its work file, so only shards whose documents changed are rewritten.
     Page images (`--page-images`) are written first, beside the set in use, and switched
     by the same card and build.json."""
     out_dir = ctx.out_dir
-    items = {split: Selection(rows.item, rows.by_date(np.flatnonzero(splits == code)))
+    items = {split: Selection(rows.item, np.flatnonzero(splits == code))
              for code, split in enumerate(SPLITS)}
     kept = sum(len(group) for group in items.values())
     previous_pages = published_build(out_dir).get("pages", {}).get("files", [])
