@@ -70,9 +70,10 @@ def make_documents(folder: Path, pdfs: Path, start: int, count: int) -> list[dic
 
 
 def spread_dates(entries: list[dict[str, object]], rng: random.Random) -> None:
-    """Dates spread evenly over 20 years, in an order unrelated to the ids. The realdocs
-    dates would give each of the few source articles' copies one date, so a packing by date
-    would set identical texts side by side and compress them as real corpora never do."""
+    """Dates spread evenly over 20 years, in an order unrelated to the ids, as in a corpus
+    gathered from many sources. The realdocs dates would give all copies of one source
+    article a single date: the last 12 months would be one article's copies, and a date
+    ordering would set identical texts side by side, which compress as real ones never do."""
     order = rng.sample(range(len(entries)), len(entries))
     for rank, at in enumerate(order):
         entries[at]["published"] = day(rank * SPAN_DAYS // len(entries))
