@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -91,18 +92,14 @@ def wait_gone(pids: set[int], seconds: float) -> set[int]:
 
 def phase(out: Path, dataset: str = "hal") -> str:
     """Which stage a killed build had reached, judged from its state database."""
-    db = OutputLayout(out).state_db
-    if not db.exists():
+    if not OutputLayout(out).state_db.exists():
         return "start"
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-        counts = dict(conn.execute(
-            "SELECT status, COUNT(*) FROM candidates WHERE dataset = ? GROUP BY status",
-            (dataset,)).fetchall())
+    counts = Counter(statuses(out, dataset).values())
     if not counts:
         return "discovery"
-    if counts.get("discovered", 0) or counts.get("retry", 0):
+    if counts["discovered"] or counts["retry"]:
         return "download"
-    if counts.get("fetched", 0):
+    if counts["fetched"]:
         return "parse"
     return "write"
 
