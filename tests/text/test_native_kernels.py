@@ -194,13 +194,34 @@ def test_tokens_kernel_equals_python(words: list[str]) -> None:
     assert normalize.normalise_words(words) == normalize.normalise_words_python(words)
 
 
+# ASCII words, whose keys the kernel makes itself: every character, case, hyphens and
+# PDFium's mark, the backquote, control characters and spaces, "(cid:N)" whole, cut, in
+# capitals, nested and next to characters that are dropped.
+ASCII_WORDS = st.lists(
+    st.sampled_from(["(cid:3)", "(CID:12)", "(cid:)", "(cid:3", "(cid:(cid:7)", "(ci-d:4)",
+                     "(cid:1\x022)", "(cid:1 2)", "(cid:\n5)", "x(cid:9)y", "ab-", "Ab\x02",
+                     "`A`", "A B", "\x7f", "\t", "-", "", "theory", "Long-(cid:5)" * 30])
+    | st.text(st.characters(max_codepoint=127), max_size=8),
+    max_size=30,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(ASCII_WORDS)
+def test_tokens_kernel_makes_the_keys_of_ascii_words_as_python(words: list[str]) -> None:
+    assert NATIVE is not None
+    expected = normalize.normalise_words_python(words)
+    assert NATIVE.tokens(words, {}) == (expected.texts, expected.first_word, expected.end_word)
+
+
 def test_tokens_kernel_learns_new_words_and_survives_a_cache_reset(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    words = ["Inter-", "national", "associ-", "ated", "-", "Straße", "x\x02", "Y"]
+    words = ["Inter-", "national", "associ-", "ated", "-", "Straße", "x\x02", "Y", "Straße"]
     expected = normalize.normalise_words_python(words)
     monkeypatch.setattr(normalize, "_KEYS", normalize._Keys())
-    monkeypatch.setattr(normalize, "_CACHE_LIMIT", 4)  # every call restarts the cache
-    assert NATIVE is not None and NATIVE.tokens(words, normalize._KEYS.known) is None
+    monkeypatch.setattr(normalize, "_CACHE_LIMIT", 0)  # every new word restarts the cache
+    # Only the words outside ASCII are asked of the caller, once each.
+    assert NATIVE is not None and NATIVE.tokens(words, normalize._KEYS.known) == ["Straße"]
     assert normalize.normalise_words(words) == expected
     assert normalize.normalise_words(["other", "words", *words]).texts[2:] == expected.texts
     assert expected.texts[:3] == ["international", "associated", "strasse"]

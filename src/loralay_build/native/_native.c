@@ -1520,16 +1520,73 @@ static int joins(PyObject *words, Py_ssize_t i) {
            Py_UNICODE_ISLOWER(PyUnicode_READ_CHAR(next, 0));
 }
 
-/* tokens(words, keys) -> (texts, first, end) | None: text/normalize.py's normalise_words
- * for words whose normalised keys are all in `keys` (word -> key); None when one is not
- * (the caller normalises the new words and asks again). Hyphenated runs are joined into
- * one token, and empty tokens dropped, as the Python code does. */
+/* The key text/normalize.py's normalise_lines gives an ASCII word (newlines taken out):
+ * hyphens, newlines and PDFium's mark U+0002 dropped, the backquote made a quote, upper
+ * case folded; then each "(cid:N)" becomes U+FFFD, and spaces and control characters go,
+ * in that order, as in the Python code. Most words are their own key: those are returned
+ * without a copy. */
+static PyObject *ascii_key(PyObject *word) {
+    const Py_UCS1 *in = PyUnicode_1BYTE_DATA(word);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(word), m = 0, out = 0, cids = 0;
+    Py_ssize_t same = 0;
+    while (same < n && in[same] > 0x20 && in[same] < 0x7f && in[same] != '-' &&
+           in[same] != '`' && in[same] != '(' && !(in[same] >= 'A' && in[same] <= 'Z'))
+        same++;
+    if (same == n) return Py_NewRef(word);
+    char small[128];
+    char *buf = n <= (Py_ssize_t)sizeof small ? small : PyMem_Malloc((size_t)n);
+    if (!buf) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        char c = (char)in[i];
+        if (c == '-' || c == '\n' || c == 0x02) continue;
+        if (c == '`') c = '\'';
+        else if (c >= 'A' && c <= 'Z') c = (char)(c + ('a' - 'A'));
+        buf[m++] = c;
+    }
+    /* "(cid:" digits ")" collapses to one marker byte (0x80, no ASCII character). */
+    for (Py_ssize_t i = 0; i < m;) {
+        Py_ssize_t j = i + 5;
+        if (m - i >= 7 && !memcmp(buf + i, "(cid:", 5)) {
+            while (j < m && buf[j] >= '0' && buf[j] <= '9') j++;
+            if (j > i + 5 && j < m && buf[j] == ')') {
+                buf[out++] = (char)0x80;
+                cids++;
+                i = j + 1;
+                continue;
+            }
+        }
+        char c = buf[i++];
+        if ((unsigned char)c > 0x20 && c != 0x7f) buf[out++] = c;
+    }
+    PyObject *key;
+    if (!cids) {
+        key = PyUnicode_FromStringAndSize(buf, out);
+    } else {
+        key = PyUnicode_New(out, 0xfffd);
+        if (key) {
+            int kind = PyUnicode_KIND(key);
+            void *data = PyUnicode_DATA(key);
+            for (Py_ssize_t i = 0; i < out; i++) {
+                unsigned char c = (unsigned char)buf[i];
+                PyUnicode_WRITE(kind, data, i, c == 0x80 ? 0xfffd : c);
+            }
+        }
+    }
+    if (buf != small) PyMem_Free(buf);
+    return key;
+}
+
+/* tokens(words, keys) -> (texts, first, end) | list[str]: text/normalize.py's
+ * normalise_words. The key of an ASCII word is made here (ascii_key); that of another word
+ * is taken from `keys` (word -> key), and the words not there are returned, without
+ * repeats, when there are any (the caller normalises them and asks again). Hyphenated runs
+ * are joined into one token, and empty tokens dropped, as the Python code does. */
 static PyObject *tokens(PyObject *self, PyObject *args) {
     PyObject *words, *keys;
     (void)self;
     if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &words, &PyDict_Type, &keys)) return NULL;
     Py_ssize_t n = PyList_GET_SIZE(words);
-    PyObject *texts = NULL, *first = NULL, *end = NULL, *result = NULL;
+    PyObject *texts = NULL, *first = NULL, *end = NULL, *result = NULL, *pending = NULL;
     PyObject *keyed = PyList_New(n);  /* each word's key, held while the tokens are made */
     if (!keyed) return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -1538,16 +1595,28 @@ static PyObject *tokens(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_TypeError, "words must be str");
             goto done;
         }
+        if (PyUnicode_IS_ASCII(word)) {
+            PyObject *made = ascii_key(word);
+            if (!made) goto done;
+            PyList_SET_ITEM(keyed, i, made);
+            continue;
+        }
         PyObject *key = PyDict_GetItemWithError(keys, word);
         if (!key) {
-            if (!PyErr_Occurred()) result = Py_NewRef(Py_None);
-            goto done;
+            if (PyErr_Occurred()) goto done;
+            if (!pending && !(pending = PySet_New(NULL))) goto done;
+            if (PySet_Add(pending, word)) goto done;
+            continue;
         }
         if (!PyUnicode_Check(key)) {
             PyErr_SetString(PyExc_TypeError, "keys must be str");
             goto done;
         }
         PyList_SET_ITEM(keyed, i, Py_NewRef(key));
+    }
+    if (pending) {
+        result = PySequence_List(pending);
+        goto done;
     }
     texts = PyList_New(0);
     first = PyList_New(0);
@@ -1583,6 +1652,7 @@ static PyObject *tokens(PyObject *self, PyObject *args) {
     result = PyTuple_Pack(3, texts, first, end);
 done:
     Py_DECREF(keyed);
+    Py_XDECREF(pending);
     Py_XDECREF(texts);
     Py_XDECREF(first);
     Py_XDECREF(end);
@@ -1871,7 +1941,7 @@ static PyMethodDef methods[] = {
     {"order_page", order_page, METH_VARARGS, "Blocks of a page's lines in reading order."},
     {"extend_document", extend_document, METH_VARARGS, "Append a page's blocks to a Document."},
     {"minhash", minhash, METH_VARARGS, "MinHash of the word shingles of a text (text/minhash.py)."},
-    {"tokens", tokens, METH_VARARGS, "Normalised tokens of known words (text/normalize.py)."},
+    {"tokens", tokens, METH_VARARGS, "Normalised tokens of words (text/normalize.py)."},
     {"pack", pack, METH_O, "A list of str in Arrow's string layout (columns.Strings)."},
     {"box_array", box_array, METH_O, "The coordinates of a list of 4-tuples as doubles."},
     {"box_columns", box_columns, METH_VARARGS, "A row's box and page columns (run/process.py)."},
