@@ -3,8 +3,8 @@
 
 The extension file given is loaded in place of the installed one; every PDF of the folders
 is parsed `--rounds` times in this process, and its words and boxes go through the core's
-kernels of the later build steps (normalised tokens, MinHash, box array, the row's box
-columns, string packing),
+kernels of the later build steps (normalised tokens, the leakage audit, MinHash, box array,
+the row's box columns, string packing),
 and its first pages are rendered as page images (the gray-plane and PNG-row kernels), so a
 leak in the core grows with the rounds.
 Decompression bombs (C01, C02) are left out: without the address-space limit of the worker
@@ -48,6 +48,7 @@ def main() -> None:
     from loralay_build.parse import ParseSettings, parse_pdf, pdfium
     from loralay_build.records import box_array
     from loralay_build.run.process import _box_columns
+    from loralay_build.text.leakage import Leakage
     from loralay_build.text.minhash import signature
     from loralay_build.text.normalize import normalise_words
 
@@ -62,7 +63,8 @@ def main() -> None:
         for path in files:
             try:
                 doc = parse_pdf(path, settings=settings)
-                normalise_words(doc.words)
+                texts = normalise_words(doc.words).texts
+                Leakage(texts, 5).share(texts[:300])
                 signature(doc.words)
                 box_array(doc.boxes)
                 _box_columns(doc)

@@ -9,6 +9,7 @@ zeros, integers) and on the real PDFs.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from pathlib import Path
@@ -20,17 +21,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loralay_build.columns import Strings
+from loralay_build.errors import Reject
 from loralay_build.native import NATIVE_ENV, native_module
-from loralay_build.parse import parse_pdf
+from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.records import Box, Document, Page, box_array, box_array_python
 from loralay_build.run import process
-from loralay_build.text import minhash, normalize
+from loralay_build.source_table import DocumentOptions
+from loralay_build.text import minhash, normalize, prepare_abstract, strip_abstracts
+from loralay_build.text.leakage import Leakage
+from loralay_build.text.match import query_tokens
+from loralay_build.text.settings import MatchSettings
 
 NATIVE = native_module()
 pytestmark = pytest.mark.skipif(NATIVE is None, reason="the compiled core is not built")
 
 REALDOCS = Path(__file__).resolve().parents[3] / "shared" / "realdocs" / "pdf"
 REALDOCS = REALDOCS if REALDOCS.is_dir() else Path("/work/shared/realdocs/pdf")
+MANIFEST = REALDOCS.parent / "manifest.jsonl"
 
 TEXTS = st.lists(
     st.sampled_from(["the", "model", "é", "straße", "数据", "\U0001d400x", "a_b", "0", "٣",
@@ -241,3 +248,49 @@ def test_pack_kernel_refuses_what_python_refuses() -> None:
             Strings.pack(bad)  # type: ignore[arg-type]
         with pytest.raises(error):
             Strings.pack_python(bad)  # type: ignore[arg-type]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "\u00e9", "a\ud800", "ab", ""]), max_size=60),
+       st.lists(st.sampled_from(["a", "b", "c", "\u00e9", "a\ud800", "d"]), max_size=12),
+       st.integers(1, 6))
+def test_leakage_kernel_equals_python(body: list[str], abstract: list[str], n: int) -> None:
+    """Repeated n-grams on both sides, tokens equal as strings but not as objects, a body
+    shorter than n."""
+    copied = ["".join(list(token)) for token in body]
+    audit = Leakage(copied, n, [abstract])
+    assert audit.share(abstract) == audit.share_python(abstract)
+
+
+@pytest.mark.skipif(not MANIFEST.is_file(), reason="realdocs absent")
+def test_abstracts_of_real_documents_are_stripped_alike_on_both_paths(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every kernel of the abstract search together: the same kept words and match records,
+    and the same leakage of each abstract in the whole body."""
+    options = DocumentOptions()
+    for line in MANIFEST.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        lang = entry.get("language") or "en"
+        abstracts = {k: prepare_abstract(v, options.abstract_format)
+                     for k, v in (entry.get("abstracts") or {}).items()}
+        abstracts = {k: v for k, v in abstracts.items() if v}
+        if lang not in abstracts:
+            continue
+        doc = clean_document(parse_pdf(REALDOCS.parent / entry["file"], languages=[lang]),
+                             options.cleaners, {})
+        results: list[object] = []
+        for native in ("1", "0"):
+            with monkeypatch.context() as patch:
+                patch.setenv(NATIVE_ENV, native)
+                patch.setattr(normalize, "_KEYS", normalize._Keys())
+                try:
+                    results.append(strip_abstracts(doc.words, doc.word_pages, abstracts, lang,
+                                                   MatchSettings()))
+                except Reject as exc:
+                    results.append((exc.reason, exc.detail))
+        assert results[0] == results[1], entry["id"]
+        body = normalize.normalise_words(list(doc.words)).texts
+        audit = Leakage(body, 5)
+        for text in abstracts.values():
+            query = query_tokens(text)
+            assert audit.share(query) == audit.share_python(query), entry["id"]

@@ -1659,6 +1659,102 @@ done:
     return result;
 }
 
+/* The hash of tokens[at .. at + n) as one n-gram: the tokens' own str hashes, combined
+ * as a polynomial (mod 2**64) so that the next n-gram's follows in O(1). */
+#define GRAM_BASE 0x100000001b3ull
+
+/* Whether tokens a[i .. i + n) and b[j .. j + n) are equal strings; -1 on an error. */
+static int same_gram(PyObject **a, Py_ssize_t i, PyObject **b, Py_ssize_t j, int n) {
+    for (int t = 0; t < n; t++) {
+        int eq = PyObject_RichCompareBool(a[i + t], b[j + t], Py_EQ);
+        if (eq != 1) return eq;
+    }
+    return 1;
+}
+
+/* leaked(body, abstract, n) -> (found, total): text/leakage.py's audit, the count of
+ * distinct word n-grams of the abstract (total) and of those among the body's n-grams
+ * (found). The abstract's n-grams go in an open-addressing table keyed by hash and checked
+ * by string equality, and every n-gram of the body is looked up in it once. */
+static PyObject *leaked(PyObject *self, PyObject *args) {
+    PyObject *body, *abstract;
+    int n;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!i", &PyList_Type, &body, &PyList_Type, &abstract, &n))
+        return NULL;
+    Py_ssize_t nb = PyList_GET_SIZE(body), na = PyList_GET_SIZE(abstract);
+    if (n < 1 || n > na) {
+        PyErr_SetString(PyExc_ValueError, "leaked: need 1 <= n <= len(abstract)");
+        return NULL;
+    }
+    Py_ssize_t grams = na - n + 1, size = 2, total = 0, found = 0;
+    while (size < 2 * grams) size *= 2;
+    PyObject **a = ((PyListObject *)abstract)->ob_item, **b = ((PyListObject *)body)->ob_item;
+    Py_ssize_t *slots = PyMem_Malloc((size_t)size * sizeof(Py_ssize_t));  /* gram start, -1 */
+    uint64_t *keys = PyMem_Malloc((size_t)size * sizeof(uint64_t));
+    char *seen = PyMem_Calloc((size_t)size, 1);
+    uint64_t *ha = PyMem_Malloc((size_t)(na + nb) * sizeof(uint64_t)), *hb = ha + na;
+    PyObject *result = NULL;
+    if (!slots || !keys || !seen || !ha) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < na + nb; i++) {
+        PyObject *token = i < na ? a[i] : b[i - na];
+        if (!PyUnicode_Check(token)) {
+            PyErr_SetString(PyExc_TypeError, "tokens must be str");
+            goto done;
+        }
+        Py_hash_t h = PyObject_Hash(token);
+        if (h == -1) goto done;
+        ha[i] = (uint64_t)h;
+    }
+    uint64_t top = 1;  /* GRAM_BASE ** (n - 1), to take the first token out */
+    for (int t = 1; t < n; t++) top *= GRAM_BASE;
+    for (Py_ssize_t i = 0; i < size; i++) slots[i] = -1;
+    int shift = 64;
+    for (Py_ssize_t s = size; s > 1; s /= 2) shift--;
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t *h = pass ? hb : ha;
+        PyObject **tokens_of = pass ? b : a;
+        Py_ssize_t count = pass ? nb - n + 1 : grams;
+        uint64_t key = 0;
+        for (int t = 0; t < n - 1 && t < (pass ? nb : na); t++) key = key * GRAM_BASE + h[t];
+        for (Py_ssize_t i = 0; i < count; i++) {
+            key = key * GRAM_BASE + h[i + n - 1];
+            Py_ssize_t slot = (Py_ssize_t)((key * 0x9e3779b97f4a7c15ull) >> shift);
+            for (;; slot = (slot + 1) & (size - 1)) {
+                if (slots[slot] < 0) {
+                    if (!pass) {
+                        slots[slot] = i;
+                        keys[slot] = key;
+                        total++;
+                    }
+                    break;
+                }
+                if (keys[slot] != key) continue;
+                int eq = same_gram(a, slots[slot], tokens_of, i, n);
+                if (eq < 0) goto done;
+                if (eq) {
+                    if (pass && !seen[slot]) {
+                        seen[slot] = 1;
+                        found++;
+                    }
+                    break;
+                }
+            }
+            key -= top * h[i];
+        }
+    }
+    result = Py_BuildValue("nn", found, total);
+done:
+    PyMem_Free(slots);
+    PyMem_Free(keys);
+    PyMem_Free(seen);
+    PyMem_Free(ha);
+    return result;
+}
+
 static inline void put_le32(unsigned char *out, uint32_t value) {
     out[0] = (unsigned char)value;
     out[1] = (unsigned char)(value >> 8);
@@ -1942,6 +2038,7 @@ static PyMethodDef methods[] = {
     {"extend_document", extend_document, METH_VARARGS, "Append a page's blocks to a Document."},
     {"minhash", minhash, METH_VARARGS, "MinHash of the word shingles of a text (text/minhash.py)."},
     {"tokens", tokens, METH_VARARGS, "Normalised tokens of words (text/normalize.py)."},
+    {"leaked", leaked, METH_VARARGS, "Abstract n-grams found in a body (text/leakage.py)."},
     {"pack", pack, METH_O, "A list of str in Arrow's string layout (columns.Strings)."},
     {"box_array", box_array, METH_O, "The coordinates of a list of 4-tuples as doubles."},
     {"box_columns", box_columns, METH_VARARGS, "A row's box and page columns (run/process.py)."},

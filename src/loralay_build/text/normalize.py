@@ -9,7 +9,8 @@ a match on the normalised stream maps back to exact word indices.
 
 Words are normalised once per process: new words are joined with newlines and normalised
 in a few whole-string passes (every step maps characters on their own, so the result is
-the same as word by word), and a stream is then mapped through a dictionary.
+the same as word by word), and a stream is then mapped through a dictionary. The compiled
+core makes the key of an ASCII word itself, which costs less than the dictionary lookup.
 """
 
 from __future__ import annotations
