@@ -52,8 +52,8 @@ class Leakage:
             return self.share_python(abstract)
         if not abstract:
             return 0.0
-        found, total = native.leaked(self.body, abstract, min(self.n, len(abstract)))
-        return found / total
+        counts: tuple[int, int] = native.leaked(self.body, abstract, min(self.n, len(abstract)))
+        return counts[0] / counts[1]
 
     def share_python(self, abstract: Sequence[str]) -> float:
         """share in Python alone (the compiled core's reference)."""
