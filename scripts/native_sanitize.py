@@ -3,8 +3,8 @@
 
 The extension file given is loaded in place of the installed one; every PDF of the folders
 is parsed `--rounds` times in this process, and its words and boxes go through the core's
-kernels of the later build steps (normalised tokens, the leakage audit, MinHash, box array,
-the row's box columns, string packing),
+kernels of the later build steps (normalised tokens, the seed index and lookups, the leakage
+audit, MinHash, box array, the row's box columns, string packing),
 and its first pages are rendered as page images (the gray-plane and PNG-row kernels), so a
 leak in the core grows with the rounds.
 Decompression bombs (C01, C02) are left out: without the address-space limit of the worker
@@ -51,6 +51,7 @@ def main() -> None:
     from loralay_build.text.leakage import Leakage
     from loralay_build.text.minhash import signature
     from loralay_build.text.normalize import normalise_words
+    from loralay_build.text.seeds import SeedFinder
 
     if pdfium._NATIVE is None or pdfium._NATIVE.__file__ != str(args.extension):
         raise SystemExit("the sanitizer build is not the one in use")
@@ -65,6 +66,8 @@ def main() -> None:
                 doc = parse_pdf(path, settings=settings)
                 texts = normalise_words(doc.words).texts
                 Leakage(texts, 5).share(texts[:300])
+                body = " ".join(texts)
+                SeedFinder(body).first([body[i : i + 12] for i in range(0, len(body) - 11, 97)], 5)
                 signature(doc.words)
                 box_array(doc.boxes)
                 _box_columns(doc)

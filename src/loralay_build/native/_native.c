@@ -1755,6 +1755,130 @@ done:
     return result;
 }
 
+/* Seed lookups of text/seeds.py. A k-gram index of a text is a bytes object of uint32:
+ * the group bits and k, the start of each group's positions (2**bits + 1 of them), then the start
+ * positions of all k-grams, grouped by bits of a polynomial hash of their code points and
+ * ascending within a group (a counting sort). Any hash gives the same answers: every
+ * position is checked against the text. */
+#define SEED_BASE 0x100000001b3ull
+#define SEED_MIX 0x9e3779b97f4a7c15ull
+
+static inline uint32_t seed_group(uint64_t hash, int bits) {
+    return (uint32_t)((hash * SEED_MIX) >> (64 - bits));
+}
+
+/* kgram_index(text, k) -> bytes | None: the index of the k-grams of a text; None when the
+ * text is too long for 32-bit positions (the Python index is used then). */
+static PyObject *kgram_index(PyObject *self, PyObject *args) {
+    PyObject *text;
+    Py_ssize_t k;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Un", &text, &k)) return NULL;
+    if (k < 1 || k > UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "kgram_index: k must be at least 1");
+        return NULL;
+    }
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    if (length >= ((Py_ssize_t)1 << 31)) Py_RETURN_NONE;
+    Py_ssize_t count = length >= k ? length - k + 1 : 0;
+    int bits = 4;
+    while (bits < 20 && ((Py_ssize_t)1 << bits) < count) bits++;
+    Py_ssize_t groups = (Py_ssize_t)1 << bits;
+    PyObject *index = PyBytes_FromStringAndSize(NULL, (3 + groups + count) * 4);
+    uint32_t *hashes = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(uint32_t));
+    if (!index || !hashes) {
+        Py_XDECREF(index);
+        PyMem_Free(hashes);
+        return PyErr_NoMemory();
+    }
+    uint32_t *out = (uint32_t *)PyBytes_AS_STRING(index), *starts = out + 2,
+             *order = starts + groups + 1;
+    out[0] = (uint32_t)bits;
+    out[1] = (uint32_t)k;
+    memset(starts, 0, (size_t)(groups + 1) * sizeof(uint32_t));
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    uint64_t top = 1, hash = 0;  /* top: SEED_BASE ** (k - 1) */
+    for (Py_ssize_t j = 1; j < k; j++) top *= SEED_BASE;
+    for (Py_ssize_t j = 0; j < k - 1 && j < length; j++)
+        hash = hash * SEED_BASE + PyUnicode_READ(kind, data, j);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        hash = hash * SEED_BASE + PyUnicode_READ(kind, data, i + k - 1);
+        hashes[i] = seed_group(hash, bits);
+        starts[hashes[i] + 1]++;
+        hash -= top * PyUnicode_READ(kind, data, i);
+    }
+    for (Py_ssize_t g = 0; g < groups; g++) starts[g + 1] += starts[g];
+    /* Each group filled in ascending positions; its start then points at the next group's
+     * start, and the starts are moved back by one. */
+    for (Py_ssize_t i = 0; i < count; i++) order[starts[hashes[i]]++] = (uint32_t)i;
+    memmove(starts + 1, starts, (size_t)groups * sizeof(uint32_t));
+    starts[0] = 0;
+    PyMem_Free(hashes);
+    return index;
+}
+
+/* seed_hits(text, index, seeds, limit) -> list[list[int]]: the first `limit` positions of
+ * each seed in the text, ascending, overlapping ones included (repeated str.find), through
+ * the text's kgram_index; every seed must be k characters long. */
+static PyObject *seed_hits(PyObject *self, PyObject *args) {
+    PyObject *text, *seeds;
+    Py_buffer index;
+    Py_ssize_t limit;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Uy*O!n", &text, &index, &PyList_Type, &seeds, &limit))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text), n = PyList_GET_SIZE(seeds);
+    const uint32_t *words = index.buf;
+    Py_ssize_t size = index.len / 4, bits = size > 1 ? words[0] : 0, k = size > 1 ? words[1] : 0;
+    Py_ssize_t groups = (Py_ssize_t)1 << bits, count = size - 3 - groups;
+    if (index.len % 4 || bits < 4 || bits > 20 || k < 1 || count < 0 ||
+        count != (length >= k ? length - k + 1 : 0) || words[2 + groups] != (uint32_t)count) {
+        PyErr_SetString(PyExc_ValueError, "seed_hits: not the k-gram index of this text");
+        goto done;
+    }
+    const uint32_t *starts = words + 2, *order = starts + groups + 1;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    if (!(result = PyList_New(n))) goto done;
+    for (Py_ssize_t s = 0; s < n; s++) {
+        PyObject *seed = PyList_GET_ITEM(seeds, s), *found = PyList_New(0);
+        if (!found) goto fail;
+        PyList_SET_ITEM(result, s, found);
+        if (!PyUnicode_Check(seed)) {
+            PyErr_SetString(PyExc_TypeError, "seeds must be str");
+            goto fail;
+        }
+        if (PyUnicode_GET_LENGTH(seed) != k) {
+            PyErr_SetString(PyExc_ValueError, "seed_hits: seeds must be k characters long");
+            goto fail;
+        }
+        int seed_kind = PyUnicode_KIND(seed);
+        const void *seed_data = PyUnicode_DATA(seed);
+        uint64_t hash = 0;
+        for (Py_ssize_t j = 0; j < k; j++) hash = hash * SEED_BASE + PyUnicode_READ(seed_kind, seed_data, j);
+        uint32_t group = seed_group(hash, (int)bits);
+        for (uint32_t e = starts[group]; e < starts[group + 1] && PyList_GET_SIZE(found) < limit; e++) {
+            Py_ssize_t at = order[e], j = 0;
+            while (j < k && PyUnicode_READ(kind, data, at + j) == PyUnicode_READ(seed_kind, seed_data, j)) j++;
+            if (j < k) continue;
+            PyObject *position = PyLong_FromSsize_t(at);
+            if (!position || PyList_Append(found, position)) {
+                Py_XDECREF(position);
+                goto fail;
+            }
+            Py_DECREF(position);
+        }
+    }
+    goto done;
+fail:
+    Py_CLEAR(result);
+done:
+    PyBuffer_Release(&index);
+    return result;
+}
+
 static inline void put_le32(unsigned char *out, uint32_t value) {
     out[0] = (unsigned char)value;
     out[1] = (unsigned char)(value >> 8);
@@ -2039,6 +2163,8 @@ static PyMethodDef methods[] = {
     {"minhash", minhash, METH_VARARGS, "MinHash of the word shingles of a text (text/minhash.py)."},
     {"tokens", tokens, METH_VARARGS, "Normalised tokens of words (text/normalize.py)."},
     {"leaked", leaked, METH_VARARGS, "Abstract n-grams found in a body (text/leakage.py)."},
+    {"kgram_index", kgram_index, METH_VARARGS, "The k-gram index of a text (text/seeds.py)."},
+    {"seed_hits", seed_hits, METH_VARARGS, "First occurrences of seeds (text/seeds.py)."},
     {"pack", pack, METH_O, "A list of str in Arrow's string layout (columns.Strings)."},
     {"box_array", box_array, METH_O, "The coordinates of a list of 4-tuples as doubles."},
     {"box_columns", box_columns, METH_VARARGS, "A row's box and page columns (run/process.py)."},
