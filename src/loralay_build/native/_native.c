@@ -1879,6 +1879,47 @@ done:
     return result;
 }
 
+/* runs(keep, size) -> list[tuple[int, int]] | None: records.py's _runs of a list of int
+ * indices, the [start, stop) runs of consecutive ascending values in order; None when an
+ * item is not an int or lies outside 0 .. size - 1 (numpy decides, and raises, then). */
+static PyObject *runs(PyObject *self, PyObject *args) {
+    PyObject *keep;
+    Py_ssize_t size;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!n", &PyList_Type, &keep, &size)) return NULL;
+    PyObject *result = PyList_New(0);
+    if (!result) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(keep), start = 0, prev = 0;
+    for (Py_ssize_t i = 0; i <= n; i++) {
+        Py_ssize_t value = 0;
+        if (i < n) {
+            PyObject *item = PyList_GET_ITEM(keep, i);
+            if (!PyLong_Check(item)) goto refuse;
+            value = PyLong_AsSsize_t(item);
+            if (value == -1 && PyErr_Occurred()) {
+                PyErr_Clear();
+                goto refuse;
+            }
+            if (value < 0 || value >= size) goto refuse;
+        }
+        if (i && (i == n || value != prev + 1)) {
+            PyObject *run = Py_BuildValue("(nn)", start, prev + 1);
+            if (!run || PyList_Append(result, run)) {
+                Py_XDECREF(run);
+                Py_DECREF(result);
+                return NULL;
+            }
+            Py_DECREF(run);
+        }
+        if (!i || value != prev + 1) start = value;
+        prev = value;
+    }
+    return result;
+refuse:
+    Py_DECREF(result);
+    Py_RETURN_NONE;
+}
+
 static inline void put_le32(unsigned char *out, uint32_t value) {
     out[0] = (unsigned char)value;
     out[1] = (unsigned char)(value >> 8);
@@ -2165,6 +2206,7 @@ static PyMethodDef methods[] = {
     {"leaked", leaked, METH_VARARGS, "Abstract n-grams found in a body (text/leakage.py)."},
     {"kgram_index", kgram_index, METH_VARARGS, "The k-gram index of a text (text/seeds.py)."},
     {"seed_hits", seed_hits, METH_VARARGS, "First occurrences of seeds (text/seeds.py)."},
+    {"runs", runs, METH_VARARGS, "Runs of consecutive indices (records.Document.select)."},
     {"pack", pack, METH_O, "A list of str in Arrow's string layout (columns.Strings)."},
     {"box_array", box_array, METH_O, "The coordinates of a list of 4-tuples as doubles."},
     {"box_columns", box_columns, METH_VARARGS, "A row's box and page columns (run/process.py)."},

@@ -41,12 +41,20 @@ class Leakage:
         self._abstracts = tuple(abstracts)
         self._vocabulary: set[str] | None = None  # made when the Python code first needs it
         self._grams: dict[int, set[tuple[str, ...]]] = {}  # n-grams of the runs, per n
+        self._shares: dict[tuple[str, ...], float] = {}  # an abstract is asked for twice
 
     def share(self, abstract: Sequence[str]) -> float:
         """Share of the abstract's n-grams present in the body.
 
         An abstract shorter than n words counts as one n-gram of its own length.
         """
+        key = tuple(abstract)
+        share = self._shares.get(key)
+        if share is None:
+            share = self._shares[key] = self._measured(abstract)
+        return share
+
+    def _measured(self, abstract: Sequence[str]) -> float:
         native = native_module()
         if native is None or not isinstance(self.body, list) or not isinstance(abstract, list):
             return self.share_python(abstract)
