@@ -1618,16 +1618,23 @@ static PyObject *tokens(PyObject *self, PyObject *args) {
         result = PySequence_List(pending);
         goto done;
     }
-    texts = PyList_New(0);
-    first = PyList_New(0);
-    end = PyList_New(0);
+    /* At most one token per word: the lists are made that long and cut to the tokens made.
+     * A token's end is the next token's first word unless an empty token lay between, so
+     * the same int object serves both. */
+    texts = PyList_New(n);
+    first = PyList_New(n);
+    end = PyList_New(n);
     if (!texts || !first || !end) goto done;
+    Py_ssize_t made = 0;
+    PyObject *stop = NULL;  /* the previous token's end (held by `end`), at word stop_at */
+    Py_ssize_t stop_at = -1;
     for (Py_ssize_t i = 0; i < n;) {
         Py_ssize_t last = i;
         while (last < n - 1 && joins(words, last)) last++;
         PyObject *text;
-        if (last == i) {
-            text = Py_NewRef(PyList_GET_ITEM(keyed, i));
+        if (last == i) {  /* the key moves from `keyed` to the token */
+            text = PyList_GET_ITEM(keyed, i);
+            PyList_SET_ITEM(keyed, i, NULL);
         } else {
             PyObject *parts = PyList_GetSlice(keyed, i, last + 1);
             if (!parts) goto done;
@@ -1635,20 +1642,28 @@ static PyObject *tokens(PyObject *self, PyObject *args) {
             Py_DECREF(parts);
             if (!text) goto done;
         }
-        if (PyUnicode_GET_LENGTH(text)) {
-            PyObject *at = PyLong_FromSsize_t(i), *stop = PyLong_FromSsize_t(last + 1);
-            int failed = !at || !stop || PyList_Append(texts, text) ||
-                         PyList_Append(first, at) || PyList_Append(end, stop);
-            Py_XDECREF(at);
-            Py_XDECREF(stop);
-            if (failed) {
+        if (!PyUnicode_GET_LENGTH(text)) {
+            Py_DECREF(text);
+        } else {
+            PyObject *at = stop_at == i ? Py_NewRef(stop) : PyLong_FromSsize_t(i);
+            stop = PyLong_FromSsize_t(last + 1);
+            stop_at = last + 1;
+            if (!at || !stop) {
+                Py_XDECREF(at);
+                Py_XDECREF(stop);
                 Py_DECREF(text);
                 goto done;
             }
+            PyList_SET_ITEM(texts, made, text);
+            PyList_SET_ITEM(first, made, at);
+            PyList_SET_ITEM(end, made, stop);
+            made++;
         }
-        Py_DECREF(text);
         i = last + 1;
     }
+    if (PyList_SetSlice(texts, made, n, NULL) || PyList_SetSlice(first, made, n, NULL) ||
+        PyList_SetSlice(end, made, n, NULL))
+        goto done;
     result = PyTuple_Pack(3, texts, first, end);
 done:
     Py_DECREF(keyed);
