@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import zlib
 from pathlib import Path
 from unittest import mock
 
@@ -67,6 +68,31 @@ def test_minhash_kernel_equals_regex_and_numpy(text: str) -> None:
     else:
         assert expected.dtype == np.uint32
         assert native == expected.tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(TEXTS, st.integers(1, 19), st.integers(0, 2**32))
+def test_minhash_kernel_takes_any_number_of_permutations(
+        text: str, perms: int, seed: int) -> None:
+    """Counts of permutations that are not a multiple of the kernel's block of eight."""
+    assert NATIVE is not None
+    rng = np.random.default_rng(seed)
+    a, b = rng.integers(0, 2**64 - 1, size=(2, perms), dtype=np.uint64)
+    a |= np.uint64(1)
+    values = NATIVE.minhash(text, a.tobytes(), b.tobytes(), minhash.SHINGLE, int(minhash._MULT))
+    tokens = minhash._WORD.findall(text)
+    if len(tokens) < minhash.SHINGLE:
+        assert values is None
+        return
+    hashes = np.array([zlib.crc32(t.encode("utf-8", "surrogatepass")) for t in tokens],
+                      dtype=np.uint64)
+    count = len(tokens) - minhash.SHINGLE + 1
+    shingles = np.zeros(count, dtype=np.uint64)
+    for offset in range(minhash.SHINGLE):
+        shingles = shingles * minhash._MULT + hashes[offset : offset + count]
+    expected = ((a[:, None] * shingles[None, :] + b[:, None]) >> np.uint64(32)).min(axis=1)
+    assert values is not None
+    assert np.frombuffer(values, dtype=np.uint32).tolist() == expected.tolist()
 
 
 def test_minhash_kernel_counts_words_not_characters() -> None:
