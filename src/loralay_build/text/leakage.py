@@ -55,6 +55,7 @@ class Leakage:
         return share
 
     def _measured(self, abstract: Sequence[str]) -> float:
+        """The share, by the compiled core when both token sequences are lists."""
         native = native_module()
         if native is None or not isinstance(self.body, list) or not isinstance(abstract, list):
             return self.share_python(abstract)
