@@ -3,8 +3,8 @@
 
 The extension file given is loaded in place of the installed one; every PDF of the folders
 is parsed `--rounds` times in this process, and its words and boxes go through the core's
-kernels of the later build steps (normalised tokens, MinHash, box array, the row's box
-columns, string packing),
+kernels of the later build steps (normalised tokens, the seed index and lookups, the leakage
+audit, word selection by runs, MinHash, box array, the row's box columns, string packing),
 and its first pages are rendered as page images (the gray-plane and PNG-row kernels), so a
 leak in the core grows with the rounds.
 Decompression bombs (C01, C02) are left out: without the address-space limit of the worker
@@ -48,8 +48,10 @@ def main() -> None:
     from loralay_build.parse import ParseSettings, parse_pdf, pdfium
     from loralay_build.records import box_array
     from loralay_build.run.process import _box_columns
+    from loralay_build.text.leakage import Leakage
     from loralay_build.text.minhash import signature
     from loralay_build.text.normalize import normalise_words
+    from loralay_build.text.seeds import SeedFinder
 
     if pdfium._NATIVE is None or pdfium._NATIVE.__file__ != str(args.extension):
         raise SystemExit("the sanitizer build is not the one in use")
@@ -62,9 +64,13 @@ def main() -> None:
         for path in files:
             try:
                 doc = parse_pdf(path, settings=settings)
-                normalise_words(doc.words)
+                texts = normalise_words(doc.words).texts
+                Leakage(texts, 5).share(texts[:300])
+                body = " ".join(texts)
+                SeedFinder(body).first([body[i : i + 12] for i in range(0, len(body) - 11, 97)], 5)
                 signature(doc.words)
                 box_array(doc.boxes)
+                doc.select([i for i in range(len(doc.words)) if i % 7])
                 _box_columns(doc)
                 Strings.pack(doc.words)
                 page_images(str(path), [page.index for page in doc.pages], {}, images)

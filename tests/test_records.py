@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from loralay_build.records import Document, Page, box_array
+from loralay_build.native import native_module
+from loralay_build.records import Document, Page, _runs, _runs_python, box_array
 
 
 def _doc(n: int) -> Document:
@@ -56,3 +57,20 @@ def test_box_array_follows_boxes_added_after_it_was_made() -> None:
     assert doc.box_array().shape == (3, 4)
     doc.boxes.append((1.0, 2.0, 3.0, 4.0))
     assert (doc.box_array() == box_array(doc.boxes)).all()
+
+
+@given(st.lists(st.integers(-3, 30) | st.booleans(), max_size=40), st.integers(0, 31))
+def test_runs_of_the_compiled_core_equal_numpy(keep: list[int], size: int) -> None:
+    """Repeats, descending and negative indices, bools; out of range raises on both paths."""
+    try:
+        expected: list[tuple[int, int]] | type[IndexError] = _runs_python(keep, size)
+    except IndexError:
+        expected = IndexError
+    core = native_module()
+    if core is not None:
+        assert core.runs(keep, size) == (None if expected is IndexError else expected)
+    if expected is IndexError:
+        with pytest.raises(IndexError):
+            _runs(keep, size)
+    else:
+        assert _runs(keep, size) == expected

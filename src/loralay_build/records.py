@@ -122,7 +122,18 @@ class Document:
 
 
 def _runs(keep: Sequence[int] | np.ndarray, size: int) -> list[tuple[int, int]]:
-    """The indices as [start, stop) runs of consecutive ascending values, in order."""
+    """The indices as [start, stop) runs of consecutive ascending values, in order (by the
+    compiled core for a list of int: no array is made of it)."""
+    native = native_module()
+    if native is not None and isinstance(keep, list):
+        found: list[tuple[int, int]] | None = native.runs(keep, size)
+        if found is not None:
+            return found
+    return _runs_python(keep, size)
+
+
+def _runs_python(keep: Sequence[int] | np.ndarray, size: int) -> list[tuple[int, int]]:
+    """_runs in numpy alone (the compiled core's reference)."""
     index = np.asarray(keep, dtype=np.int64).reshape(-1)
     if not len(index):
         return []

@@ -9,8 +9,10 @@ zeros, integers) and on the real PDFs.
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import zlib
 from pathlib import Path
 from unittest import mock
 
@@ -20,17 +22,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loralay_build.columns import Strings
+from loralay_build.errors import Reject
 from loralay_build.native import NATIVE_ENV, native_module
-from loralay_build.parse import parse_pdf
+from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.records import Box, Document, Page, box_array, box_array_python
 from loralay_build.run import process
-from loralay_build.text import minhash, normalize
+from loralay_build.source_table import DocumentOptions
+from loralay_build.text import minhash, normalize, prepare_abstract, strip_abstracts
+from loralay_build.text.leakage import Leakage
+from loralay_build.text.match import query_tokens
+from loralay_build.text.settings import MatchSettings
 
 NATIVE = native_module()
 pytestmark = pytest.mark.skipif(NATIVE is None, reason="the compiled core is not built")
 
 REALDOCS = Path(__file__).resolve().parents[3] / "shared" / "realdocs" / "pdf"
 REALDOCS = REALDOCS if REALDOCS.is_dir() else Path("/work/shared/realdocs/pdf")
+MANIFEST = REALDOCS.parent / "manifest.jsonl"
 
 TEXTS = st.lists(
     st.sampled_from(["the", "model", "é", "straße", "数据", "\U0001d400x", "a_b", "0", "٣",
@@ -60,6 +68,31 @@ def test_minhash_kernel_equals_regex_and_numpy(text: str) -> None:
     else:
         assert expected.dtype == np.uint32
         assert native == expected.tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(TEXTS, st.integers(1, 19), st.integers(0, 2**32))
+def test_minhash_kernel_takes_any_number_of_permutations(
+        text: str, perms: int, seed: int) -> None:
+    """Counts of permutations that are not a multiple of the kernel's block of eight."""
+    assert NATIVE is not None
+    rng = np.random.default_rng(seed)
+    a, b = rng.integers(0, 2**64 - 1, size=(2, perms), dtype=np.uint64)
+    a |= np.uint64(1)
+    values = NATIVE.minhash(text, a.tobytes(), b.tobytes(), minhash.SHINGLE, int(minhash._MULT))
+    tokens = minhash._WORD.findall(text)
+    if len(tokens) < minhash.SHINGLE:
+        assert values is None
+        return
+    hashes = np.array([zlib.crc32(t.encode("utf-8", "surrogatepass")) for t in tokens],
+                      dtype=np.uint64)
+    count = len(tokens) - minhash.SHINGLE + 1
+    shingles = np.zeros(count, dtype=np.uint64)
+    for offset in range(minhash.SHINGLE):
+        shingles = shingles * minhash._MULT + hashes[offset : offset + count]
+    expected = ((a[:, None] * shingles[None, :] + b[:, None]) >> np.uint64(32)).min(axis=1)
+    assert values is not None
+    assert np.frombuffer(values, dtype=np.uint32).tolist() == expected.tolist()
 
 
 def test_minhash_kernel_counts_words_not_characters() -> None:
@@ -194,13 +227,34 @@ def test_tokens_kernel_equals_python(words: list[str]) -> None:
     assert normalize.normalise_words(words) == normalize.normalise_words_python(words)
 
 
+# ASCII words, whose keys the kernel makes itself: every character, case, hyphens and
+# PDFium's mark, the backquote, control characters and spaces, "(cid:N)" whole, cut, in
+# capitals, nested and next to characters that are dropped.
+ASCII_WORDS = st.lists(
+    st.sampled_from(["(cid:3)", "(CID:12)", "(cid:)", "(cid:3", "(cid:(cid:7)", "(ci-d:4)",
+                     "(cid:1\x022)", "(cid:1 2)", "(cid:\n5)", "x(cid:9)y", "ab-", "Ab\x02",
+                     "`A`", "A B", "\x7f", "\t", "-", "", "theory", "Long-(cid:5)" * 30])
+    | st.text(st.characters(max_codepoint=127), max_size=8),
+    max_size=30,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(ASCII_WORDS)
+def test_tokens_kernel_makes_the_keys_of_ascii_words_as_python(words: list[str]) -> None:
+    assert NATIVE is not None
+    expected = normalize.normalise_words_python(words)
+    assert NATIVE.tokens(words, {}) == (expected.texts, expected.first_word, expected.end_word)
+
+
 def test_tokens_kernel_learns_new_words_and_survives_a_cache_reset(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    words = ["Inter-", "national", "associ-", "ated", "-", "Straße", "x\x02", "Y"]
+    words = ["Inter-", "national", "associ-", "ated", "-", "Straße", "x\x02", "Y", "Straße"]
     expected = normalize.normalise_words_python(words)
     monkeypatch.setattr(normalize, "_KEYS", normalize._Keys())
-    monkeypatch.setattr(normalize, "_CACHE_LIMIT", 4)  # every call restarts the cache
-    assert NATIVE is not None and NATIVE.tokens(words, normalize._KEYS.known) is None
+    monkeypatch.setattr(normalize, "_CACHE_LIMIT", 0)  # every new word restarts the cache
+    # Only the words outside ASCII are asked of the caller, once each.
+    assert NATIVE is not None and NATIVE.tokens(words, normalize._KEYS.known) == ["Straße"]
     assert normalize.normalise_words(words) == expected
     assert normalize.normalise_words(["other", "words", *words]).texts[2:] == expected.texts
     assert expected.texts[:3] == ["international", "associated", "strasse"]
@@ -220,3 +274,49 @@ def test_pack_kernel_refuses_what_python_refuses() -> None:
             Strings.pack(bad)  # type: ignore[arg-type]
         with pytest.raises(error):
             Strings.pack_python(bad)  # type: ignore[arg-type]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "\u00e9", "a\ud800", "ab", ""]), max_size=60),
+       st.lists(st.sampled_from(["a", "b", "c", "\u00e9", "a\ud800", "d"]), max_size=12),
+       st.integers(1, 6))
+def test_leakage_kernel_equals_python(body: list[str], abstract: list[str], n: int) -> None:
+    """Repeated n-grams on both sides, tokens equal as strings but not as objects, a body
+    shorter than n."""
+    copied = ["".join(list(token)) for token in body]
+    audit = Leakage(copied, n, [abstract])
+    assert audit.share(abstract) == audit.share_python(abstract)
+
+
+@pytest.mark.skipif(not MANIFEST.is_file(), reason="realdocs absent")
+def test_abstracts_of_real_documents_are_stripped_alike_on_both_paths(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every kernel of the abstract search together: the same kept words and match records,
+    and the same leakage of each abstract in the whole body."""
+    options = DocumentOptions()
+    for line in MANIFEST.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        lang = entry.get("language") or "en"
+        abstracts = {k: prepare_abstract(v, options.abstract_format)
+                     for k, v in (entry.get("abstracts") or {}).items()}
+        abstracts = {k: v for k, v in abstracts.items() if v}
+        if lang not in abstracts:
+            continue
+        doc = clean_document(parse_pdf(REALDOCS.parent / entry["file"], languages=[lang]),
+                             options.cleaners, {})
+        results: list[object] = []
+        for native in ("1", "0"):
+            with monkeypatch.context() as patch:
+                patch.setenv(NATIVE_ENV, native)
+                patch.setattr(normalize, "_KEYS", normalize._Keys())
+                try:
+                    results.append(strip_abstracts(doc.words, doc.word_pages, abstracts, lang,
+                                                   MatchSettings()))
+                except Reject as exc:
+                    results.append((exc.reason, exc.detail))
+        assert results[0] == results[1], entry["id"]
+        body = normalize.normalise_words(list(doc.words)).texts
+        audit = Leakage(body, 5)
+        for text in abstracts.values():
+            query = query_tokens(text)
+            assert audit.share(query) == audit.share_python(query), entry["id"]

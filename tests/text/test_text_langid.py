@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from loralay_build.text import detect_language
+import pycld2
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loralay_build.text import detect_language, langid
 
 FRENCH = (
     "Nous proposons une méthode de résumé automatique pour les articles scientifiques longs, "
@@ -28,3 +32,26 @@ def test_empty_and_garbage_text_is_unknown() -> None:
 def test_only_the_first_hundred_thousand_characters_count() -> None:
     text = FRENCH * 800 + " This English tail is never read by the detector." * 10_000
     assert detect_language(text)[0] == "fr"
+
+
+def _always_cleaned(text: str) -> tuple[str, float]:
+    """detect_language with the cleaning applied to every text, printable or not."""
+    sample = langid._SURROGATE.sub("", langid._CONTROL.sub(" ", text[: langid.MAX_CHARS]))
+    if not sample.strip():
+        return langid.UNKNOWN
+    try:
+        reliable, _, details = pycld2.detect(sample)
+    except pycld2.error:
+        return langid.UNKNOWN
+    _name, code, percent, _score = details[0]
+    if code in ("un", "xx") or percent <= 0:
+        return langid.UNKNOWN
+    return str(code), min(1.0, percent / 100.0) * (1.0 if reliable else 0.5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([FRENCH, "the model", " ", "\x00", "\x85", "\ud800", "\xa0",
+                                 "\uf8f0", "\xad", "<b>", "&amp;", "요약"])
+                | st.text(max_size=5), max_size=12).map("".join))
+def test_only_texts_with_unprintable_characters_need_cleaning(text: str) -> None:
+    assert detect_language(text) == _always_cleaned(text)

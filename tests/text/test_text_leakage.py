@@ -46,4 +46,6 @@ def test_same_share_as_the_definition(
 ) -> None:
     audit = Leakage(body, n, abstracts if announced else ())
     for abstract in abstracts:
-        assert audit.share(abstract) == reference_share(body, abstract, n)
+        expected = reference_share(body, abstract, n)
+        assert audit.share(abstract) == expected
+        assert audit.share_python(abstract) == expected

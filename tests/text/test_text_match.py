@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import edlib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loralay_build.text import Match, locate
+from loralay_build.text import Match, locate, match
 from loralay_build.text.match import _best
 from tests.helpers.docgen import make_doc, other_abstract, sentence_words, vocabulary
 
@@ -190,3 +191,17 @@ def test_a_heading_of_several_words_goes_with_its_abstract() -> None:
     assert locate("Mosquitoes carry a disease.", words) == Match(9, 16, 0, "exact")
     assert locate("Author Summary We describe a method for maps.", words) == Match(1, 9, 0,
                                                                                       "exact")
+
+
+SYMBOLS = st.sampled_from("ab e\u00e9\u00b0\u00ff\u0100\u03a9\uc694\U0001d400")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(SYMBOLS, min_size=1, max_size=30).map("".join),
+       st.lists(SYMBOLS, max_size=60).map("".join), st.integers(0, 30))
+def test_texts_given_to_edlib_as_bytes_align_as_the_texts(query: str, window: str, k: int) -> None:
+    """Latin-1 texts, texts beyond it (Hangul, astral characters) numbered: the same
+    alignment, distance, locations and path as edlib's own mapping of the texts."""
+    q, w = match._as_bytes(query, window)
+    assert edlib.align(q, w, mode="HW", task="path", k=k) == edlib.align(
+        query, window, mode="HW", task="path", k=k)

@@ -7,7 +7,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loralay_build.text.seeds import KgramIndex, SeedFinder, kgram_hashes, seed_hashes
+from loralay_build.native import native_module
+from loralay_build.text.seeds import (
+    CoreIndex,
+    KgramIndex,
+    SeedFinder,
+    kgram_hashes,
+    kgram_index,
+    seed_hashes,
+)
 
 
 def find_first(text: str, seed: str, limit: int) -> list[int]:
@@ -95,3 +103,30 @@ def test_kgram_hashes_are_the_polynomial_hash_of_each_kgram(
     seeds = ["".join(map(chr, codes[i : i + k])) for i in range(len(codes) - k + 1)]
     if seeds:
         assert seed_hashes(seeds, k, base).tolist() == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts | st.text(max_size=60), st.integers(1, 4), st.integers(1, 6), st.data())
+def test_the_compiled_index_answers_as_str_find(
+    text: str, k: int, limit: int, data: st.DataObject
+) -> None:
+    """Any text (astral characters and lone surrogates included), seeds of the text and others."""
+    seeds = data.draw(st.lists(st.text(alphabet="ab ca요약\ud800𝐀", min_size=k, max_size=k),
+                               max_size=6))
+    seeds += [text[i : i + k] for i in range(0, max(0, len(text) - k + 1), 5)]
+    index = kgram_index(text, k)
+    if native_module() is not None:
+        assert isinstance(index, CoreIndex)
+    assert index.first(seeds, limit) == [find_first(text, s, limit) for s in seeds]
+
+
+def test_the_compiled_index_refuses_a_seed_of_another_length_and_another_text() -> None:
+    core = native_module()
+    if core is None:
+        pytest.skip("the compiled core is not built")
+    index = core.kgram_index("abcdef", 3)
+    with pytest.raises(ValueError):
+        core.seed_hits("abcdef", index, ["abcd"], 5)
+    with pytest.raises(ValueError):
+        core.seed_hits("abcdefg", index, ["abc"], 5)
+    assert core.seed_hits("abcdef", core.kgram_index("abcdef", 7), [], 5) == []

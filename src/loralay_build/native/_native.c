@@ -1520,16 +1520,73 @@ static int joins(PyObject *words, Py_ssize_t i) {
            Py_UNICODE_ISLOWER(PyUnicode_READ_CHAR(next, 0));
 }
 
-/* tokens(words, keys) -> (texts, first, end) | None: text/normalize.py's normalise_words
- * for words whose normalised keys are all in `keys` (word -> key); None when one is not
- * (the caller normalises the new words and asks again). Hyphenated runs are joined into
- * one token, and empty tokens dropped, as the Python code does. */
+/* The key text/normalize.py's normalise_lines gives an ASCII word (newlines taken out):
+ * hyphens, newlines and PDFium's mark U+0002 dropped, the backquote made a quote, upper
+ * case folded; then each "(cid:N)" becomes U+FFFD, and spaces and control characters go,
+ * in that order, as in the Python code. Most words are their own key: those are returned
+ * without a copy. */
+static PyObject *ascii_key(PyObject *word) {
+    const Py_UCS1 *in = PyUnicode_1BYTE_DATA(word);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(word), m = 0, out = 0, cids = 0;
+    Py_ssize_t same = 0;
+    while (same < n && in[same] > 0x20 && in[same] < 0x7f && in[same] != '-' &&
+           in[same] != '`' && in[same] != '(' && !(in[same] >= 'A' && in[same] <= 'Z'))
+        same++;
+    if (same == n) return Py_NewRef(word);
+    char small[128];
+    char *buf = n <= (Py_ssize_t)sizeof small ? small : PyMem_Malloc((size_t)n);
+    if (!buf) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        char c = (char)in[i];
+        if (c == '-' || c == '\n' || c == 0x02) continue;
+        if (c == '`') c = '\'';
+        else if (c >= 'A' && c <= 'Z') c = (char)(c + ('a' - 'A'));
+        buf[m++] = c;
+    }
+    /* "(cid:" digits ")" collapses to one marker byte (0x80, no ASCII character). */
+    for (Py_ssize_t i = 0; i < m;) {
+        Py_ssize_t j = i + 5;
+        if (m - i >= 7 && !memcmp(buf + i, "(cid:", 5)) {
+            while (j < m && buf[j] >= '0' && buf[j] <= '9') j++;
+            if (j > i + 5 && j < m && buf[j] == ')') {
+                buf[out++] = (char)0x80;
+                cids++;
+                i = j + 1;
+                continue;
+            }
+        }
+        char c = buf[i++];
+        if ((unsigned char)c > 0x20 && c != 0x7f) buf[out++] = c;
+    }
+    PyObject *key;
+    if (!cids) {
+        key = PyUnicode_FromStringAndSize(buf, out);
+    } else {
+        key = PyUnicode_New(out, 0xfffd);
+        if (key) {
+            int kind = PyUnicode_KIND(key);
+            void *data = PyUnicode_DATA(key);
+            for (Py_ssize_t i = 0; i < out; i++) {
+                unsigned char c = (unsigned char)buf[i];
+                PyUnicode_WRITE(kind, data, i, c == 0x80 ? 0xfffd : c);
+            }
+        }
+    }
+    if (buf != small) PyMem_Free(buf);
+    return key;
+}
+
+/* tokens(words, keys) -> (texts, first, end) | list[str]: text/normalize.py's
+ * normalise_words. The key of an ASCII word is made here (ascii_key); that of another word
+ * is taken from `keys` (word -> key), and the words not there are returned, without
+ * repeats, when there are any (the caller normalises them and asks again). Hyphenated runs
+ * are joined into one token, and empty tokens dropped, as the Python code does. */
 static PyObject *tokens(PyObject *self, PyObject *args) {
     PyObject *words, *keys;
     (void)self;
     if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &words, &PyDict_Type, &keys)) return NULL;
     Py_ssize_t n = PyList_GET_SIZE(words);
-    PyObject *texts = NULL, *first = NULL, *end = NULL, *result = NULL;
+    PyObject *texts = NULL, *first = NULL, *end = NULL, *result = NULL, *pending = NULL;
     PyObject *keyed = PyList_New(n);  /* each word's key, held while the tokens are made */
     if (!keyed) return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -1538,10 +1595,18 @@ static PyObject *tokens(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_TypeError, "words must be str");
             goto done;
         }
+        if (PyUnicode_IS_ASCII(word)) {
+            PyObject *made = ascii_key(word);
+            if (!made) goto done;
+            PyList_SET_ITEM(keyed, i, made);
+            continue;
+        }
         PyObject *key = PyDict_GetItemWithError(keys, word);
         if (!key) {
-            if (!PyErr_Occurred()) result = Py_NewRef(Py_None);
-            goto done;
+            if (PyErr_Occurred()) goto done;
+            if (!pending && !(pending = PySet_New(NULL))) goto done;
+            if (PySet_Add(pending, word)) goto done;
+            continue;
         }
         if (!PyUnicode_Check(key)) {
             PyErr_SetString(PyExc_TypeError, "keys must be str");
@@ -1549,16 +1614,27 @@ static PyObject *tokens(PyObject *self, PyObject *args) {
         }
         PyList_SET_ITEM(keyed, i, Py_NewRef(key));
     }
-    texts = PyList_New(0);
-    first = PyList_New(0);
-    end = PyList_New(0);
+    if (pending) {
+        result = PySequence_List(pending);
+        goto done;
+    }
+    /* At most one token per word: the lists are made that long and cut to the tokens made.
+     * A token's end is the next token's first word unless an empty token lay between, so
+     * the same int object serves both. */
+    texts = PyList_New(n);
+    first = PyList_New(n);
+    end = PyList_New(n);
     if (!texts || !first || !end) goto done;
+    Py_ssize_t made = 0;
+    PyObject *stop = NULL;  /* the previous token's end (held by `end`), at word stop_at */
+    Py_ssize_t stop_at = -1;
     for (Py_ssize_t i = 0; i < n;) {
         Py_ssize_t last = i;
         while (last < n - 1 && joins(words, last)) last++;
         PyObject *text;
-        if (last == i) {
-            text = Py_NewRef(PyList_GET_ITEM(keyed, i));
+        if (last == i) {  /* the key moves from `keyed` to the token */
+            text = PyList_GET_ITEM(keyed, i);
+            PyList_SET_ITEM(keyed, i, NULL);
         } else {
             PyObject *parts = PyList_GetSlice(keyed, i, last + 1);
             if (!parts) goto done;
@@ -1566,27 +1642,297 @@ static PyObject *tokens(PyObject *self, PyObject *args) {
             Py_DECREF(parts);
             if (!text) goto done;
         }
-        if (PyUnicode_GET_LENGTH(text)) {
-            PyObject *at = PyLong_FromSsize_t(i), *stop = PyLong_FromSsize_t(last + 1);
-            int failed = !at || !stop || PyList_Append(texts, text) ||
-                         PyList_Append(first, at) || PyList_Append(end, stop);
-            Py_XDECREF(at);
-            Py_XDECREF(stop);
-            if (failed) {
+        if (!PyUnicode_GET_LENGTH(text)) {
+            Py_DECREF(text);
+        } else {
+            PyObject *at = stop_at == i ? Py_NewRef(stop) : PyLong_FromSsize_t(i);
+            stop = PyLong_FromSsize_t(last + 1);
+            stop_at = last + 1;
+            if (!at || !stop) {
+                Py_XDECREF(at);
+                Py_XDECREF(stop);
                 Py_DECREF(text);
                 goto done;
             }
+            PyList_SET_ITEM(texts, made, text);
+            PyList_SET_ITEM(first, made, at);
+            PyList_SET_ITEM(end, made, stop);
+            made++;
         }
-        Py_DECREF(text);
         i = last + 1;
     }
+    if (PyList_SetSlice(texts, made, n, NULL) || PyList_SetSlice(first, made, n, NULL) ||
+        PyList_SetSlice(end, made, n, NULL))
+        goto done;
     result = PyTuple_Pack(3, texts, first, end);
 done:
     Py_DECREF(keyed);
+    Py_XDECREF(pending);
     Py_XDECREF(texts);
     Py_XDECREF(first);
     Py_XDECREF(end);
     return result;
+}
+
+/* The hash of tokens[at .. at + n) as one n-gram: the tokens' own str hashes, combined
+ * as a polynomial (mod 2**64) so that the next n-gram's follows in O(1). */
+#define GRAM_BASE 0x100000001b3ull
+
+/* Whether tokens a[i .. i + n) and b[j .. j + n) are equal strings; -1 on an error. */
+static int same_gram(PyObject **a, Py_ssize_t i, PyObject **b, Py_ssize_t j, int n) {
+    for (int t = 0; t < n; t++) {
+        int eq = PyObject_RichCompareBool(a[i + t], b[j + t], Py_EQ);
+        if (eq != 1) return eq;
+    }
+    return 1;
+}
+
+/* leaked(body, abstract, n) -> (found, total): text/leakage.py's audit, the count of
+ * distinct word n-grams of the abstract (total) and of those among the body's n-grams
+ * (found). The abstract's n-grams go in an open-addressing table keyed by hash and checked
+ * by string equality, and every n-gram of the body is looked up in it once. */
+static PyObject *leaked(PyObject *self, PyObject *args) {
+    PyObject *body, *abstract;
+    int n;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!i", &PyList_Type, &body, &PyList_Type, &abstract, &n))
+        return NULL;
+    Py_ssize_t nb = PyList_GET_SIZE(body), na = PyList_GET_SIZE(abstract);
+    if (n < 1 || n > na) {
+        PyErr_SetString(PyExc_ValueError, "leaked: need 1 <= n <= len(abstract)");
+        return NULL;
+    }
+    Py_ssize_t grams = na - n + 1, size = 2, total = 0, found = 0;
+    while (size < 2 * grams) size *= 2;
+    PyObject **a = ((PyListObject *)abstract)->ob_item, **b = ((PyListObject *)body)->ob_item;
+    Py_ssize_t *slots = PyMem_Malloc((size_t)size * sizeof(Py_ssize_t));  /* gram start, -1 */
+    uint64_t *keys = PyMem_Malloc((size_t)size * sizeof(uint64_t));
+    char *seen = PyMem_Calloc((size_t)size, 1);
+    uint64_t *ha = PyMem_Malloc((size_t)(na + nb) * sizeof(uint64_t)), *hb = ha + na;
+    PyObject *result = NULL;
+    if (!slots || !keys || !seen || !ha) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < na + nb; i++) {
+        PyObject *token = i < na ? a[i] : b[i - na];
+        if (!PyUnicode_Check(token)) {
+            PyErr_SetString(PyExc_TypeError, "tokens must be str");
+            goto done;
+        }
+        Py_hash_t h = PyObject_Hash(token);
+        if (h == -1) goto done;
+        ha[i] = (uint64_t)h;
+    }
+    uint64_t top = 1;  /* GRAM_BASE ** (n - 1), to take the first token out */
+    for (int t = 1; t < n; t++) top *= GRAM_BASE;
+    for (Py_ssize_t i = 0; i < size; i++) slots[i] = -1;
+    int shift = 64;
+    for (Py_ssize_t s = size; s > 1; s /= 2) shift--;
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t *h = pass ? hb : ha;
+        PyObject **tokens_of = pass ? b : a;
+        Py_ssize_t count = pass ? nb - n + 1 : grams;
+        uint64_t key = 0;
+        for (int t = 0; t < n - 1 && t < (pass ? nb : na); t++) key = key * GRAM_BASE + h[t];
+        for (Py_ssize_t i = 0; i < count; i++) {
+            key = key * GRAM_BASE + h[i + n - 1];
+            Py_ssize_t slot = (Py_ssize_t)((key * 0x9e3779b97f4a7c15ull) >> shift);
+            for (;; slot = (slot + 1) & (size - 1)) {
+                if (slots[slot] < 0) {
+                    if (!pass) {
+                        slots[slot] = i;
+                        keys[slot] = key;
+                        total++;
+                    }
+                    break;
+                }
+                if (keys[slot] != key) continue;
+                int eq = same_gram(a, slots[slot], tokens_of, i, n);
+                if (eq < 0) goto done;
+                if (eq) {
+                    if (pass && !seen[slot]) {
+                        seen[slot] = 1;
+                        found++;
+                    }
+                    break;
+                }
+            }
+            key -= top * h[i];
+        }
+    }
+    result = Py_BuildValue("nn", found, total);
+done:
+    PyMem_Free(slots);
+    PyMem_Free(keys);
+    PyMem_Free(seen);
+    PyMem_Free(ha);
+    return result;
+}
+
+/* Seed lookups of text/seeds.py. A k-gram index of a text is a bytes object of uint32:
+ * the group bits and k, the start of each group's positions (2**bits + 1 of them), then the start
+ * positions of all k-grams, grouped by bits of a polynomial hash of their code points and
+ * ascending within a group (a counting sort). Any hash gives the same answers: every
+ * position is checked against the text. */
+#define SEED_BASE 0x100000001b3ull
+#define SEED_MIX 0x9e3779b97f4a7c15ull
+
+static inline uint32_t seed_group(uint64_t hash, int bits) {
+    return (uint32_t)((hash * SEED_MIX) >> (64 - bits));
+}
+
+/* kgram_index(text, k) -> bytes | None: the index of the k-grams of a text; None when the
+ * text is too long for 32-bit positions (the Python index is used then). */
+static PyObject *kgram_index(PyObject *self, PyObject *args) {
+    PyObject *text;
+    Py_ssize_t k;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Un", &text, &k)) return NULL;
+    if (k < 1 || k > UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "kgram_index: k must be at least 1");
+        return NULL;
+    }
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    if (length >= ((Py_ssize_t)1 << 31)) Py_RETURN_NONE;
+    Py_ssize_t count = length >= k ? length - k + 1 : 0;
+    int bits = 4;
+    while (bits < 20 && ((Py_ssize_t)1 << bits) < count) bits++;
+    Py_ssize_t groups = (Py_ssize_t)1 << bits;
+    PyObject *index = PyBytes_FromStringAndSize(NULL, (3 + groups + count) * 4);
+    uint32_t *hashes = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(uint32_t));
+    if (!index || !hashes) {
+        Py_XDECREF(index);
+        PyMem_Free(hashes);
+        return PyErr_NoMemory();
+    }
+    uint32_t *out = (uint32_t *)PyBytes_AS_STRING(index), *starts = out + 2,
+             *order = starts + groups + 1;
+    out[0] = (uint32_t)bits;
+    out[1] = (uint32_t)k;
+    memset(starts, 0, (size_t)(groups + 1) * sizeof(uint32_t));
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    uint64_t top = 1, hash = 0;  /* top: SEED_BASE ** (k - 1) */
+    for (Py_ssize_t j = 1; j < k; j++) top *= SEED_BASE;
+    for (Py_ssize_t j = 0; j < k - 1 && j < length; j++)
+        hash = hash * SEED_BASE + PyUnicode_READ(kind, data, j);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        hash = hash * SEED_BASE + PyUnicode_READ(kind, data, i + k - 1);
+        hashes[i] = seed_group(hash, bits);
+        starts[hashes[i] + 1]++;
+        hash -= top * PyUnicode_READ(kind, data, i);
+    }
+    for (Py_ssize_t g = 0; g < groups; g++) starts[g + 1] += starts[g];
+    /* Each group filled in ascending positions; its start then points at the next group's
+     * start, and the starts are moved back by one. */
+    for (Py_ssize_t i = 0; i < count; i++) order[starts[hashes[i]]++] = (uint32_t)i;
+    memmove(starts + 1, starts, (size_t)groups * sizeof(uint32_t));
+    starts[0] = 0;
+    PyMem_Free(hashes);
+    return index;
+}
+
+/* seed_hits(text, index, seeds, limit) -> list[list[int]]: the first `limit` positions of
+ * each seed in the text, ascending, overlapping ones included (repeated str.find), through
+ * the text's kgram_index; every seed must be k characters long. */
+static PyObject *seed_hits(PyObject *self, PyObject *args) {
+    PyObject *text, *seeds;
+    Py_buffer index;
+    Py_ssize_t limit;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Uy*O!n", &text, &index, &PyList_Type, &seeds, &limit))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text), n = PyList_GET_SIZE(seeds);
+    const uint32_t *words = index.buf;
+    Py_ssize_t size = index.len / 4, bits = size > 1 ? words[0] : 0, k = size > 1 ? words[1] : 0;
+    Py_ssize_t groups = (Py_ssize_t)1 << bits, count = size - 3 - groups;
+    if (index.len % 4 || bits < 4 || bits > 20 || k < 1 || count < 0 ||
+        count != (length >= k ? length - k + 1 : 0) || words[2 + groups] != (uint32_t)count) {
+        PyErr_SetString(PyExc_ValueError, "seed_hits: not the k-gram index of this text");
+        goto done;
+    }
+    const uint32_t *starts = words + 2, *order = starts + groups + 1;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    if (!(result = PyList_New(n))) goto done;
+    for (Py_ssize_t s = 0; s < n; s++) {
+        PyObject *seed = PyList_GET_ITEM(seeds, s), *found = PyList_New(0);
+        if (!found) goto fail;
+        PyList_SET_ITEM(result, s, found);
+        if (!PyUnicode_Check(seed)) {
+            PyErr_SetString(PyExc_TypeError, "seeds must be str");
+            goto fail;
+        }
+        if (PyUnicode_GET_LENGTH(seed) != k) {
+            PyErr_SetString(PyExc_ValueError, "seed_hits: seeds must be k characters long");
+            goto fail;
+        }
+        int seed_kind = PyUnicode_KIND(seed);
+        const void *seed_data = PyUnicode_DATA(seed);
+        uint64_t hash = 0;
+        for (Py_ssize_t j = 0; j < k; j++) hash = hash * SEED_BASE + PyUnicode_READ(seed_kind, seed_data, j);
+        uint32_t group = seed_group(hash, (int)bits);
+        for (uint32_t e = starts[group]; e < starts[group + 1] && PyList_GET_SIZE(found) < limit; e++) {
+            Py_ssize_t at = order[e], j = 0;
+            while (j < k && PyUnicode_READ(kind, data, at + j) == PyUnicode_READ(seed_kind, seed_data, j)) j++;
+            if (j < k) continue;
+            PyObject *position = PyLong_FromSsize_t(at);
+            if (!position || PyList_Append(found, position)) {
+                Py_XDECREF(position);
+                goto fail;
+            }
+            Py_DECREF(position);
+        }
+    }
+    goto done;
+fail:
+    Py_CLEAR(result);
+done:
+    PyBuffer_Release(&index);
+    return result;
+}
+
+/* runs(keep, size) -> list[tuple[int, int]] | None: records.py's _runs of a list of int
+ * indices, the [start, stop) runs of consecutive ascending values in order; None when an
+ * item is not an int or lies outside 0 .. size - 1 (numpy decides, and raises, then). */
+static PyObject *runs(PyObject *self, PyObject *args) {
+    PyObject *keep;
+    Py_ssize_t size;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!n", &PyList_Type, &keep, &size)) return NULL;
+    PyObject *result = PyList_New(0);
+    if (!result) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(keep), start = 0, prev = 0;
+    for (Py_ssize_t i = 0; i <= n; i++) {
+        Py_ssize_t value = 0;
+        if (i < n) {
+            PyObject *item = PyList_GET_ITEM(keep, i);
+            if (!PyLong_Check(item)) goto refuse;
+            value = PyLong_AsSsize_t(item);
+            if (value == -1 && PyErr_Occurred()) {
+                PyErr_Clear();
+                goto refuse;
+            }
+            if (value < 0 || value >= size) goto refuse;
+        }
+        if (i && (i == n || value != prev + 1)) {
+            PyObject *run = Py_BuildValue("(nn)", start, prev + 1);
+            if (!run || PyList_Append(result, run)) {
+                Py_XDECREF(run);
+                Py_DECREF(result);
+                return NULL;
+            }
+            Py_DECREF(run);
+        }
+        if (!i || value != prev + 1) start = value;
+        prev = value;
+    }
+    return result;
+refuse:
+    Py_DECREF(result);
+    Py_RETURN_NONE;
 }
 
 static inline void put_le32(unsigned char *out, uint32_t value) {
@@ -1672,6 +2018,33 @@ static inline uint32_t crc_point(uint32_t c, Py_UCS4 p) {
 /* `\w` of Python's re on str patterns. */
 static inline int is_word(Py_UCS4 p) { return p == '_' || Py_UNICODE_ISALNUM(p); }
 
+/* The permutations are taken eight at a time in a loop of fixed length, which the compiler
+ * turns into vector instructions; on x86-64 with glibc an AVX2 copy is also built, chosen
+ * at load time when the processor has AVX2 (integer arithmetic: the same values). */
+#define MINHASH_BLOCK 8
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void minhash_mins(const uint64_t *pa, const uint64_t *pb, Py_ssize_t perms,
+                         const uint64_t *hashes, Py_ssize_t n, int shingle, uint64_t mult,
+                         uint32_t *mins) {
+    Py_ssize_t whole = perms - perms % MINHASH_BLOCK;
+    for (Py_ssize_t i = 0; i + shingle <= n; i++) {
+        uint64_t h = 0;
+        for (int k = 0; k < shingle; k++) h = h * mult + hashes[i + k];
+        for (Py_ssize_t p = 0; p < whole; p += MINHASH_BLOCK) {
+            for (int j = 0; j < MINHASH_BLOCK; j++) {
+                uint32_t v = (uint32_t)((pa[p + j] * h + pb[p + j]) >> 32);
+                mins[p + j] = v < mins[p + j] ? v : mins[p + j];
+            }
+        }
+        for (Py_ssize_t p = whole; p < perms; p++) {
+            uint32_t v = (uint32_t)((pa[p] * h + pb[p]) >> 32);
+            if (v < mins[p]) mins[p] = v;
+        }
+    }
+}
+
 /* minhash(text, a, b, shingle, mult) -> bytes | None: text/minhash.py's signature of the
  * words of a (case-folded) text, None when it has fewer than `shingle`. The words are the
  * matches of `\w+`, each hashed by CRC-32 of its UTF-8; each run of `shingle` hashes is
@@ -1718,16 +2091,8 @@ static PyObject *minhash(PyObject *self, PyObject *args) {
         result = Py_NewRef(Py_None);
         goto done;
     }
-    const uint64_t *pa = a.buf, *pb = b.buf;
     for (Py_ssize_t p = 0; p < perms; p++) mins[p] = UINT32_MAX;
-    for (Py_ssize_t i = 0; i + shingle <= n; i++) {
-        uint64_t h = 0;
-        for (int k = 0; k < shingle; k++) h = h * mult + hashes[i + k];
-        for (Py_ssize_t p = 0; p < perms; p++) {
-            uint32_t v = (uint32_t)((pa[p] * h + pb[p]) >> 32);
-            if (v < mins[p]) mins[p] = v;
-        }
-    }
+    minhash_mins(a.buf, b.buf, perms, hashes, n, shingle, mult, mins);
     result = bytes_of(mins, perms * (Py_ssize_t)sizeof(uint32_t));
 done:
     PyMem_Free(hashes);
@@ -1871,7 +2236,11 @@ static PyMethodDef methods[] = {
     {"order_page", order_page, METH_VARARGS, "Blocks of a page's lines in reading order."},
     {"extend_document", extend_document, METH_VARARGS, "Append a page's blocks to a Document."},
     {"minhash", minhash, METH_VARARGS, "MinHash of the word shingles of a text (text/minhash.py)."},
-    {"tokens", tokens, METH_VARARGS, "Normalised tokens of known words (text/normalize.py)."},
+    {"tokens", tokens, METH_VARARGS, "Normalised tokens of words (text/normalize.py)."},
+    {"leaked", leaked, METH_VARARGS, "Abstract n-grams found in a body (text/leakage.py)."},
+    {"kgram_index", kgram_index, METH_VARARGS, "The k-gram index of a text (text/seeds.py)."},
+    {"seed_hits", seed_hits, METH_VARARGS, "First occurrences of seeds (text/seeds.py)."},
+    {"runs", runs, METH_VARARGS, "Runs of consecutive indices (records.Document.select)."},
     {"pack", pack, METH_O, "A list of str in Arrow's string layout (columns.Strings)."},
     {"box_array", box_array, METH_O, "The coordinates of a list of 4-tuples as doubles."},
     {"box_columns", box_columns, METH_VARARGS, "A row's box and page columns (run/process.py)."},

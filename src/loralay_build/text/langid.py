@@ -24,7 +24,9 @@ def detect_language(text: str) -> tuple[str, float]:
     (its percent / 100), halved when CLD2 itself flags the result as unreliable.
     Only the first 100,000 characters are examined.
     """
-    sample = _SURROGATE.sub("", _CONTROL.sub(" ", text[:MAX_CHARS]))
+    sample = text[:MAX_CHARS]
+    if not sample.isprintable():  # control characters and surrogates are not printable
+        sample = _SURROGATE.sub("", _CONTROL.sub(" ", sample))
     if not sample.strip():
         return UNKNOWN
     try:

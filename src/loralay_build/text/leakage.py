@@ -14,6 +14,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from loralay_build.native import native_module
+
 
 def ngrams(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
     """Word n-grams of a token list."""
@@ -23,11 +25,12 @@ def ngrams(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
 class Leakage:
     """Measures abstracts against one body.
 
-    Only runs of at least n body tokens that all occur in an abstract can hold one of its
-    n-grams. The runs are found once for the vocabulary of all abstracts to be measured
-    (a byte per token and a regular expression), and the n-grams of those runs collected;
-    the rest of the body is never cut into n-grams, and each abstract is then measured by a
-    set intersection instead of another pass over the body.
+    The compiled core looks every body n-gram up in a table of the abstract's n-grams.
+    In Python, only runs of at least n body tokens that all occur in an abstract can hold
+    one of its n-grams. The runs are found once for the vocabulary of all abstracts to be
+    measured (a byte per token and a regular expression), and the n-grams of those runs
+    collected; the rest of the body is never cut into n-grams, and each abstract is then
+    measured by a set intersection instead of another pass over the body.
     """
 
     def __init__(
@@ -35,14 +38,34 @@ class Leakage:
     ) -> None:
         self.body = body
         self.n = n
-        self._vocabulary: set[str] = set().union(*abstracts)
+        self._abstracts = tuple(abstracts)
+        self._vocabulary: set[str] | None = None  # made when the Python code first needs it
         self._grams: dict[int, set[tuple[str, ...]]] = {}  # n-grams of the runs, per n
+        self._shares: dict[tuple[str, ...], float] = {}  # an abstract is asked for twice
 
     def share(self, abstract: Sequence[str]) -> float:
         """Share of the abstract's n-grams present in the body.
 
         An abstract shorter than n words counts as one n-gram of its own length.
         """
+        key = tuple(abstract)
+        share = self._shares.get(key)
+        if share is None:
+            share = self._shares[key] = self._measured(abstract)
+        return share
+
+    def _measured(self, abstract: Sequence[str]) -> float:
+        """The share, by the compiled core when both token sequences are lists."""
+        native = native_module()
+        if native is None or not isinstance(self.body, list) or not isinstance(abstract, list):
+            return self.share_python(abstract)
+        if not abstract:
+            return 0.0
+        counts: tuple[int, int] = native.leaked(self.body, abstract, min(self.n, len(abstract)))
+        return counts[0] / counts[1]
+
+    def share_python(self, abstract: Sequence[str]) -> float:
+        """share in Python alone (the compiled core's reference)."""
         if not abstract:
             return 0.0
         n = min(self.n, len(abstract))
@@ -51,6 +74,8 @@ class Leakage:
 
     def _run_grams(self, abstract: Sequence[str], n: int) -> set[tuple[str, ...]]:
         """The n-grams of the body runs of vocabulary tokens, the abstract's words included."""
+        if self._vocabulary is None:
+            self._vocabulary = set().union(*self._abstracts)
         if not self._vocabulary.issuperset(abstract):
             self._vocabulary.update(abstract)
             self._grams.clear()

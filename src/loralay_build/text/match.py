@@ -444,9 +444,8 @@ def _align(query: str, text: str, lo: int, hi: int, budget: int) -> Aligned | No
     window = text[lo:hi]
     q: str | bytes = query
     w: str | bytes = window
-    plain = query.isascii() and window.isascii()  # at most 128 symbols, cheap to tell
-    if not plain and len(set(query).union(window)) > _EDLIB_ALPHABET:
-        q, w = _compact(query, window)
+    if not (query.isascii() and window.isascii()):
+        q, w = _as_bytes(query, window)
     result = edlib.align(q, w, mode="HW", task="path", k=budget)
     distance = int(result["editDistance"])
     if distance < 0:
@@ -504,6 +503,25 @@ def _edge(query: str, ops: Sequence[tuple[int, str]], start: int) -> Edge | None
         if op != "I":
             pos += n
     return best
+
+
+def _as_bytes(query: str, window: str) -> tuple[bytes, bytes]:
+    """Byte strings for edlib of texts outside ASCII, one byte per character.
+
+    edlib maps such a str to bytes itself, character by character, at several times the
+    cost of the alignment. Only the equality of characters counts in an alignment, so any
+    one-to-one mapping gives the same one: Latin-1 when it holds every character, else the
+    characters numbered, or `_compact` beyond 256 of them.
+    """
+    try:
+        return query.encode("latin-1"), window.encode("latin-1")
+    except UnicodeEncodeError:
+        pass
+    symbols = set(query).union(window)
+    if len(symbols) > _EDLIB_ALPHABET:
+        return _compact(query, window)
+    codes = {ord(c): i for i, c in enumerate(symbols)}
+    return query.translate(codes).encode("latin-1"), window.translate(codes).encode("latin-1")
 
 
 def _compact(query: str, window: str) -> tuple[bytes, bytes]:

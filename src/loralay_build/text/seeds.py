@@ -6,15 +6,20 @@ with str.find scans the body, and those scans dominated the cost of matching. Th
 hashes every k-gram once, groups the positions by hash, and answers all seeds of a search
 with one binary search each. Every hit is checked against the text, so a hash collision can
 cost time but never change an answer: the answers are exactly those of repeated str.find,
-per seed the first occurrences in ascending order, overlapping ones included.
+per seed the first occurrences in ascending order, overlapping ones included. The compiled
+core builds and reads the same kind of index (KgramIndex is its reference).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import ModuleType
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+
+from loralay_build.native import native_module
 
 Hashes = npt.NDArray[np.uint64]
 # Any multiplier gives correct answers (hits are verified); a large odd one keeps groups small.
@@ -120,6 +125,27 @@ class KgramIndex:
         return found
 
 
+class CoreIndex(NamedTuple):
+    """The compiled core's k-gram index of a text (bytes): the same answers as KgramIndex."""
+
+    core: ModuleType
+    text: str
+    table: bytes
+
+    def first(self, seeds: Sequence[str], limit: int) -> list[list[int]]:
+        """See KgramIndex.first."""
+        hits: list[list[int]] = self.core.seed_hits(self.text, self.table, list(seeds), limit)
+        return hits
+
+
+def kgram_index(text: str, k: int) -> KgramIndex | CoreIndex:
+    """The compiled core's index of the k-grams when it is built, else KgramIndex."""
+    native = native_module()
+    if native is not None and (made := native.kgram_index(text, k)) is not None:
+        return CoreIndex(native, text, made)
+    return KgramIndex(text, k)
+
+
 class SeedFinder:
     """Seed lookups on one body, through one k-gram index per seed length, built when needed.
 
@@ -129,7 +155,7 @@ class SeedFinder:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.indexes: dict[int, KgramIndex] = {}
+        self.indexes: dict[int, KgramIndex | CoreIndex] = {}
 
     def first(self, seeds: Sequence[str], limit: int) -> list[list[int]]:
         """The first `limit` occurrences of each seed (all of one length): see KgramIndex."""
@@ -138,5 +164,5 @@ class SeedFinder:
         k = len(seeds[0])
         index = self.indexes.get(k)
         if index is None:
-            index = self.indexes[k] = KgramIndex(self.text, k)
+            index = self.indexes[k] = kgram_index(self.text, k)
         return index.first(seeds, limit)
