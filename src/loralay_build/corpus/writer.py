@@ -215,8 +215,9 @@ class WorkStore:
             try:
                 _write_new(tmp, data)
                 os.replace(tmp, path)
-            finally:
+            except BaseException:  # renamed into place, it is gone: only a failure leaves it
                 tmp.unlink(missing_ok=True)
+                raise
         self.root.mkdir(parents=True, exist_ok=True)
         sync_filesystem(self.root)
 
