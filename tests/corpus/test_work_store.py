@@ -3,13 +3,14 @@ a one-line error instead of a crash or a bad shard."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
 
 from loralay_build.config import OutputSettings
-from loralay_build.corpus.schema import FULL_SCHEMA
+from loralay_build.corpus.schema import FULL_SCHEMA, dataset_schema, project
 from loralay_build.corpus.writer import WorkFileError, WorkStore, rows_table, write_shard
 from loralay_build.errors import ConfigError
 from tests.helpers.cli import run_cli, write_toml
@@ -120,3 +121,30 @@ def test_work_files_are_compressed_and_read_back_equal(tmp_path: Path) -> None:
     assert packed.read(KEYS).equals(plain.read(KEYS))
     with pytest.raises(ConfigError, match="work_compression"):
         OutputSettings(work_compression="gzip")
+
+
+def test_a_write_that_fails_leaves_no_temporary_file(tmp_path: Path) -> None:
+    work = WorkStore(tmp_path / "work", SETTINGS, FULL_SCHEMA)
+    work.path(KEYS[0]).mkdir(parents=True)  # a folder where the file goes: the rename fails
+    with pytest.raises(OSError):
+        work.put_many([(KEYS[0], plain_row(0))])
+    assert [p.name for p in work.path(KEYS[0]).parent.iterdir()] == [work.path(KEYS[0]).name]
+
+
+def test_a_key_folder_removed_between_batches_is_made_again(tmp_path: Path) -> None:
+    work = WorkStore(tmp_path / "work", SETTINGS, FULL_SCHEMA)
+    work.put_many([(KEYS[0], plain_row(0))])
+    shutil.rmtree(work.path(KEYS[0]).parent)
+    work.put_many([(KEYS[1], plain_row(1))])  # the same two-character folder
+    assert work.has(KEYS[1]) and not work.has(KEYS[0])
+    assert work.read(KEYS[1:2]).equals(rows_table([plain_row(1)], FULL_SCHEMA))
+
+
+def test_rows_are_projected_to_the_dataset_schema_without_metadata() -> None:
+    rows = rows_table([plain_row(0)], FULL_SCHEMA)
+    marked = rows.replace_schema_metadata({"made": "elsewhere"})
+    assert project(marked, FULL_SCHEMA).schema.metadata is None
+    core = dataset_schema(())
+    narrowed = project(marked, core)
+    assert narrowed.schema.equals(core, check_metadata=True)
+    assert narrowed.equals(rows.select(core.names))

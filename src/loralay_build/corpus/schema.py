@@ -59,6 +59,8 @@ def build_schema(build: Mapping[str, Any]) -> pa.Schema:
 def project(table: pa.Table, schema: pa.Schema) -> pa.Table:
     """The columns of `schema` from rows that have them and maybe more (rows of a build
     that published every column), so they publish with this dataset's schema."""
+    if table.schema.equals(schema):  # rows of this dataset: nothing to select or add
+        return table.replace_schema_metadata(None) if table.schema.metadata else table
     table = _with_page_origins(table)
     missing = [f.name for f in schema if table.schema.get_field_index(f.name) < 0
                or not table.schema.field(f.name).equals(f)]

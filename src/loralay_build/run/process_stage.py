@@ -61,8 +61,8 @@ def _todo(ctx: BuildContext, published: PublishedRows) -> Iterator[tuple[str, st
         if not ref.blob_sha:
             continue
         key = work_key_of(ref.blob_sha, ref.content_hash, ctx.processing_hash)
-        if ref.work_key != key or (ref.status != REJECTED and not ctx.work.has(key)
-                                   and key not in published):
+        if ref.work_key != key or (ref.status != REJECTED and key not in published
+                                   and not ctx.work.has(key)):
             yield ref.id, key, ref.blob_sha
 
 
