@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a build's parent spends its CPU, per page: a full build, then a nightly increment.
 
-    python scripts/bench_parent.py DIR [--docs 300] [--workers 2]
+    python scripts/bench_parent_cpu.py DIR [--docs 300] [--workers 2]
 
 DIR is realdocs-style (`manifest.jsonl` + PDFs). N documents are made as bench_scale makes
 them; `build-corpus local --workers N` runs in this process under cProfile timed by the
