@@ -31,6 +31,7 @@ Run with `--workers 2 --no-filter`, as scripts/bench_scale.py.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import random
@@ -44,8 +45,7 @@ TEMPLATE_PAGES = range(9, 12)
 TEMPLATES_ENV = "LORALAY_SIM_TEMPLATES"
 SCRIPTS = Path(__file__).resolve().parent
 
-_templates: list[dict[str, str]] | None = None
-_made: dict[int, tuple[tuple[Any, ...], dict[str, Any]]] = {}
+_templates: list[tuple[Any, ...]] | None = None
 
 
 def _number(task: Any) -> int:
@@ -53,57 +53,65 @@ def _number(task: Any) -> int:
     return int(task.candidate.source_id.removeprefix("sim"))
 
 
-def _template_of(task: Any) -> tuple[int, dict[str, str]]:
-    global _templates
-    if _templates is None:
-        _templates = json.loads(Path(os.environ[TEMPLATES_ENV]).read_text())
-    k = _number(task)
-    return k % len(_templates), _templates[k % len(_templates)]
-
-
-def _template_parse(task: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """The real processing of the document's article (once per worker and article): the
-    arguments `build_row` got, and the outcome's statistics."""
-    import dataclasses
-
-    from loralay_build.run import process
-
-    index, template = _template_of(task)
-    if index not in _made:
-        seen: list[tuple[Any, ...]] = []
-        real = process.build_row
-
-        def keep(*args: Any) -> dict[str, Any]:
-            seen.append(args)
-            return real(*args)
-
-        process.build_row = keep
-        try:
-            outcome = process.process_document(dataclasses.replace(
-                task, pdf_path=template["pdf"], pdf_sha256=template["sha256"]))
-        finally:
-            process.build_row = real
-        if outcome.row is None:
-            raise RuntimeError(f"{template['pdf']}: {outcome.reason} {outcome.detail}")
-        _made[index] = seen[0][1:], outcome.stats
-    return _made[index]
-
-
 def simulated_process_document(task: Any) -> Any:
-    """A worker's outcome for `task`, its article parsed once per worker (module doc)."""
+    """A worker's outcome for `task`, made from its article's parse (module doc)."""
+    import pickle
+
     import numpy as np
 
     from loralay_build.run.process import build_row
     from loralay_build.run.task import Outcome
     from loralay_build.text.minhash import text_signature, to_text
 
-    (body, abstracts, matches, lang, reference, _), stats = _template_parse(task)
-    rng = np.random.default_rng(_number(task))
-    order = np.lexsort((rng.random(len(body.words)), np.asarray(body.word_pages)))
-    shuffled = body.select(order)
+    global _templates
+    if _templates is None:
+        _templates = pickle.loads(Path(os.environ[TEMPLATES_ENV]).read_bytes())
+    k = _number(task)
+    (body, abstracts, matches, lang, reference), stats = _templates[k % len(_templates)]
+    order = np.lexsort((np.random.default_rng(k).random(len(body.words)), body.word_pages))
+    columns = {name: np.asarray(getattr(body, name), dtype=object)[order].tolist()
+               for name in ("words", "boxes", "word_pages", "line_ids", "block_ids",
+                            "font_sizes") if len(getattr(body, name))}
+    shuffled = dataclasses.replace(body, **columns)
     row = build_row(task, shuffled, abstracts, matches, lang, reference, task.pdf_sha256)
     sig = text_signature(" ".join(shuffled.words))
     return Outcome(row=row, stats={**stats, "minhash": None if sig is None else to_text(sig)})
+
+
+def parse_templates(chosen: list[dict[str, Any]], path: Path) -> None:
+    """Run the real processing on each article once, keeping the document `build_row` was
+    given and the outcome's statistics, pickled to `path` for the workers."""
+    import pickle
+
+    from loralay_build.parse.settings import ParseSettings
+    from loralay_build.records import Candidate
+    from loralay_build.run import process
+    from loralay_build.run.task import Task
+    from loralay_build.text.settings import MatchSettings
+
+    made = []
+    real = process.build_row
+    for template in chosen:
+        seen: list[tuple[Any, ...]] = []
+
+        def keep(*args: Any, seen: list[tuple[Any, ...]] = seen) -> dict[str, Any]:
+            seen.append(args)
+            return real(*args)
+
+        candidate = Candidate(id="local:template", source="local", source_id="template",
+                              dataset="local", language=template["language"],
+                              abstracts=template["abstracts"], title=template["title"])
+        process.build_row = keep
+        try:
+            outcome = process.process_document(Task(candidate, template["pdf"],
+                                                    template["sha256"], ParseSettings(),
+                                                    MatchSettings()))
+        finally:
+            process.build_row = real
+        if outcome.row is None:
+            raise SystemExit(f"{template['pdf']}: {outcome.reason} {outcome.detail}")
+        made.append((seen[0][1:6], outcome.stats))
+    path.write_bytes(pickle.dumps(made))
 
 
 def child(argv: list[str]) -> None:
@@ -116,8 +124,8 @@ def child(argv: list[str]) -> None:
     main()
 
 
-def templates(realdocs: Path, folder: Path) -> Path:
-    """The realdocs articles of TEMPLATE_PAGES pages with a gold abstract, as a JSON list."""
+def articles(realdocs: Path) -> list[dict[str, Any]]:
+    """The realdocs articles of TEMPLATE_PAGES pages with a gold abstract."""
     import hashlib
 
     chosen = []
@@ -130,9 +138,7 @@ def templates(realdocs: Path, folder: Path) -> Path:
                            "language": r["language"], "title": r.get("title") or "",
                            "abstracts": r["abstracts"], "pages": r["pages"],
                            "words": r["pdftotext_words"]})
-    path = folder / "templates.json"
-    path.write_text(json.dumps(chosen))
-    return path
+    return chosen
 
 
 def add_documents(entries: list[dict[str, object]], chosen: list[dict[str, Any]], pdfs: Path,
@@ -169,34 +175,35 @@ def run_build(manifest: Path, out: Path, workers: int, template_file: Path) -> d
             "cpu_s": m.cpu, "shard_mb": shards / 1e6, "shards": files}
 
 
-def rows_and_pages(dataset: Path) -> tuple[int, int, int]:
-    """Rows, pages and words of the published shards."""
+def rows_and_pages(dataset: Path) -> tuple[int, int]:
+    """Rows and pages of the published shards."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    rows = pages = words = 0
+    rows = pages = 0
     for path in dataset.glob("*.parquet"):
-        table = pq.read_table(path, columns=["page_sizes", "article_words"])
+        table = pq.read_table(path, columns=["page_sizes"])
         rows += table.num_rows
         pages += pc.sum(pc.list_value_length(table["page_sizes"])).as_py() or 0
-        words += pc.sum(pc.list_value_length(table["article_words"])).as_py() or 0
-    return rows, pages, words
+    return rows, pages
 
 
 def bench(realdocs: Path, work: Path, n: int, workers: int) -> None:
     pdfs, out = work / f"pdf-{n}", work / f"out-{n}"
     pdfs.mkdir(parents=True)
-    template_file = templates(realdocs, work)
-    chosen = json.loads(template_file.read_text())
+    chosen = articles(realdocs)
+    template_file = work / "templates.pickle"
+    if not template_file.exists():
+        parse_templates(chosen, template_file)
     rng = random.Random(0)
     entries: list[dict[str, object]] = []
     add_documents(entries, chosen, pdfs, n, rng)
     manifest = pdfs / "docs.jsonl"
     write_manifest(manifest, entries)
     full = run_build(manifest, out, workers, template_file)
-    rows, pages, words = rows_and_pages(out / "local")
+    rows, pages = rows_and_pages(out / "local")
     print(f"N={n} full: {json.dumps({k: round(v, 1) for k, v in full.items()})}; "
-          f"{rows} rows, {pages} pages, {words / max(1, rows):.0f} words a row", flush=True)
+          f"{rows} rows, {pages} pages", flush=True)
     small = max(1, n // 1000)
     alive = rng.sample(range(n), 2 * small)
     for k in alive[:small]:  # changed: other bytes, so another blob and work file
