@@ -367,7 +367,9 @@ class PublishedRows:
         return self._place(key) is not None
 
     def read(self, key: str) -> pa.Table:
-        """The one-row table of `key`."""
+        """The one-row table of `key`, a copy: a slice would hold its whole row group in
+        memory for as long as the row waits in a new shard's row group, and a new shard's
+        rows may come from many row groups."""
         place = self._place(key)
         assert place is not None, f"{key} is in no published shard"
         path, index = self.shards[place >> 32], place & 0xFFFFFFFF
@@ -383,7 +385,7 @@ class PublishedRows:
                     break
                 start += rows
         assert self._group is not None
-        return self._group[3].slice(index - self._group[1], 1)
+        return self._group[3].take([index - self._group[1]])
 
 
 def _digest(key: str) -> bytes:
