@@ -4,7 +4,7 @@ a one-line error instead of a crash or a bad shard."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import pyarrow as pa
 import pyarrow.parquet as pq
