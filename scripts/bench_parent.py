@@ -12,13 +12,14 @@ on what the parent does with it, so only the parsing is simulated:
   and the processing stage's bookkeeping run as in any `local` build.
 - The worker function is `simulated_process_document`, run by the real isolated pool. Each
   document is assigned one of the realdocs articles of 9 to 11 pages (`TEMPLATE_PAGES`),
-  listed in the manifest with that article's gold abstract, language and title. The first
-  time a worker meets an article it runs the real `run.process.process_document` on its PDF
-  and keeps the document `build_row` was given. For every document it then builds the row
-  and statistics with the real `build_row` and MinHash from that document, its words
-  shuffled within each page (seeded by the id, so no two rows repeat each other for the
-  compressor) with their boxes: about 10 pages and 5,000 to 7,000 words and boxes a row,
-  the document's own id, title, date, abstract and file hash.
+  listed in the manifest with that article's gold abstract, language and title. Before the
+  build, this script runs the real `run.process.process_document` once on each article's PDF
+  and keeps the cleaned document `build_row` was given (`parse_templates`). For every
+  document a worker then builds the row and statistics with the real `build_row` and MinHash
+  from that document with its words shuffled within each page, with their boxes (seeded by
+  the document's number, so no two rows repeat each other for the compressor): about 10
+  pages and 5,000 words and boxes a row, with the document's own id, title, date, abstract
+  and file hash.
 - Everything else is the real parent: the outcomes' work files, statuses and statistics,
   the publisher's plan, the shards, the card, `build.json` and `rejects.jsonl`.
 
