@@ -383,8 +383,10 @@ class RowStream:
     A whole row group of 200 ten-page rows (34 MB of values) decodes into about 85 MB of
     Arrow buffers, which a build's parent would hold beside the new shard's row group it is
     encoding; read a batch at a time, with column chunks read a MiB at a time, the reader
-    holds about 20 MB. A row is returned as a copy: a slice would hold its whole batch for
-    as long as the row waits in a new shard's row group."""
+    holds about 20 MB. A row is a slice of its batch, not a copy: a rewritten shard's rows
+    are read in order, so a batch is held only while its rows wait in the new shard's row
+    group, and a copy would hold them twice (in a 2,000-document increment, copies took the
+    parent's peak from 230 to 294 MiB)."""
 
     BATCH_ROWS = 16
 
@@ -410,7 +412,7 @@ class RowStream:
             batch = next(self._batches)
             self._batch = pa.Table.from_batches([batch]).replace_schema_metadata(None)
             self._start, self._end = self._end, self._end + batch.num_rows
-        return self._batch.take([index - self._start])
+        return self._batch.slice(index - self._start, 1)
 
 
 def _digest(key: str) -> bytes:
