@@ -439,6 +439,27 @@ def test_published_rows_finds_every_key_and_no_other(tmp_path: Path) -> None:
     assert "key9" not in published and "" not in published
 
 
+def test_a_published_row_is_read_without_its_row_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row read back from a shard holds the rows decoded with it (a batch), not its whole
+    row group, and rows are found wherever the reading starts and whichever way it goes."""
+    schema = pa.schema([pa.field("article_id", pa.string()), pa.field("text", pa.string())])
+    rows = {f"a{i}": {"article_id": f"a{i}", "text": f"{i}" * 10_000} for i in range(6)}
+    items = {"train": [Item(cid, f"key-{cid}") for cid in rows], "validation": [], "test": []}
+    shards = write_shards(tmp_path, "f", items, DictRows(rows, schema), schema,
+                          OutputSettings(shard_rows=6, rows_per_file=1, row_group_rows=3))
+    assert shards is not None
+    switch(shards, {"fingerprint": "f", "files": shards.files},
+           "---\n" + "\n".join(data_files(shards.files)))
+    monkeypatch.setattr(publisher.RowStream, "BATCH_ROWS", 1)
+    published = PublishedRows(tmp_path)
+    for cid in ["a4", "a5", "a1", "a2", "a0", "a3", "a3"]:  # forwards, back, within a group
+        read = published.read(f"key-{cid}")
+        assert read.to_pylist() == [rows[cid]]
+        assert read.get_total_buffer_size() < 11_000  # its own text, not its group's three
+
+
 def _ids_texts(folder: Path) -> set[str]:
     build = json.loads((folder / "build.json").read_text())
     return {t for f in build["files"] for t in pq.read_table(folder / f["name"])

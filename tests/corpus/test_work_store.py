@@ -5,13 +5,21 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import cast
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.schema import FULL_SCHEMA, dataset_schema, project
-from loralay_build.corpus.writer import WorkFileError, WorkStore, rows_table, write_shard
+from loralay_build.corpus.writer import (
+    WorkFileError,
+    WorkStore,
+    _write_group,
+    rows_table,
+    write_shard,
+)
 from loralay_build.errors import ConfigError
 from tests.helpers.cli import run_cli, write_toml
 from tests.helpers.local import make_corpus, write_manifest
@@ -148,3 +156,22 @@ def test_rows_are_projected_to_the_dataset_schema_without_metadata() -> None:
     narrowed = project(marked, core)
     assert narrowed.schema.equals(core, check_metadata=True)
     assert narrowed.equals(rows.select(core.names))
+
+
+def test_a_row_group_is_held_once_while_it_is_encoded() -> None:
+    """The shard writer lets a row group's separate rows go before the group is encoded, as
+    one contiguous table: rows of ten-page documents make a group of tens of MB, which the
+    build's parent would otherwise hold twice at its peak."""
+    rows = rows_table(_rows(), FULL_SCHEMA)
+    group = [rows.slice(i, 1) for i in range(rows.num_rows)]
+    seen: list[tuple[int, pa.Table, int]] = []
+
+    class Writer:
+        def write_table(self, table: pa.Table, row_group_size: int) -> None:
+            seen.append((len(group), table, row_group_size))
+
+    _write_group(cast(pq.ParquetWriter, Writer()), group)
+    [(waiting, table, size)] = seen
+    assert waiting == 0 and group == []
+    assert table.equals(rows) and size == rows.num_rows
+    assert all(column.num_chunks == 1 for column in table.columns)

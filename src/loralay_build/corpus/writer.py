@@ -65,12 +65,24 @@ def write_shard(path: Path, schema: pa.Schema, tables: Iterable[pa.Table],
                 table.slice(index, 1) for index in range(table.num_rows))
             for row in rows:
                 if group and (len(group) >= max_rows or size + row.nbytes > max_bytes):
-                    out.write_table(pa.concat_tables(group).combine_chunks(), len(group))
-                    group, size = [], 0
+                    _write_group(out, group)
+                    size = 0
                 group.append(row)
                 size += row.nbytes
         if group:
-            out.write_table(pa.concat_tables(group).combine_chunks(), len(group))
+            _write_group(out, group)
+
+
+def _write_group(out: pq.ParquetWriter, group: list[pa.Table]) -> None:
+    """Write the rows of `group` as one row group, and empty it.
+
+    The rows are combined into one contiguous table, so the bytes depend on the rows alone,
+    not on how they came chunked; the separate rows are let go before the table is encoded,
+    so the group is held once, not twice, beside the encoder's buffers.
+    """
+    table = pa.concat_tables(group).combine_chunks()
+    group.clear()
+    out.write_table(table, table.num_rows)
 
 
 def _column(value: Any, field: pa.Field) -> pa.Array:
