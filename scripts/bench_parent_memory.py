@@ -166,7 +166,8 @@ def run_build(manifest: Path, out: Path, workers: int, template_file: Path) -> d
     argv = ["local", "--input", str(manifest), "--out", str(out), "--workers", str(workers),
             "--no-filter", "-q"]
     path = os.pathsep.join([str(SCRIPTS), os.environ.get("PYTHONPATH", "")])
-    m = measure([sys.executable, "-c", f"import bench_parent; bench_parent.child({argv!r})"],
+    child = f"import bench_parent_memory; bench_parent_memory.child({argv!r})"
+    m = measure([sys.executable, "-c", child],
                 env={"PYTHONPATH": path, TEMPLATES_ENV: str(template_file)})
     if m.returncode not in (0, 3):
         raise SystemExit(f"build exit {m.returncode}: {m.stderr[-3000:]}")
