@@ -42,6 +42,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from bench_scale import write_manifest
+
 TEMPLATE_PAGES = range(9, 12)
 TEMPLATES_ENV = "LORALAY_SIM_TEMPLATES"
 SCRIPTS = Path(__file__).resolve().parent
@@ -154,10 +156,6 @@ def add_documents(entries: list[dict[str, object]], chosen: list[dict[str, Any]]
                         "abstracts": template["abstracts"], "title": template["title"],
                         "published": f"{2005 + rng.randrange(20)}-{1 + rng.randrange(12):02d}"
                                      f"-{1 + rng.randrange(28):02d}"})
-
-
-def write_manifest(path: Path, entries: list[dict[str, object]]) -> None:
-    path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries))
 
 
 def run_build(manifest: Path, out: Path, workers: int, template_file: Path) -> dict[str, float]:

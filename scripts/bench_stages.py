@@ -62,7 +62,7 @@ def one_round(folder: Path, records: list[dict[str, Any]]) -> tuple[dict[str, fl
         body = doc.select(stripped.keep)
         t4 = clock()
         text = " ".join(body.words)
-        detected = detect_language(text[:100_000])
+        detected = detect_language(text[:process.LANGID_CHARS])
         t5 = clock()
         candidate = Candidate(id=f"local:{record['id']}", source="local",
                               source_id=str(record["id"]), dataset="bench", language=lang,

@@ -187,13 +187,16 @@ class WorkStore:
         self.settings = settings
         self.schema = schema
 
+    def _name(self, key: str) -> str:
+        """The work file's path as text: `has` is asked of every document on every run, and
+        joining text costs a fifth of building a Path."""
+        return os.path.join(self.root, key[:2], f"{key}.arrow")
+
     def path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.arrow"
+        return Path(self._name(key))
 
     def has(self, key: str) -> bool:
-        """Whether `key` has a work file: asked of every document on every run, so its path
-        is joined as text (a fifth of the CPU of building the Path)."""
-        return os.path.isfile(os.path.join(self.root, key[:2], f"{key}.arrow"))
+        return os.path.isfile(self._name(key))
 
     def _read_row(self, key: str) -> pa.Table:
         path = self.path(key)
