@@ -168,7 +168,7 @@ def rewrite_plain(paths: list[Path], folder: Path) -> list[Path]:
     out = []
     for path in paths:
         table = pq.read_table(path)
-        write_shard(folder / path.name, table.schema.remove_metadata(), [table], settings,
+        write_shard(folder / path.name, table.schema.remove_metadata(), [[table]], settings,
                     dict(table.schema.metadata or {}))
         out.append(folder / path.name)
     return out
@@ -266,6 +266,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--shard-rows", type=int, default=OutputSettings.shard_rows,
                         help="[output] shard_rows: smaller shards make increments cheaper")
+    parser.add_argument("--row-group-rows", type=int, default=OutputSettings.row_group_rows,
+                        help="[output] row_group_rows: the rows a run of row groups averages")
     parser.add_argument("--keep-work", action="store_true",
                         help="[store] keep_work = true: work files kept after publishing")
     parser.add_argument("--keep", type=Path, help="Work in this folder and keep it.")
@@ -281,6 +283,7 @@ def main() -> None:
     manifest = pdfs / "docs.jsonl"
     config = work / "bench.toml"
     config.write_text(f"[output]\nshard_rows = {args.shard_rows}\n"
+                      f"row_group_rows = {args.row_group_rows}\n"
                       f"[store]\nkeep_work = {str(args.keep_work).lower()}\n")
     dataset = "local"
     try:
@@ -329,16 +332,17 @@ def main() -> None:
                                      rewrite_plain(added, work / "plain-new"))
         results["increment"]["same_without_cdc_pct"] = 100 * shared / max(1, total)
         step("nothing new", manifest, out, args.workers, config, dataset, results, cache)
-        report(n, args.workers, args.shard_rows, args.model, results)
+        report(n, args.workers, args.shard_rows, args.row_group_rows, args.model, results)
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def report(n: int, workers: int, shard_rows: int, model: str,
+def report(n: int, workers: int, shard_rows: int, group_rows: int, model: str,
            results: dict[str, dict[str, float]]) -> None:
     full = results["full"]
-    print(f"\n{n} documents, --workers {workers}, shard_rows {shard_rows}; increment "
+    print(f"\n{n} documents, --workers {workers}, shard_rows {shard_rows}, row_group_rows "
+          f"{group_rows}; increment "
           f"({model}): +{max(1, n // 100)} new, {max(1, n // 1000)} changed, "
           f"{max(1, n // (1000 if model == 'uniform' else 5000))} gone")
     steps = list(results)

@@ -95,7 +95,7 @@ def main() -> None:
         name = f"train-x-{index:07d}.parquet"
         meta = {MEMBERS_KEY: json.dumps([[i.id, i.key] for i in group]).encode(),
                 FORMAT_KEY: fmt.encode()}
-        write_shard(folder / name, schema, [pa.table({"article_id": ["x"]}, schema=schema)],
+        write_shard(folder / name, schema, [[pa.table({"article_id": ["x"]}, schema=schema)]],
                     settings, meta)
         files.append({"name": name, "split": "train", "rows": len(group)})
     grown = items + [Item(f"local:new{i:07d}", "f" * 64) for i in range(n // 100)]

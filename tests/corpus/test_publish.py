@@ -370,15 +370,15 @@ def test_streaming_load(base: tuple[Path, list[dict[str, object]], Path]) -> Non
 
 
 def test_page_index_and_row_groups_bounded_by_bytes(tmp_path: Path) -> None:
-    """Rows of about 3 MB each: a 4 MB bound makes one row group per row, where the row
-    bound alone would put all five in one; every column chunk has its offset index."""
+    """Rows of about 3 MB each: a 4 MB bound makes one row group per row, where their one
+    segment alone would put all five in one; every column chunk has its offset index."""
     words = [f"word{i:06d}" for i in range(200_000)]
     rows = [{"article_id": f"x{i}", "article_words": words, "abstract": "a"} for i in range(5)]
     table = rows_table(rows, FULL_SCHEMA)
     assert 2_000_000 < table.slice(0, 1).nbytes < 4_000_000
     path = tmp_path / "big.parquet"
-    settings = OutputSettings(row_group_rows=200, row_group_bytes=4_000_000)
-    write_shard(path, FULL_SCHEMA, [table], settings, {})
+    settings = OutputSettings(row_group_bytes=4_000_000)
+    write_shard(path, FULL_SCHEMA, [[table]], settings, {})
     meta = pq.read_metadata(path)
     assert meta.num_row_groups == 5
     for group in range(meta.num_row_groups):

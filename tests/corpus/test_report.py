@@ -181,7 +181,7 @@ def test_derived_views_are_counted_not_measured(data: Path, tmp_path: Path) -> N
     schema = pa.schema([pa.field("citation_id", pa.string())])
     shard = view / "train-g-00000-of-00001.parquet"
     rows = dict_rows_table([{"citation_id": "a#1"}, {"citation_id": "a#2"}], schema)
-    write_shard(shard, schema, [rows], OutputSettings(), {})
+    write_shard(shard, schema, [[rows]], OutputSettings(), {})
     files = [ShardFile(shard.name, "train", 2, shard.stat().st_size, "")]
     (view / "build.json").write_text(json.dumps({
         "view": "citations", "counts": {"splits": {"train": 2, "validation": 0, "test": 0}},

@@ -3,6 +3,7 @@ a one-line error instead of a crash or a bad shard."""
 
 from __future__ import annotations
 
+import io
 import shutil
 from pathlib import Path
 from typing import cast
@@ -13,9 +14,12 @@ import pytest
 
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.schema import FULL_SCHEMA, dataset_schema, project
+from loralay_build.corpus.rowgroups import GroupWriter
 from loralay_build.corpus.writer import (
     WorkFileError,
     WorkStore,
+    _empty_footer,
+    _options,
     _write_group,
     rows_table,
     write_shard,
@@ -66,7 +70,7 @@ def test_a_damaged_work_file_fails_publishing_by_name(tmp_path: Path, how: str) 
     out = tmp_path / "out"
     with pytest.raises(WorkFileError, match=f"work file {named} is unreadable"):
         write_shard(out / "train.parquet", FULL_SCHEMA,
-                    (work.read([key]) for key in KEYS), SETTINGS, {})
+                    [(work.read([key]) for key in KEYS)], SETTINGS, {})
     assert [p.name for p in out.iterdir()] == []  # no partial shard, no temporary file
 
 
@@ -158,19 +162,23 @@ def test_rows_are_projected_to_the_dataset_schema_without_metadata() -> None:
     assert narrowed.equals(rows.select(core.names))
 
 
-def test_a_row_group_is_held_once_while_it_is_encoded() -> None:
+def test_a_row_group_is_held_once_while_it_is_encoded(monkeypatch: pytest.MonkeyPatch) -> None:
     """The shard writer lets a row group's separate rows go before the group is encoded, as
     one contiguous table: rows of ten-page documents make a group of tens of MB, which the
     build's parent would otherwise hold twice at its peak."""
     rows = rows_table(_rows(), FULL_SCHEMA)
     group = [rows.slice(i, 1) for i in range(rows.num_rows)]
     seen: list[tuple[int, pa.Table, int]] = []
+    options = _options(SETTINGS)
+    out = GroupWriter(io.BytesIO(), _empty_footer(FULL_SCHEMA, options))
 
-    class Writer:
-        def write_table(self, table: pa.Table, row_group_size: int) -> None:
-            seen.append((len(group), table, row_group_size))
+    class Writer(pq.ParquetWriter):  # type: ignore[misc]
+        def write_table(self, table: pa.Table, row_group_size: int | None = None) -> None:
+            seen.append((len(group), table, cast(int, row_group_size)))
+            super().write_table(table, row_group_size)
 
-    _write_group(cast(pq.ParquetWriter, Writer()), group)
+    monkeypatch.setattr(pq, "ParquetWriter", Writer)
+    _write_group(out, FULL_SCHEMA, group, options)
     [(waiting, table, size)] = seen
     assert waiting == 0 and group == []
     assert table.equals(rows) and size == rows.num_rows

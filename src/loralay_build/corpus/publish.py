@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol, overload
@@ -38,8 +38,9 @@ import loralay_build
 from loralay_build.blobs import atomic_link, atomic_write_bytes, sha256_file
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.folder import BUILD_FILE, damaged_files, published_build, read_build
+from loralay_build.corpus.rowgroups import ParquetLayoutError, group_rows, read_footer, row_groups
 from loralay_build.corpus.split import SPLITS
-from loralay_build.corpus.writer import dict_rows_table, digest, write_shard
+from loralay_build.corpus.writer import GroupCopy, Segment, dict_rows_table, digest, write_shard
 from loralay_build.digests import Digests, find
 from loralay_build.errors import LoralayError
 
@@ -169,10 +170,12 @@ class ItemIndex:
 
 @dataclass
 class Plan:
-    """Shards kept as they are, and the items of each shard to write, per split."""
+    """Shards kept as they are, the items of each shard to write, per split, and the
+    previous shards of this format that are not kept (their row groups may be copied)."""
 
     kept: list[dict[str, Any]]
     new: dict[str, list[Sequence[Item]]]
+    rewritten: list[tuple[Path, list[Item]]]
 
 
 def file_limit(rows: int, rows_per_file: int) -> int:
@@ -197,15 +200,17 @@ def plan(folder: Path, previous: list[dict[str, Any]], splits: Mapping[str, Sequ
     kept shards join the items to pack until it does, and the items are spread evenly over
     the shards allowed when full ones would be too many. Only positions are held: `splits`
     may make its items when read."""
-    previous = [] if repack else previous
     covered = {split: np.zeros(len(items), dtype=bool) for split, items in splits.items()}
     indexes: dict[str, ItemIndex] = {}  # built for the splits previous shards hold
     candidates: dict[str, list[tuple[dict[str, Any], npt.NDArray[np.intp]]]] = {}
+    same_format: dict[str, list[Item]] = {}
     for entry in previous:
         found = shard_items(folder / entry["name"])
         split = entry["split"]
-        if found is None or found[0] != fmt or len(found[1]) != entry["rows"] or (
-                split not in splits):
+        if found is None or found[0] != fmt or len(found[1]) != entry["rows"]:
+            continue
+        same_format[entry["name"]] = found[1]
+        if split not in splits or repack:
             continue
         if split not in indexes:
             indexes[split] = ItemIndex(splits[split])
@@ -227,7 +232,9 @@ def plan(folder: Path, previous: list[dict[str, Any]], splits: Mapping[str, Sequ
         new[split] = [todo[i : i + size] for i in range(0, len(todo), size)]
     order = {id(entry): at for at, entry in enumerate(previous)}
     kept.sort(key=lambda entry: order[id(entry)])  # the previous order, for the names
-    return Plan(kept, new)
+    for entry in kept:
+        del same_format[entry["name"]]
+    return Plan(kept, new, [(folder / name, found) for name, found in same_format.items()])
 
 
 @dataclass(frozen=True)
@@ -309,9 +316,11 @@ def write_new(folder: Path, layout: Plan, generation: str, in_use: Collection[st
               written: list[Path]) -> list[dict[str, Any]]:
     """The shards of a plan under names of `generation` (asserted free), split by split, the
     kept ones first: each kept shard linked to its new name, each new one written recording
-    its items and format. `written` collects each path as soon as it exists, so a failed
+    its items and format, its runs of row groups that a rewritten shard holds unchanged
+    copied from it. `written` collects each path as soon as it exists, so a failed
     publication can remove them. Returns the file entries of the whole set."""
     files = []
+    runs = GroupRuns(layout.rewritten, settings.row_group_rows)
     for split in SPLITS:  # `datasets` refuses an empty shard: an empty split has no file
         kept = [entry for entry in layout.kept if entry["split"] == split]
         groups = layout.new.get(split, [])
@@ -327,11 +336,76 @@ def write_new(folder: Path, layout: Plan, generation: str, in_use: Collection[st
             assert name not in in_use, f"generation {generation} would overwrite {name}"
             path = folder / name
             members = json.dumps([[item.id, item.key] for item in items]).encode()
-            write_shard(path, schema, rows.tables(items), settings,
+            write_shard(path, schema, runs.segments(items, rows), settings,
                         {MEMBERS_KEY: members, FORMAT_KEY: fmt.encode()})
             written.append(path)
             files.append(_entry(path, split, len(items)))
+    if runs.copied:
+        log.info("%s: %d row(s) copied in their row groups", folder, runs.copied)
     return files
+
+
+def runs_of(items: Sequence[Item], rows: int) -> list[Sequence[Item]]:
+    """A shard's items cut into runs of row groups by their ids alone, so that a run comes
+    back whole wherever its items come back in a rewritten shard: a run ends after an item
+    whose id hashes to a multiple of half `rows`, once it holds that many items, or at four
+    times `rows` items. Runs hold `rows` items on average. (A CRC is linear: on ids that
+    count up, its low bits repeat patterns that leave long stretches without a cut.)"""
+    half = max(1, rows // 2)
+    out: list[Sequence[Item]] = []
+    start = 0
+    for at in range(len(items)):
+        size = at + 1 - start
+        if size >= 4 * rows or (size >= half and _id_hash(items[at].id) % half == 0):
+            out.append(items[start : at + 1])
+            start = at + 1
+    if start < len(items):
+        out.append(items[start:])
+    return out
+
+
+class GroupRuns:
+    """The runs of row groups of the shards a publication rewrites, by their items: a new
+    shard copies a run that holds the same items with the same keys instead of decoding and
+    encoding its rows again."""
+
+    def __init__(self, shards: list[tuple[Path, list[Item]]], rows: int) -> None:
+        self.rows = rows
+        self.copied = 0
+        self._runs: dict[bytes, GroupCopy] = {}
+        for path, items in shards:
+            try:
+                with path.open("rb") as handle:
+                    sizes = [group_rows(group) for group in row_groups(read_footer(handle))]
+            except (OSError, ParquetLayoutError):
+                continue
+            bounds = dict(zip(np.cumsum([0, *sizes]).tolist(), range(len(sizes) + 1),
+                              strict=True))
+            start = 0
+            for run in runs_of(items, rows):
+                end = start + len(run)
+                if start in bounds and end in bounds:  # a shard of fixed-size row groups
+                    self._runs.setdefault(_run_key(run), GroupCopy(
+                        path, bounds[start], bounds[end] - bounds[start]))
+                start = end
+
+    def segments(self, items: Sequence[Item], rows: RowReader) -> Iterator[Segment]:
+        """The segments of a new shard of `items`: copied runs, and rows to encode."""
+        for run in runs_of(items, self.rows):
+            found = self._runs.get(_run_key(run))
+            if found is None:
+                yield rows.tables(run)
+            else:
+                self.copied += len(run)
+                yield found
+
+
+def _id_hash(cid: str) -> int:
+    return int.from_bytes(hashlib.blake2b(cid.encode(), digest_size=8).digest(), "little")
+
+
+def _run_key(items: Sequence[Item]) -> bytes:
+    return hashlib.sha256(json.dumps([[item.id, item.key] for item in items]).encode()).digest()
 
 
 class PublishedRows:

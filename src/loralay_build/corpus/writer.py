@@ -10,9 +10,11 @@ decided by `corpus.publish`.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,9 @@ from loralay_build.blobs import atomic_path, sync_filesystem
 from loralay_build.columns import Strings
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.arrays import buffer_array, to_arrow
+from loralay_build.corpus.rowgroups import GroupWriter, open_source, read_footer
 from loralay_build.corpus.schema import project
+from loralay_build.corpus.thrift import Struct
 from loralay_build.errors import LoralayError
 from loralay_build.nfc import nfc_values
 
@@ -46,34 +50,59 @@ def _options(settings: OutputSettings) -> dict[str, Any]:
     }
 
 
-def write_shard(path: Path, schema: pa.Schema, tables: Iterable[pa.Table],
+@dataclass(frozen=True)
+class GroupCopy:
+    """`count` row groups of a published shard from group `first`, copied as they are."""
+
+    path: Path
+    first: int
+    count: int
+
+
+Segment = GroupCopy | Iterable[pa.Table]
+
+
+def write_shard(path: Path, schema: pa.Schema, segments: Iterable[Segment],
                 settings: OutputSettings, metadata: dict[bytes, bytes]) -> None:
-    """Write the rows of `tables` (in order) as one Parquet file, atomically.
+    """Write the rows of `segments` (in order) as one Parquet file, atomically.
 
-    A row group ends at `row_group_rows` rows or before it would pass `row_group_bytes`
-    uncompressed bytes (a single larger row is a group of its own). Only one group is in
-    memory, and the grouping depends on the rows alone, so the same rows give the same bytes.
+    A segment is copied from a published shard, or made of the rows of its tables: a row
+    group ends before it would pass `row_group_bytes` uncompressed bytes (a single larger
+    row is a group of its own) or at the segment's end. Each row group is encoded by a
+    writer of its own, so its bytes depend on its rows alone and a shard rewritten around it
+    can copy it (`corpus.rowgroups`). Only one group is in memory.
     """
-    max_rows, max_bytes = max(1, settings.row_group_rows), max(1, settings.row_group_bytes)
-    with atomic_path(path) as tmp, pq.ParquetWriter(
-        tmp, schema.with_metadata(metadata), **_options(settings)
-    ) as out:
-        group: list[pa.Table] = []
-        size = 0
-        for table in tables:
-            rows = [table] if table.num_rows == 1 else (  # a work file's row as it is
-                table.slice(index, 1) for index in range(table.num_rows))
-            for row in rows:
-                if group and (len(group) >= max_rows or size + row.nbytes > max_bytes):
-                    _write_group(out, group)
-                    size = 0
-                group.append(row)
-                size += row.nbytes
-        if group:
-            _write_group(out, group)
+    options = _options(settings)
+    with atomic_path(path) as tmp, tmp.open("wb") as handle:
+        out = GroupWriter(handle, _empty_footer(schema.with_metadata(metadata), options))
+        for segment in segments:
+            if isinstance(segment, GroupCopy):
+                with open_source(segment.path) as (source, meta):
+                    out.copy(source, meta, segment.first, segment.count)
+            else:
+                _encode_segment(out, schema, segment, settings.row_group_bytes, options)
+        out.close()
 
 
-def _write_group(out: pq.ParquetWriter, group: list[pa.Table]) -> None:
+def _encode_segment(out: GroupWriter, schema: pa.Schema, tables: Iterable[pa.Table],
+                    max_bytes: int, options: dict[str, Any]) -> None:
+    group: list[pa.Table] = []
+    size = 0
+    for table in tables:
+        rows = [table] if table.num_rows == 1 else (  # a work file's row as it is
+            table.slice(index, 1) for index in range(table.num_rows))
+        for row in rows:
+            if group and size + row.nbytes > max_bytes:
+                _write_group(out, schema, group, options)
+                size = 0
+            group.append(row)
+            size += row.nbytes
+    if group:
+        _write_group(out, schema, group, options)
+
+
+def _write_group(out: GroupWriter, schema: pa.Schema, group: list[pa.Table],
+                 options: dict[str, Any]) -> None:
     """Write the rows of `group` as one row group, and empty it.
 
     The rows are combined into one contiguous table, so the bytes depend on the rows alone,
@@ -82,7 +111,20 @@ def _write_group(out: pq.ParquetWriter, group: list[pa.Table]) -> None:
     """
     table = pa.concat_tables(group).combine_chunks()
     group.clear()
-    out.write_table(table, table.num_rows)
+    buffer = io.BytesIO()
+    with pq.ParquetWriter(buffer, schema, **options) as writer:
+        writer.write_table(table, max(1, table.num_rows))
+    out.copy(buffer, read_footer(buffer))
+
+
+def _empty_footer(schema: pa.Schema, options: dict[str, Any]) -> Struct:
+    """The footer pyarrow writes for a file of `schema` without rows: a shard's footer, but
+    for its row groups. (The empty table is made without pyarrow's Python converter, which
+    would import pandas.)"""
+    buffer = io.BytesIO()
+    with pq.ParquetWriter(buffer, schema, **options) as writer:
+        writer.write_table(pa.Table.from_batches([], schema=schema))
+    return read_footer(buffer)
 
 
 def _column(value: Any, field: pa.Field) -> pa.Array:

@@ -1,0 +1,220 @@
+"""Shards assembled from row groups copied as bytes: the footer and page index read and
+written back exactly, every offset moved to where its bytes went, and a rewritten shard
+whose runs did not change holding their bytes, equal to a shard written afresh."""
+
+from __future__ import annotations
+
+import io
+import logging
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loralay_build.config import OutputSettings
+from loralay_build.corpus.publish import DictRows, Item, runs_of, switch, write_shards
+from loralay_build.corpus.rowgroups import (
+    GroupWriter,
+    ParquetLayoutError,
+    read_footer,
+    row_groups,
+)
+from loralay_build.corpus.thrift import (
+    BINARY,
+    I32,
+    I64,
+    LIST,
+    STRUCT,
+    Struct,
+    ThriftList,
+    read_struct,
+    write_struct,
+)
+from loralay_build.corpus.writer import GroupCopy, _options, write_shard
+
+SCHEMA = pa.schema([pa.field("article_id", pa.string()),
+                    pa.field("article_words", pa.list_(pa.string())),
+                    pa.field("article_bboxes", pa.list_(pa.list_(pa.int32(), 4)))])
+SETTINGS = OutputSettings(shard_rows=1000, rows_per_file=1000, row_group_rows=4)
+
+
+def _rows(count: int, version: str = "") -> dict[str, dict[str, object]]:
+    return {f"d{i:04d}": {"article_id": f"d{i:04d}",
+                          "article_words": [f"w{i}-{j}{version}" for j in range(300 + i % 7)],
+                          "article_bboxes": [[j, i, j + 5, i + 9] for j in range(300 + i % 7)]}
+            for i in range(count)}
+
+
+def _table(rows: dict[str, dict[str, object]]) -> pa.Table:
+    return pa.Table.from_pylist(list(rows.values()), schema=SCHEMA)
+
+
+def _page_headers_at_every_location(path: Path) -> int:
+    """Check that each offset index names a page header where it says, of the size it says;
+    returns the pages seen."""
+    data = path.read_bytes()
+    meta = read_footer(io.BytesIO(data))
+    pages = 0
+    for group in row_groups(meta):
+        chunks = group.get(1)
+        assert isinstance(chunks, ThriftList)
+        for chunk in chunks.items:
+            assert isinstance(chunk, Struct)
+            at, length = chunk.get(4), chunk.get(5)
+            assert isinstance(at, int) and isinstance(length, int)
+            index, end = read_struct(data, at)
+            assert end == at + length
+            locations = index.get(1)
+            assert isinstance(locations, ThriftList)
+            for location in locations.items:
+                assert isinstance(location, Struct)
+                offset, size = location.get(1), location.get(2)
+                assert isinstance(offset, int) and isinstance(size, int)
+                header, body = read_struct(data, offset)
+                assert header.get(3) == offset + size - body  # compressed size after it
+                pages += 1
+    return pages
+
+
+def test_footers_and_page_indexes_read_and_write_back_byte_for_byte(tmp_path: Path) -> None:
+    path = tmp_path / "a.parquet"
+    pq.write_table(_table(_rows(9)), path, row_group_size=4, **_options(SETTINGS))
+    data = path.read_bytes()
+    length = int.from_bytes(data[-8:-4], "little")
+    footer, end = read_struct(data, len(data) - 8 - length)
+    assert end == len(data) - 8
+    assert write_struct(footer) == data[len(data) - 8 - length : -8]
+    for group in row_groups(footer):
+        chunks = group.get(1)
+        assert isinstance(chunks, ThriftList)
+        for chunk in chunks.items:
+            assert isinstance(chunk, Struct)
+            for at_field, length_field in ((4, 5), (6, 7)):
+                at, size = chunk.get(at_field), chunk.get(length_field)
+                if isinstance(at, int) and isinstance(size, int):
+                    index, _ = read_struct(data, at)
+                    assert write_struct(index) == data[at : at + size]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.recursive(
+    st.one_of(st.integers(-(2**63), 2**63 - 1).map(lambda v: (I64, v)),
+              st.integers(-(2**31), 2**31 - 1).map(lambda v: (I32, v)),
+              st.binary(max_size=40).map(lambda v: (BINARY, v))),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=20).map(
+            lambda fields: (STRUCT, Struct([(fid * 7 + 1, kind, value)
+                                            for fid, (kind, value) in enumerate(fields)]))),
+        st.lists(st.integers(-(2**31), 2**31 - 1), max_size=20).map(
+            lambda values: (LIST, ThriftList(I32, list(values))))),
+    max_leaves=30))
+def test_any_structure_reads_back_as_written(value: tuple[int, object]) -> None:
+    kind, inner = value
+    struct = Struct([(1, kind, inner)])  # type: ignore[list-item]
+    data = write_struct(struct)
+    again, end = read_struct(data)
+    assert end == len(data) and again == struct and write_struct(again) == data
+
+
+def test_one_group_written_alone_is_what_pyarrow_writes(tmp_path: Path) -> None:
+    table = _table(_rows(6))
+    ours, theirs = tmp_path / "ours.parquet", tmp_path / "theirs.parquet"
+    metadata = {b"k": b"v"}
+    write_shard(ours, SCHEMA, [[table]], SETTINGS, metadata)
+    with pq.ParquetWriter(theirs, SCHEMA.with_metadata(metadata), **_options(SETTINGS)) as out:
+        out.write_table(table, table.num_rows)
+    assert ours.read_bytes() == theirs.read_bytes()
+
+
+def test_copied_groups_read_as_their_rows_with_offsets_moved(tmp_path: Path) -> None:
+    table = _table(_rows(12))
+    first = tmp_path / "first.parquet"
+    write_shard(first, SCHEMA, [[table.slice(0, 5)], [table.slice(5, 4)], [table.slice(9)]],
+                SETTINGS, {})
+    mixed = tmp_path / "mixed.parquet"
+    write_shard(mixed, SCHEMA, [[table.slice(9)], GroupCopy(first, 1, 1), [table.slice(0, 2)],
+                                GroupCopy(first, 0, 1)], SETTINGS, {b"k": b"v"})
+    shard = pq.ParquetFile(mixed, page_checksum_verification=True)
+    expected = pa.concat_tables([table.slice(9), table.slice(5, 4), table.slice(0, 2),
+                                 table.slice(0, 5)])
+    assert shard.read().replace_schema_metadata(None).equals(expected)
+    assert shard.metadata.metadata[b"k"] == b"v"
+    assert [shard.metadata.row_group(i).num_rows for i in range(4)] == [3, 4, 2, 5]
+    stats = shard.metadata.row_group(1).column(0).statistics
+    assert (stats.min, stats.max) == ("d0005", "d0008")
+    assert _page_headers_at_every_location(mixed) >= 4 * 3
+
+
+def test_a_file_that_is_not_parquet_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "bad.parquet"
+    for data in (b"", b"PAR1" + b"x" * 40, b"PAR1" + b"\x00" * 20 + (4).to_bytes(4, "little")
+                 + b"PAR1"):
+        path.write_bytes(data)
+        with pytest.raises(ParquetLayoutError), path.open("rb") as handle:
+            GroupWriter(io.BytesIO(), Struct([])).copy(handle, read_footer(handle))
+
+
+def test_runs_are_cut_by_ids_so_a_removal_changes_only_its_run() -> None:
+    items = [Item(f"d{i:05d}", "k") for i in range(2000)]
+    runs = [tuple(run) for run in runs_of(items, 32)]
+    assert 32 * 0.7 < len(items) / len(runs) < 32 * 1.3  # runs average the setting
+    assert max(len(run) for run in runs) <= 4 * 32
+    gone = items[:700] + items[701:]
+    after = [tuple(run) for run in runs_of(gone, 32)]
+    assert len(set(after) - set(runs)) == 1
+
+
+def _publish(folder: Path, rows: dict[str, dict[str, object]], version: str) -> list[Path]:
+    items = {"train": [Item(cid, f"{cid}:{version if cid == 'd0017' else ''}")
+                       for cid in rows], "validation": [], "test": []}
+    shards = write_shards(folder, version, items, DictRows(rows, SCHEMA), SCHEMA, SETTINGS)
+    assert shards is not None
+    switch(shards, {"fingerprint": version, "files": shards.files}, "---\n---\n")
+    return [folder / f["name"] for f in shards.files]
+
+
+def _group_bytes(path: Path) -> list[bytes]:
+    data = path.read_bytes()
+    out = []
+    for group in row_groups(read_footer(io.BytesIO(data))):
+        chunks = group.get(1)
+        assert isinstance(chunks, ThriftList)
+        starts = []
+        for chunk in chunks.items:
+            assert isinstance(chunk, Struct)
+            meta = chunk.get(3)
+            assert isinstance(meta, Struct)
+            start, size = meta.get(9), meta.get(7)
+            assert isinstance(start, int) and isinstance(size, int)
+            starts.append((start, size))
+        out.append(data[min(s for s, _ in starts) : max(s + n for s, n in starts)])
+    return out
+
+
+def test_a_rewritten_shard_copies_its_unchanged_runs_and_equals_a_fresh_write(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """One row changes and one goes: the shard is rewritten, every run without them keeps
+    its bytes (copied, not encoded again), and the shard is byte for byte the one a
+    publication from nothing writes for the same rows."""
+    rows = _rows(60)
+    [before] = _publish(tmp_path / "data", rows, "v1")
+    old_groups = _group_bytes(before)
+    del rows["d0040"]
+    rows["d0017"] = _rows(60, "changed")["d0017"]
+    caplog.set_level(logging.INFO, logger="loralay_build.corpus.publish")
+    [after] = _publish(tmp_path / "data", rows, "v2")
+    [copied] = [int(r.getMessage().split(": ")[1].split()[0]) for r in caplog.records
+                if "copied in their row groups" in r.getMessage()]
+    assert len(rows) - 2 * 4 * SETTINGS.row_group_rows <= copied < len(rows)
+    new_groups = _group_bytes(after)
+    kept = set(old_groups) & set(new_groups)
+    assert len(kept) >= len(new_groups) - 2  # only the runs of the two rows differ
+    assert len(kept) < len(new_groups)
+    [fresh] = _publish(tmp_path / "fresh", rows, "v2")
+    assert fresh.read_bytes() == after.read_bytes()
+    read = pq.read_table(after, page_checksum_verification=True)
+    assert read.column("article_id").to_pylist() == sorted(rows)
+    _page_headers_at_every_location(after)
