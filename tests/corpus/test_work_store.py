@@ -13,8 +13,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from loralay_build.config import OutputSettings
-from loralay_build.corpus.schema import FULL_SCHEMA, dataset_schema, project
 from loralay_build.corpus.rowgroups import GroupWriter
+from loralay_build.corpus.schema import FULL_SCHEMA, dataset_schema, project
 from loralay_build.corpus.writer import (
     WorkFileError,
     WorkStore,
