@@ -12,6 +12,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import ClassVar
 
+import pytest
+
 from loralay_build.config import merge
 from loralay_build.sandbox.eurlex import EurlexSandbox
 from loralay_build.sandbox.server import SandboxServer
@@ -61,6 +63,37 @@ def test_first_signal_ends_the_whole_demo_and_the_same_command_resumes(tmp_path:
                 if (run := state.last_run(d))} == {0}
     finally:
         state.close()
+
+
+# A signal landing while the garbage collector runs a finaliser (urllib3 closing a dropped
+# connection pool between two datasets): the handler's exception is raised inside it.
+SIGNAL_IN_FINALISER = """
+import signal, sys, weakref
+from loralay_build.run.lifecycle import STOP, sigterm_as_interrupt
+
+class Pool:
+    pass
+
+try:
+    with sigterm_as_interrupt():
+        pool = Pool()
+        weakref.finalize(pool, signal.raise_signal, int(sys.argv[1]))
+        del pool
+        print("carried on")
+except KeyboardInterrupt as exc:
+    print(type(exc).__name__, STOP.is_set())
+"""
+
+
+@pytest.mark.parametrize(("signum", "raised"), [(signal.SIGINT, "KeyboardInterrupt"),
+                                                 (signal.SIGTERM, "Terminated")])
+def test_an_interrupt_inside_a_finaliser_is_raised_when_the_block_ends_without_a_traceback(
+        signum: int, raised: str) -> None:
+    """Python would print it as ignored (a traceback) and carry on as if no signal came."""
+    done = subprocess.run([sys.executable, "-c", SIGNAL_IN_FINALISER, str(int(signum))],
+                          capture_output=True, text=True, timeout=DEADLINE)
+    assert done.stderr == ""
+    assert done.stdout.splitlines() == ["carried on", f"{raised} True"]
 
 
 def test_a_language_without_documents_is_a_warning_not_a_failure(tmp_path: Path) -> None:

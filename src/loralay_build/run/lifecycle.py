@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from loralay_build.config import Settings
 from loralay_build.errors import ConfigError, LockHeld, LoralayError
@@ -43,6 +43,9 @@ from loralay_build.sources import get_source, load_settings
 from loralay_build.sources.base import ChecksInput
 from loralay_build.state import State, check_owner, recorded_source
 from loralay_build.writable import check_folder_can_be_made, check_writable_folder
+
+if TYPE_CHECKING:
+    from sys import UnraisableHookArgs
 
 log = logging.getLogger("loralay_build")
 
@@ -88,25 +91,45 @@ STOP = threading.Event()
 @contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """For the duration of the block (main thread only), SIGTERM raises `Terminated` and
-    SIGINT `KeyboardInterrupt`, both setting `STOP`."""
+    SIGINT `KeyboardInterrupt`, both setting `STOP`.
+
+    A signal can land while the main thread runs a finaliser (a connection pool closed by
+    the garbage collector), where Python prints the exception as ignored, with a traceback,
+    and carries on. Such an interrupt is not printed: the block raises it when it ends.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    raised: list[BaseException] = []  # by the handlers below
+    swallowed: list[BaseException] = []  # of those, the ones a finaliser ignored
+
+    def interrupt(exc: KeyboardInterrupt) -> NoReturn:
+        STOP.set()
+        raised.append(exc)
+        raise exc
 
     def on_term(signum: int, frame: FrameType | None) -> None:
-        STOP.set()
-        raise Terminated
+        interrupt(Terminated())
 
     def on_int(signum: int, frame: FrameType | None) -> None:
-        STOP.set()
-        raise KeyboardInterrupt
+        interrupt(KeyboardInterrupt())
+
+    def on_unraisable(unraisable: UnraisableHookArgs) -> None:
+        if unraisable.exc_value is not None and unraisable.exc_value in raised:
+            swallowed.append(unraisable.exc_value)
+        else:
+            previous_hook(unraisable)
 
     previous = signal.signal(signal.SIGTERM, on_term), signal.signal(signal.SIGINT, on_int)
+    previous_hook, sys.unraisablehook = sys.unraisablehook, on_unraisable
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous[0])
         signal.signal(signal.SIGINT, previous[1])
+        sys.unraisablehook = previous_hook
+    if swallowed:
+        raise swallowed[0]
 
 
 @dataclass(frozen=True)
