@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loralay_build.config import OutputSettings
+from loralay_build.corpus.compact import compact_dataset
 from loralay_build.corpus.publish import DictRows, Item, runs_of, switch, write_shards
 from loralay_build.corpus.rowgroups import (
     GroupWriter,
@@ -176,6 +177,13 @@ def _publish(folder: Path, rows: dict[str, dict[str, object]], version: str) -> 
     return [folder / f["name"] for f in shards.files]
 
 
+def _copied(caplog: pytest.LogCaptureFixture) -> int:
+    """The rows the last publication copied in their row groups, as it logged them."""
+    [copied] = [int(r.getMessage().split(": ")[1].split()[0]) for r in caplog.records
+                if "copied in their row groups" in r.getMessage()]
+    return copied
+
+
 def _group_bytes(path: Path) -> list[bytes]:
     data = path.read_bytes()
     out = []
@@ -206,9 +214,7 @@ def test_a_rewritten_shard_copies_its_unchanged_runs_and_equals_a_fresh_write(
     rows["d0017"] = _rows(60, "changed")["d0017"]
     caplog.set_level(logging.INFO, logger="loralay_build.corpus.publish")
     [after] = _publish(tmp_path / "data", rows, "v2")
-    [copied] = [int(r.getMessage().split(": ")[1].split()[0]) for r in caplog.records
-                if "copied in their row groups" in r.getMessage()]
-    assert len(rows) - 2 * 4 * SETTINGS.row_group_rows <= copied < len(rows)
+    assert len(rows) - 2 * 4 * SETTINGS.row_group_rows <= _copied(caplog) < len(rows)
     new_groups = _group_bytes(after)
     kept = set(old_groups) & set(new_groups)
     assert len(kept) >= len(new_groups) - 2  # only the runs of the two rows differ
@@ -218,3 +224,18 @@ def test_a_rewritten_shard_copies_its_unchanged_runs_and_equals_a_fresh_write(
     read = pq.read_table(after, page_checksum_verification=True)
     assert read.column("article_id").to_pylist() == sorted(rows)
     _page_headers_at_every_location(after)
+
+
+def test_compact_copies_the_runs_it_keeps_and_reads_only_the_others(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    rows = _rows(60)
+    [before] = _publish(tmp_path, rows, "v1")
+    fmt = pq.read_metadata(before).metadata[b"loralay.format"]
+    caplog.set_level(logging.INFO, logger="loralay_build.corpus.publish")
+    assert compact_dataset(tmp_path, 25) == 3
+    assert _copied(caplog) > 25
+    shards = sorted(tmp_path.glob("train-*.parquet"))
+    assert [pq.read_metadata(path).num_rows for path in shards] == [25, 25, 10]
+    read = pa.concat_tables(pq.read_table(path) for path in shards)
+    assert read.column("article_id").to_pylist() == sorted(rows)
+    assert pq.read_metadata(shards[0]).metadata[b"loralay.format"] == fmt  # builds keep them

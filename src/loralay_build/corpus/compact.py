@@ -22,6 +22,8 @@ from loralay_build.corpus.folder import published_build
 from loralay_build.corpus.publish import (
     CARD_FILE,
     Item,
+    PublishedRows,
+    named_schema,
     output_settings,
     shard_items,
     switch,
@@ -35,27 +37,18 @@ class CompactError(LoralayError):
     """The folder holds no intact build whose shards record their rows."""
 
 
-def _rows(folder: Path, files: list[dict[str, Any]]) -> Iterator[pa.Table]:
-    """Every published row as a one-row table, in file order, one row group in memory."""
-    for entry in files:
-        shard = pq.ParquetFile(folder / entry["name"])
-        for group in range(shard.metadata.num_row_groups):
-            table = shard.read_row_group(group)
-            for index in range(table.num_rows):
-                yield table.slice(index, 1)
-
-
 class _InOrder:
-    """The published rows handed to the publisher in their published order, each checked
-    against the item it is asked for."""
+    """The published rows handed to the publisher by their content keys (a run the
+    publisher copies as it is is never read), each checked against the item it is asked
+    for."""
 
-    def __init__(self, folder: Path, files: list[dict[str, Any]]) -> None:
+    def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self.rows = _rows(folder, files)
+        self.rows = PublishedRows(folder)
 
     def tables(self, items: Sequence[Item]) -> Iterator[pa.Table]:
         for item in items:
-            row = next(self.rows)
+            row = self.rows.read(item.key)
             if str(row.column(0)[0].as_py()) != item.id:
                 raise CompactError(f"{self.folder}: a shard's rows differ from what it records")
             yield row
@@ -89,12 +82,12 @@ def compact_dataset(folder: Path, shard_rows: int) -> int:
     for entry, record in zip(files, found, strict=True):
         assert record is not None
         splits[entry["split"]] += record[1]
-    schema = pq.read_schema(folder / files[0]["name"]).remove_metadata()
+    schema = named_schema(pq.read_schema(folder / files[0]["name"]).remove_metadata())
     card = (folder / CARD_FILE).read_text()
     # Shards of exactly `shard_rows`, as asked: the next build merges them again if they
     # break its file rule.
     settings = replace(output_settings(formats.pop(), shard_rows), rows_per_file=1)
-    shards = write_shards(folder, build["fingerprint"], splits, _InOrder(folder, files), schema,
+    shards = write_shards(folder, build["fingerprint"], splits, _InOrder(folder), schema,
                           settings, repack=True)
     assert shards is not None, "a repack always writes"
     switch(shards, {**build, "files": shards.files}, with_data_files(card, shards.files, build))
