@@ -53,17 +53,21 @@ def _table(rows: dict[str, dict[str, object]]) -> pa.Table:
     return pa.Table.from_pylist(list(rows.values()), schema=SCHEMA)
 
 
+def _chunks(group: Struct) -> list[Struct]:
+    """A row group's column chunks."""
+    chunks = group.get(1)
+    assert isinstance(chunks, ThriftList)
+    assert all(isinstance(chunk, Struct) for chunk in chunks.items)
+    return [chunk for chunk in chunks.items if isinstance(chunk, Struct)]
+
+
 def _page_headers_at_every_location(path: Path) -> int:
     """Check that each offset index names a page header where it says, of the size it says;
     returns the pages seen."""
     data = path.read_bytes()
-    meta = read_footer(io.BytesIO(data))
     pages = 0
-    for group in row_groups(meta):
-        chunks = group.get(1)
-        assert isinstance(chunks, ThriftList)
-        for chunk in chunks.items:
-            assert isinstance(chunk, Struct)
+    for group in row_groups(read_footer(io.BytesIO(data))):
+        for chunk in _chunks(group):
             at, length = chunk.get(4), chunk.get(5)
             assert isinstance(at, int) and isinstance(length, int)
             index, end = read_struct(data, at)
@@ -89,10 +93,7 @@ def test_footers_and_page_indexes_read_and_write_back_byte_for_byte(tmp_path: Pa
     assert end == len(data) - 8
     assert write_struct(footer) == data[len(data) - 8 - length : -8]
     for group in row_groups(footer):
-        chunks = group.get(1)
-        assert isinstance(chunks, ThriftList)
-        for chunk in chunks.items:
-            assert isinstance(chunk, Struct)
+        for chunk in _chunks(group):
             for at_field, length_field in ((4, 5), (6, 7)):
                 at, size = chunk.get(at_field), chunk.get(length_field)
                 if isinstance(at, int) and isinstance(size, int):
@@ -188,11 +189,8 @@ def _group_bytes(path: Path) -> list[bytes]:
     data = path.read_bytes()
     out = []
     for group in row_groups(read_footer(io.BytesIO(data))):
-        chunks = group.get(1)
-        assert isinstance(chunks, ThriftList)
         starts = []
-        for chunk in chunks.items:
-            assert isinstance(chunk, Struct)
+        for chunk in _chunks(group):
             meta = chunk.get(3)
             assert isinstance(meta, Struct)
             start, size = meta.get(9), meta.get(7)
