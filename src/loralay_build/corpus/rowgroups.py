@@ -27,6 +27,7 @@ from loralay_build.corpus.thrift import (
     Struct,
     ThriftError,
     ThriftList,
+    Value,
     read_struct,
     write_struct,
 )
@@ -147,19 +148,24 @@ class GroupWriter:
             self._copy_group(source, group)
 
     def _copy_group(self, source: BinaryIO, group: Struct) -> None:
+        """Copy one row group; its footer entry is copied too, with the offsets moved (the
+        source's footer stays as read, so a group can be copied again)."""
         start, size = _span(group)
         delta = self.position - start
-        copied = _Copied(group)
-        for chunk in _items(group, GROUP_COLUMNS):
-            meta = chunk.get(CHUNK_META)
+        chunks: list[Value] = []
+        copied = _Copied(Struct(list(group.fields)))
+        for read in _items(group, GROUP_COLUMNS):
+            chunk, meta = Struct(list(read.fields)), read.get(CHUNK_META)
             if not isinstance(meta, Struct) or any(chunk.get(f) is not None
                                                    for f in CHUNK_ENCRYPTED):
                 raise ParquetLayoutError("an encrypted or external column chunk")
             if meta.get(META_BLOOM_FILTER) is not None:
                 raise ParquetLayoutError("bloom filters are not copied")
+            meta = Struct(list(meta.fields))
             for fid in META_PAGE_OFFSETS:
                 if isinstance(offset := meta.get(fid), int) and offset > 0:
                     meta.set(fid, offset + delta)
+            chunk.set(CHUNK_META, meta)
             if (offset := chunk.get(CHUNK_FILE_OFFSET)) is not None and offset != 0:
                 chunk.set(CHUNK_FILE_OFFSET, _int(chunk, CHUNK_FILE_OFFSET) + delta)
             copied.column_indexes.append(
@@ -169,6 +175,9 @@ class GroupWriter:
             copied.offset_indexes.append(
                 None if chunk.get(CHUNK_OFFSET_INDEX) is None else self._moved_index(
                     source, chunk, delta))
+            chunks.append(chunk)
+        group = copied.group
+        group.set(GROUP_COLUMNS, ThriftList(STRUCT, chunks))
         if group.get(GROUP_FILE_OFFSET) is not None:
             group.set(GROUP_FILE_OFFSET, _int(group, GROUP_FILE_OFFSET) + delta)
         if group.get(GROUP_ORDINAL) is not None:

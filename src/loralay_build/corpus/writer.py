@@ -14,9 +14,10 @@ import io
 import json
 import os
 from collections.abc import Iterable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -73,12 +74,14 @@ def write_shard(path: Path, schema: pa.Schema, segments: Iterable[Segment],
     can copy it (`corpus.rowgroups`). Only one group is in memory.
     """
     options = _options(settings)
-    with atomic_path(path) as tmp, tmp.open("wb") as handle:
+    with atomic_path(path) as tmp, tmp.open("wb") as handle, ExitStack() as opened:
         out = GroupWriter(handle, _empty_footer(schema.with_metadata(metadata), options))
+        sources: dict[Path, tuple[BinaryIO, Struct]] = {}  # each footer decoded once
         for segment in segments:
             if isinstance(segment, GroupCopy):
-                with open_source(segment.path) as (source, meta):
-                    out.copy(source, meta, segment.first, segment.count)
+                if segment.path not in sources:
+                    sources[segment.path] = opened.enter_context(open_source(segment.path))
+                out.copy(*sources[segment.path], segment.first, segment.count)
             else:
                 _encode_segment(out, schema, segment, settings.row_group_bytes, options)
         out.close()
