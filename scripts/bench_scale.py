@@ -49,6 +49,9 @@ FIRST_DAY = datetime.date(2005, 1, 1)
 SPAN_DAYS = 20 * 365
 
 
+FULL_RESULT = "full-build.json"  # the full build's measures, for --resume
+
+
 def make_documents(folder: Path, pdfs: Path, start: int, count: int) -> list[dict[str, object]]:
     """Documents start..start+count-1: realdocs articles in turn, each copy distinct."""
     sources = []
@@ -275,7 +278,12 @@ def main() -> None:
                         help="how the documents change each night (see `change`)")
     parser.add_argument("--nights", type=int, default=1,
                         help="increments in a row; the first is measured in full")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --keep: go on from the folder's last night, against the "
+                             "full build it recorded (no new full build)")
     args = parser.parse_args()
+    if args.resume and not (args.keep and (args.keep / FULL_RESULT).is_file()):
+        parser.error("--resume needs --keep FOLDER of an earlier run")
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
     work.mkdir(parents=True, exist_ok=True)
     pdfs, out, cache = work / "pdf", work / "out", work / "cache"
@@ -287,16 +295,25 @@ def main() -> None:
                       f"[store]\nkeep_work = {str(args.keep_work).lower()}\n")
     dataset = "local"
     try:
-        n = args.docs
-        entries = make_documents(args.folder, pdfs, 0, n)
-        spread_dates(entries, random.Random(0))
-        write_manifest(manifest, entries)
         results: dict[str, dict[str, float]] = {}
-        step("full", manifest, out, args.workers, config, dataset, results, cache)
+        if args.resume:
+            entries = [json.loads(line) for line in manifest.read_text().splitlines()]
+            alive = [i for i, entry in enumerate(entries) if (pdfs / str(entry["pdf"])).exists()]
+            results["full"] = json.loads((work / FULL_RESULT).read_text())
+            n = int(results["full"]["documents"])
+        else:
+            n = args.docs
+            entries = make_documents(args.folder, pdfs, 0, n)
+            spread_dates(entries, random.Random(0))
+            write_manifest(manifest, entries)
+            step("full", manifest, out, args.workers, config, dataset, results, cache)
+            results["full"]["documents"] = n
+            (work / FULL_RESULT).write_text(json.dumps(results["full"]))
+            alive = list(range(n))
         old_shards = work / "previous-shards"
+        shutil.rmtree(old_shards, ignore_errors=True)
         shutil.copytree(out / dataset, old_shards)
-        rng = random.Random(1)
-        alive = list(range(n))
+        rng = random.Random(len(entries) if args.resume else 1)
         nights: list[dict[str, float]] = []
         for night in range(1, args.nights + 1):
             previous_version = work / "previous-version"

@@ -190,7 +190,7 @@ def test_verify_checks_row_invariants_per_row_group(small: Path, tmp_path: Path)
 
 
 def test_inspect_reads_only_the_row_group_of_its_document(tmp_path: Path) -> None:
-    """A shard of three row groups with the first one's pages zeroed: the ids' ranges
+    """A shard of three row groups or more with the first one's pages zeroed: the ids' ranges
     written at publish send the lookup straight to the last row group, so the damage is
     never read (a scan of the shard fails on it)."""
     docs = tmp_path / "docs"
@@ -206,7 +206,7 @@ def test_inspect_reads_only_the_row_group_of_its_document(tmp_path: Path) -> Non
     dataset = tmp_path / "data" / "local"
     shard = _train(dataset)
     meta = pq.ParquetFile(shard).metadata
-    assert meta.num_row_groups == 3
+    assert meta.num_row_groups >= 3
     data = bytearray(shard.read_bytes())
     first = meta.row_group(0)
     for j in range(first.num_columns):

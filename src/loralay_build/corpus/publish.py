@@ -366,16 +366,18 @@ def write_new(folder: Path, layout: Plan, generation: str, in_use: Collection[st
 
 def runs_of(items: Sequence[Item], rows: int) -> list[Sequence[Item]]:
     """A shard's items cut into runs of row groups by their ids alone, so that a run comes
-    back whole wherever its items come back in a rewritten shard: a run ends after an item
-    whose id hashes to a multiple of half `rows`, once it holds that many items, or at four
-    times `rows` items. Runs hold `rows` items on average. (A CRC is linear: on ids that
-    count up, its low bits repeat patterns that leave long stretches without a cut.)"""
+    back whole wherever its items come back in a rewritten shard: once a run holds half
+    `rows` items, it ends after an item whose id's hash picks one item in `rows` - half + 1,
+    or at four times `rows` items, so runs hold `rows` items on average. (A CRC would not
+    do: it is linear, and on ids that count up its low bits repeat patterns that leave long
+    stretches without a cut.)"""
     half = max(1, rows // 2)
+    odds = max(1, rows - half + 1)
     out: list[Sequence[Item]] = []
     start = 0
     for at in range(len(items)):
         size = at + 1 - start
-        if size >= 4 * rows or (size >= half and _id_hash(items[at].id) % half == 0):
+        if size >= 4 * rows or (size >= half and _id_hash(items[at].id) % odds == 0):
             out.append(items[start : at + 1])
             start = at + 1
     if start < len(items):
