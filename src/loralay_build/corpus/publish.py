@@ -405,7 +405,7 @@ class GroupRuns:
             start = 0
             for run in runs_of(items, rows):
                 end = start + len(run)
-                if start in bounds and end in bounds:  # a shard of fixed-size row groups
+                if start in bounds and end in bounds:  # not so in an older layout's shard
                     self._runs.setdefault(_run_key(run), GroupCopy(
                         path, bounds[start], bounds[end] - bounds[start]))
                 start = end
