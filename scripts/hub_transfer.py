@@ -67,14 +67,21 @@ def chunk_ends(data: bytes) -> list[int]:
     return ends
 
 
+_CHUNKED: dict[bytes, dict[bytes, int]] = {}  # by the file's sha256: nights share files
+
+
 def chunks(path: Path) -> dict[bytes, int]:
     """{chunk digest: size} of a file."""
     data = path.read_bytes()
+    whole = hashlib.sha256(data).digest()
+    if whole in _CHUNKED:
+        return _CHUNKED[whole]
     out = {}
     start = 0
     for end in chunk_ends(data):
         out[hashlib.sha256(data[start:end]).digest()] = end - start
         start = end
+    _CHUNKED[whole] = out
     return out
 
 
