@@ -37,7 +37,7 @@ class CompactError(LoralayError):
     """The folder holds no intact build whose shards record their rows."""
 
 
-class _InOrder:
+class _ByKey:
     """The published rows handed to the publisher by their content keys (a run the
     publisher copies as it is is never read), each checked against the item it is asked
     for."""
@@ -87,7 +87,7 @@ def compact_dataset(folder: Path, shard_rows: int) -> int:
     # Shards of exactly `shard_rows`, as asked: the next build merges them again if they
     # break its file rule.
     settings = replace(output_settings(formats.pop(), shard_rows), rows_per_file=1)
-    shards = write_shards(folder, build["fingerprint"], splits, _InOrder(folder), schema,
+    shards = write_shards(folder, build["fingerprint"], splits, _ByKey(folder), schema,
                           settings, repack=True)
     assert shards is not None, "a repack always writes"
     switch(shards, {**build, "files": shards.files}, with_data_files(card, shards.files, build))

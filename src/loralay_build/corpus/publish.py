@@ -39,7 +39,6 @@ import loralay_build
 from loralay_build.blobs import atomic_link, atomic_write_bytes, sha256_file
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.folder import BUILD_FILE, damaged_files, published_build, read_build
-from loralay_build.corpus.rowgroups import ParquetLayoutError, group_rows, read_footer, row_groups
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.writer import GroupCopy, Segment, dict_rows_table, digest, write_shard
 from loralay_build.digests import Digests, find
@@ -396,10 +395,10 @@ class GroupRuns:
         self._runs: dict[bytes, GroupCopy] = {}
         for path, items in shards:
             try:
-                with path.open("rb") as handle:
-                    sizes = [group_rows(group) for group in row_groups(read_footer(handle))]
-            except (OSError, ParquetLayoutError):
+                meta = pq.read_metadata(path)
+            except (OSError, pa.ArrowException):
                 continue
+            sizes = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
             bounds = dict(zip(np.cumsum([0, *sizes]).tolist(), range(len(sizes) + 1),
                               strict=True))
             start = 0

@@ -91,10 +91,6 @@ def row_groups(meta: Struct) -> list[Struct]:
     return _items(meta, FILE_ROW_GROUPS)
 
 
-def group_rows(group: Struct) -> int:
-    return _int(group, GROUP_NUM_ROWS)
-
-
 def _chunk_start(meta: Struct) -> int:
     return min(value for fid in META_PAGE_OFFSETS
                if isinstance(value := meta.get(fid), int) and value > 0)
@@ -223,7 +219,7 @@ class GroupWriter:
                     chunk.set(CHUNK_OFFSET_INDEX_LENGTH, len(data))
                     self.position += self.out.write(data)
         footer = Struct(list(self.template.fields))
-        footer.set(FILE_NUM_ROWS, sum(group_rows(c.group) for c in self.groups))
+        footer.set(FILE_NUM_ROWS, sum(_int(c.group, GROUP_NUM_ROWS) for c in self.groups))
         footer.set(FILE_ROW_GROUPS, ThriftList(STRUCT, [c.group for c in self.groups]))
         data = write_struct(footer)
         self.out.write(data + len(data).to_bytes(4, "little") + MAGIC)
