@@ -42,6 +42,7 @@ import pyarrow.parquet as pq
 from bench_e2e import timed_build
 from hub_transfer import chunks, files_of, transfer
 from loralay_build.config import OutputSettings
+from loralay_build.corpus.split import SPLITS
 from loralay_build.layout import OutputLayout
 
 AREAS = ("shards", "work", "blobs", "state")
@@ -188,18 +189,17 @@ def step(name: str, manifest: Path, out: Path, workers: int, config: Path, datas
     result["pages_per_cpu_s"] = result["pages"] / result["cpu"]
     result |= {f"written_{k}": v for k, v in written(before, after).items()}
     result |= {f"disk_{k}": v for k, v in on_disk(after).items()}
-    if light:
-        results[name] = result
-        return
-    result["verify_s"] = timed(["build-corpus", "verify", str(folder)])
-    result["load_dataset_s"] = load_time(folder, cache / name)
-    one = one_file_per_split(folder, cache / f"{name}-one-file")
-    result["load_one_file_per_split_s"] = load_time(one, cache / f"{name}-one-file-cache")
     build = json.loads((folder / "build.json").read_text())
-    for split in ("train", "validation", "test"):
+    for split in SPLITS:
         result[f"files_{split}"] = sum(f["split"] == split for f in build["files"])
     result["card_bytes"] = (folder / "README.md").stat().st_size
     result["build_json_bytes"] = (folder / "build.json").stat().st_size
+    if not light:
+        result["verify_s"] = timed(["build-corpus", "verify", str(folder)])
+        result["load_dataset_s"] = load_time(folder, cache / name)
+        one = one_file_per_split(folder, cache / f"{name}-one-file")
+        result["load_one_file_per_split_s"] = load_time(one, cache / f"{name}-one-file-cache")
+        shutil.rmtree(cache)  # gigabytes at 10,000 documents
     results[name] = result
     print(f"{name}: {json.dumps({k: round(v, 2) for k, v in result.items()})}", flush=True)
 
@@ -216,7 +216,7 @@ def one_file_per_split(folder: Path, copy: Path) -> Path:
     build = json.loads((folder / "build.json").read_text())
     copy.mkdir(parents=True, exist_ok=True)
     lines = ["---", "configs:", "- config_name: default", "  data_files:"]
-    for split in ("train", "validation", "test"):
+    for split in SPLITS:
         names = [f["name"] for f in build["files"] if f["split"] == split]
         if names:
             table = pa.concat_tables(pq.read_table(folder / n) for n in names)
@@ -226,16 +226,23 @@ def one_file_per_split(folder: Path, copy: Path) -> Path:
     return copy
 
 
+# A published document leaves its source when it is retracted or its file is withdrawn (arXiv
+# replaces a withdrawn paper by a new version: a revision). About 4 in 10,000 papers are
+# retracted over their lifetime (Brainard and You, Science 362, 2018); 0.002 % a night is
+# 0.7 % of the corpus a year, well above that, to stand for vanished files too.
+GONE_RATE = 0.00002
+
+
 def dated(entry: dict[str, object]) -> str:
     return str(entry.get("published") or "")
 
 
 def change(model: str, entries: list[dict[str, object]], alive: list[int], pdfs: Path,
-           folder: Path, rng: random.Random) -> list[dict[str, object]]:
+           folder: Path, rng: random.Random, gone_rate: float) -> list[dict[str, object]]:
     """One night's changes, applied to the PDFs; returns the new documents. `uniform`: +1 %
     new, 0.1 % changed and 0.1 % gone, scattered (the new ones over the whole span of dates).
     `realistic`: +1 % new (dated the day after the newest), 0.1 % revised among the documents
-    of the last 12 months, and 0.02 % gone, scattered."""
+    of the last 12 months, and each document gone with probability `gone_rate`."""
     n = len(entries)
     small = max(1, n // 1000)
     new = make_documents(folder, pdfs, n, max(1, n // 100))
@@ -249,7 +256,7 @@ def change(model: str, entries: list[dict[str, object]], alive: list[int], pdfs:
         cutoff = f"{int(newest[:4]) - 1}{newest[4:]}"
         recent = [i for i in alive if dated(entries[i]) >= cutoff]
         revised = rng.sample(recent, min(small, len(recent)))
-        gone = rng.sample([i for i in alive if i not in set(revised)], max(1, n // 5000))
+        gone = [i for i in alive if rng.random() < gone_rate and i not in set(revised)]
         for entry in new:
             entry["published"] = (datetime.date.fromisoformat(newest)
                                   + datetime.timedelta(days=1)).isoformat()
@@ -276,6 +283,8 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="Work in this folder and keep it.")
     parser.add_argument("--model", choices=("uniform", "realistic"), default="uniform",
                         help="how the documents change each night (see `change`)")
+    parser.add_argument("--gone-rate", type=float, default=GONE_RATE,
+                        help="realistic model: the chance that a document is gone on a night")
     parser.add_argument("--nights", type=int, default=1,
                         help="increments in a row; the first is measured in full")
     parser.add_argument("--resume", action="store_true",
@@ -320,7 +329,8 @@ def main() -> None:
             shutil.rmtree(previous_version, ignore_errors=True)
             shutil.copytree(out / dataset, previous_version)
             start = len(entries)
-            entries += change(args.model, entries, alive, pdfs, args.folder, rng)
+            entries += change(args.model, entries, alive, pdfs, args.folder, rng,
+                              args.gone_rate)
             alive += range(start, len(entries))
             write_manifest(manifest, entries)
             name = "increment" if night == 1 else f"night {night}"
@@ -338,7 +348,9 @@ def main() -> None:
                   f"{written_total / nights[-1]['disk_shards']:.2f} x the final shards; Hub "
                   f"upload {uploaded / 1e6:.1f} MB in all, per night at most "
                   f"{max(r['hub_transfer_pct'] for r in nights):.2f} %; CPU per night at most "
-                  f"{max(r['cpu'] for r in nights):.2f} s", flush=True)
+                  f"{max(r['cpu'] for r in nights):.2f} s; files at most "
+                  f"{'/'.join(str(max(r[f'files_{s}'] for r in nights)) for s in SPLITS)}",
+                  flush=True)
         previous = sorted(old_shards.glob("*.parquet"))
         contents = {digest(p) for p in previous}
         added = [p for p in sorted((out / dataset).glob("*.parquet"))
