@@ -226,6 +226,10 @@ def one_file_per_split(folder: Path, copy: Path) -> Path:
     return copy
 
 
+# A corpus of papers grows by about 1 % a month (arXiv: some 20,000 submissions a month on
+# about 2.4 million papers); 0.1 % a night is 3 % a month. (The uniform model adds 1 % a night,
+# 37-fold a year: it measures a night's costs, not a month of them.)
+NEW_RATE = 0.001
 # A published document leaves its source when it is retracted or its file is withdrawn (arXiv
 # replaces a withdrawn paper by a new version: a revision). About 4 in 10,000 papers are
 # retracted over their lifetime (Brainard and You, Science 362, 2018); 0.002 % a night is
@@ -238,14 +242,16 @@ def dated(entry: dict[str, object]) -> str:
 
 
 def change(model: str, entries: list[dict[str, object]], alive: list[int], pdfs: Path,
-           folder: Path, rng: random.Random, gone_rate: float) -> list[dict[str, object]]:
+           folder: Path, rng: random.Random, new_rate: float,
+           gone_rate: float) -> list[dict[str, object]]:
     """One night's changes, applied to the PDFs; returns the new documents. `uniform`: +1 %
     new, 0.1 % changed and 0.1 % gone, scattered (the new ones over the whole span of dates).
-    `realistic`: +1 % new (dated the day after the newest), 0.1 % revised among the documents
-    of the last 12 months, and each document gone with probability `gone_rate`."""
+    `realistic`: `new_rate` new (dated the day after the newest), 0.1 % revised among the
+    documents of the last 12 months, and each document gone with probability `gone_rate`."""
     n = len(entries)
     small = max(1, n // 1000)
-    new = make_documents(folder, pdfs, n, max(1, n // 100))
+    added = max(1, n // 100 if model == "uniform" else round(n * new_rate))
+    new = make_documents(folder, pdfs, n, added)
     if model == "uniform":
         for entry in new:
             entry["published"] = day(rng.randrange(SPAN_DAYS))
@@ -283,6 +289,8 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="Work in this folder and keep it.")
     parser.add_argument("--model", choices=("uniform", "realistic"), default="uniform",
                         help="how the documents change each night (see `change`)")
+    parser.add_argument("--new-rate", type=float, default=NEW_RATE,
+                        help="realistic model: new documents a night, as a share of the corpus")
     parser.add_argument("--gone-rate", type=float, default=GONE_RATE,
                         help="realistic model: the chance that a document is gone on a night")
     parser.add_argument("--nights", type=int, default=1,
@@ -330,7 +338,7 @@ def main() -> None:
             shutil.copytree(out / dataset, previous_version)
             start = len(entries)
             entries += change(args.model, entries, alive, pdfs, args.folder, rng,
-                              args.gone_rate)
+                              args.new_rate, args.gone_rate)
             alive += range(start, len(entries))
             write_manifest(manifest, entries)
             name = "increment" if night == 1 else f"night {night}"
