@@ -88,7 +88,12 @@ class Corpus:
                          for cid, code in zip(ids, codes.tolist(), strict=True) if code == at]
                   for at, name in enumerate(SPLITS)}
         rows = DictRows({cid: {"id": cid} for cid in ids}, SCHEMA)
-        shards = write_shards(folder, f"night {night}", splits, rows, SCHEMA, self.settings)
+        newest = np.datetime64(max(self.dates.values()))
+        cutoff = str(newest - np.timedelta64(self.settings.recent_days, "D"))
+        recent = {name: np.array([self.dates[item.id] >= cutoff for item in items], dtype=bool)
+                  for name, items in splits.items()}
+        shards = write_shards(folder, f"night {night}", splits, rows, SCHEMA, self.settings,
+                              recent=recent)
         assert shards is not None, "every night changes the corpus"
         switch(shards, {"fingerprint": f"night {night}", "files": shards.files}, "card\n")
         return ({name: sum(f["rows"] for f in shards.files
@@ -105,8 +110,10 @@ def main() -> None:
     parser.add_argument("--gone-rate", type=float, default=GONE_RATE)
     parser.add_argument("--new-rate", type=float, default=NEW_RATE)
     parser.add_argument("--shard-rows", type=int, default=OutputSettings.shard_rows)
+    parser.add_argument("--recent-days", type=int, default=OutputSettings.recent_days)
     args = parser.parse_args()
-    corpus = Corpus(args.docs, random.Random(0), OutputSettings(shard_rows=args.shard_rows))
+    corpus = Corpus(args.docs, random.Random(0), OutputSettings(shard_rows=args.shard_rows,
+                                                               recent_days=args.recent_days))
     with tempfile.TemporaryDirectory(prefix="sim-layout-") as tmp:
         folder = Path(tmp)
         _, files = corpus.publish(folder, 0)

@@ -244,6 +244,10 @@ class OutputSettings:
     # the new rows, so a folder of small shards (an older layout) is merged on its next run
     # from the rows in place, no document processed again.
     rows_per_file: int = 250
+    # Documents dated within this many days of the newest are packed apart, in shards as
+    # small as the file rule leaves room for: revisions (new versions) come within months of
+    # a paper's first, so a revision rewrites a small shard, not a full one. 0: no such tier.
+    recent_days: int = 365
     # A shard's rows are cut into runs of row groups by their ids, runs of this many rows on
     # average (at most four times as many): a run whose rows did not change is copied as
     # bytes into a rewritten shard, so a change costs its run, not its shard, in CPU and in
@@ -265,6 +269,7 @@ class OutputSettings:
             raise ConfigError("[output] work_compression must be zstd, lz4 or none, got "
                               f"{self.work_compression!r}")
         check_ranges(self, "output", at_least={"shard_rows": 1, "rows_per_file": 1,
+                                               "recent_days": 0,
                                                "row_group_rows": 1,
                                                "row_group_bytes": 1, "zstd_level": 1},
                      at_most={"zstd_level": 22})

@@ -99,10 +99,10 @@ def shard_name(split: str, generation: str, index: int, count: int) -> str:
 
 def format_key(schema: pa.Schema, settings: OutputSettings) -> str:
     """What changes a shard's bytes besides its rows (a shard of another format is rewritten),
-    readable back by `compact`. Shard size and the file rule change packing, not rows, and
+    readable back by `compact`. Shard sizes and the file rule change packing, not rows, and
     the work files' compression no shard byte: they are left out."""
     output = {k: v for k, v in asdict(settings).items()
-              if k not in ("shard_rows", "rows_per_file", "work_compression")}
+              if k not in ("shard_rows", "rows_per_file", "recent_days", "work_compression")}
     return json.dumps({"schema": digest(str(named_schema(schema))), "output": output,
                        "version": loralay_build.__version__}, sort_keys=True)
 
@@ -160,6 +160,9 @@ class Selection(Sequence[Item]):
             return Selection(self.item_at, self.positions[at])
         return self.item_at(int(self.positions[at]))
 
+    def take(self, at: npt.NDArray[np.intp]) -> Selection:
+        return Selection(self.item_at, self.positions[at])
+
 
 class ItemIndex:
     """Where each id stands in a sequence of items: the ids' 64-bit hashes, sorted, beside
@@ -211,13 +214,15 @@ def fits(files: list[dict[str, Any]], rows_per_file: int) -> bool:
 
 
 def plan(folder: Path, previous: list[dict[str, Any]], splits: Mapping[str, Sequence[Item]],
-         fmt: str, shard_rows: int, repack: bool = False, rows_per_file: int = 0) -> Plan:
+         fmt: str, shard_rows: int, repack: bool = False, rows_per_file: int = 0,
+         recent: Mapping[str, npt.NDArray[np.bool_]] | None = None) -> Plan:
     """Keep every previous shard whose items all stay in its split with the same key; pack
     the other items, in the given order, into new shards of `shard_rows` (all of them when
     `repack`). With `rows_per_file`, a split holds at most `file_limit` shards: the smallest
     kept shards join the items to pack until it does, and the items are spread evenly over
-    the shards allowed when full ones would be too many. Only positions are held: `splits`
-    may make its items when read."""
+    the shards allowed when full ones would be too many. `recent` marks, per split, the
+    items likely to change again soon (`Tiers`). Only positions are held: `splits` may make
+    its items when read."""
     covered = {split: np.zeros(len(items), dtype=bool) for split, items in splits.items()}
     indexes: dict[str, ItemIndex] = {}  # built for the splits previous shards hold
     candidates: dict[str, list[tuple[dict[str, Any], npt.NDArray[np.intp]]]] = {}
@@ -242,17 +247,57 @@ def plan(folder: Path, previous: list[dict[str, Any]], splits: Mapping[str, Sequ
     for split, items in splits.items():
         held = sorted(candidates.get(split, []), key=lambda c: c[0]["rows"], reverse=True)
         limit = file_limit(len(items), rows_per_file) if rows_per_file else len(items) + 1
-        while held and len(held) + -(-int((~covered[split]).sum()) // per_shard) > limit:
+        young = (recent or {}).get(split, np.zeros(len(items), dtype=bool))
+        tiers = Tiers(young, per_shard, limit)
+        while held and len(held) + tiers.shards(~covered[split]) > limit:
             covered[split][held.pop()[1]] = False  # the smallest joins the repack
         kept += [entry for entry, _ in held]
-        todo = Selection(items.__getitem__, np.flatnonzero(~covered[split]))
-        size = max(per_shard, -(-len(todo) // limit))
-        new[split] = [todo[i : i + size] for i in range(0, len(todo), size)]
+        new[split] = tiers.pack(Selection(items.__getitem__, np.flatnonzero(~covered[split])),
+                                limit - len(held))
     order = {id(entry): at for at, entry in enumerate(previous)}
     kept.sort(key=lambda entry: order[id(entry)])  # the previous order, for the names
     for entry in kept:
         del same_format[entry["name"]]
     return Plan(kept, new, [(folder / name, found) for name, found in same_format.items()])
+
+
+class Tiers:
+    """How a split's items to write are cut into shards: items likely to change again
+    (recent ones: revisions cluster on them) in shards as small as the file rule leaves room
+    for, so a revision rewrites few rows; the others in shards of `per_shard` rows. The
+    recent shards fill half of what the old ones leave of `limit` (the other half takes the
+    next nights' new shards before the smallest are merged), and hold at least an eighth of
+    `per_shard` rows."""
+
+    def __init__(self, young: npt.NDArray[np.bool_], per_shard: int, limit: int) -> None:
+        self.young, self.per_shard = young, per_shard
+        room = max(1, limit - -(-int((~young).sum()) // per_shard))
+        self.young_rows = max(max(1, per_shard // 8), 2 * -(-int(young.sum()) // room))
+
+    def count(self, old: int, young: int) -> int:
+        """How many shards `old` and `young` items take."""
+        return -(-old // self.per_shard) + -(-young // self.young_rows)
+
+    def shards(self, todo: npt.NDArray[np.bool_]) -> int:
+        """How many shards the items `todo` marks take."""
+        young = int((todo & self.young).sum())
+        return self.count(int(todo.sum()) - young, young)
+
+    def pack(self, todo: Selection, room: int) -> list[Sequence[Item]]:
+        """`todo` cut into at most `room` shards (evenly, tiers mixed, when the tiers' shards
+        would be more)."""
+        young = self.young[todo.positions]
+        recent = int(young.sum())
+        if self.count(len(todo) - recent, recent) > room:
+            return _even(todo, max(self.per_shard, -(-len(todo) // max(1, room))))
+        young_shards = -(-recent // self.young_rows)
+        old = todo.take(np.flatnonzero(~young))
+        return (_even(old, max(self.per_shard, -(-len(old) // max(1, room - young_shards))))
+                + _even(todo.take(np.flatnonzero(young)), -(-recent // max(1, young_shards))))
+
+
+def _even(todo: Selection, size: int) -> list[Sequence[Item]]:
+    return [todo[i : i + size] for i in range(0, len(todo), max(1, size))]
 
 
 @dataclass(frozen=True)
@@ -270,7 +315,8 @@ class Shards:
 
 def write_shards(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[Item]],
                  rows: RowReader, schema: pa.Schema, settings: OutputSettings,
-                 repack: bool = False) -> Shards | None:
+                 repack: bool = False,
+                 recent: Mapping[str, npt.NDArray[np.bool_]] | None = None) -> Shards | None:
     """Write the shards `splits` needs beside the set in place, keeping every unchanged one;
     None (nothing written) when the set in place has this fingerprint. `repack` rewrites
     every shard, packed full. The set is in use only once `switch` names it."""
@@ -287,7 +333,7 @@ def write_shards(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[I
     fmt = format_key(schema, settings)
     in_use = sorted(f["name"] for f in previous.get("files", []))
     layout = plan(folder, previous.get("files", []), splits, fmt, settings.shard_rows, repack,
-                  settings.rows_per_file)
+                  settings.rows_per_file, recent)
     generation = digest([fingerprint, in_use, repack])[:8]
     written: list[Path] = []
     try:

@@ -23,7 +23,8 @@ from loralay_build.state import PUBLISHED, Row
 CHUNK = 256  # candidates gathered as Python values before they become columns
 NUMBERS = (("status", np.uint16), ("split", np.int8), ("preset", np.int8),
            ("n_pages", np.int32), ("summary_words", np.int32), ("language", np.uint16),
-           ("licence", np.uint16))
+           ("licence", np.uint16), ("day", np.int32))
+UNDATED = np.iinfo(np.int32).min  # the `day` of a candidate without a date: the oldest
 Positions = npt.NDArray[np.intp]
 
 
@@ -58,6 +59,7 @@ class PlanRows:
     summary_words: npt.NDArray[np.int32]
     language: npt.NDArray[np.uint16]
     licence: npt.NDArray[np.uint16]  # SPDX
+    day: npt.NDArray[np.int32]  # the published date, in days since 1970 (or UNDATED)
     split_keys: pa.Array  # "" once the split is fixed (stored or preset)
     names: Names
 
@@ -88,7 +90,8 @@ class PlanRows:
         return PlanRows(pa.concat_arrays([empty, *ids]), numbers["status"][:n], keys[:n],
                         numbers["split"][:n], numbers["preset"][:n], numbers["n_pages"][:n],
                         numbers["summary_words"][:n], numbers["language"][:n],
-                        numbers["licence"][:n], pa.concat_arrays([empty, *split_keys]), names)
+                        numbers["licence"][:n], numbers["day"][:n],
+                        pa.concat_arrays([empty, *split_keys]), names)
 
     def __len__(self) -> int:
         return len(self.status)
@@ -146,7 +149,8 @@ def _chunks(rows: Iterable[Row], names: Names,
             names.code(row.status), split_code(row.split),
             split_code(None if preset is None else str(preset)),
             int(row.stats.get("n_pages", 0)), int(row.stats.get("summary_words", 0)),
-            names.code(cand.language), names.code(to_spdx(cand.source, cand.licence))))
+            names.code(cand.language), names.code(to_spdx(cand.source, cand.licence)),
+            published_day(cand.published)))
         if len(values) == CHUNK:
             yield values
             values = []
@@ -174,3 +178,13 @@ class SplitMap(Mapping[str, str]):
 
     def __len__(self) -> int:
         return sum(int(np.count_nonzero(codes >= 0)) for _, codes in self.parts)
+
+
+def published_day(published: str) -> int:
+    """`published` (YYYY, YYYY-MM or YYYY-MM-DD) as days since 1970, a partial date as its
+    first day; UNDATED when there is none."""
+    try:
+        day = np.datetime64(published, "D")
+    except ValueError:
+        return int(UNDATED)
+    return int(UNDATED) if np.isnat(day) else int(day.astype(np.int64))

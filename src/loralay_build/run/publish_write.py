@@ -7,12 +7,13 @@ import json
 import platform
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 
 import loralay_build
@@ -35,7 +36,7 @@ from loralay_build.corpus.split import SPLITS, Codes
 from loralay_build.corpus.writer import WorkStore
 from loralay_build.licences import licence_counts
 from loralay_build.run.context import BuildContext, log
-from loralay_build.run.publish_rows import PlanRows, SplitMap
+from loralay_build.run.publish_rows import UNDATED, PlanRows, SplitMap
 from loralay_build.run.shard_stamps import record_stamps
 from loralay_build.state import FILTERED, PROCESSED, PUBLISHED, REMOVED, State
 from loralay_build.text import leakage_summary
@@ -112,6 +113,17 @@ class WorkRows:
                 yield project(self.published.read(item.key), self.schema)
 
 
+def recent_marks(day: npt.NDArray[np.int32], items: Mapping[str, Selection],
+            days: int) -> dict[str, npt.NDArray[np.bool_]] | None:
+    """Per split, which items are dated within `days` of the newest published one (the
+    publisher packs them apart); None when `days` is 0 or no item is dated."""
+    dated = [day[group.positions] for group in items.values()]
+    newest = max((int(d.max()) for d in dated if len(d)), default=int(UNDATED))
+    if not days or newest == UNDATED:
+        return None
+    return {split: day[group.positions] >= newest - days for split, group in items.items()}
+
+
 def write(ctx: BuildContext, rows: PlanRows, splits: Codes, record: PublishRecord) -> None:
     """Publish through the one publisher (corpus.publish): rows in id order per split,
     each keyed by its work file, so only shards whose documents changed are rewritten.
@@ -121,6 +133,7 @@ def write(ctx: BuildContext, rows: PlanRows, splits: Codes, record: PublishRecor
     items = {split: Selection(rows.item, np.flatnonzero(splits == code))
              for code, split in enumerate(SPLITS)}
     kept = sum(len(group) for group in items.values())
+    recent = recent_marks(rows.day, items, ctx.settings.output.recent_days)
     previous_pages = published_build(out_dir).get("pages", {}).get("files", [])
     statistics = cache(lambda: kept_statistics(  # read once, when needed
         ctx.state, ctx.dataset, ctx.settings.images.enabled, rows, splits))
@@ -135,7 +148,7 @@ def write(ctx: BuildContext, rows: PlanRows, splits: Codes, record: PublishRecor
     ctx.stats.shards_repaired += len(damaged_files(out_dir, read_build(out_dir)))
     try:
         shards = write_shards(out_dir, record.fingerprints[0], items, reader, ctx.schema,
-                              ctx.settings.output)
+                              ctx.settings.output, recent=recent)
         if shards is not None:
             build = _build(ctx, rows, splits, record, shards, statistics(), pages)
             switch(shards, build, render_card(ctx.dataset, build),
