@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""What the shard layout writes over many nights, at any corpus size, in seconds.
+"""What the shard layout writes over many nights, at any corpus size, in minutes.
 
-    python scripts/sim_layout.py --docs 131000 --nights 30 [--model realistic]
+    python scripts/sim_layout.py --docs 131000 --nights 30 [--model uniform]
+        [--new-rate 0.001] [--shard-rows 320] [--recent-days 365]
 
 A real build of 131,000 documents for thirty nights is days of parsing here, but which
 shards a night rewrites depends only on the ids, dates and contents' keys: the documents'
 rows are stood in for by their ids alone. The splits are assigned by the build's own
 `assign_splits` and published by the build's own `write_shards` and `switch`, with the
-default `[output]` settings, so the plan's choices (shards kept, repacked under the file
+default `[output]` settings and the documents within `recent_days` of the newest marked
+recent as a build marks them, so the plan's choices (shards kept, repacked under the file
 rule, written) are the build's. The documents change each night as in
 `bench_scale.py --model`. Rows written stand for local bytes written: a row of ten real
 pages is about 88 KB of shard whichever shard it lands in.
@@ -93,7 +95,7 @@ class Corpus:
         recent = {name: np.array([self.dates[item.id] >= cutoff for item in items], dtype=bool)
                   for name, items in splits.items()}
         shards = write_shards(folder, f"night {night}", splits, rows, SCHEMA, self.settings,
-                              recent=recent)
+                              recent=recent if self.settings.recent_days else None)
         assert shards is not None, "every night changes the corpus"
         switch(shards, {"fingerprint": f"night {night}", "files": shards.files}, "card\n")
         return ({name: sum(f["rows"] for f in shards.files
@@ -126,7 +128,9 @@ def main() -> None:
             print(f"night {night}: {len(corpus.dates)} documents, rows written {rows} "
                   f"({100 * sum(rows.values()) / len(corpus.dates):.1f} %), files {files}",
                   flush=True)
-    print(f"{args.nights} nights ({args.model}, new {args.new_rate}, gone {args.gone_rate}): "
+    model = (args.model if args.model == "uniform"
+             else f"realistic, new {args.new_rate}, gone {args.gone_rate}")
+    print(f"{args.nights} nights ({model}, recent_days {args.recent_days}): "
           f"{written} rows written = {written / len(corpus.dates):.2f} x the final "
           f"{len(corpus.dates)} rows", flush=True)
 
