@@ -111,6 +111,10 @@ def main() -> None:
     parser.add_argument("--model", choices=("uniform", "realistic"), default="realistic")
     parser.add_argument("--gone-rate", type=float, default=GONE_RATE)
     parser.add_argument("--new-rate", type=float, default=NEW_RATE)
+    parser.add_argument("--warm-nights", type=int, default=0,
+                        help="realistic nights run first, not counted (a folder's history)")
+    parser.add_argument("--warm-rate", type=float, default=0.01,
+                        help="the new-document rate of those nights")
     parser.add_argument("--shard-rows", type=int, default=OutputSettings.shard_rows)
     parser.add_argument("--recent-days", type=int, default=OutputSettings.recent_days)
     args = parser.parse_args()
@@ -120,6 +124,9 @@ def main() -> None:
         folder = Path(tmp)
         _, files = corpus.publish(folder, 0)
         print(f"full build: {len(corpus.dates)} rows, files {files}", flush=True)
+        for night in range(-args.warm_nights, 0):
+            corpus.night("realistic", args.gone_rate, args.warm_rate)
+            corpus.publish(folder, night)
         written = 0
         for night in range(1, args.nights + 1):
             corpus.night(args.model, args.gone_rate, args.new_rate)

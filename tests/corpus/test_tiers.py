@@ -54,11 +54,11 @@ def test_recent_items_are_packed_apart_in_smaller_shards(tmp_path: Path) -> None
     young = [ids for ids in shards if ids & recent]
     assert all(ids <= recent for ids in young), "a shard mixes recent and old items"
     assert set().union(*young) == recent
-    # 360 old items take 12 shards of 32; the 4 left of 16 allowed, half filled: 2 of 20.
-    assert sorted(len(ids) for ids in young) == [20, 20]
+    # 360 old items take 12 shards of 32, and the 40 recent ones the 4 left of 16 allowed.
+    assert sorted(len(ids) for ids in young) == [10, 10, 10, 10]
     assert sorted(len(ids) for ids in shards if not ids & recent) == [8] + [32] * 11
     revised = {**keys, "doc0390": 1}
-    assert _publish(tmp_path, revised, recent, 1) == 20  # one recent shard, not a full one
+    assert _publish(tmp_path, revised, recent, 1) == 10  # one recent shard, not a full one
 
 
 def test_nights_of_growth_keep_the_file_rule_and_write_less_than_one_tier(

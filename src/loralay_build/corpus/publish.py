@@ -265,14 +265,13 @@ class Tiers:
     """How a split's items to write are cut into shards: items likely to change again
     (recent ones: revisions cluster on them) in shards as small as the file rule leaves room
     for, so a revision rewrites few rows; the others in shards of `per_shard` rows. The
-    recent shards fill half of what the old ones leave of `limit` (the other half takes the
-    next nights' new shards before the smallest are merged), and hold at least an eighth of
-    `per_shard` rows."""
+    recent shards share what the old ones leave of `limit` (later nights' new shards make
+    the smallest merge), and hold at least an eighth of `per_shard` rows."""
 
     def __init__(self, young: npt.NDArray[np.bool_], per_shard: int, limit: int) -> None:
         self.young, self.per_shard = young, per_shard
         room = max(1, limit - -(-int((~young).sum()) // per_shard))
-        self.young_rows = max(max(1, per_shard // 8), 2 * -(-int(young.sum()) // room))
+        self.young_rows = max(max(1, per_shard // 8), -(-int(young.sum()) // room))
 
     def count(self, old: int, young: int) -> int:
         """How many shards `old` and `young` items take."""
