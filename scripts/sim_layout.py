@@ -8,9 +8,8 @@ A real build of 131,000 documents for thirty nights is days of parsing here, but
 shards a night rewrites depends only on the ids, dates and contents' keys: the documents'
 rows are stood in for by their ids alone. The splits are assigned by the build's own
 `assign_splits` and published by the build's own `write_shards` and `switch`, with the
-default `[output]` settings and the documents within `recent_days` of the newest marked
-recent as a build marks them, so the plan's choices (shards kept, repacked under the file
-rule, written) are the build's. The documents change each night as in
+default `[output]` settings and the build's own `recent_marks`, so the plan's choices
+(shards kept, repacked under the file rule, written) are the build's. The documents change each night as in
 `bench_scale.py --model`. Rows written stand for local bytes written: a row of ten real
 pages is about 88 KB of shard whichever shard it lands in.
 """
@@ -28,8 +27,10 @@ import pyarrow as pa
 from bench_scale import GONE_RATE, NEW_RATE, SPAN_DAYS, day
 from loralay_build.config import OutputSettings, SplitSettings
 from loralay_build.corpus.folder import read_build
-from loralay_build.corpus.publish import DictRows, Item, switch, write_shards
+from loralay_build.corpus.publish import DictRows, Item, Selection, switch, write_shards
 from loralay_build.corpus.split import SPLITS, SplitColumns, assign_splits
+from loralay_build.run.publish_rows import published_day
+from loralay_build.run.publish_write import recent_marks
 
 SCHEMA = pa.schema([("id", pa.string())])
 
@@ -86,16 +87,13 @@ class Corpus:
             np.array([self.split.get(cid, -1) for cid in ids], dtype=np.int8),
             np.full(len(ids), -1, dtype=np.int8)), SplitSettings())
         self.split = dict(zip(ids, codes.tolist(), strict=True))
-        splits = {name: [Item(cid, f"{cid}.{self.version[cid]}")
-                         for cid, code in zip(ids, codes.tolist(), strict=True) if code == at]
-                  for at, name in enumerate(SPLITS)}
+        splits = {name: Selection(lambda at: Item(ids[at], f"{ids[at]}.{self.version[ids[at]]}"),
+                                  np.flatnonzero(codes == code))
+                  for code, name in enumerate(SPLITS)}
         rows = DictRows({cid: {"id": cid} for cid in ids}, SCHEMA)
-        newest = np.datetime64(max(self.dates.values()))
-        cutoff = str(newest - np.timedelta64(self.settings.recent_days, "D"))
-        recent = {name: np.array([self.dates[item.id] >= cutoff for item in items], dtype=bool)
-                  for name, items in splits.items()}
+        day = np.array([published_day(self.dates[cid]) for cid in ids], dtype=np.int32)
         shards = write_shards(folder, f"night {night}", splits, rows, SCHEMA, self.settings,
-                              recent=recent if self.settings.recent_days else None)
+                              recent=recent_marks(day, splits, self.settings.recent_days))
         assert shards is not None, "every night changes the corpus"
         switch(shards, {"fingerprint": f"night {night}", "files": shards.files}, "card\n")
         return ({name: sum(f["rows"] for f in shards.files

@@ -117,11 +117,11 @@ def recent_marks(day: npt.NDArray[np.int32], items: Mapping[str, Selection],
             days: int) -> dict[str, npt.NDArray[np.bool_]] | None:
     """Per split, which items are dated within `days` of the newest published one (the
     publisher packs them apart); None when `days` is 0 or no item is dated."""
-    dated = [day[group.positions] for group in items.values()]
-    newest = max((int(d.max()) for d in dated if len(d)), default=int(UNDATED))
+    dated = {split: day[group.positions] for split, group in items.items()}
+    newest = max((int(d.max()) for d in dated.values() if len(d)), default=int(UNDATED))
     if not days or newest == UNDATED:
         return None
-    return {split: day[group.positions] >= newest - days for split, group in items.items()}
+    return {split: d >= newest - days for split, d in dated.items()}
 
 
 def write(ctx: BuildContext, rows: PlanRows, splits: Codes, record: PublishRecord) -> None:
