@@ -242,8 +242,8 @@ def dated(entry: dict[str, object]) -> str:
 
 
 def change(model: str, entries: list[dict[str, object]], alive: list[int], pdfs: Path,
-           folder: Path, rng: random.Random, new_rate: float,
-           gone_rate: float) -> list[dict[str, object]]:
+           folder: Path, rng: random.Random, new_rate: float = NEW_RATE,
+           gone_rate: float = GONE_RATE) -> list[dict[str, object]]:
     """One night's changes, applied to the PDFs; returns the new documents. `uniform`: +1 %
     new, 0.1 % changed and 0.1 % gone, scattered (the new ones over the whole span of dates).
     `realistic`: `new_rate` new (dated the day after the newest), 0.1 % revised among the

@@ -9,9 +9,9 @@ shards a night rewrites depends only on the ids, dates and contents' keys: the d
 rows are stood in for by their ids alone. The splits are assigned by the build's own
 `assign_splits` and published by the build's own `write_shards` and `switch`, with the
 default `[output]` settings and the build's own `recent_marks`, so the plan's choices
-(shards kept, repacked under the file rule, written) are the build's. The documents change each night as in
-`bench_scale.py --model`. Rows written stand for local bytes written: a row of ten real
-pages is about 88 KB of shard whichever shard it lands in.
+(shards kept, repacked under the file rule, written) are the build's. The documents change
+each night as in `bench_scale.py --model`. Rows written stand for local bytes written: a row
+of ten real pages is about 88 KB of shard whichever shard it lands in.
 """
 
 from __future__ import annotations
