@@ -12,7 +12,7 @@ the same way. For each build the parent's CPU is split into the steps below, eac
 function is wrapped by a timer for the build, a generator's time counted step by step, so
 the sum is the real cost. `--profile` runs the builds under cProfile instead (timed by the
 same clock) and keeps `full.prof` and `increment.prof` beside the build for reading what a
-step calls: cProfile inflates per-call Python work three to ten times, so its steps show
+step calls: cProfile inflates per-call Python work two to ten times, so its steps show
 shares, not costs. Start-up is measured apart: the CPU of importing the command, in a fresh
 process.
 """
