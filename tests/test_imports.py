@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -215,3 +216,19 @@ def test_a_build_parent_loads_no_worker_engine() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_numpy_starts_no_blas_threads_unless_asked() -> None:
+    """Importing the command leaves numpy's OpenBLAS at one thread; a user's setting wins."""
+    code = ("import os, loralay_build.cli, numpy; "
+            "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    runs = {}
+    for given in (None, "4"):
+        run_env = env if given is None else {**env, "OPENBLAS_NUM_THREADS": given}
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              check=True, env=run_env)
+        value, threads = done.stdout.split()
+        runs[given] = (value, int(threads))
+    assert runs[None][0] == "1" and runs["4"][0] == "4"
+    assert runs[None][1] <= runs["4"][1]
