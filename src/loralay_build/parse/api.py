@@ -12,7 +12,7 @@ from loralay_build.errors import Reason, Reject
 from loralay_build.native import native_module
 from loralay_build.nfc import nfc_words
 from loralay_build.parse.backend import Line, PageText, get_backend
-from loralay_build.parse.ocr import OcrSettings, ocr_pages, scanned
+from loralay_build.parse.ocr import SCAN_CHARS, OcrSettings, ocr_pages, scanned
 from loralay_build.parse.order import order_page
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Document
@@ -21,9 +21,6 @@ _ALNUM = re.compile(r"[^\W_]")
 # A page needs this many characters before its own garbage share is judged: a caption-only
 # or near-empty page is too small to say anything.
 GARBAGE_PAGE_CHARS = 200
-
-# Below this many characters a page may be a scan: it is one if images cover most of it.
-SCAN_CHARS = 50
 
 # Counters stored in `Document.removed` by the parser itself (not by a cleaner).
 BAD_BOXES = "bad_boxes"

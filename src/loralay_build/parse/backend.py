@@ -43,6 +43,9 @@ class PageText:
     # What the compiled core's ordering reads of each line (union box, size, direction), made
     # with `lines` so it need not read every word's box back; None: read from the lines.
     line_infos: bytes | None = None
+    # Share of a nearly empty page covered by images (parse.ocr.scanned), when the backend
+    # measured it while the page was loaded; None: measured later if needed.
+    image_cover: float | None = None
 
 
 class Backend(Protocol):

@@ -50,6 +50,8 @@ _ISO_639_2T = {
     "hi": "hin", "bn": "ben", "ta": "tam", "la": "lat", "af": "afr", "be": "bel", "bs": "bos",
     "eo": "epo", "lb": "ltz", "oc": "oci", "sw": "swa", "tl": "tgl", "ur": "urd",
 }
+# Below this many characters a page may be a scan: it is one if images cover most of it.
+SCAN_CHARS = 50
 SCAN_IMAGE_COVER = 0.5  # share of the page's area covered by images on a scanned page
 MIN_DPI = 72  # a page too large to render at this dpi within `max_pixels` is not OCRed
 RENDER_SECONDS = 5.0  # a page's allowance for rendering, beyond its reading time
@@ -151,24 +153,31 @@ def check_ocr(settings: OcrSettings, languages: Iterable[str]) -> None:
 
 
 def image_cover(pdf: Any, index: int) -> float:
-    """Share of the page's area that its image objects cover (forms holding images count
-    by their own bounds): a scan is one image the size of the page."""
+    """`page_image_cover` of page `index` of a loaded document."""
     import pypdfium2.raw as raw
 
     page = raw.FPDF_LoadPage(pdf, index)
     if not page:
         return 0.0
     try:
-        width, height = raw.FPDF_GetPageWidthF(page), raw.FPDF_GetPageHeightF(page)
-        covered = 0.0
-        for obj in _objects(raw, page):
-            kind = raw.FPDFPageObj_GetType(obj)
-            if kind == raw.FPDF_PAGEOBJ_IMAGE or (kind == raw.FPDF_PAGEOBJ_FORM
-                                                  and _holds_image(raw, obj)):
-                covered += _area(raw, obj)
-        return covered / (width * height) if width * height > 0 else 0.0
+        return page_image_cover(page)
     finally:
         raw.FPDF_ClosePage(page)
+
+
+def page_image_cover(page: Any) -> float:
+    """Share of a loaded page's area that its image objects cover (forms holding images count
+    by their own bounds): a scan is one image the size of the page."""
+    import pypdfium2.raw as raw
+
+    width, height = raw.FPDF_GetPageWidthF(page), raw.FPDF_GetPageHeightF(page)
+    covered = 0.0
+    for obj in _objects(raw, page):
+        kind = raw.FPDFPageObj_GetType(obj)
+        if kind == raw.FPDF_PAGEOBJ_IMAGE or (kind == raw.FPDF_PAGEOBJ_FORM
+                                              and _holds_image(raw, obj)):
+            covered += _area(raw, obj)
+    return covered / (width * height) if width * height > 0 else 0.0
 
 
 def _objects(raw: Any, page: Any) -> Iterator[Any]:
@@ -330,12 +339,18 @@ def ocr_pages(path: str | Path, pages: list[PageText], wanted: list[int],
 
 
 def scanned(path: str | Path, positions: list[int], pages: list[PageText]) -> list[int]:
-    """Of the pages at `positions` (nearly without text), those that images mostly cover."""
+    """Of the pages at `positions` (nearly without text), those that images mostly cover.
+    A page whose backend measured its cover while reading it (PDFium) is not loaded again;
+    the file is opened only for the others."""
+    found = [i for i in positions if (pages[i].image_cover or 0.0) >= SCAN_IMAGE_COVER]
+    unmeasured = [i for i in positions if pages[i].image_cover is None]
+    if not unmeasured:
+        return found
     import pypdfium2 as pdfium
 
     pdf = pdfium.PdfDocument(str(path))
     try:
-        return [i for i in positions
-                if image_cover(pdf.raw, pages[i].page.index) >= SCAN_IMAGE_COVER]
+        return sorted(found + [i for i in unmeasured
+                               if image_cover(pdf.raw, pages[i].page.index) >= SCAN_IMAGE_COVER])
     finally:
         pdf.close()

@@ -33,6 +33,7 @@ from loralay_build.native import native_module
 from loralay_build.parse.accents import ACCENT, compose_accents
 from loralay_build.parse.backend import Line, PageText, check_page_count
 from loralay_build.parse.geometry import Frame, clean_box, display_size, to_display, usable_size
+from loralay_build.parse.ocr import SCAN_CHARS, page_image_cover
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.parse.words import CONTROLS, GARBAGE, line_spans
 from loralay_build.records import Box, Page
@@ -128,12 +129,13 @@ def _read_page(
             raise Reject(Reason.CORRUPTED, f"page {index} has an unusable size")
         result = PageText(Page(index, width, height, quarter * 90))
         textpage = raw.FPDFText_LoadPage(page)
-        if not textpage:
-            return result
-        try:
-            _read_text(textpage, frame, result, settings, native)
-        finally:
-            raw.FPDFText_ClosePage(textpage)
+        if textpage:
+            try:
+                _read_text(textpage, frame, result, settings, native)
+            finally:
+                raw.FPDFText_ClosePage(textpage)
+        if result.chars < SCAN_CHARS:  # maybe a scan: measured now, not by loading it again
+            result.image_cover = page_image_cover(page)
         return result
     finally:
         raw.FPDF_ClosePage(page)
