@@ -9,6 +9,6 @@ __version__ = "0.1.0"
 # the choice once, when pyarrow is first imported, which this package init precedes.
 os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 # numpy's OpenBLAS starts a thread per core when imported, in the parent and in the pool's
-# fork server, though no step multiplies float matrices: on two vCPUs that costs about 0.05 s
+# fork server, though no step multiplies float matrices: on two vCPUs that costs about 0.06 s
 # of CPU in each, more with more cores. A user's own setting is kept.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
