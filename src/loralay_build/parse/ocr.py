@@ -342,15 +342,14 @@ def scanned(path: str | Path, positions: list[int], pages: list[PageText]) -> li
     """Of the pages at `positions` (nearly without text), those that images mostly cover.
     A page whose backend measured its cover while reading it (PDFium) is not loaded again;
     the file is opened only for the others."""
-    found = [i for i in positions if (pages[i].image_cover or 0.0) >= SCAN_IMAGE_COVER]
-    unmeasured = [i for i in positions if pages[i].image_cover is None]
-    if not unmeasured:
-        return found
-    import pypdfium2 as pdfium
+    covers = {i: pages[i].image_cover for i in positions}
+    unmeasured = [i for i, cover in covers.items() if cover is None]
+    if unmeasured:
+        import pypdfium2 as pdfium
 
-    pdf = pdfium.PdfDocument(str(path))
-    try:
-        return sorted(found + [i for i in unmeasured
-                               if image_cover(pdf.raw, pages[i].page.index) >= SCAN_IMAGE_COVER])
-    finally:
-        pdf.close()
+        pdf = pdfium.PdfDocument(str(path))
+        try:
+            covers.update((i, image_cover(pdf.raw, pages[i].page.index)) for i in unmeasured)
+        finally:
+            pdf.close()
+    return [i for i in positions if (covers[i] or 0.0) >= SCAN_IMAGE_COVER]
