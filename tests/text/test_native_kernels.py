@@ -16,9 +16,10 @@ import zlib
 from pathlib import Path
 from unittest import mock
 
+import edlib
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from loralay_build.columns import Strings
@@ -28,7 +29,7 @@ from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.records import Box, Document, Page, box_array, box_array_python
 from loralay_build.run import process
 from loralay_build.source_table import DocumentOptions
-from loralay_build.text import minhash, normalize, prepare_abstract, strip_abstracts
+from loralay_build.text import match, minhash, normalize, prepare_abstract, strip_abstracts
 from loralay_build.text.leakage import Leakage
 from loralay_build.text.match import query_tokens
 from loralay_build.text.settings import MatchSettings
@@ -320,3 +321,30 @@ def test_abstracts_of_real_documents_are_stripped_alike_on_both_paths(
         for text in abstracts.values():
             query = query_tokens(text)
             assert audit.share(query) == audit.share_python(query), entry["id"]
+
+
+SYMBOL_TEXTS = st.lists(st.sampled_from("ab e\u00e9\u0100\u03a9\uc694\U0001d400")
+                        | st.integers(0x100, 0x250).map(chr), max_size=200).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(SYMBOL_TEXTS, SYMBOL_TEXTS)
+@example("".join(map(chr, range(0x100, 0x180))), "".join(map(chr, range(0x140, 0x200))))
+@example("\U0001d400" + "".join(map(chr, range(0x100, 0x1ff))), "\uc694")
+def test_symbol_bytes_number_each_character_once(query: str, window: str) -> None:
+    """One byte per character, equal bytes exactly for equal characters across both texts,
+    None beyond 256 characters; edlib then aligns them as the Python numbering."""
+    assert NATIVE is not None
+    coded = NATIVE.symbol_bytes(query, window)
+    symbols = set(query) | set(window)
+    if len(symbols) > 256:
+        assert coded is None
+        return
+    assert coded is not None
+    pairs = set(zip(query + window, coded[0] + coded[1], strict=True))
+    assert len(pairs) == len(symbols) == len({code for _, code in pairs})
+    with mock.patch.dict(os.environ, {NATIVE_ENV: "0"}):
+        python = match._as_bytes(query, window)
+    if query:
+        assert edlib.align(*coded, mode="HW", task="path") == edlib.align(
+            *python, mode="HW", task="path")

@@ -1935,6 +1935,53 @@ refuse:
     Py_RETURN_NONE;
 }
 
+/* symbol_bytes(query, window) -> (bytes, bytes) | None: text/match.py's _as_bytes for
+ * texts beyond Latin-1: one byte per character, each distinct character of the two texts
+ * its own byte (numbered in order of first appearance), None beyond 256 of them. Only the
+ * equality of characters counts in an alignment, so any such numbering aligns alike. */
+#define SYMBOL_SLOTS 1024 /* a power of two, four times the symbols a result can hold */
+static PyObject *symbol_bytes(PyObject *self, PyObject *args) {
+    PyObject *texts[2];
+    (void)self;
+    if (!PyArg_ParseTuple(args, "UU", &texts[0], &texts[1])) return NULL;
+    Py_UCS4 keys[SYMBOL_SLOTS];
+    unsigned char codes[SYMBOL_SLOTS];
+    unsigned char used[SYMBOL_SLOTS] = {0};
+    int symbols = 0;
+    PyObject *out[2] = {NULL, NULL};
+    for (int t = 0; t < 2; t++) {
+        Py_ssize_t n = PyUnicode_GET_LENGTH(texts[t]);
+        int kind = PyUnicode_KIND(texts[t]);
+        const void *data = PyUnicode_DATA(texts[t]);
+        out[t] = PyBytes_FromStringAndSize(NULL, n);
+        if (!out[t]) goto fail;
+        unsigned char *bytes = (unsigned char *)PyBytes_AS_STRING(out[t]);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            size_t slot = ((uint32_t)c * 2654435761u >> 22) & (SYMBOL_SLOTS - 1);
+            while (used[slot] && keys[slot] != c) slot = (slot + 1) & (SYMBOL_SLOTS - 1);
+            if (!used[slot]) {
+                if (symbols == 256) {
+                    Py_DECREF(out[0]);
+                    Py_XDECREF(out[1]);
+                    Py_RETURN_NONE;
+                }
+                used[slot] = 1;
+                keys[slot] = c;
+                codes[slot] = (unsigned char)symbols++;
+            }
+            bytes[i] = codes[slot];
+        }
+    }
+    PyObject *result = PyTuple_Pack(2, out[0], out[1]);
+    Py_DECREF(out[0]);
+    Py_DECREF(out[1]);
+    return result;
+fail:
+    Py_XDECREF(out[0]);
+    return NULL;
+}
+
 static inline void put_le32(unsigned char *out, uint32_t value) {
     out[0] = (unsigned char)value;
     out[1] = (unsigned char)(value >> 8);
@@ -2241,6 +2288,7 @@ static PyMethodDef methods[] = {
     {"kgram_index", kgram_index, METH_VARARGS, "The k-gram index of a text (text/seeds.py)."},
     {"seed_hits", seed_hits, METH_VARARGS, "First occurrences of seeds (text/seeds.py)."},
     {"runs", runs, METH_VARARGS, "Runs of consecutive indices (records.Document.select)."},
+    {"symbol_bytes", symbol_bytes, METH_VARARGS, "Texts as bytes of their symbols (text/match.py)."},
     {"pack", pack, METH_O, "A list of str in Arrow's string layout (columns.Strings)."},
     {"box_array", box_array, METH_O, "The coordinates of a list of 4-tuples as doubles."},
     {"box_columns", box_columns, METH_VARARGS, "A row's box and page columns (run/process.py)."},

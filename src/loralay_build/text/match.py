@@ -18,6 +18,7 @@ from typing import Literal, NamedTuple
 
 import edlib
 
+from loralay_build.native import native_module
 from loralay_build.text.normalize import Tokens, normalise_text, normalise_words
 from loralay_build.text.seeds import SeedFinder
 from loralay_build.text.settings import MatchSettings
@@ -511,12 +512,15 @@ def _as_bytes(query: str, window: str) -> tuple[bytes, bytes]:
     edlib maps such a str to bytes itself, character by character, at several times the
     cost of the alignment. Only the equality of characters counts in an alignment, so any
     one-to-one mapping gives the same one: Latin-1 when it holds every character, else the
-    characters numbered, or `_compact` beyond 256 of them.
+    characters numbered (by the compiled core when built), or `_compact` beyond 256 of them.
     """
     try:
         return query.encode("latin-1"), window.encode("latin-1")
     except UnicodeEncodeError:
         pass
+    native = native_module()
+    if native is not None and (coded := native.symbol_bytes(query, window)) is not None:
+        return coded
     symbols = set(query).union(window)
     if len(symbols) > _EDLIB_ALPHABET:
         return _compact(query, window)
