@@ -519,8 +519,10 @@ def _as_bytes(query: str, window: str) -> tuple[bytes, bytes]:
     except UnicodeEncodeError:
         pass
     native = native_module()
-    if native is not None and (coded := native.symbol_bytes(query, window)) is not None:
-        return coded
+    if native is not None:
+        coded: tuple[bytes, bytes] | None = native.symbol_bytes(query, window)
+        if coded is not None:
+            return coded
     symbols = set(query).union(window)
     if len(symbols) > _EDLIB_ALPHABET:
         return _compact(query, window)
