@@ -4,9 +4,9 @@
 The extension file given is loaded in place of the installed one; every PDF of the folders
 is parsed `--rounds` times in this process, and its words and boxes go through the core's
 kernels of the later build steps (normalised tokens, the seed index and lookups, the leakage
-audit, word selection by runs, MinHash, box array, the row's box columns, string packing),
-and its first pages are rendered as page images (the gray-plane and PNG-row kernels), so a
-leak in the core grows with the rounds.
+audit, the numbering of characters for edlib, word selection by runs, MinHash, box array,
+the row's box columns, string packing), and its first pages are rendered as page images
+(the gray-plane and PNG-row kernels), so a leak in the core grows with the rounds.
 Decompression bombs (C01, C02) are left out: without the address-space limit of the worker
 isolation they only measure PDFium's inflater, and they have no text for the core to read.
 
@@ -49,6 +49,7 @@ def main() -> None:
     from loralay_build.records import box_array
     from loralay_build.run.process import _box_columns
     from loralay_build.text.leakage import Leakage
+    from loralay_build.text.match import _as_bytes
     from loralay_build.text.minhash import signature
     from loralay_build.text.normalize import normalise_words
     from loralay_build.text.seeds import SeedFinder
@@ -67,6 +68,7 @@ def main() -> None:
                 texts = normalise_words(doc.words).texts
                 Leakage(texts, 5).share(texts[:300])
                 body = " ".join(texts)
+                _as_bytes("\u03a9" + body[:400], body[:6000])  # beyond Latin-1: numbered
                 SeedFinder(body).first([body[i : i + 12] for i in range(0, len(body) - 11, 97)], 5)
                 signature(doc.words)
                 box_array(doc.boxes)
