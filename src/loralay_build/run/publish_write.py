@@ -219,7 +219,8 @@ def build_record(ctx: BuildContext, rows: PlanRows, splits: Codes,
     methods, removed, formats = statistics.methods, statistics.removed, statistics.formats
     kept = splits >= 0
     split_counts = np.bincount(splits[kept], minlength=len(SPLITS)).tolist()
-    languages = {rows.names.values[code] for code in np.unique(rows.language[kept]).tolist()}
+    # A set, not np.unique: numpy 2 imports numpy.ma at its first np.unique (40 ms of CPU).
+    languages = {rows.names.values[code] for code in set(rows.language[kept].tolist())}
     languages.discard("")
     return {
         "dataset": ctx.dataset,
