@@ -96,6 +96,14 @@ def test_minhash_kernel_takes_any_number_of_permutations(
     assert np.frombuffer(values, dtype=np.uint32).tolist() == expected.tolist()
 
 
+def test_minhash_kernel_splits_words_at_each_ascii_character_as_the_regex() -> None:
+    """The kernel answers ASCII characters itself: each of them, between two letters."""
+    for code in range(128):
+        text = f"w{chr(code)}x one two three four"
+        expected = minhash.signature_python(minhash._WORD.findall(text))
+        assert _native_signature(text) == expected.tolist(), code
+
+
 def test_minhash_kernel_counts_words_not_characters() -> None:
     assert _native_signature("a b c d") is None
     assert _native_signature("a,b;c d_e") is None  # `_` joins a word

@@ -2063,7 +2063,14 @@ static inline uint32_t crc_point(uint32_t c, Py_UCS4 p) {
 }
 
 /* `\w` of Python's re on str patterns. */
-static inline int is_word(Py_UCS4 p) { return p == '_' || Py_UNICODE_ISALNUM(p); }
+/* `\w` of Python's re: '_' or alphanumeric; ASCII, most of a text, answered without
+ * CPython's four character-class calls. */
+static inline int is_word(Py_UCS4 p) {
+    if (p < 0x80)
+        return (p >= 'a' && p <= 'z') || (p >= 'A' && p <= 'Z') || (p >= '0' && p <= '9') ||
+               p == '_';
+    return Py_UNICODE_ISALNUM(p);
+}
 
 /* The permutations are taken eight at a time in a loop of fixed length, which the compiler
  * turns into vector instructions; on x86-64 with glibc an AVX2 copy is also built, chosen
