@@ -5,7 +5,8 @@ The extension file given is loaded in place of the installed one; every PDF of t
 is parsed `--rounds` times in this process, and its words and boxes go through the core's
 kernels of the later build steps (normalised tokens, the seed index and lookups, the leakage
 audit, the numbering of characters for edlib, word selection by runs, MinHash, box array,
-the row's box columns, string packing), and its first pages are rendered as page images
+the row's box columns, string packing, and the Thrift reader on a Parquet footer of its words
+and on the file's own bytes), and its first pages are rendered as page images
 (the gray-plane and PNG-row kernels), so a leak in the core grows with the rounds.
 Decompression bombs (C01, C02) are left out: without the address-space limit of the worker
 isolation they only measure PDFium's inflater, and they have no text for the core to read.
@@ -16,7 +17,9 @@ isolation they only measure PDFium's inflater, and they have no text for the cor
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
+import io
 import sys
 from pathlib import Path
 
@@ -41,8 +44,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
     load(args.extension)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     from loralay_build.columns import Strings
     from loralay_build.config import ImageSettings
+    from loralay_build.corpus.thrift import ThriftError, read_struct
     from loralay_build.errors import Reject
     from loralay_build.images import ImagesSkipped, page_images
     from loralay_build.parse import ParseSettings, parse_pdf, pdfium
@@ -75,6 +82,14 @@ def main() -> None:
                 doc.select([i for i in range(len(doc.words)) if i % 7])
                 _box_columns(doc)
                 Strings.pack(doc.words)
+                parquet = io.BytesIO()
+                pq.write_table(pa.table({"words": [doc.words]}), parquet, write_page_index=True)
+                footer = parquet.getvalue()
+                read_struct(footer, len(footer) - 8 - int.from_bytes(footer[-8:-4], "little"))
+                data = path.read_bytes()[:4096]
+                for at in range(0, len(data), 37):
+                    with contextlib.suppress(ThriftError):
+                        read_struct(data, at)
                 page_images(str(path), [page.index for page in doc.pages], {}, images)
                 parsed += 1
             except (Reject, ImagesSkipped):

@@ -25,16 +25,24 @@ from loralay_build.corpus.rowgroups import (
 )
 from loralay_build.corpus.thrift import (
     BINARY,
+    BOOL_TRUE,
+    BYTE,
+    DOUBLE,
+    I16,
     I32,
     I64,
     LIST,
+    SET,
     STRUCT,
     Struct,
+    ThriftError,
     ThriftList,
     read_struct,
+    read_struct_python,
     write_struct,
 )
 from loralay_build.corpus.writer import GroupCopy, _options, write_shard
+from loralay_build.native import native_module
 
 SCHEMA = pa.schema([pa.field("article_id", pa.string()),
                     pa.field("article_words", pa.list_(pa.string())),
@@ -101,8 +109,7 @@ def test_footers_and_page_indexes_read_and_write_back_byte_for_byte(tmp_path: Pa
                     assert write_struct(index) == data[at : at + size]
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.recursive(
+STRUCTURES = st.recursive(
     st.one_of(st.integers(-(2**63), 2**63 - 1).map(lambda v: (I64, v)),
               st.integers(-(2**31), 2**31 - 1).map(lambda v: (I32, v)),
               st.binary(max_size=40).map(lambda v: (BINARY, v))),
@@ -112,13 +119,72 @@ def test_footers_and_page_indexes_read_and_write_back_byte_for_byte(tmp_path: Pa
                                             for fid, (kind, value) in enumerate(fields)]))),
         st.lists(st.integers(-(2**31), 2**31 - 1), max_size=20).map(
             lambda values: (LIST, ThriftList(I32, list(values))))),
-    max_leaves=30))
+    max_leaves=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(STRUCTURES)
 def test_any_structure_reads_back_as_written(value: tuple[int, object]) -> None:
     kind, inner = value
     struct = Struct([(1, kind, inner)])  # type: ignore[list-item]
     data = write_struct(struct)
     again, end = read_struct(data)
     assert end == len(data) and again == struct and write_struct(again) == data
+
+
+NATIVE = native_module()
+needs_core = pytest.mark.skipif(NATIVE is None, reason="the compiled core is not built")
+
+
+def _read_both(data: bytes, at: int) -> tuple[object, object]:
+    """The compiled core's answer (None when it leaves the bytes to Python) and Python's
+    (its structure and end, or the error it raises)."""
+    assert NATIVE is not None
+    native = NATIVE.thrift_struct(data, at, Struct, ThriftList)
+    try:
+        python: object = read_struct_python(data, at)
+    except ThriftError as exc:
+        python = exc
+    return native, python
+
+
+@needs_core
+@settings(max_examples=60, deadline=None)
+@given(STRUCTURES)
+def test_the_core_reads_any_structure_as_python_does(value: tuple[int, object]) -> None:
+    """With every wire type: booleans as fields and in lists, bytes, doubles, sets."""
+    kind, inner = value
+    data = write_struct(Struct([
+        (1, kind, inner),  # type: ignore[list-item]
+        (40, BOOL_TRUE, True), (41, BOOL_TRUE, False), (42, BYTE, 200),
+        (43, DOUBLE, b"\x00\x01\x02\x03\x04\x05\x06\x07"), (44, I16, -300),
+        (45, LIST, ThriftList(BOOL_TRUE, [True, False, True])),
+        (46, SET, ThriftList(BINARY, [b"x", b""])),
+    ]))
+    native, python = _read_both(data, 0)
+    assert native is not None and native == python
+
+
+@needs_core
+@settings(max_examples=400, deadline=None)
+@given(st.binary(max_size=80), st.integers(0, 80))
+def test_the_core_leaves_to_python_what_it_does_not_read_alike(data: bytes, at: int) -> None:
+    """Any bytes: the same structure and end, or None where Python decodes or refuses."""
+    native, python = _read_both(data, min(at, len(data)))
+    assert native is None or native == python
+    if isinstance(python, ThriftError):
+        assert native is None
+
+
+@needs_core
+def test_the_core_declines_varints_beyond_64_bits_and_deep_nesting() -> None:
+    """Python decodes both; the core leaves them to it."""
+    wide = bytes([0x16]) + bytes([0xFF] * 9) + bytes([0x7F]) + bytes([0])  # an i64 of 70 bits
+    deep = bytes([0x1C]) * 80 + bytes(81)  # structures nested 80 deep
+    for data in (wide, deep):
+        native, python = _read_both(data, 0)
+        assert native is None and isinstance(python, tuple)
+        assert read_struct(data) == python
 
 
 def test_one_group_written_alone_is_what_pyarrow_writes(tmp_path: Path) -> None:

@@ -1982,6 +1982,158 @@ fail:
     return NULL;
 }
 
+/* thrift_struct(data, at, Struct, ThriftList) -> (Struct, end) | None: corpus/thrift.py's
+ * read_struct, the compact protocol decoded into the same objects. Only what reads cleanly
+ * is answered here: on any error, a varint beyond 64 bits or deep nesting, None is returned
+ * and the Python reader decodes the bytes (and raises its own error). */
+#define THRIFT_DEPTH 64
+typedef struct {
+    const unsigned char *data;
+    Py_ssize_t at, size;
+    PyObject *struct_type, *list_type;
+    int declined; /* set when the bytes are left to the Python reader */
+} Thrift;
+
+static int thrift_byte(Thrift *t, unsigned *out) {
+    if (t->at >= t->size) return t->declined = 1, -1;
+    *out = t->data[t->at++];
+    return 0;
+}
+
+static int thrift_varint(Thrift *t, uint64_t *out) {
+    uint64_t value = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        unsigned byte;
+        if (thrift_byte(t, &byte)) return -1;
+        if (shift == 63 && byte > 1) break; /* more than 64 bits */
+        value |= (uint64_t)(byte & 0x7f) << shift;
+        if (byte < 0x80) {
+            *out = value;
+            return 0;
+        }
+    }
+    t->declined = 1;
+    return -1;
+}
+
+static int thrift_zigzag(Thrift *t, int64_t *out) {
+    uint64_t raw;
+    if (thrift_varint(t, &raw)) return -1;
+    *out = (int64_t)(raw >> 1) ^ -(int64_t)(raw & 1);
+    return 0;
+}
+
+static PyObject *thrift_read_struct(Thrift *t, int depth);
+
+static PyObject *thrift_bytes(Thrift *t, uint64_t size) {
+    if (size > (uint64_t)(t->size - t->at)) return t->declined = 1, NULL;
+    PyObject *out = PyBytes_FromStringAndSize((const char *)t->data + t->at, (Py_ssize_t)size);
+    t->at += (Py_ssize_t)size;
+    return out;
+}
+
+static PyObject *thrift_value(Thrift *t, unsigned kind, int depth) {
+    unsigned byte;
+    uint64_t size;
+    int64_t number;
+    switch (kind) {
+    case 1: case 2: /* a bool in a list: one byte */
+        if (thrift_byte(t, &byte)) return NULL;
+        return PyBool_FromLong(byte == 1);
+    case 3:
+        if (thrift_byte(t, &byte)) return NULL;
+        return PyLong_FromLong((long)byte);
+    case 4: case 5: case 6:
+        if (thrift_zigzag(t, &number)) return NULL;
+        return PyLong_FromLongLong(number);
+    case 7:
+        return thrift_bytes(t, 8);
+    case 8:
+        if (thrift_varint(t, &size)) return NULL;
+        return thrift_bytes(t, size);
+    case 9: case 10: {
+        if (thrift_byte(t, &byte)) return NULL;
+        unsigned inner = byte & 0x0f;
+        size = byte >> 4;
+        if (size == 15 && thrift_varint(t, &size)) return NULL;
+        if (size > (uint64_t)(t->size - t->at) || depth >= THRIFT_DEPTH)
+            return t->declined = 1, NULL; /* every item takes a byte at least */
+        PyObject *items = PyList_New((Py_ssize_t)size);
+        if (!items) return NULL;
+        for (Py_ssize_t i = 0; i < (Py_ssize_t)size; i++) {
+            PyObject *item = thrift_value(t, inner, depth + 1);
+            if (!item) {
+                Py_DECREF(items);
+                return NULL;
+            }
+            PyList_SET_ITEM(items, i, item);
+        }
+        return PyObject_CallFunction(t->list_type, "IN", inner, items);
+    }
+    case 12:
+        return thrift_read_struct(t, depth + 1);
+    default:
+        return t->declined = 1, NULL;
+    }
+}
+
+static PyObject *thrift_read_struct(Thrift *t, int depth) {
+    if (depth >= THRIFT_DEPTH) return t->declined = 1, NULL;
+    PyObject *fields = PyList_New(0);
+    if (!fields) return NULL;
+    int64_t last = 0;
+    unsigned head = 1;
+    while (!thrift_byte(t, &head) && head != 0) {
+        unsigned kind = head & 0x0f, delta = head >> 4;
+        if (last > INT64_MAX - 15) {
+            t->declined = 1;
+            break;
+        }
+        int64_t fid = last + delta;
+        if (!delta && thrift_zigzag(t, &fid)) break;
+        PyObject *value = kind == 1 || kind == 2 ? PyBool_FromLong(kind == 1)
+                                                 : thrift_value(t, kind, depth);
+        if (!value) break;
+        PyObject *field = Py_BuildValue("(LIN)", (long long)fid, kind, value);
+        if (!field || PyList_Append(fields, field)) {
+            Py_XDECREF(field);
+            break;
+        }
+        Py_DECREF(field);
+        last = fid;
+        head = 1;
+    }
+    if (head != 0) { /* stopped by an error or a declined read */
+        Py_DECREF(fields);
+        return NULL;
+    }
+    PyObject *made = PyObject_CallOneArg(t->struct_type, fields);
+    Py_DECREF(fields);
+    return made;
+}
+
+static PyObject *thrift_struct(PyObject *self, PyObject *args) {
+    Py_buffer data;
+    Py_ssize_t at;
+    PyObject *struct_type, *list_type;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nOO", &data, &at, &struct_type, &list_type)) return NULL;
+    Thrift t = {data.buf, at, data.len, struct_type, list_type, 0};
+    PyObject *result = NULL;
+    if (at < 0 || at > data.len) {
+        result = Py_NewRef(Py_None);
+    } else {
+        PyObject *made = thrift_read_struct(&t, 0);
+        if (made) {
+            result = Py_BuildValue("(Nn)", made, t.at);
+        } else if (t.declined && !PyErr_Occurred()) {
+            result = Py_NewRef(Py_None);
+        }
+    }
+    PyBuffer_Release(&data);
+    return result;
+}
+
 static inline void put_le32(unsigned char *out, uint32_t value) {
     out[0] = (unsigned char)value;
     out[1] = (unsigned char)(value >> 8);
@@ -2296,6 +2448,7 @@ static PyMethodDef methods[] = {
     {"seed_hits", seed_hits, METH_VARARGS, "First occurrences of seeds (text/seeds.py)."},
     {"runs", runs, METH_VARARGS, "Runs of consecutive indices (records.Document.select)."},
     {"symbol_bytes", symbol_bytes, METH_VARARGS, "Texts as bytes of their symbols (text/match.py)."},
+    {"thrift_struct", thrift_struct, METH_VARARGS, "A compact-protocol structure (corpus/thrift.py)."},
     {"pack", pack, METH_O, "A list of str in Arrow's string layout (columns.Strings)."},
     {"box_array", box_array, METH_O, "The coordinates of a list of 4-tuples as doubles."},
     {"box_columns", box_columns, METH_VARARGS, "A row's box and page columns (run/process.py)."},
