@@ -9,7 +9,8 @@ preparation, parsing, cleaning, abstract removal (with the selection of the kept
 language identification, the row and the MinHash signature; each step's CPU time
 (time.process_time) is summed per round and divided by the pages. The medians over the
 rounds are printed, with the total after parsing: the worker's cost beyond the PDF itself.
-Set LORALAY_NATIVE=0 to measure the pure-Python path.
+The garbage collector is set as in a worker (run/isolation.py). Set LORALAY_NATIVE=0 to
+measure the pure-Python path.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate
 from loralay_build.run import process
+from loralay_build.run.isolation import set_worker_collector
 from loralay_build.run.task import Task
 from loralay_build.source_table import DocumentOptions
 from loralay_build.text import detect_language, prepare_abstract, strip_abstracts
@@ -90,6 +92,7 @@ def main() -> None:
     records = [r for r in records
                if r.get("doc_kind", "article") == "article" and r.get("pdftotext_words", 1)]
     per_page: dict[str, list[float]] = {stage: [] for stage in (*STAGES, "after parse")}
+    set_worker_collector()
     for _ in range(args.rounds):
         spent, pages = one_round(args.folder, records)
         for stage in STAGES:

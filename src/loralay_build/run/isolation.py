@@ -112,13 +112,20 @@ def _limit_self(memory_bytes: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
 
 
+def set_worker_collector() -> None:
+    """The garbage collector as a worker runs it (benchmarks of the stages set it too): the
+    modules imported so far are permanent, kept out of every collection, and a collection
+    starts after WORKER_GC_THRESHOLD allocations instead of 700."""
+    gc.freeze()
+    gc.set_threshold(WORKER_GC_THRESHOLD, *gc.get_threshold()[1:])
+
+
 def _worker_main(
     conn: Connection, func: Callable[[object], object], memory_bytes: int
 ) -> None:
     _limit_self(memory_bytes)
     exit_at_memory_limit(memory_bytes)
-    gc.freeze()  # the imported modules are permanent: keep them out of every collection
-    gc.set_threshold(WORKER_GC_THRESHOLD, *gc.get_threshold()[1:])
+    set_worker_collector()
     deadline.listen(lambda seconds: conn.send((EXTEND, seconds)))
     while True:
         try:
