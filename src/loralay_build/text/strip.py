@@ -16,7 +16,7 @@ from loralay_build.errors import Reason, Reject
 from loralay_build.records import MatchRecord
 from loralay_build.text.leakage import Leakage
 from loralay_build.text.match import Body, Match, Search, query_tokens, search
-from loralay_build.text.normalize import normalise_kept
+from loralay_build.text.normalize import Tokens, normalise_kept
 from loralay_build.text.settings import MatchSettings
 
 
@@ -182,23 +182,26 @@ def _remove_copies(
     """Also remove further confident copies of found abstracts (a repeated first page).
 
     Only run when an abstract still leaks after the first removal, so it is rarely paid.
-    The body of the kept words reuses the tokens of the whole body away from the cuts.
+    The tokens of the kept words reuse those of the whole body away from the cuts, and serve
+    every abstract until another copy is cut.
     A copy is printed like the abstract found: it is searched in pieces only when that
     abstract was found in pieces (each query comes with whether it was). A paraphrase in
     the conclusion leaks as much as a copy but matches no span, and the search in pieces
     was most of the cost of ruling it out.
     """
+    rest: Tokens | None = None  # the tokens of the words outside `spans`, made when needed
     for query, in_pieces in queries:
         for _ in range(s.max_copies):
-            keep = _kept(len(words), spans)
-            rest = Body(normalise_kept(words, body.tokens, spans))
-            if Leakage(rest.tokens.texts, s.ngram).share(query) <= s.copy_leakage:
+            if rest is None:
+                rest = normalise_kept(words, body.tokens, spans)
+            if Leakage(rest.texts, s.ngram).share(query) <= s.copy_leakage:
                 break
-            again = search(query, rest, s, in_pieces=in_pieces)
+            again = search(query, Body(rest), s, in_pieces=in_pieces)
             if again.verdict != "found":
                 break
+            keep = _kept(len(words), spans)
             extra = [(keep[m.word_start], keep[m.word_end - 1] + 1) for m in again.pieces]
-            spans = _merge([*spans, *extra])
+            spans, rest = _merge([*spans, *extra]), None
     return spans
 
 
