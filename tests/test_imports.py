@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import loralay_build
+from tests.helpers.local import make_corpus, write_manifest
 
 PACKAGE = Path(loralay_build.__file__).parent
 NAME = PACKAGE.name
@@ -114,8 +115,8 @@ def test_no_import_circles() -> None:
 # ("__init__" is the package's own module), so a new module joins its package's room; a module
 # may import its own room and the rooms of lower floors, never a room beside it or above.
 FLOORS: list[set[str]] = [
-    {"__init__", "blobs", "deadline", "digests", "errors", "layout", "lazy", "native",
-     "progress", "views"},
+    {"__init__", "blobs", "deadline", "digests", "errors", "http_pool", "layout", "lazy",
+     "native", "progress", "views"},
     {"bundle", "columns", "dates", "gray_png", "licences", "nfc", "records", "safexml",
      "tables", "textfile", "writable"},
     {"parse", "state", "text"},
@@ -215,6 +216,21 @@ def test_a_build_parent_loads_no_worker_engine() -> None:
             f"print(sorted(m for m in {WORKER_ONLY!r} if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_local_build_never_loads_the_network_stack(tmp_path: Path) -> None:
+    """A build from local files makes no request, so its parent never imports urllib3 (the
+    HTTP client makes its connections on its first request)."""
+    write_manifest(tmp_path / "docs.jsonl", make_corpus(tmp_path, 1))
+    argv = ["local", "--input", str(tmp_path / "docs.jsonl"), "--out", str(tmp_path / "out"),
+            "--workers", "1", "--no-filter", "-q"]
+    code = ("import sys\nfrom loralay_build.cli import main\n"
+            f"try:\n    main({argv!r}, standalone_mode=False)\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'urllib3'))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=240)
+    assert (tmp_path / "out" / "local" / "build.json").exists(), done.stderr
     assert done.stdout.strip() == "[]"
 
 

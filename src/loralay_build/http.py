@@ -8,8 +8,6 @@ while streaming, and re-validates scheme, host and address on every redirect hop
 
 from __future__ import annotations
 
-import contextlib
-import email.utils
 import fnmatch
 import io
 import ipaddress
@@ -22,20 +20,9 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from types import ModuleType
 from typing import IO, Any
 from urllib.parse import urlencode, urljoin, urlsplit
-
-import urllib3
-from urllib3.connection import HTTPConnection, HTTPSConnection
-from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
-from urllib3.exceptions import (
-    ConnectTimeoutError,
-    DecodeError,
-    NameResolutionError,
-    NewConnectionError,
-)
-from urllib3.exceptions import HTTPError as Urllib3Error
-from urllib3.util.connection import allowed_gai_family
 
 from loralay_build.config import HttpSettings
 from loralay_build.errors import Deferred, LoralayError, TransientError
@@ -134,8 +121,10 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     value = value.strip()
     if value.isdigit():
         return float(value)
+    from email.utils import parsedate_to_datetime  # loaded with urllib3, not at start-up
+
     try:
-        when = email.utils.parsedate_to_datetime(value)
+        when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
@@ -231,93 +220,13 @@ class AddressGuard:
     def addresses(self, host: str, port: int) -> list[str]:
         """The checked addresses to connect to, in resolver order; raises AddressRefused
         when any is not public (socket.gaierror when the host does not resolve)."""
-        infos = socket.getaddrinfo(host, port, allowed_gai_family(), socket.SOCK_STREAM)
-        found = list(dict.fromkeys(str(info[4][0]) for info in infos))
+        from loralay_build import http_pool  # asked by a connection: urllib3 is loaded
+
+        found = http_pool.resolve(host, port)
         for address in found:
             if not public_address(address):
                 raise AddressRefused(f"host {host!r} resolves to a non-public address")
         return found
-
-
-_header_deadline = threading.local()  # monotonic time by which the headers must be in
-
-
-def _shutdown(sock: socket.socket | None) -> None:
-    if sock is not None:
-        with contextlib.suppress(OSError):
-            sock.shutdown(socket.SHUT_RDWR)
-
-
-class _DeadlineHTTPConnection(HTTPConnection):
-    """Connects only to addresses its guard checked, and shuts its socket down when the
-    request's deadline passes while waiting for headers.
-
-    A socket timeout bounds each read, not their sum: a server that sends its status line
-    and headers one byte at a time would otherwise hold the request for as long as it likes.
-    """
-
-    def __init__(self, *args: Any, guard: AddressGuard | None = None, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.guard = guard
-
-    def _new_conn(self) -> socket.socket:
-        name = self._dns_host
-        if self.guard is None or self.guard.exempt(name, self.port):
-            return super()._new_conn()
-        try:
-            addresses = self.guard.addresses(name, self.port)
-        except socket.gaierror as exc:
-            raise NameResolutionError(self.host, self, exc) from exc
-        try:
-            for i, address in enumerate(addresses):
-                self._dns_host = address  # numeric: the connection resolves nothing again
-                try:
-                    return super()._new_conn()
-                except (NewConnectionError, ConnectTimeoutError):
-                    if i == len(addresses) - 1:
-                        raise
-            raise NameResolutionError(self.host, self, socket.gaierror("no address"))
-        finally:
-            self._dns_host = name
-
-    def getresponse(self) -> Any:
-        end: float | None = getattr(_header_deadline, "value", None)
-        if end is None:
-            return super().getresponse()
-        timer = threading.Timer(max(0.0, end - time.monotonic()), _shutdown, (self.sock,))
-        timer.daemon = True
-        timer.start()
-        try:
-            return super().getresponse()
-        finally:
-            timer.cancel()
-
-
-class _DeadlineHTTPSConnection(_DeadlineHTTPConnection, HTTPSConnection):
-    """The same header deadline over TLS."""
-
-
-class _DeadlineHTTPPool(HTTPConnectionPool):
-    ConnectionCls = _DeadlineHTTPConnection
-
-
-class _DeadlineHTTPSPool(HTTPSConnectionPool):
-    ConnectionCls = _DeadlineHTTPSConnection
-
-
-class _GuardedPoolManager(urllib3.PoolManager):
-    """Hands its address guard to every connection of every pool it makes."""
-
-    def __init__(self, guard: AddressGuard, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.guard = guard
-        self.pool_classes_by_scheme = {"http": _DeadlineHTTPPool, "https": _DeadlineHTTPSPool}
-
-    def _new_pool(self, scheme: str, host: str, port: int,
-                  request_context: dict[str, Any] | None = None) -> HTTPConnectionPool:
-        pool = super()._new_pool(scheme, host, port, request_context)
-        pool.conn_kw["guard"] = self.guard
-        return pool
 
 
 class HostPacer:
@@ -366,14 +275,9 @@ class HttpClient:
         self.sleep = sleep
         self.clock = clock
         self.pacer = HostPacer(settings.min_interval, settings.host_intervals, clock, sleep)
-        self.pool = _GuardedPoolManager(
-            AddressGuard(self.trusted, settings.allow_private),
-            num_pools=16,
-            maxsize=1,
-            block=False,
-            timeout=urllib3.Timeout(connect=settings.connect_timeout, read=settings.read_timeout),
-            retries=False,
-        )
+        self.guard = AddressGuard(self.trusted, settings.allow_private)
+        self._pool: Any = None  # urllib3's pools (`_connections`)
+        self._pool_made = threading.Lock()
         self.requests_made = 0
 
     # -- public API -------------------------------------------------------------------------
@@ -535,6 +439,14 @@ class HttpClient:
             return Response(url, status, resp_headers, size)
         raise PolicyRefused(url, f"more than {self.settings.max_redirects} redirects")
 
+    def _connections(self, http_pool: ModuleType) -> Any:
+        """urllib3's pool manager, made by the first request (of whichever thread)."""
+        with self._pool_made:
+            if self._pool is None:
+                self._pool = http_pool.pool_manager(
+                    self.guard, self.settings.connect_timeout, self.settings.read_timeout)
+            return self._pool
+
     def _once(
         self,
         url: str,
@@ -549,26 +461,29 @@ class HttpClient:
         if remaining <= 0:
             raise TransientHttpError(url, f"deadline of {self.settings.deadline:.0f}s")
         # No single wait (connect, or one read) may outlast what is left of the deadline.
-        timeout = urllib3.Timeout(
+        from loralay_build import http_pool  # urllib3: loaded by the first request
+
+        pool = self._connections(http_pool)
+        timeout = http_pool.Timeout(
             connect=min(self.settings.connect_timeout, remaining),
             read=min(self.settings.read_timeout, remaining),
         )
-        _header_deadline.value = time.monotonic() + remaining
+        http_pool.header_deadline.value = time.monotonic() + remaining
         try:
-            resp = self.pool.request(
+            resp = pool.request(
                 "GET" if data is None else "POST", physical, body=data, headers=dict(headers),
                 preload_content=False, redirect=False, timeout=timeout,
             )
         except AddressRefused as exc:
             raise PolicyRefused(url, str(exc)) from exc
-        except Urllib3Error as exc:
+        except http_pool.Urllib3Error as exc:
             if self.clock() >= deadline:
                 raise TransientHttpError(
                     url, f"deadline of {self.settings.deadline:.0f}s (waiting for headers)"
                 ) from exc
             raise TransientHttpError(url, f"connection failed: {type(exc).__name__}") from exc
         finally:
-            _header_deadline.value = None
+            http_pool.header_deadline.value = None
         try:
             resp_headers = {k.lower(): v for k, v in resp.headers.items()}
             declared = resp_headers.get("content-length", "")
@@ -586,10 +501,10 @@ class HttpClient:
                     raise BodyTooLarge(url, f"body exceeds {cap} bytes")
                 sink.write(chunk)
             return resp.status, resp_headers, size
-        except DecodeError as exc:  # a broken or too deep Content-Encoding: retrying won't help
+        except http_pool.DecodeError as exc:  # a broken or too deep Content-Encoding: no retry
             resp.close()
             raise HttpError(url, f"undecodable body: {exc}") from exc
-        except Urllib3Error as exc:
+        except http_pool.Urllib3Error as exc:
             resp.close()
             raise TransientHttpError(url, f"body incomplete: {type(exc).__name__}") from exc
         except BaseException:
