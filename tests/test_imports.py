@@ -219,15 +219,16 @@ def test_a_build_parent_loads_no_worker_engine() -> None:
     assert done.stdout.strip() == "[]"
 
 
-def test_a_local_build_never_loads_the_network_stack(tmp_path: Path) -> None:
+def test_a_local_build_under_cron_loads_no_network_stack_or_bars(tmp_path: Path) -> None:
     """A build from local files makes no request, so its parent never imports urllib3 (the
-    HTTP client makes its connections on its first request)."""
+    HTTP client makes its connections on its first request); without a terminal it draws no
+    bar, so tqdm is never loaded either."""
     write_manifest(tmp_path / "docs.jsonl", make_corpus(tmp_path, 1))
     argv = ["local", "--input", str(tmp_path / "docs.jsonl"), "--out", str(tmp_path / "out"),
             "--workers", "1", "--no-filter", "-q"]
     code = ("import sys\nfrom loralay_build.cli import main\n"
             f"try:\n    main({argv!r}, standalone_mode=False)\nexcept SystemExit:\n    pass\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'urllib3'))")
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'urllib3', 'tqdm'}))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True, timeout=240)
     assert (tmp_path / "out" / "local" / "build.json").exists(), done.stderr

@@ -34,7 +34,7 @@ def test_the_discover_bar_counts_documents_not_batches(monkeypatch: pytest.Monke
             bars.append(self)
 
     monkeypatch.setattr(progress, "interactive", lambda: True)
-    monkeypatch.setattr(progress, "tqdm", Recorded)
+    monkeypatch.setattr("tqdm.tqdm", Recorded)  # what `progress` loads when it draws
     batches = [list(range(10)), list(range(3))]
     assert list(progress.batch_progress(iter(batches), "discover")) == batches
     (bar,) = bars

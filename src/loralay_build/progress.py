@@ -8,8 +8,6 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TextIO, TypeVar
 
-from tqdm import tqdm
-
 T = TypeVar("T")
 
 
@@ -32,7 +30,8 @@ class BarSafeHandler(logging.StreamHandler[TextIO]):
     land in the middle of a bar.
 
     Only the process that made the handler draws bars; a forked worker writes plainly, so it
-    never waits on a tqdm lock that a thread of its parent held at the fork.
+    never waits on a tqdm lock that a thread of its parent held at the fork. Without a
+    terminal there is no bar: lines are written plainly, and tqdm is never loaded (cron).
     """
 
     def __init__(self, stream: TextIO) -> None:
@@ -40,9 +39,11 @@ class BarSafeHandler(logging.StreamHandler[TextIO]):
         self.pid = os.getpid()
 
     def emit(self, record: logging.LogRecord) -> None:
-        if os.getpid() != self.pid:
+        if os.getpid() != self.pid or not interactive():
             super().emit(record)
             return
+        from tqdm import tqdm
+
         try:
             tqdm.write(self.format(record), file=self.stream)
         except Exception:  # logging's contract: report the failure, never raise it
@@ -54,6 +55,8 @@ def progress(items: Iterable[T], total: int | None, desc: str) -> Iterator[T]:
     if not interactive():
         yield from items
         return
+    from tqdm import tqdm
+
     yield from tqdm(items, total=total, desc=desc, unit="doc", leave=False, dynamic_ncols=True)
 
 
@@ -62,6 +65,8 @@ def batch_progress(batches: Iterable[list[T]], desc: str) -> Iterator[list[T]]:
     if not interactive():
         yield from batches
         return
+    from tqdm import tqdm
+
     with tqdm(desc=desc, unit="doc", leave=False, dynamic_ncols=True) as bar:
         for batch in batches:
             yield batch

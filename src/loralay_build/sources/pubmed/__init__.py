@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from loralay_build.sources.base import PublishedDataset
 from loralay_build.sources.pubmed import discover
-from loralay_build.sources.pubmed.publish_views import publish_views
 from loralay_build.sources.pubmed.view_schema import VIEWS
 from loralay_build.views.schema import ViewLayout
 
@@ -18,4 +17,7 @@ class PubmedSource(discover.PubmedSource):
     views: tuple[ViewLayout, ...] = VIEWS
 
     def after_publish(self, ctx: PublishedDataset) -> None:
+        # Imported here: only a PubMed build's parent runs it, after its publish.
+        from loralay_build.sources.pubmed.publish_views import publish_views
+
         publish_views(ctx, self.name)
