@@ -1,4 +1,5 @@
-"""Spawned workers do not re-run the parent's main script unless the task needs it."""
+"""Spawned workers do not re-run the parent's main script (run as a file or, with `python -m`,
+as a module) unless the task needs it."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 SCRIPT = """
 import math, os, sys
@@ -24,19 +27,22 @@ if __name__ == "__main__":
 """
 
 
-def _run(tmp_path: Path, which: str) -> tuple[str, bool]:
+def _run(tmp_path: Path, which: str, as_module: bool) -> tuple[str, bool]:
     script, mark = tmp_path / "main.py", tmp_path / f"mark-{which}"
     script.write_text(SCRIPT)
     env = {**os.environ, "MARK": str(mark),
-           "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    done = subprocess.run([sys.executable, str(script), which], capture_output=True,
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), *(p for p in sys.path if p)])}
+    run = ["-m", "main"] if as_module else [str(script)]
+    done = subprocess.run([sys.executable, *run, which], capture_output=True,
                           text=True, env=env, timeout=120, check=True)
     return done.stdout.strip(), mark.exists()
 
 
-def test_importable_function_leaves_the_main_script_out(tmp_path: Path) -> None:
-    assert _run(tmp_path, "math") == ("[4.0]", False)
+@pytest.mark.parametrize("as_module", [False, True], ids=["file", "module"])
+def test_importable_function_leaves_the_main_script_out(tmp_path: Path, as_module: bool) -> None:
+    assert _run(tmp_path, "math", as_module) == ("[4.0]", False)
 
 
-def test_function_of_the_main_script_still_runs(tmp_path: Path) -> None:
-    assert _run(tmp_path, "own") == ("[8.0]", True)
+@pytest.mark.parametrize("as_module", [False, True], ids=["file", "module"])
+def test_function_of_the_main_script_still_runs(tmp_path: Path, as_module: bool) -> None:
+    assert _run(tmp_path, "own", as_module) == ("[8.0]", True)
