@@ -460,10 +460,10 @@ class HttpClient:
         remaining = deadline - self.clock()
         if remaining <= 0:
             raise TransientHttpError(url, f"deadline of {self.settings.deadline:.0f}s")
-        # No single wait (connect, or one read) may outlast what is left of the deadline.
         from loralay_build import http_pool  # urllib3: loaded by the first request
 
         pool = self._connections(http_pool)
+        # No single wait (connect, or one read) may outlast what is left of the deadline.
         timeout = http_pool.Timeout(
             connect=min(self.settings.connect_timeout, remaining),
             read=min(self.settings.read_timeout, remaining),

@@ -149,7 +149,7 @@ def _main_left_out(func: Callable[..., object]) -> Iterator[None]:
     its file, or by its module name under `python -m`) so that functions defined there
     unpickle. Under `build-corpus` or `python -m loralay_build.cli` that imports the whole CLI
     (Arrow, every source) into each worker: ~0.2 s of CPU and ~45 MiB per worker for nothing,
-    as the worker's function lives in an importable module. Only then is the main module's
+    as the worker's function lives in an importable module. Only then are the main module's
     file and name hidden while a worker starts.
     """
     main = sys.modules["__main__"]
