@@ -217,16 +217,13 @@ class AddressGuard:
     def exempt(self, host: str, port: int) -> bool:
         return self.allow_private or (host.lower(), port) in self.trusted
 
-    def addresses(self, host: str, port: int) -> list[str]:
-        """The checked addresses to connect to, in resolver order; raises AddressRefused
-        when any is not public (socket.gaierror when the host does not resolve)."""
-        from loralay_build import http_pool  # asked by a connection: urllib3 is loaded
-
-        found = http_pool.resolve(host, port)
-        for address in found:
+    def check(self, host: str, addresses: list[str]) -> list[str]:
+        """The host's resolved addresses, to connect to as they are; raises AddressRefused
+        when any is not public."""
+        for address in addresses:
             if not public_address(address):
                 raise AddressRefused(f"host {host!r} resolves to a non-public address")
-        return found
+        return addresses
 
 
 class HostPacer:

@@ -28,8 +28,7 @@ from urllib3.util.connection import allowed_gai_family
 
 # The client reaches urllib3 through this module only: the timeout it sets and the errors it
 # catches are passed on under these names.
-__all__ = ["DecodeError", "Timeout", "Urllib3Error", "header_deadline", "pool_manager",
-           "resolve"]
+__all__ = ["DecodeError", "Timeout", "Urllib3Error", "header_deadline", "pool_manager"]
 
 header_deadline = threading.local()  # monotonic time by which the headers must be in
 
@@ -39,11 +38,12 @@ class Guard(Protocol):
 
     def exempt(self, host: str, port: int) -> bool: ...
 
-    def addresses(self, host: str, port: int) -> list[str]: ...
+    def check(self, host: str, addresses: list[str]) -> list[str]: ...
 
 
-def resolve(host: str, port: int) -> list[str]:
-    """The addresses a connection to the host may use, in resolver order, once each."""
+def _resolve(host: str, port: int) -> list[str]:
+    """The addresses a connection to the host may use, in resolver order, once each
+    (socket.gaierror when the host does not resolve)."""
     infos = socket.getaddrinfo(host, port, allowed_gai_family(), socket.SOCK_STREAM)
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
@@ -71,7 +71,7 @@ class _DeadlineHTTPConnection(HTTPConnection):
         if self.guard is None or self.guard.exempt(name, self.port):
             return super()._new_conn()
         try:
-            addresses = self.guard.addresses(name, self.port)
+            addresses = self.guard.check(name, _resolve(name, self.port))
         except socket.gaierror as exc:
             raise NameResolutionError(self.host, self, exc) from exc
         try:
