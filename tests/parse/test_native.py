@@ -155,25 +155,6 @@ def test_the_words_nfc_must_look_at_are_the_non_ascii_ones() -> None:
         NATIVE.non_ascii(["a", b"b"])
 
 
-@pytest.mark.parametrize(("words", "boxes", "starts", "runs", "error"), [
-    (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)], [0, 3], [(0, 2)], ValueError),  # a box missing
-    (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, 3], [(1, 2), (0, 1)], ValueError),  # order
-    (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, 3], [(0, 3)], ValueError),  # past the end
-    (["ab", ""], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, 3], [(0, 2)], TypeError),  # an empty word
-    (["ab", "c"], [(0.0, 0.0, 1.0)] * 2, [0, 3], [(0, 2)], TypeError),  # a short box
-    (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, -3], [(0, 2)], ValueError),  # a start
-    (["ab", "c"], [(0.0, 0.0, 1.0, 1.0)] * 2, [0, 3], [[0, 2]], TypeError),  # a list run
-])
-def test_finishing_composed_lines_checks_its_input(
-    words: list[str], boxes: list[Any], starts: list[int], runs: list[tuple[int, int]],
-    error: type[Exception],
-) -> None:
-    """Lists that do not describe one page's words are refused before PDFium is asked."""
-    assert NATIVE is not None
-    with pytest.raises(error):
-        NATIVE.finish_lines(1, words, boxes, starts, runs, 0, 600.0, 800.0)
-
-
 @pytest.mark.skipif(not ACCENT_FONT.is_file(), reason="DejaVu Sans is absent")
 @pytest.mark.parametrize("compose", [True, False])
 def test_accents_ligatures_non_bmp_and_hyphens(tmp_path: Path, compose: bool) -> None:
@@ -407,6 +388,77 @@ def test_scripted_edge_cases() -> None:
             native = _read(page, True, quarter, compose)
             assert native == _read(page, False, quarter, compose)
             assert "ab-" in native and "'cd-'" in native and "\ufffd\ufffdx" in native
+
+
+# Pages for accent composition: letters on a line with a 6-point pitch (dotless i among
+# them), spacing accents moved up to two letters away and raised, spaces, line breaks and
+# hyphen marks, so that accents over letters, beside them and words split by an accent to
+# rejoin are common.
+_ACCENTS = [0xb4, 0x60, 0x2c7, 0xa8, 0xb8, 0x2dc]
+_ACCENT_UNITS = st.sampled_from([*map(ord, "aeEio1"), 0x131, *_ACCENTS, *_ACCENTS, 0x20, 0x20,
+                                 0x0a, 0xfffe])
+
+
+@st.composite
+def accent_pages(draw: st.DrawFn) -> FakePage:
+    n = draw(st.integers(1, 40))
+    units = draw(st.lists(_ACCENT_UNITS, min_size=n, max_size=n))
+    boxes: list[tuple[float, float, float, float] | None] = []
+    cursor = 20.0
+    for unit in units:
+        accent = unit in _ACCENTS
+        x, width, top = cursor, 6.0, 500.0
+        if accent:
+            x += 6.0 * draw(st.integers(-2, 2)) + draw(st.floats(-3, 3, width=32))
+            width = draw(st.floats(0.5, 6, width=32))
+            top += draw(st.floats(-2, 8, width=32))
+        # a space or an accent takes no room at times (TeX moves an accent back over its
+        # letter): the letters on either side then touch
+        cursor += draw(st.sampled_from([0.0, 6.0])) if unit in (0x20, 0x0a) or accent else 6.0
+        boxes.append((x, top, x + width, top - 10.0))
+    return FakePage(units, set(), boxes, [0.0] * n, [10.0] * n, [None] * n)
+
+
+@pytest.mark.usefixtures("scripted")
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(page=accent_pages(), quarter=st.integers(0, 3))
+def test_scripted_accents_compose_alike(page: FakePage, quarter: int) -> None:
+    assert _read(page, True, quarter, True) == _read(page, False, quarter, True)
+
+
+def _typeset(text: str) -> FakePage:
+    """A scripted line of `text`: each character 6 points after the last, but a spacing
+    accent takes no room and a "~" (dropped) steps back over the last character, as TeX
+    sets them."""
+    units, boxes, cursor = [], [], 20.0
+    for char in text:
+        if char == "~":
+            cursor -= 6.0
+            continue
+        accent = ord(char) in _ACCENTS
+        units.append(ord(char))
+        top = 508.0 if accent else 500.0
+        boxes.append((cursor, top, cursor + 6.0, top - 10.0) if char != " " else None)
+        cursor += 0.0 if accent else 6.0
+    n = len(units)
+    return FakePage(units, set(), boxes, [0.0] * n, [10.0] * n, [None] * n)
+
+
+@pytest.mark.usefixtures("scripted")
+@pytest.mark.parametrize(("text", "lines"), [
+    ("\u00b4Ecole x", [["\u00c9cole", "x"]]),  # the page's first word opens with its accent
+    ("Resum ~\u00b4 ~e", [["Resum\u00e9"]]),  # a stand-alone accent split the word
+    ("Resum\u00b4 ~e", [["Resum\u00e9"]]),  # an accent ending the first half
+    ("ab~\u00b4\ne", [["ab\u0301"], ["e"]]),  # a line break ends the word all the same
+])
+def test_scripted_accent_cases(text: str, lines: list[list[str]]) -> None:
+    """Accents composed with the letter under them, the halves of a split word rejoined."""
+    page = _typeset(text)
+    assert _read(page, True, 0, True) == _read(page, False, 0, True)
+    result = PageText(Page(0, 400.0, 600.0, 0))
+    pdfium._read_text(ctypes.c_void_p(1), (10.0, 20.0, 410.0, 620.0, 0), result,
+                      ParseSettings(), NATIVE)
+    assert [line.words for line in result.lines] == lines
 
 
 # Random pages of lines for the ordering: a layout of one to three columns of body lines

@@ -44,6 +44,9 @@ static MatrixFn get_matrix;
 
 #define HALF_PI (3.141592653589793 / 2)
 
+/* Interned names of Line's fields, and "" (made when the module loads). */
+static PyObject *s_words, *s_boxes, *s_sizes, *s_direction, *s_group, *s_empty;
+
 /* Python's min(x, y) and max(x, y): the first argument unless the second compares below
  * (above) it, which fixes the result when one is NaN. */
 static inline double pmin(double x, double y) { return y < x ? y : x; }
@@ -72,15 +75,24 @@ static inline int is_garbage(uint32_t c) {
            (c >= 0x0e && c <= 0x1f) || (c >= 0xe000 && c <= 0xf8ff);
 }
 
-/* accents.ACCENT: the spacing accents composed with their letter. */
-static inline int is_accent(uint32_t c) {
+/* accents.COMBINING: the combining mark a spacing accent stands for, 0 for other characters
+ * (accents.ACCENT). */
+static inline Py_UCS4 combining_of(uint32_t c) {
     switch (c) {
-    case 0xb4: case 0x2ca: case 0x60: case 0x2cb: case 0xa8: case 0x2c6: case 0x2dc:
-    case 0xb8: case 0x2da: case 0x2c7: case 0x2d8: case 0x2d9: case 0x2dd: case 0x2db:
-    case 0xaf: case 0x2c9:
-        return 1;
-    default:
-        return 0;
+    case 0xb4: case 0x2ca: return 0x301;
+    case 0x60: case 0x2cb: return 0x300;
+    case 0xa8: return 0x308;
+    case 0x2c6: return 0x302;
+    case 0x2dc: return 0x303;
+    case 0xb8: return 0x327;
+    case 0x2da: return 0x30a;
+    case 0x2c7: return 0x30c;
+    case 0x2d8: return 0x306;
+    case 0x2d9: return 0x307;
+    case 0x2dd: return 0x30b;
+    case 0x2db: return 0x328;
+    case 0xaf: case 0x2c9: return 0x304;
+    default: return 0;
     }
 }
 
@@ -194,30 +206,37 @@ done:
     return text;
 }
 
+/* geometry.to_display: a user-space rectangle (y up) in display space. */
+static void to_display(const double *frame, int quarter, double x0, double y0, double x1,
+                       double y1, double *out) {
+    double left = frame[0], bottom = frame[1], right = frame[2], top = frame[3];
+    double a, b, c, d;
+    if (quarter == 0) {
+        a = x0 - left; b = top - y1; c = x1 - left; d = top - y0;
+    } else if (quarter == 1) {
+        a = y0 - bottom; b = x0 - left; c = y1 - bottom; d = x1 - left;
+    } else if (quarter == 2) {
+        a = right - x1; b = y0 - bottom; c = right - x0; d = y1 - bottom;
+    } else {
+        a = top - y1; b = right - x1; c = top - y0; d = right - x0;
+    }
+    out[0] = pmin(a, c); out[1] = pmin(b, d); out[2] = pmax(a, c); out[3] = pmax(b, d);
+}
+
 /* Display box from the loose boxes of a word's first and last characters (`_display_boxes`
  * and geometry.to_display). */
 static void display_box(const RectF *p, const RectF *q, const double *frame, int quarter,
                         double *out) {
     double a = p->left, b = p->top, c = p->right, d = p->bottom;
     double e = q->left, f = q->top, g = q->right, h = q->bottom;
-    double left = frame[0], bottom = frame[1], right = frame[2], top = frame[3];
-    if (quarter == 0) {
-        out[0] = (a < e ? a : e) - left;
-        out[1] = top - (b > f ? b : f);
-        out[2] = (c > g ? c : g) - left;
-        out[3] = top - (d < h ? d : h);
+    if (quarter == 0) {  /* `_display_boxes` inlines the upright case */
+        out[0] = (a < e ? a : e) - frame[0];
+        out[1] = frame[3] - (b > f ? b : f);
+        out[2] = (c > g ? c : g) - frame[0];
+        out[3] = frame[3] - (d < h ? d : h);
         return;
     }
-    double x0 = pmin(a, e), y0 = pmin(d, h), x1 = pmax(c, g), y1 = pmax(b, f);
-    double u0, v0, u1, v1;
-    if (quarter == 1) {
-        u0 = y0 - bottom; v0 = x0 - left; u1 = y1 - bottom; v1 = x1 - left;
-    } else if (quarter == 2) {
-        u0 = right - x1; v0 = y0 - bottom; u1 = right - x0; v1 = y1 - bottom;
-    } else {
-        u0 = top - y1; v0 = right - x1; u1 = top - y0; v1 = right - x0;
-    }
-    out[0] = pmin(u0, u1); out[1] = pmin(v0, v1); out[2] = pmax(u0, u1); out[3] = pmax(v0, v1);
+    to_display(frame, quarter, pmin(a, e), pmin(d, h), pmax(c, g), pmax(b, f), out);
 }
 
 /* geometry.clean_box: 0 when a coordinate is not finite, else 1 with `box` clamped. */
@@ -504,19 +523,376 @@ done:
     return result;
 }
 
+/* ---- Accent composition (parse/accents.py), on the words of one page in `read_text`. ----
+ *
+ * The same decisions as `_Composer` with PDFium's character boxes: the same search order,
+ * the same float comparisons, Python's min/max semantics. Marks and dropped accents are
+ * keyed by the text position of their character (a word is one run of the page text). */
+
+/* accents._DOTLESS: TeX puts accents over a dotless i or j. */
+static inline Py_UCS4 dotted(Py_UCS4 c) { return c == 0x131 ? 'i' : c == 0x237 ? 'j' : c; }
+
+typedef struct { Py_ssize_t key, seq; Py_UCS4 mark; double box[4]; } Piece;
+typedef struct { Piece *items; Py_ssize_t len, cap; } Pieces;
+
+static int add_piece(Pieces *list, Py_ssize_t key, Py_UCS4 mark, const double *box) {
+    if (list->len == list->cap) {
+        Py_ssize_t cap = list->cap ? 2 * list->cap : 16;
+        Piece *items = realloc(list->items, (size_t)cap * sizeof(Piece));
+        if (!items) return -1;
+        list->items = items;
+        list->cap = cap;
+    }
+    Piece *p = &list->items[list->len];
+    p->key = key;
+    p->seq = list->len++;
+    p->mark = mark;
+    if (box) memcpy(p->box, box, sizeof p->box);
+    return 0;
+}
+
+static int cmp_pieces(const void *pa, const void *pb) {
+    const Piece *a = pa, *b = pb;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The pieces of `key`, in the order they were added (the list sorted by cmp_pieces). */
+static const Piece *pieces_of(const Pieces *list, Py_ssize_t key, Py_ssize_t *n) {
+    Py_ssize_t lo = 0, hi = list->len;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (list->items[mid].key < key) lo = mid + 1; else hi = mid;
+    }
+    Py_ssize_t end = lo;
+    while (end < list->len && list->items[end].key == key) end++;
+    *n = end - lo;
+    return list->items + lo;
+}
+
+typedef struct {
+    void *tp;
+    const double *frame;
+    int quarter;
+    Words *w;
+    double **cache;            /* display boxes of each word's characters, once read */
+    unsigned char *dropped;    /* per text position: an accent composed away */
+    unsigned char *touched;    /* per word: holds an accent or was given one */
+    Py_ssize_t *run_first, *run_end;
+    Pieces marks;              /* key: the letter's text position */
+    Pieces extra;              /* key: the word given the accent's box */
+    long count;
+} Composer;
+
+/* `_CharBoxes`: the display box of each character of word i (read once). */
+static const double *char_boxes(Composer *c, Py_ssize_t i) {
+    if (!c->cache[i]) {
+        Py_ssize_t n = PyUnicode_GET_LENGTH(c->w->words[i]);
+        double *boxes = malloc((size_t)(n ? n : 1) * 4 * sizeof(double));
+        if (!boxes) { PyErr_NoMemory(); return NULL; }
+        for (Py_ssize_t k = 0; k < n; k++) {
+            RectF r = {0};
+            loose_box(c->tp, c->w->starts[i] + (int)k, &r);
+            double a = r.left, b = r.top, cc = r.right, d = r.bottom;
+            to_display(c->frame, c->quarter, pmin(a, cc), pmin(b, d), pmax(a, cc), pmax(b, d),
+                       boxes + 4 * k);
+        }
+        c->cache[i] = boxes;
+    }
+    return c->cache[i];
+}
+
+/* `_letter_under`: 1 with the (word, char) of the letter the accent overlaps most, 0 when
+ * none overlaps enough, -1 on error. */
+static int letter_under(Composer *c, const double *accent, const Py_ssize_t *targets,
+                        Py_ssize_t n, Py_ssize_t *word, Py_ssize_t *at) {
+    int found = 0;
+    double best = 0.0, width = accent[2] - accent[0];
+    for (Py_ssize_t t = 0; t < n; t++) {
+        Py_ssize_t j = targets[t];
+        PyObject *text = c->w->words[j];
+        const double *boxes = char_boxes(c, j);
+        if (!boxes) return -1;
+        for (Py_ssize_t m = 0; m < PyUnicode_GET_LENGTH(text); m++) {
+            Py_UCS4 ch = PyUnicode_READ_CHAR(text, m);
+            if (!Py_UNICODE_ISALPHA(ch) || combining_of(ch) || c->dropped[c->w->starts[j] + m])
+                continue;
+            const double *box = boxes + 4 * m;
+            double overlap = pmin(accent[2], box[2]) - pmax(accent[0], box[0]);
+            double need = 0.4 * pmin(width, box[2] - box[0]);  /* MIN_OVERLAP */
+            double reach = 0.5 * (box[3] - box[1]);
+            if (overlap > best && overlap >= need && accent[3] >= box[1] - reach
+                    && accent[1] <= box[3] + reach) {
+                found = 1;
+                best = overlap;
+                *word = j;
+                *at = m;
+            }
+        }
+    }
+    return found;
+}
+
+/* `_compose_word` (WINDOW words each side of a stand-alone accent). */
+static int compose_word(Composer *c, Py_ssize_t i) {
+    Words *w = c->w;
+    PyObject *word = w->words[i];
+    Py_ssize_t len = PyUnicode_GET_LENGTH(word), n = 0;
+    int alone = 1;
+    for (Py_ssize_t k = 0; k < len; k++)
+        if (!combining_of(PyUnicode_READ_CHAR(word, k))) alone = 0;
+    Py_ssize_t first = c->run_first[i], end = c->run_end[i];
+    Py_ssize_t targets[121];
+    if (alone) {
+        Py_ssize_t lo = i - 60 > first ? i - 60 : first, hi = i + 61 < end ? i + 61 : end;
+        for (Py_ssize_t j = lo; j < hi; j++)
+            if (j != i && !combining_of(PyUnicode_READ_CHAR(w->words[j], 0))) targets[n++] = j;
+    } else {
+        for (Py_ssize_t j = i - 1; j <= i + 1; j++)
+            if (first <= j && j < end) targets[n++] = j;
+    }
+    for (Py_ssize_t k = 0; k < len; k++) {
+        Py_UCS4 mark = combining_of(PyUnicode_READ_CHAR(word, k));
+        if (!mark) continue;
+        const double *accent = w->boxes + 4 * i;
+        if (len != 1) {
+            const double *boxes = char_boxes(c, i);
+            if (!boxes) return -1;
+            accent = boxes + 4 * k;
+        }
+        Py_ssize_t j = 0, m = 0;
+        int found = letter_under(c, accent, targets, n, &j, &m);
+        if (found < 0) return -1;
+        if (!found) continue;
+        if (add_piece(&c->marks, w->starts[j] + m, mark, NULL)
+                || (j != i && add_piece(&c->extra, j, 0, accent))) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        c->dropped[w->starts[i] + k] = 1;
+        c->touched[j] = 1;
+        c->count++;
+    }
+    return 0;
+}
+
+/* `_text`: word i without its dropped accents, its letters composed with their marks. */
+static PyObject *composed_text(Composer *c, Py_ssize_t i, PyObject *nfc) {
+    PyObject *word = c->w->words[i];
+    Py_ssize_t len = PyUnicode_GET_LENGTH(word), start = c->w->starts[i];
+    PyObject *pieces = PyList_New(0), *result = NULL;
+    if (!pieces) return NULL;
+    for (Py_ssize_t m = 0; m < len; m++) {
+        if (c->dropped[start + m]) continue;
+        Py_UCS4 ch = PyUnicode_READ_CHAR(word, m);
+        Py_ssize_t n;
+        const Piece *marks = pieces_of(&c->marks, start + m, &n);
+        PyObject *piece;
+        if (n) {  /* the letter (dotted) and its marks in the order they were found */
+            Py_UCS4 *chars = malloc((size_t)(n + 1) * sizeof(Py_UCS4));
+            if (!chars) { PyErr_NoMemory(); goto done; }
+            chars[0] = dotted(ch);
+            for (Py_ssize_t k = 0; k < n; k++) chars[k + 1] = marks[k].mark;
+            PyObject *raw = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, chars, n + 1);
+            free(chars);
+            if (!raw) goto done;
+            piece = PyObject_CallFunction(nfc, "sO", "NFC", raw);
+            Py_DECREF(raw);
+        } else {
+            piece = PyUnicode_FromOrdinal((int)ch);
+        }
+        if (!piece || PyList_Append(pieces, piece)) { Py_XDECREF(piece); goto done; }
+        Py_DECREF(piece);
+    }
+    result = PyUnicode_Join(s_empty, pieces);
+done:
+    Py_DECREF(pieces);
+    return result;
+}
+
+static void union_into(double *into, const double *box) {
+    into[0] = pmin(into[0], box[0]); into[1] = pmin(into[1], box[1]);
+    into[2] = pmax(into[2], box[2]); into[3] = pmax(into[3], box[3]);
+}
+
+/* `_box`: the union of word i's remaining characters and of the accents given to it. */
+static int composed_box(Composer *c, Py_ssize_t i, double *out) {
+    Py_ssize_t len = PyUnicode_GET_LENGTH(c->w->words[i]), start = c->w->starts[i], n;
+    int any = 0, first = 1;
+    for (Py_ssize_t m = 0; m < len; m++) any |= c->dropped[start + m];
+    memcpy(out, c->w->boxes + 4 * i, 4 * sizeof(double));
+    if (any) {
+        const double *boxes = char_boxes(c, i);
+        if (!boxes) return -1;
+        for (Py_ssize_t m = 0; m < len; m++) {
+            if (c->dropped[start + m]) continue;
+            if (first) memcpy(out, boxes + 4 * m, 4 * sizeof(double)); else union_into(out, boxes + 4 * m);
+            first = 0;
+        }
+    }
+    const Piece *extra = pieces_of(&c->extra, i, &n);
+    for (Py_ssize_t k = 0; k < n; k++) union_into(out, extra[k].box);
+    return 0;
+}
+
+/* `_joinable`: two word halves on one baseline with no space between them. */
+static int joinable(const double *left, const double *right) {
+    double height = left[3] - left[1], gap = right[0] - left[2];
+    double shared = pmin(left[3], right[3]) - pmax(left[1], right[1]);
+    return -0.1 * height <= gap && gap <= 0.1 * height && shared > 0.5 * height;
+}
+
+/* `_rebuild`: the words after composition replace those of `w` (their first characters,
+ * boxes and engine lines with them; letterless recounted on the new words). */
+static int rebuild(Composer *c) {
+    Words *w = c->w, out = {0};
+    Py_ssize_t n = w->n, cap = n + 1;
+    Py_ssize_t *new_index = malloc((size_t)cap * sizeof(Py_ssize_t));
+    unsigned char *run_start = calloc((size_t)cap, 1);
+    PyObject *nfc = NULL;
+    int status = -1;
+    out.words = calloc((size_t)cap, sizeof(PyObject *));
+    out.boxes = malloc((size_t)cap * 4 * sizeof(double));
+    out.starts = malloc((size_t)cap * sizeof(int));
+    out.letterless = malloc((size_t)cap * sizeof(int));
+    if (!new_index || !run_start || !out.words || !out.boxes || !out.starts || !out.letterless) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    PyObject *unicodedata = PyImport_ImportModule("unicodedata");
+    if (!unicodedata) goto done;
+    nfc = PyObject_GetAttrString(unicodedata, "normalize");
+    Py_DECREF(unicodedata);
+    if (!nfc) goto done;
+    for (Py_ssize_t r = 0; r + 1 < w->runs.len; r += 2) run_start[w->runs.items[r]] = 1;
+    int split = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        new_index[i] = out.n;
+        PyObject *word = w->words[i];
+        Py_ssize_t len = PyUnicode_GET_LENGTH(word), start = w->starts[i];
+        if (!split && !c->touched[i]) {
+            Py_INCREF(word);
+            out.words[out.n] = word;
+            memcpy(out.boxes + 4 * out.n, w->boxes + 4 * i, 4 * sizeof(double));
+            out.starts[out.n++] = (int)start;
+            continue;
+        }
+        if (run_start[i]) split = 0;
+        PyObject *text = word;
+        double box[4];
+        if (c->touched[i]) {
+            if (!(text = composed_text(c, i, nfc))) goto done;
+        } else {
+            Py_INCREF(text);
+        }
+        if (PyUnicode_GET_LENGTH(text) == 0) {
+            Py_DECREF(text);
+            split = split || out.n > 0;
+            continue;
+        }
+        if (!c->touched[i]) {
+            memcpy(box, w->boxes + 4 * i, sizeof box);
+        } else if (composed_box(c, i, box)) {
+            Py_DECREF(text);
+            goto done;
+        }
+        split = split || c->dropped[start];
+        double *last = out.n ? out.boxes + 4 * (out.n - 1) : NULL;
+        if (split && last && joinable(last, box)) {
+            PyObject *joined = PyUnicode_Concat(out.words[out.n - 1], text);
+            Py_DECREF(text);
+            if (!joined) goto done;
+            Py_SETREF(out.words[out.n - 1], joined);
+            union_into(last, box);
+        } else {
+            out.words[out.n] = text;
+            memcpy(out.boxes + 4 * out.n, box, sizeof box);
+            out.starts[out.n++] = (int)start;
+        }
+        split = c->dropped[start + len - 1];
+    }
+    new_index[n] = out.n;
+    /* Joins never cross an engine line, so one ends where its end word's new word starts. */
+    for (Py_ssize_t r = 0; r + 1 < w->runs.len; r += 2) {
+        Py_ssize_t s = new_index[w->runs.items[r]], e = new_index[w->runs.items[r + 1]];
+        if (e > s && (push(&out.runs, (int)s) || push(&out.runs, (int)e))) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    for (Py_ssize_t i = 0; i < out.n; i++) {
+        Py_UCS4 *chars = PyUnicode_AsUCS4Copy(out.words[i]);
+        if (!chars) goto done;
+        out.letterless[i] = letterless_length(chars, PyUnicode_GET_LENGTH(out.words[i]), 0);
+        PyMem_Free(chars);
+    }
+    free_words(w);
+    *w = out;
+    out = (Words){0};
+    status = 0;
+done:
+    free_words(&out);
+    free(new_index);
+    free(run_start);
+    Py_XDECREF(nfc);
+    return status;
+}
+
+/* `compose_accents` over the page's words: they are replaced by the composed ones and the
+ * number of accents composed is added to `count`. */
+static int compose_accents(void *tp, Words *w, Py_ssize_t length, const double *frame,
+                           int quarter, long *count) {
+    Py_ssize_t n = w->n;
+    Composer c = {.tp = tp, .frame = frame, .quarter = quarter, .w = w};
+    int status = -1;
+    c.cache = calloc((size_t)n + 1, sizeof(double *));
+    c.dropped = calloc((size_t)length + 1, 1);
+    c.touched = calloc((size_t)n + 1, 1);
+    c.run_first = malloc(((size_t)n + 1) * sizeof(Py_ssize_t));
+    c.run_end = malloc(((size_t)n + 1) * sizeof(Py_ssize_t));
+    if (!c.cache || !c.dropped || !c.touched || !c.run_first || !c.run_end) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) { c.run_first[i] = i; c.run_end[i] = i + 1; }
+    for (Py_ssize_t r = 0; r + 1 < w->runs.len; r += 2)
+        for (Py_ssize_t i = w->runs.items[r]; i < w->runs.items[r + 1]; i++) {
+            c.run_first[i] = w->runs.items[r];
+            c.run_end[i] = w->runs.items[r + 1];
+        }
+    for (Py_ssize_t i = 0; i < n; i++) {  /* every word holding an accent, in order */
+        PyObject *word = w->words[i];
+        for (Py_ssize_t k = 0; k < PyUnicode_GET_LENGTH(word) && !c.touched[i]; k++)
+            c.touched[i] = combining_of(PyUnicode_READ_CHAR(word, k)) != 0;
+        if (c.touched[i] && compose_word(&c, i)) goto done;
+    }
+    qsort(c.marks.items, (size_t)c.marks.len, sizeof(Piece), cmp_pieces);
+    qsort(c.extra.items, (size_t)c.extra.len, sizeof(Piece), cmp_pieces);
+    if (rebuild(&c)) goto done;
+    *count += c.count;
+    status = 0;
+done:
+    if (c.cache)
+        for (Py_ssize_t i = 0; i < n; i++) free(c.cache[i]);
+    free(c.cache);
+    free(c.dropped);
+    free(c.touched);
+    free(c.run_first);
+    free(c.run_end);
+    free(c.marks.items);
+    free(c.extra.items);
+    return status;
+}
+
 /* read_text(textpage, count, frame, quarter, width, height, compose)
  *
  * `textpage` is the FPDF_TEXTPAGE address, `frame` (left, bottom, right, top) the page's
- * bounding box. Returns (chars, garbage, accents, lines, boxes, runs, starts, bad_boxes,
- * letterless, infos). Without accents to compose, `lines` holds the finished lines as
- * (words, boxes, sizes, direction) tuples (the fields of a Line), `letterless` counts the
- * characters of words without a letter or digit (api._junk), or is -1 when no word is
- * kept, `infos` holds each line's `LineInfo` for `order_page`, and boxes, runs and starts
- * are None. With accents to compose (`compose` and a
- * spacing accent in the text) the engine lines come back unfinished for Python to compose
- * and finish: `lines` holds the words, `boxes` 4 float64 per word, `runs` the (first, end)
- * word of each engine line as int32, `starts` each word's first character, and `infos` is
- * None. */
+ * bounding box. Returns (chars, garbage, composed, lines, bad_boxes, letterless, infos):
+ * `composed` counts the spacing accents composed with their letter (when `compose`),
+ * `lines` holds the finished lines as (words, boxes, sizes, direction) tuples (the fields
+ * of a Line), `letterless` counts the characters of words without a letter or digit
+ * (api._junk), or is -1 when no word is kept, and `infos` holds each line's `LineInfo` for
+ * `order_page`. */
 static PyObject *read_text(PyObject *self, PyObject *args) {
     unsigned long long address;
     int count, quarter, compose;
@@ -542,25 +918,14 @@ static PyObject *read_text(PyObject *self, PyObject *args) {
     for (Py_ssize_t i = 0; i < length; i++) {
         if (is_control(text[i])) text[i] = 0xfffd;
         if (is_garbage(text[i])) garbage++;
-        if (is_accent(text[i])) accents = 1;
+        if (combining_of(text[i])) accents = 1;
     }
     Words w = {0};
     PyObject *result = NULL;
     if (cut_words(tp, text, length, frame, quarter, &w, &chars)) goto done;
-    if (compose && accents && w.n) {
-        PyObject *words = PyList_New(w.n);
-        if (!words) goto done;
-        for (Py_ssize_t i = 0; i < w.n; i++) {
-            Py_INCREF(w.words[i]);
-            PyList_SET_ITEM(words, i, w.words[i]);
-        }
-        result = Py_BuildValue(
-            "(LLONNNNlLO)", chars, garbage, Py_True, words,
-            bytes_of(w.boxes, w.n * 4 * (Py_ssize_t)sizeof(double)),
-            bytes_of(w.runs.items, w.runs.len * (Py_ssize_t)sizeof(int)),
-            bytes_of(w.starts, w.n * (Py_ssize_t)sizeof(int)), 0L, -1LL, Py_None);
+    long composed = 0;
+    if (compose && accents && w.n && compose_accents(tp, &w, length, frame, quarter, &composed))
         goto done;
-    }
     PyObject *lines = build_lines(tp, &w, quarter, width, height);
     if (!lines) goto done;
     PyObject *items, *infos;
@@ -570,102 +935,11 @@ static PyObject *read_text(PyObject *self, PyObject *args) {
         Py_DECREF(lines);
         goto done;
     }
-    result = Py_BuildValue("(LLOOOOOlLO)", chars, garbage, Py_False, items, Py_None, Py_None,
-                           Py_None, bad, PyList_GET_SIZE(items) ? junk : -1LL, infos);
+    result = Py_BuildValue("(LLlOlLO)", chars, garbage, composed, items, bad,
+                           PyList_GET_SIZE(items) ? junk : -1LL, infos);
     Py_DECREF(lines);
 done:
     free(text);
-    free_words(&w);
-    return result;
-}
-
-/* finish_lines(textpage, words, boxes, starts, runs, quarter, width, height)
- *
- * The end of `_read_text` for a page whose accents Python has composed: `words` (str),
- * their display `boxes` (4-tuples of floats), `starts` (each word's first character) and
- * `runs` ((first, end) engine lines) become finished lines as `read_text` returns them:
- * (lines, bad_boxes, letterless, infos), letterless -1 when no word is kept. */
-static PyObject *finish_lines(PyObject *self, PyObject *args) {
-    unsigned long long address;
-    PyObject *words, *boxes, *starts, *runs;
-    int quarter;
-    double width, height;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "KO!O!O!O!idd", &address, &PyList_Type, &words, &PyList_Type,
-                          &boxes, &PyList_Type, &starts, &PyList_Type, &runs, &quarter, &width,
-                          &height))
-        return NULL;
-    if (!get_text) {
-        PyErr_SetString(PyExc_RuntimeError, "PDFium entry points not bound");
-        return NULL;
-    }
-    Py_ssize_t n = PyList_GET_SIZE(words);
-    if (quarter < 0 || quarter > 3 || PyList_GET_SIZE(boxes) != n
-            || PyList_GET_SIZE(starts) != n) {
-        PyErr_SetString(PyExc_ValueError, "one box and start per word, quarter in 0..3");
-        return NULL;
-    }
-    Words w = {0};
-    PyObject *result = NULL, *lines = NULL;
-    size_t cap = (size_t)n + 1;
-    w.words = calloc(cap, sizeof(PyObject *));
-    w.boxes = malloc(cap * 4 * sizeof(double));
-    w.starts = malloc(cap * sizeof(int));
-    w.letterless = malloc(cap * sizeof(int));
-    if (!w.words || !w.boxes || !w.starts || !w.letterless) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *word = PyList_GET_ITEM(words, i), *box = PyList_GET_ITEM(boxes, i);
-        if (!PyUnicode_Check(word) || PyUnicode_GET_LENGTH(word) == 0 || !PyTuple_Check(box)
-                || PyTuple_GET_SIZE(box) != 4) {
-            PyErr_SetString(PyExc_TypeError, "words must be non-empty str, boxes 4-tuples");
-            goto done;
-        }
-        for (int q = 0; q < 4; q++) {
-            double v = PyFloat_AsDouble(PyTuple_GET_ITEM(box, q));
-            if (v == -1.0 && PyErr_Occurred()) goto done;
-            w.boxes[4 * i + q] = v;
-        }
-        long start = PyLong_AsLong(PyList_GET_ITEM(starts, i));
-        if (start == -1 && PyErr_Occurred()) goto done;
-        if (start < 0 || start > INT_MAX) {
-            PyErr_SetString(PyExc_ValueError, "character index out of range");
-            goto done;
-        }
-        Py_UCS4 *chars = PyUnicode_AsUCS4Copy(word);
-        if (!chars) goto done;
-        w.letterless[i] = letterless_length(chars, PyUnicode_GET_LENGTH(word), 0);
-        PyMem_Free(chars);
-        w.starts[i] = (int)start;
-        Py_INCREF(word);
-        w.words[i] = word;
-        w.n = i + 1;
-    }
-    Py_ssize_t last = 0;
-    for (Py_ssize_t r = 0; r < PyList_GET_SIZE(runs); r++) {
-        Py_ssize_t first, end;
-        PyObject *run = PyList_GET_ITEM(runs, r);
-        if (!PyTuple_Check(run)) {
-            PyErr_SetString(PyExc_TypeError, "runs must be (first, end) tuples");
-            goto done;
-        }
-        if (!PyArg_ParseTuple(run, "nn", &first, &end)) goto done;
-        if (first < last || end <= first || end > n) {
-            PyErr_SetString(PyExc_ValueError, "runs must be ascending, disjoint and non-empty");
-            goto done;
-        }
-        last = end;
-        if (push(&w.runs, (int)first) || push(&w.runs, (int)end)) { PyErr_NoMemory(); goto done; }
-    }
-    lines = build_lines((void *)(uintptr_t)address, &w, quarter, width, height);
-    if (!lines) goto done;
-    PyObject *items, *infos;
-    long bad;
-    long long junk;
-    if (PyArg_ParseTuple(lines, "OlLO", &items, &bad, &junk, &infos))
-        result = Py_BuildValue("(OlLO)", items, bad, PyList_GET_SIZE(items) ? junk : -1LL,
-                               infos);
-done:
-    Py_XDECREF(lines);
     free_words(&w);
     return result;
 }
@@ -687,7 +961,6 @@ typedef struct { Node *nodes; Py_ssize_t len, cap; } Nodes;
 typedef struct { double column_gap, column_share, block_gap, footnote_size, footnote_top,
                  min_stretch; } Limits;
 
-static PyObject *s_words, *s_boxes, *s_sizes, *s_direction, *s_group, *s_empty;
 
 static int cmp_keys(const void *pa, const void *pb) {
     const SortKey *a = pa, *b = pb;
@@ -2437,7 +2710,6 @@ done:
 static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS, "Take the PDFium text functions from their addresses."},
     {"read_text", read_text, METH_VARARGS, "Words and lines of one PDFium text page."},
-    {"finish_lines", finish_lines, METH_VARARGS, "Lines of a page whose accents are composed."},
     {"non_ascii", non_ascii, METH_O, "The words holding a character outside ASCII."},
     {"order_page", order_page, METH_VARARGS, "Blocks of a page's lines in reading order."},
     {"extend_document", extend_document, METH_VARARGS, "Append a page's blocks to a Document."},

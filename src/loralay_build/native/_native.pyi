@@ -7,13 +7,7 @@ def bind(
 def read_text(
     textpage: int, count: int, frame: tuple[float, float, float, float], quarter: int,
     width: float, height: float, compose: bool,
-) -> tuple[
-    int, int, bool, list[Any], bytes | None, bytes | None, bytes | None, int, int, bytes | None,
-]: ...
-def finish_lines(
-    textpage: int, words: list[str], boxes: list[tuple[float, float, float, float]],
-    starts: list[int], runs: list[tuple[int, int]], quarter: int, width: float, height: float,
-) -> tuple[list[Any], int, int, bytes]: ...
+) -> tuple[int, int, int, list[Any], int, int, bytes]: ...
 def non_ascii(words: list[str]) -> list[str]: ...
 def order_page(
     lines: list[Any], width: float, height: float,

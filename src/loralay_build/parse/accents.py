@@ -238,7 +238,7 @@ class _Composer:
                 continue
             box = self._box(i) if changed else self.boxes[i]
             split = split or (i, 0) in self.dropped
-            if split and self._joinable(boxes[-1], box):
+            if split and boxes and self._joinable(boxes[-1], box):
                 words[-1] += text
                 boxes[-1] = _union([boxes[-1], box])
             else:

@@ -10,8 +10,9 @@ U+FFFE (or U+0002); such a word ends the line and is emitted with a plain traili
 which the text module treats as a join candidate.
 
 When the compiled core is built (`native/_native.c`, see `native/__init__.py`), the loop from
-the page text to lines runs there in one call per page, on the same PDFium functions taken
-from their addresses; the Python loop below is the reference it matches output for output.
+the page text to lines, spacing accents composed, runs there in one call per page, on the
+same PDFium functions taken from their addresses; the Python loop below is the reference it
+matches output for output.
 """
 
 from __future__ import annotations
@@ -291,23 +292,14 @@ def _read_text_native(
     native: ModuleType, handle: ctypes.c_void_p, count: int, frame: Frame, result: PageText,
     settings: ParseSettings,
 ) -> None:
-    """`_read_text` in one call to the compiled core; pages with spacing accents to compose
-    come back as engine lines, are composed here as in the Python loop, and go back to the
-    core to be finished."""
+    """`_read_text` in one call to the compiled core, spacing accents composed there too."""
     page = result.page
-    chars, garbage, accents, items, box_bytes, runs, starts, bad, junk, infos = native.read_text(
+    chars, garbage, composed, items, bad, junk, infos = native.read_text(
         handle.value, count, frame[:4], frame[4], page.width, page.height,
         settings.compose_accents)
     result.chars += chars
     result.garbage += garbage
-    if accents:
-        boxes: list[Box] = list(struct.iter_unpack("4d", box_bytes))
-        ends = memoryview(runs).cast("i").tolist()
-        firsts = memoryview(starts).cast("i").tolist()
-        lines = list(zip(ends[::2], ends[1::2], strict=True))
-        words, boxes, firsts, lines = _compose(handle, result, items, boxes, firsts, lines, frame)
-        items, bad, junk, infos = native.finish_lines(handle.value, words, boxes, firsts, lines,
-                                                      frame[4], page.width, page.height)
+    result.composed += composed
     result.bad_boxes += bad
     result.letterless = junk
     result.lines.extend([Line(*line) for line in items])
