@@ -559,6 +559,8 @@ static int cmp_pieces(const void *pa, const void *pb) {
 
 /* The pieces of `key`, in the order they were added (the list sorted by cmp_pieces). */
 static const Piece *pieces_of(const Pieces *list, Py_ssize_t key, Py_ssize_t *n) {
+    *n = 0;
+    if (!list->len) return NULL;
     Py_ssize_t lo = 0, hi = list->len;
     while (lo < hi) {
         Py_ssize_t mid = (lo + hi) / 2;
@@ -866,8 +868,8 @@ static int compose_accents(void *tp, Words *w, Py_ssize_t length, const double *
             c.touched[i] = combining_of(PyUnicode_READ_CHAR(word, k)) != 0;
         if (c.touched[i] && compose_word(&c, i)) goto done;
     }
-    qsort(c.marks.items, (size_t)c.marks.len, sizeof(Piece), cmp_pieces);
-    qsort(c.extra.items, (size_t)c.extra.len, sizeof(Piece), cmp_pieces);
+    if (c.marks.len > 1) qsort(c.marks.items, (size_t)c.marks.len, sizeof(Piece), cmp_pieces);
+    if (c.extra.len > 1) qsort(c.extra.items, (size_t)c.extra.len, sizeof(Piece), cmp_pieces);
     if (rebuild(&c)) goto done;
     *count += c.count;
     status = 0;
