@@ -12,8 +12,11 @@ reported. `pdftotext -bbox-layout` alone (output discarded) is timed as the refe
 `FPDFText_GetText`); pdfplumber runs on the first `--subset` files only, so compare it in
 pages/s.
 
+With `--against SRC` (another checkout's `src` folder) its pdfium backend runs too, as
+`pdfium@against`, interleaved with the others: a change is measured within one run.
+
     python scripts/bench_parse.py DIR [--backend pdfium --backend poppler] [--rounds 3]
-        [--subset 8] [--manifest DIR/../manifest.jsonl] [--big FILE]
+        [--subset 8] [--manifest DIR/../manifest.jsonl] [--big FILE] [--against SRC]
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from pathlib import Path
 REFERENCE = "pdftotext"
 FLOOR = "floor"
 PYTHON_PATH = "pdfium-python"  # the pdfium backend with the compiled core disabled
+AGAINST = "pdfium@against"  # the pdfium backend of the --against source tree
 SUBSET = {"pdfplumber"}  # backends run on the first --subset files only
 DEFAULT_BACKENDS = ["pdfium", PYTHON_PATH, FLOOR, "poppler", "pdfplumber"]
 
@@ -129,13 +133,14 @@ def _own_peak_mib() -> float:
 
 
 def run_child(
-    backend: str, folder: Path, out: Path | None, max_pages: int = 300, limit: int = 10**9
+    backend: str, folder: Path, out: Path | None, max_pages: int = 300, limit: int = 10**9,
+    against: Path | None = None,
 ) -> dict[str, object]:
     argv = [
         sys.executable,
         __file__,
         "--child",
-        backend,
+        "pdfium" if backend == AGAINST else backend,
         str(folder),
         "--max-pages",
         str(max_pages),
@@ -145,6 +150,8 @@ def run_child(
     if out is not None:
         argv += ["--out", str(out)]
     env = {**os.environ, "LORALAY_NATIVE": "0"} if backend == PYTHON_PATH else None
+    if backend == AGAINST:
+        env = {**os.environ, "PYTHONPATH": str(against)}
     done = subprocess.run(argv, capture_output=True, text=True, check=True, env=env)
     result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
@@ -240,12 +247,17 @@ def main() -> None:
     parser.add_argument("--max-pages", type=int, default=300, help=argparse.SUPPRESS)
     parser.add_argument("--subset", type=int, default=8, help="files for pdfplumber")
     parser.add_argument("--limit", type=int, default=10**9, help=argparse.SUPPRESS)
+    parser.add_argument("--against", type=Path, help="another checkout's src folder")
     args = parser.parse_args()
+    if args.against and not (args.against / "loralay_build" / "parse").is_dir():
+        parser.error(f"{args.against} holds no loralay_build package")
     if args.child:
         child(args.child, args.folder, args.out, args.max_pages, args.limit)
         return
     # pdftotext is always measured, as the reference.
     backends = [b for b in args.backend or DEFAULT_BACKENDS if b != REFERENCE]
+    if args.against:
+        backends.append(AGAINST)
     names = [REFERENCE, *backends]
     runs: dict[str, list[dict[str, object]]] = {name: [] for name in names}
     words: dict[str, dict[str, list[list[str]]]] = {}
@@ -255,7 +267,8 @@ def main() -> None:
                 dump = round_ == 0 and name not in (REFERENCE, FLOOR)
                 out = Path(tmp) / f"{name}.json" if dump else None
                 limit = args.subset if name in SUBSET else 10**9
-                runs[name].append(run_child(name, args.folder, out, limit=limit))
+                runs[name].append(run_child(name, args.folder, out, limit=limit,
+                                            against=args.against))
                 if out is not None:
                     words[name] = json.loads(out.read_text())
     full = [name for name in backends if name not in SUBSET]
@@ -284,9 +297,11 @@ def main() -> None:
             f"{rate / ref_rate:12.2f}x {start:8.2f} {warm / ref_rate:5.2f}x {rss:13.0f} "
             f"{rejected:>9}"
         )
-    if "pdfium" in words and PYTHON_PATH in words:
-        same = words["pdfium"] == words[PYTHON_PATH]
-        print(f"\ncompiled core and Python loop: {'identical' if same else 'DIFFERENT'} words")
+    for other, label in ((PYTHON_PATH, "compiled core and Python loop"),
+                         (AGAINST, "this tree and --against")):
+        if "pdfium" in words and other in words:
+            same = words["pdfium"] == words[other]
+            print(f"\n{label}: {'identical' if same else 'DIFFERENT'} words")
     backends = [name for name in backends if name in words]
     print("\nWord agreement (share of row's words also yielded by column, per page, NFKC multiset)")
     print(f"{'':<14}" + "".join(f"{b:>15}" for b in backends))
