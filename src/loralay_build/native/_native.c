@@ -963,7 +963,6 @@ typedef struct { Node *nodes; Py_ssize_t len, cap; } Nodes;
 typedef struct { double column_gap, column_share, block_gap, footnote_size, footnote_top,
                  min_stretch; } Limits;
 
-
 static int cmp_keys(const void *pa, const void *pb) {
     const SortKey *a = pa, *b = pb;
     if (a->k1 != b->k1) return a->k1 < b->k1 ? -1 : 1;
