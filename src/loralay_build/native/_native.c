@@ -101,16 +101,24 @@ static inline uint32_t one_char(void *tp, int index) {
     return (code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff)) ? code : 0xfffd;
 }
 
+/* A growing array's storage with room for item `len`: `items` itself while it has room, else
+ * reallocated to twice `*cap` items of `size` bytes (`first` for an empty one) and `*cap`
+ * updated; NULL when out of memory (`items` unchanged). */
+static void *with_room(void *items, Py_ssize_t len, Py_ssize_t *cap, size_t size,
+                       Py_ssize_t first) {
+    if (len < *cap) return items;
+    Py_ssize_t grown = *cap ? 2 * *cap : first;
+    void *more = realloc(items, (size_t)grown * size);
+    if (more) *cap = grown;
+    return more;
+}
+
 typedef struct { int *items; Py_ssize_t len, cap; } IntList;
 
 static int push(IntList *list, int value) {
-    if (list->len == list->cap) {
-        Py_ssize_t cap = list->cap ? 2 * list->cap : 64;
-        int *items = realloc(list->items, (size_t)cap * sizeof(int));
-        if (!items) return -1;
-        list->items = items;
-        list->cap = cap;
-    }
+    int *items = with_room(list->items, list->len, &list->cap, sizeof(int), 64);
+    if (!items) return -1;
+    list->items = items;
     list->items[list->len++] = value;
     return 0;
 }
@@ -536,13 +544,9 @@ typedef struct { Py_ssize_t key, seq; Py_UCS4 mark; double box[4]; } Piece;
 typedef struct { Piece *items; Py_ssize_t len, cap; } Pieces;
 
 static int add_piece(Pieces *list, Py_ssize_t key, Py_UCS4 mark, const double *box) {
-    if (list->len == list->cap) {
-        Py_ssize_t cap = list->cap ? 2 * list->cap : 16;
-        Piece *items = realloc(list->items, (size_t)cap * sizeof(Piece));
-        if (!items) return -1;
-        list->items = items;
-        list->cap = cap;
-    }
+    Piece *items = with_room(list->items, list->len, &list->cap, sizeof(Piece), 16);
+    if (!items) return -1;
+    list->items = items;
     Piece *p = &list->items[list->len];
     p->key = key;
     p->seq = list->len++;
@@ -1064,13 +1068,9 @@ static Py_ssize_t split_x(Cutter *c, const int *items, Py_ssize_t n, int *ordere
 }
 
 static int push_node(Nodes *s, const int *items, Py_ssize_t n) {
-    if (s->len == s->cap) {
-        Py_ssize_t cap = s->cap ? 2 * s->cap : 16;
-        Node *nodes = realloc(s->nodes, (size_t)cap * sizeof(Node));
-        if (!nodes) return -1;
-        s->nodes = nodes;
-        s->cap = cap;
-    }
+    Node *nodes = with_room(s->nodes, s->len, &s->cap, sizeof(Node), 16);
+    if (!nodes) return -1;
+    s->nodes = nodes;
     int *copy = malloc(((size_t)n + 1) * sizeof(int));
     if (!copy) return -1;
     if (n) memcpy(copy, items, (size_t)n * sizeof(int));
