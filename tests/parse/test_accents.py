@@ -106,6 +106,19 @@ def test_standalone_accent_rejoins_the_word_it_split() -> None:
     assert done.count == 1
 
 
+def test_a_page_opening_with_an_accent_over_its_own_letter() -> None:
+    """"´Ecole" as a page's first word: the accent is composed away at the word's start with
+    no word before it to rejoin."""
+    boxes = [(0.0, 4.0, 30.0, 14.0), (40.0, 4.0, 45.0, 14.0)]
+    chars = {0: [(0.0, 0.0, 5.0, 4.0), (0.0, 4.0, 6.0, 14.0), *[(6.0 * k, 4.0, 6.0 * k + 6.0, 14.0)
+                                                              for k in range(1, 5)]],
+             1: [boxes[1]]}
+    done = compose_accents(["\u00b4Ecole", "x"], boxes, [(0, 2)], chars.__getitem__)
+    assert done is not None
+    assert done.words == ["\u00c9cole", "x"]
+    assert done.count == 1
+
+
 def _realdoc(name: str, settings: ParseSettings | None = None) -> list[str] | None:
     try:
         return parse_pdf(REALDOCS / "pdf" / f"{name}.pdf", settings=settings).words
