@@ -260,9 +260,10 @@ class OutputSettings:
     # Pages cut where the content says, so a rewritten shard shares most pages with the old
     # one and a content-addressed upload moves only what changed.
     content_defined_chunking: bool = True
-    # Of the work files: lz4, zstd or none. lz4 costs the parent about half of zstd's CPU per
-    # document written and read back; zstd makes the work files about 40 % smaller.
-    work_compression: str = "lz4"
+    # Of the work files: none, lz4 or zstd. A work file lives only until its row is
+    # published, so by default it is not compressed: lz4 makes it 30 % smaller for about
+    # 0.04 ms of the parent's CPU per page written and read back, zstd 55 % for 0.2 ms.
+    work_compression: str = "none"
 
     def __post_init__(self) -> None:
         if self.work_compression not in ("zstd", "lz4", "none"):

@@ -125,7 +125,8 @@ def test_work_files_are_compressed_and_read_back_equal(tmp_path: Path) -> None:
     for i, row in enumerate(rows):  # a page of text each, as real rows have
         row["abstract"] = " ".join(f"mot{(i * 7 + k) % 400}" for k in range(3000))
     plain = WorkStore(tmp_path / "plain", OutputSettings(work_compression="none"), FULL_SCHEMA)
-    packed = WorkStore(tmp_path / "packed", OutputSettings(), FULL_SCHEMA)
+    packed = WorkStore(tmp_path / "packed", OutputSettings(work_compression="lz4"),
+                       FULL_SCHEMA)
     for store in (plain, packed):
         store.put_many(list(zip(KEYS, rows, strict=True)))
     sizes = [sum(s.path(k).stat().st_size for k in KEYS) for s in (plain, packed)]
