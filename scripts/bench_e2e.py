@@ -2,6 +2,7 @@
 """Benchmark a whole build against parsing alone over the same PDFs.
 
     python scripts/bench_e2e.py DIR [--copies 6] [--executor local] [--rounds 1]
+        [--against-poppler [--against SRC]]
 
 DIR is realdocs-style (`manifest.jsonl` + PDFs). Each digital-born document (an article with a
 text layer) is copied `--copies` times with bytes appended after %%EOF, so every copy hashes
@@ -21,7 +22,10 @@ differently and is processed as a new document. Reported, in one run so they com
   in two concurrent ones against the build with --workers 2), the PDFium floor (load page +
   text page + GetText) and pdfplumber on the first `--subset` files (via
   scripts/bench_parse.py children).
-Rounds are interleaved; medians are reported.
+Rounds are interleaved; medians are reported. `--against-poppler` runs only the builds and
+poppler, next to each other; with `--against SRC` (another checkout's `src` folder, its
+compiled core built) that checkout's build with --workers 2 runs beside this one's in every
+round, so a change is measured within one run.
 """
 
 from __future__ import annotations
@@ -313,15 +317,24 @@ def ipc_and_pool(manifest: Path, add: Callable[[str, float], None]) -> None:
 
 
 def against_poppler(pdfs: Path, manifest: Path, work: Path, rounds: int, executor: str,
-                    pages: float, add: Callable[[str, float], None]) -> None:
+                    pages: float, add: Callable[[str, float], None],
+                    against: dict[str, str] | None = None) -> None:
     """Only the whole build against poppler, each ratio from runs next to each other: on a
     host whose speed drifts between runs, a ratio of runs minutes apart is mostly drift.
     Each build is compared with poppler run just before and just after it at the same
-    concurrency (the mean of the two)."""
+    concurrency (the mean of the two). With `against` (the environment of another checkout),
+    its build with --workers 2 runs next to this one's, first on every other round."""
     for round_ in range(rounds):
         one_before = poppler_cpu(pdfs)
         two_before = poppler_cpu(pdfs, parts=2)
+        if against is not None and round_ % 2:
+            other = build(manifest, work / f"outA-{round_}", 2, executor, against)
         two = build(manifest, work / f"out2-{round_}", 2, executor)
+        if against is not None and not round_ % 2:
+            other = build(manifest, work / f"outA-{round_}", 2, executor, against)
+        if against is not None:
+            add("e2e CPU pages/s (--workers 2), --against", pages / other["cpu"])
+            add("ratio e2e (--workers 2) / --against", other["cpu"] / two["cpu"])
         two_after = poppler_cpu(pdfs, parts=2)
         one = build(manifest, work / f"out1-{round_}", 1, executor)
         one_after = poppler_cpu(pdfs)
@@ -387,6 +400,8 @@ def main() -> None:
     parser.add_argument("--subset", type=int, default=12, help="files for pdfplumber")
     parser.add_argument("--against-poppler", action="store_true",
                         help="only the whole build against poppler, in adjacent runs")
+    parser.add_argument("--against", type=Path, metavar="SRC",
+                        help="with --against-poppler: also another checkout's src folder")
     parser.add_argument("--parse-child", help=argparse.SUPPRESS)
     parser.add_argument("--part", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--parts", type=int, default=1, help=argparse.SUPPRESS)
@@ -418,9 +433,13 @@ def main() -> None:
             rows.setdefault(key, []).append(value)
 
         if args.against_poppler:
+            against = None
+            if args.against is not None:
+                compileall.compile_dir(args.against / "loralay_build", quiet=1)
+                against = {**os.environ, "PYTHONPATH": str(args.against.resolve())}
             parsed = parse_only(pdfs)
             against_poppler(pdfs, manifest, work, args.rounds, args.executor, parsed["pages"],
-                            add)
+                            add, against)
         else:
             parsed = full_rounds(pdfs, manifest, work, args.rounds, args.executor, args.subset,
                                  add)
