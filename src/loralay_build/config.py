@@ -94,13 +94,17 @@ class RunSettings:
     # a crash redoes at most this many documents or seconds of work.
     commit_batch: int = 64
     commit_seconds: float = 5.0
+    # Row groups a publication encodes in the parent before `workers` local processes encode
+    # the rest (0: from the first). Encoding is most of what publishing costs the parent;
+    # below a thousand documents or so, starting the processes would cost more.
+    encode_after_groups: int = 32
 
     def __post_init__(self) -> None:
         check_choice(self.executor, "run", "executor", EXECUTORS)
         check_ranges(self, "run",
                      at_least={"workers": 1, "memory_limit_mb": 1, "recycle_after": 1,
                                "max_attempts": 1, "in_flight": 0, "commit_batch": 1,
-                               "commit_seconds": 0},
+                               "commit_seconds": 0, "encode_after_groups": 0},
                      above={"timeout": 0, "ray_no_cpu_wait": 0})
 
 
@@ -333,7 +337,8 @@ class Settings:
 
 
 PLACEMENT_KEYS = frozenset({"executor", "workers", "ray_address", "shared_blobs", "in_flight",
-                            "ray_no_cpu_wait", "commit_batch", "commit_seconds"})
+                            "ray_no_cpu_wait", "commit_batch", "commit_seconds",
+                            "encode_after_groups"})
 
 
 def _hash(obj: object) -> str:

@@ -3,7 +3,6 @@ a one-line error instead of a crash or a bad shard."""
 
 from __future__ import annotations
 
-import io
 import shutil
 from pathlib import Path
 from typing import cast
@@ -13,14 +12,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from loralay_build.config import OutputSettings
-from loralay_build.corpus.rowgroups import GroupWriter
+from loralay_build.corpus.encoder import encode_group
 from loralay_build.corpus.schema import FULL_SCHEMA, dataset_schema, project
 from loralay_build.corpus.writer import (
     WorkFileError,
     WorkStore,
-    _empty_footer,
+    _combined,
     _options,
-    _write_group,
     rows_table,
     write_shard,
 )
@@ -173,8 +171,6 @@ def test_a_row_group_is_held_once_while_it_is_encoded(monkeypatch: pytest.Monkey
     rows = rows_table(_rows(), FULL_SCHEMA)
     group = [rows.slice(i, 1) for i in range(rows.num_rows)]
     seen: list[tuple[int, pa.Table, int]] = []
-    options = _options(SETTINGS)
-    out = GroupWriter(io.BytesIO(), _empty_footer(FULL_SCHEMA, options))
 
     class Writer(pq.ParquetWriter):  # type: ignore[misc]
         def write_table(self, table: pa.Table, row_group_size: int | None = None) -> None:
@@ -182,7 +178,7 @@ def test_a_row_group_is_held_once_while_it_is_encoded(monkeypatch: pytest.Monkey
             super().write_table(table, row_group_size)
 
     monkeypatch.setattr(pq, "ParquetWriter", Writer)
-    _write_group(out, FULL_SCHEMA, group, options)
+    encode_group(_combined(group), FULL_SCHEMA, _options(SETTINGS))
     [(waiting, table, size)] = seen
     assert waiting == 0 and group == []
     assert table.equals(rows) and size == rows.num_rows

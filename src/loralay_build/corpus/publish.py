@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 import loralay_build
 from loralay_build.blobs import atomic_link, atomic_write_bytes, sha256_file
 from loralay_build.config import OutputSettings
+from loralay_build.corpus.encoder import GroupEncoder
 from loralay_build.corpus.folder import BUILD_FILE, damaged_files, published_build, read_build
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.writer import GroupCopy, Segment, dict_rows_table, digest, write_shard
@@ -315,10 +316,12 @@ class Shards:
 def write_shards(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[Item]],
                  rows: RowReader, schema: pa.Schema, settings: OutputSettings,
                  repack: bool = False,
-                 recent: Mapping[str, npt.NDArray[np.bool_]] | None = None) -> Shards | None:
+                 recent: Mapping[str, npt.NDArray[np.bool_]] | None = None,
+                 encoder: GroupEncoder | None = None) -> Shards | None:
     """Write the shards `splits` needs beside the set in place, keeping every unchanged one;
     None (nothing written) when the set in place has this fingerprint. `repack` rewrites
-    every shard, packed full. The set is in use only once `switch` names it."""
+    every shard, packed full. The set is in use only once `switch` names it. `encoder`
+    encodes the row groups (in this process unless given)."""
     for name, problem in damaged_files(folder, read_build(folder)):
         log.warning("%s: %s; every shard of the dataset is written again", folder / name,
                     problem)
@@ -337,7 +340,7 @@ def write_shards(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[I
     written: list[Path] = []
     try:
         files = write_new(folder, layout, generation, in_use, rows, schema, settings, fmt,
-                          written)
+                          written, encoder)
     except OSError as exc:  # disk full, quota
         raise _failed(folder, written, exc, switched=False) from exc
     count = sum(len(group) for groups in layout.new.values() for group in groups)
@@ -376,7 +379,7 @@ def _failed(folder: Path, written: list[Path], exc: OSError, switched: bool) -> 
 
 def write_new(folder: Path, layout: Plan, generation: str, in_use: Collection[str],
               rows: RowReader, schema: pa.Schema, settings: OutputSettings, fmt: str,
-              written: list[Path]) -> list[dict[str, Any]]:
+              written: list[Path], encoder: GroupEncoder | None = None) -> list[dict[str, Any]]:
     """The shards of a plan under names of `generation` (asserted free), split by split, the
     kept ones first: each kept shard linked to its new name, each new one written recording
     its items and format, its runs of row groups that a rewritten shard holds unchanged
@@ -400,7 +403,7 @@ def write_new(folder: Path, layout: Plan, generation: str, in_use: Collection[st
             path = folder / name
             members = json.dumps([[item.id, item.key] for item in items]).encode()
             write_shard(path, schema, runs.segments(items, rows), settings,
-                        {MEMBERS_KEY: members, FORMAT_KEY: fmt.encode()})
+                        {MEMBERS_KEY: members, FORMAT_KEY: fmt.encode()}, encoder)
             written.append(path)
             files.append(_entry(path, split, len(items)))
     if runs.copied:

@@ -13,7 +13,7 @@ import hashlib
 import io
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +27,7 @@ from loralay_build.blobs import atomic_path, sync_filesystem
 from loralay_build.columns import Strings
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.arrays import buffer_array, to_arrow
+from loralay_build.corpus.encoder import GroupEncoder
 from loralay_build.corpus.rowgroups import GroupWriter, open_source, read_footer
 from loralay_build.corpus.schema import project
 from loralay_build.corpus.thrift import Struct
@@ -64,31 +65,49 @@ Segment = GroupCopy | Iterable[pa.Table]
 
 
 def write_shard(path: Path, schema: pa.Schema, segments: Iterable[Segment],
-                settings: OutputSettings, metadata: dict[bytes, bytes]) -> None:
+                settings: OutputSettings, metadata: dict[bytes, bytes],
+                encoder: GroupEncoder | None = None) -> None:
     """Write the rows of `segments` (in order) as one Parquet file, atomically.
 
     A segment is copied from a published shard, or made of the rows of its tables: a row
     group ends before it would pass `row_group_bytes` uncompressed bytes (a single larger
     row is a group of its own) or at the segment's end. Each row group is encoded by a
-    writer of its own, so its bytes depend on its rows alone and a shard rewritten around it
-    can copy it (`corpus.rowgroups`). Only one group is in memory.
+    writer of its own (`encoder`: in this process unless given), so its bytes depend on its
+    rows alone and a shard rewritten around it can copy it (`corpus.rowgroups`).
     """
     options = _options(settings)
+    pieces = _pieces(segments, settings.row_group_bytes)
     with atomic_path(path) as tmp, tmp.open("wb") as handle, ExitStack() as opened:
         out = GroupWriter(handle, _empty_footer(schema.with_metadata(metadata), options))
         sources: dict[Path, tuple[BinaryIO, Struct]] = {}  # each footer decoded once
-        for segment in segments:
-            if isinstance(segment, GroupCopy):
-                if segment.path not in sources:
-                    sources[segment.path] = opened.enter_context(open_source(segment.path))
-                out.copy(*sources[segment.path], segment.first, segment.count)
+        for piece in (encoder or GroupEncoder()).encode(pieces, schema, options):
+            if isinstance(piece, GroupCopy):
+                if piece.path not in sources:
+                    sources[piece.path] = opened.enter_context(open_source(piece.path))
+                out.copy(*sources[piece.path], piece.first, piece.count)
             else:
-                _encode_segment(out, schema, segment, settings.row_group_bytes, options)
+                buffer = io.BytesIO(piece)
+                out.copy(buffer, read_footer(buffer))
         out.close()
 
 
-def _encode_segment(out: GroupWriter, schema: pa.Schema, tables: Iterable[pa.Table],
-                    max_bytes: int, options: dict[str, Any]) -> None:
+def _pieces(segments: Iterable[Segment], max_bytes: int) -> Iterator[GroupCopy | pa.Table]:
+    """The segments in order as copies and as row groups to encode, each group's rows one
+    contiguous table."""
+    for segment in segments:
+        if isinstance(segment, GroupCopy):
+            yield segment
+        else:
+            yield from _groups(segment, max_bytes)
+
+
+def _groups(tables: Iterable[pa.Table], max_bytes: int) -> Iterator[pa.Table]:
+    """The rows of `tables` as row groups of at most `max_bytes` (a larger row alone).
+
+    The rows of a group are combined into one contiguous table, so its bytes depend on the
+    rows alone, not on how they came chunked; the separate rows are let go before the table
+    is encoded, so the group is held once, not twice, beside the encoder's buffers.
+    """
     group: list[pa.Table] = []
     size = 0
     for table in tables:
@@ -96,28 +115,19 @@ def _encode_segment(out: GroupWriter, schema: pa.Schema, tables: Iterable[pa.Tab
             table.slice(index, 1) for index in range(table.num_rows))
         for row in rows:
             if group and size + row.nbytes > max_bytes:
-                _write_group(out, schema, group, options)
+                yield _combined(group)
                 size = 0
             group.append(row)
             size += row.nbytes
     if group:
-        _write_group(out, schema, group, options)
+        yield _combined(group)
 
 
-def _write_group(out: GroupWriter, schema: pa.Schema, group: list[pa.Table],
-                 options: dict[str, Any]) -> None:
-    """Write the rows of `group` as one row group, and empty it.
-
-    The rows are combined into one contiguous table, so the bytes depend on the rows alone,
-    not on how they came chunked; the separate rows are let go before the table is encoded,
-    so the group is held once, not twice, beside the encoder's buffers.
-    """
+def _combined(group: list[pa.Table]) -> pa.Table:
+    """The rows of `group` as one contiguous table; `group` is emptied."""
     table = pa.concat_tables(group).combine_chunks()
     group.clear()
-    buffer = io.BytesIO()
-    with pq.ParquetWriter(buffer, schema, **options) as writer:
-        writer.write_table(table, max(1, table.num_rows))
-    out.copy(buffer, read_footer(buffer))
+    return table
 
 
 def _empty_footer(schema: pa.Schema, options: dict[str, Any]) -> Struct:

@@ -17,8 +17,10 @@ import numpy.typing as npt
 import pyarrow as pa
 
 import loralay_build
+from loralay_build.config import RunSettings
 from loralay_build.corpus.card import render_card
 from loralay_build.corpus.dedup import Cluster
+from loralay_build.corpus.encoder import GroupEncoder
 from loralay_build.corpus.folder import damaged_files, published_build, read_build
 from loralay_build.corpus.pages import PAGES_DIR, write_pages
 from loralay_build.corpus.publish import (
@@ -36,6 +38,7 @@ from loralay_build.corpus.split import SPLITS, Codes
 from loralay_build.corpus.writer import WorkStore
 from loralay_build.licences import licence_counts
 from loralay_build.run.context import BuildContext, log
+from loralay_build.run.encode_pool import PoolEncoder
 from loralay_build.run.publish_rows import UNDATED, PlanRows, SplitMap
 from loralay_build.run.shard_stamps import record_stamps
 from loralay_build.state import FILTERED, PROCESSED, PUBLISHED, REMOVED, State
@@ -124,6 +127,14 @@ def recent_marks(day: npt.NDArray[np.int32], items: Mapping[str, Selection],
     return {split: d >= newest - days for split, d in dated.items()}
 
 
+def group_encoder(run: RunSettings) -> GroupEncoder:
+    """Who encodes the row groups: as many local processes as the build's workers once a
+    publication is large (run.encode_pool), else this process (a Ray cluster's driver too)."""
+    if run.executor == "local" and run.workers > 1:
+        return PoolEncoder(run.workers, run.memory_limit_mb, run.encode_after_groups)
+    return GroupEncoder()
+
+
 def write(ctx: BuildContext, rows: PlanRows, splits: Codes, record: PublishRecord) -> None:
     """Publish through the one publisher (corpus.publish): rows in id order per split,
     each keyed by its work file, so only shards whose documents changed are rewritten.
@@ -146,9 +157,10 @@ def write(ctx: BuildContext, rows: PlanRows, splits: Codes, record: PublishRecor
     reader = WorkRows(ctx.work, ctx.published_rows(), ctx.schema)
     page_files = [] if pages is None else pages["files"]
     ctx.stats.shards_repaired += len(damaged_files(out_dir, read_build(out_dir)))
+    encoder = group_encoder(ctx.settings.run)
     try:
         shards = write_shards(out_dir, record.fingerprints[0], items, reader, ctx.schema,
-                              ctx.settings.output, recent=recent)
+                              ctx.settings.output, recent=recent, encoder=encoder)
         if shards is not None:
             build = _build(ctx, rows, splits, record, shards, statistics(), pages)
             switch(shards, build, render_card(ctx.dataset, build),
@@ -159,6 +171,8 @@ def write(ctx: BuildContext, rows: PlanRows, splits: Codes, record: PublishRecor
             if entry["name"] not in in_use:
                 (out_dir / entry["name"]).unlink(missing_ok=True)
         raise
+    finally:
+        encoder.close()
     if pages is not None:  # an unchanged set keeps the page shards its card names
         listed = page_files if shards is not None else previous_pages
         remove_stale(out_dir / PAGES_DIR, [

@@ -1,0 +1,87 @@
+"""Row groups encoded by worker processes (run.encode_pool): the bytes the publishing process
+would write, in shard order among the groups copied as they are, in a build as in a unit, and
+a clear error when a worker cannot encode a group."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from loralay_build.config import OutputSettings
+from loralay_build.corpus.encoder import GroupEncoder
+from loralay_build.corpus.schema import FULL_SCHEMA
+from loralay_build.corpus.writer import _options, rows_table
+from loralay_build.run.encode_pool import EncodeError, PoolEncoder
+from tests.helpers.cli import run_cli
+from tests.helpers.local import make_corpus, write_manifest
+from tests.helpers.rows import compact_row, plain_row
+
+OPTIONS = _options(OutputSettings())
+
+
+def _tables(count: int) -> list[pa.Table]:
+    return [rows_table([(compact_row if i % 2 else plain_row)(i)], FULL_SCHEMA)
+            for i in range(count)]
+
+
+def test_workers_give_the_pieces_back_in_order_with_the_same_bytes() -> None:
+    """The second table is the largest, so a later one is encoded before it is."""
+    tables = _tables(5)
+    tables[1] = pa.concat_tables(_tables(400)).combine_chunks()
+    pieces: list[str | pa.Table] = ["copy a", tables[0], tables[1], "copy b", *tables[2:],
+                                    "copy c"]
+    encoder = PoolEncoder(2, 2048, start_after=1)
+    try:
+        first = list(encoder.encode(pieces, FULL_SCHEMA, OPTIONS))
+        assert encoder.pool is not None and encoder.encoded == 1  # one table here, four there
+        later = list(encoder.encode(pieces[::-1], FULL_SCHEMA, OPTIONS))  # the next shard
+    finally:
+        encoder.close()
+    assert encoder.pool is None
+    assert first == list(GroupEncoder().encode(pieces, FULL_SCHEMA, OPTIONS))
+    assert later == list(GroupEncoder().encode(pieces[::-1], FULL_SCHEMA, OPTIONS))
+
+
+def test_a_group_a_worker_cannot_encode_is_an_error() -> None:
+    good = _tables(1)[0]
+    foreign = pa.table({"other": [1]})  # not the shard's schema: the writer refuses it
+    encoder = PoolEncoder(2, 2048, start_after=0)
+    try:
+        with pytest.raises(EncodeError, match="a worker failed to encode a row group"):
+            list(encoder.encode([good, foreign, good], FULL_SCHEMA, OPTIONS))
+    finally:
+        encoder.close()
+
+
+def _files(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_build_encoded_by_workers_is_byte_identical(tmp_path: Path) -> None:
+    """Two builds and their increments (a document gone, two new), one encoding every row
+    group in workers: every shard, the card and build.json are the same bytes. One-row
+    groups make a shard of many groups, and the rewritten shard copies some between the
+    encoded ones."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    entries = make_corpus(docs, 8)
+    manifest = docs / "docs.jsonl"
+    groups = {"LORALAY_OUTPUT__ROW_GROUP_ROWS": "1"}
+
+    def build(out: Path, *env: tuple[str, str]) -> str:
+        result = run_cli("local", "--input", str(manifest), "--out", str(out), "--workers",
+                         "2", "--no-filter", "-v", env={**groups, **dict(env)})
+        assert result.returncode == 0, result.stderr
+        return result.stderr
+
+    for increment, shown in enumerate((entries[:6], entries[1:])):
+        write_manifest(manifest, shown)
+        here = build(tmp_path / "here")
+        there = build(tmp_path / "there", ("LORALAY_RUN__ENCODE_AFTER_GROUPS", "0"))
+        assert "encoded by 2 worker(s)" in there and "encoded by" not in here
+        assert ("copied in their row groups" in there) == bool(increment)
+        assert _files(tmp_path / "there" / "local") == _files(tmp_path / "here" / "local")
