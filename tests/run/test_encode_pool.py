@@ -11,10 +11,11 @@ import pyarrow as pa
 import pytest
 
 from loralay_build.config import OutputSettings
-from loralay_build.corpus.encoder import GroupEncoder
+from loralay_build.corpus.encoder import EncodeError, GroupEncoder
+from loralay_build.corpus.publish import DictRows, Item, PublishError, write_shards
 from loralay_build.corpus.schema import FULL_SCHEMA
 from loralay_build.corpus.writer import _options, rows_table
-from loralay_build.run.encode_pool import EncodeError, PoolEncoder
+from loralay_build.run.encode_pool import PoolEncoder
 from tests.helpers.cli import run_cli
 from tests.helpers.local import make_corpus, write_manifest
 from tests.helpers.rows import compact_row, plain_row
@@ -85,3 +86,21 @@ def test_a_build_encoded_by_workers_is_byte_identical(tmp_path: Path) -> None:
         assert "encoded by 2 worker(s)" in there and "encoded by" not in here
         assert ("copied in their row groups" in there) == bool(increment)
         assert _files(tmp_path / "there" / "local") == _files(tmp_path / "here" / "local")
+
+
+def test_a_lost_worker_fails_the_publication_with_nothing_written(tmp_path: Path) -> None:
+    """A worker that cannot encode (here: 1 MiB of address space) makes the publication fail
+    with the publisher's message, and no shard of it stays behind."""
+    schema = pa.schema([pa.field("article_id", pa.string()), pa.field("text", pa.string())])
+    rows = {f"a{i}": {"article_id": f"a{i}", "text": f"{i}" * 1000} for i in range(6)}
+    items = {"train": [Item(cid, f"key-{cid}") for cid in rows], "validation": [], "test": []}
+    settings = OutputSettings(shard_rows=3, rows_per_file=1, row_group_rows=1)
+    encoder = PoolEncoder(2, 1, start_after=1)
+    try:
+        with pytest.raises(PublishError, match=r"publishing failed \(a worker failed to encode "
+                           r"a row group: .*\); the previous version is kept"):
+            write_shards(tmp_path, "f", items, DictRows(rows, schema), schema, settings,
+                         encoder=encoder)
+    finally:
+        encoder.close()
+    assert list(tmp_path.iterdir()) == []

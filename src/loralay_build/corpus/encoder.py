@@ -14,7 +14,13 @@ from typing import Any, TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from loralay_build.errors import LoralayError
+
 Piece = TypeVar("Piece")
+
+
+class EncodeError(LoralayError):
+    """A row group could not be encoded by a worker (killed, out of memory, or refused)."""
 
 
 def encode_group(table: pa.Table, schema: pa.Schema, options: dict[str, Any]) -> bytes:

@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 import loralay_build
 from loralay_build.blobs import atomic_link, atomic_write_bytes, sha256_file
 from loralay_build.config import OutputSettings
-from loralay_build.corpus.encoder import GroupEncoder
+from loralay_build.corpus.encoder import EncodeError, GroupEncoder
 from loralay_build.corpus.folder import BUILD_FILE, damaged_files, published_build, read_build
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.writer import GroupCopy, Segment, dict_rows_table, digest, write_shard
@@ -341,7 +341,7 @@ def write_shards(folder: Path, fingerprint: str, splits: Mapping[str, Sequence[I
     try:
         files = write_new(folder, layout, generation, in_use, rows, schema, settings, fmt,
                           written, encoder)
-    except OSError as exc:  # disk full, quota
+    except (OSError, EncodeError) as exc:  # disk full, quota, a worker lost
         raise _failed(folder, written, exc, switched=False) from exc
     count = sum(len(group) for groups in layout.new.values() for group in groups)
     return Shards(folder, files, written, len(layout.kept), count)
@@ -366,13 +366,15 @@ def switch(shards: Shards, build: dict[str, Any], card: str,
     log.info("%s: %d shard(s) kept, %d row(s) written", folder, shards.kept, shards.rows)
 
 
-def _failed(folder: Path, written: list[Path], exc: OSError, switched: bool) -> PublishError:
+def _failed(folder: Path, written: list[Path], exc: OSError | EncodeError,
+            switched: bool) -> PublishError:
     """The error of a publication that failed; before the switch, the old set stays in use
     and nothing may look half-published: the files `written` for the new one go."""
     if not switched:
         for path in written:
             path.unlink(missing_ok=True)
-    return PublishError(f"{folder}: publishing failed ({exc.strerror or exc}); "
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+    return PublishError(f"{folder}: publishing failed ({reason}); "
                         + ("run again to finish the switch" if switched
                            else "the previous version is kept"))
 
