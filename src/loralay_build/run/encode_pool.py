@@ -12,6 +12,7 @@ The workers' fork server imports this module: Arrow, the isolated pool, nothing 
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -73,7 +74,9 @@ class PoolEncoder(GroupEncoder):
                 self.pool = IsolatedPool(encode_job, self.workers,
                                          Limits(ENCODE_TIMEOUT, self.memory_mb << 20, 10**9))
             if self.pool is not None:
-                yield from self._in_workers(self.pool, _chain(piece, stream), schema, options)
+                rest = itertools.chain([piece], stream)
+                del piece  # a group is held by its job alone
+                yield from self._in_workers(self.pool, rest, schema, options)
                 return
             if isinstance(piece, pa.Table):
                 self.encoded += 1
@@ -93,7 +96,9 @@ class PoolEncoder(GroupEncoder):
             for piece in stream:
                 index, count = count, count + 1
                 if isinstance(piece, pa.Table):
-                    yield GroupJob.of(index, piece, schema, options)
+                    job = GroupJob.of(index, piece, schema, options)
+                    del piece  # the job's copy is what travels: the group is not held twice
+                    yield job
                 else:
                     ready[index] = piece
 
@@ -112,8 +117,3 @@ class PoolEncoder(GroupEncoder):
         if self.pool is not None:
             self.pool.close()
             self.pool = None
-
-
-def _chain(first: Piece, rest: Iterator[Piece]) -> Iterator[Piece]:
-    yield first
-    yield from rest
