@@ -44,6 +44,10 @@ from loralay_build.run.shard_stamps import record_stamps
 from loralay_build.state import FILTERED, PROCESSED, PUBLISHED, REMOVED, State
 from loralay_build.text import leakage_summary
 
+# The publisher reads a group's rows in about half the CPU its encoding takes, so three
+# encoding processes keep up with it; more would only hold more groups in memory.
+ENCODERS = 3
+
 PLANNED = (PROCESSED, PUBLISHED, FILTERED)  # the statuses of the documents a publish places
 
 
@@ -128,10 +132,12 @@ def recent_marks(day: npt.NDArray[np.int32], items: Mapping[str, Selection],
 
 
 def group_encoder(run: RunSettings) -> GroupEncoder:
-    """Who encodes the row groups: as many local processes as the build's workers once a
-    publication is large (run.encode_pool), else this process (a Ray cluster's driver too)."""
+    """Who encodes the row groups: local processes, as many as the build's workers up to
+    ENCODERS, once a publication is large (run.encode_pool), else this process (a Ray
+    cluster's driver too)."""
     if run.executor == "local" and run.workers > 1:
-        return PoolEncoder(run.workers, run.memory_limit_mb, run.encode_after_groups)
+        return PoolEncoder(min(run.workers, ENCODERS), run.memory_limit_mb,
+                           run.encode_after_groups)
     return GroupEncoder()
 
 
