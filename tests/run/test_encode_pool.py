@@ -28,33 +28,35 @@ def _tables(count: int) -> list[pa.Table]:
             for i in range(count)]
 
 
-def test_workers_give_the_pieces_back_in_order_with_the_same_bytes() -> None:
+def test_workers_give_the_pieces_back_in_order_with_the_same_bytes(tmp_path: Path) -> None:
     """The second table is the largest, so a later one is encoded before it is."""
     tables = _tables(5)
     tables[1] = pa.concat_tables(_tables(400)).combine_chunks()
     pieces: list[str | pa.Table] = ["copy a", tables[0], tables[1], "copy b", *tables[2:],
                                     "copy c"]
-    encoder = PoolEncoder(2, 2048, start_after=1)
+    encoder = PoolEncoder(2, 2048, 1, tmp_path)
     try:
         first = list(encoder.encode(pieces, FULL_SCHEMA, OPTIONS))
         assert encoder.pool is not None and encoder.encoded == 1  # one table here, four there
         later = list(encoder.encode(pieces[::-1], FULL_SCHEMA, OPTIONS))  # the next shard
     finally:
         encoder.close()
-    assert encoder.pool is None
+    assert encoder.pool is None and list(tmp_path.iterdir()) == []  # the groups' files gone
     assert first == list(GroupEncoder().encode(pieces, FULL_SCHEMA, OPTIONS))
     assert later == list(GroupEncoder().encode(pieces[::-1], FULL_SCHEMA, OPTIONS))
 
 
-def test_a_group_a_worker_cannot_encode_is_an_error() -> None:
+def test_a_group_a_worker_cannot_encode_is_an_error(tmp_path: Path) -> None:
     good = _tables(1)[0]
     foreign = pa.table({"other": [1]})  # not the shard's schema: the writer refuses it
-    encoder = PoolEncoder(2, 2048, start_after=0)
+    encoder = PoolEncoder(2, 2048, 0, tmp_path / "scratch")
+    (tmp_path / "scratch").mkdir()
     try:
         with pytest.raises(EncodeError, match="a worker failed to encode a row group"):
-            list(encoder.encode([good, foreign, good], FULL_SCHEMA, OPTIONS))
+            list(encoder.encode([good, foreign, good, good], FULL_SCHEMA, OPTIONS))
     finally:
         encoder.close()
+    assert list((tmp_path / "scratch").iterdir()) == []
 
 
 def _files(folder: Path) -> dict[str, str]:
@@ -86,6 +88,7 @@ def test_a_build_encoded_by_workers_is_byte_identical(tmp_path: Path) -> None:
         assert "encoded by 2 worker(s)" in there and "encoded by" not in here
         assert ("copied in their row groups" in there) == bool(increment)
         assert _files(tmp_path / "there" / "local") == _files(tmp_path / "here" / "local")
+        assert not list((tmp_path / "there").rglob("encode-*"))  # the groups' files gone
 
 
 def test_a_lost_worker_fails_the_publication_with_nothing_written(tmp_path: Path) -> None:
@@ -95,7 +98,8 @@ def test_a_lost_worker_fails_the_publication_with_nothing_written(tmp_path: Path
     rows = {f"a{i}": {"article_id": f"a{i}", "text": f"{i}" * 1000} for i in range(6)}
     items = {"train": [Item(cid, f"key-{cid}") for cid in rows], "validation": [], "test": []}
     settings = OutputSettings(shard_rows=3, rows_per_file=1, row_group_rows=1)
-    encoder = PoolEncoder(2, 1, start_after=1)
+    encoder = PoolEncoder(2, 1, 1, tmp_path / "scratch")
+    (tmp_path / "scratch").mkdir()
     try:
         with pytest.raises(PublishError, match=r"publishing failed \(a worker failed to encode "
                            r"a row group: .*\); the previous version is kept"):
@@ -103,4 +107,5 @@ def test_a_lost_worker_fails_the_publication_with_nothing_written(tmp_path: Path
                          encoder=encoder)
     finally:
         encoder.close()
-    assert list(tmp_path.iterdir()) == []
+    assert [p.name for p in tmp_path.iterdir()] == ["scratch"]
+    assert list((tmp_path / "scratch").iterdir()) == []

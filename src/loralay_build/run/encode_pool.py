@@ -12,10 +12,13 @@ The workers' fork server imports this module: Arrow, the isolated pool, nothing 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -30,27 +33,21 @@ ENCODE_TIMEOUT = 600.0  # seconds for one row group (up to `row_group_bytes` of 
 
 @dataclass(frozen=True)
 class GroupJob:
-    """One row group to encode, the `index`-th piece of its shard: its rows as an Arrow IPC
-    stream (a sixth of the CPU of pickling the table, whose columns pickle one by one)."""
+    """One row group to encode, the `index`-th piece of its shard: its rows are an Arrow IPC
+    stream in the file `path`, which the worker maps. The publisher writes each group once
+    and holds no copy of it; pickled, a table's columns would cost six times the CPU of the
+    stream and be held twice more on the way."""
 
     index: int
-    rows: pa.Buffer
+    path: str
     schema: pa.Schema
     options: dict[str, Any]
-
-    @classmethod
-    def of(cls, index: int, table: pa.Table, schema: pa.Schema,
-           options: dict[str, Any]) -> GroupJob:
-        sink = pa.BufferOutputStream()
-        with pa.ipc.new_stream(sink, table.schema) as writer:
-            writer.write_table(table)
-        return cls(index, sink.getvalue(), schema, options)
 
 
 def encode_job(job: GroupJob) -> bytes:
     """A worker's task."""
-    table = pa.ipc.open_stream(job.rows).read_all()
-    return encode_group(table, job.schema, job.options)
+    with pa.memory_map(job.path) as source:
+        return encode_group(pa.ipc.open_stream(source).read_all(), job.schema, job.options)
 
 
 class PoolEncoder(GroupEncoder):
@@ -58,8 +55,11 @@ class PoolEncoder(GroupEncoder):
     publication were encoded here (`[run] encode_after_groups`); the pool then serves every
     later shard of it."""
 
-    def __init__(self, workers: int, memory_mb: int, start_after: int) -> None:
+    def __init__(self, workers: int, memory_mb: int, start_after: int, scratch: Path) -> None:
+        """`scratch`: where the groups' rows wait for a worker (files ending in `.part`, which
+        the blob store's staging clean-up removes should a build die)."""
         self.workers, self.memory_mb, self.start_after = workers, memory_mb, start_after
+        self.scratch = scratch
         self.encoded = 0
         self.pool: IsolatedPool[GroupJob, bytes] | None = None
 
@@ -89,6 +89,7 @@ class PoolEncoder(GroupEncoder):
         """The pieces in order, the tables encoded by the pool: a result waits until every
         piece before it is out (the pool runs at most one job a worker)."""
         ready: dict[int, Piece | bytes] = {}
+        waiting: set[str] = set()  # files of the jobs not done
         emitted = count = 0
 
         def jobs() -> Iterator[GroupJob]:
@@ -96,19 +97,30 @@ class PoolEncoder(GroupEncoder):
             for piece in stream:
                 index, count = count, count + 1
                 if isinstance(piece, pa.Table):
-                    job = GroupJob.of(index, piece, schema, options)
-                    del piece  # the job's copy is what travels: the group is not held twice
-                    yield job
+                    path = str(self.scratch / f"encode-{os.getpid()}-{index}.part")
+                    waiting.add(path)
+                    with pa.OSFile(path, "wb") as sink, pa.ipc.new_stream(
+                            sink, piece.schema) as writer:
+                        writer.write_table(piece)
+                    del piece  # the file is what travels: the group is not held twice
+                    yield GroupJob(index, path, schema, options)
                 else:
                     ready[index] = piece
 
-        for job, result in pool.imap_unordered(jobs()):
-            if isinstance(result, WorkerLost | str):
-                raise EncodeError(f"a worker failed to encode a row group: {result}")
-            ready[job.index] = result
-            while emitted in ready:
-                yield ready.pop(emitted)
-                emitted += 1
+        try:
+            for job, result in pool.imap_unordered(jobs()):
+                waiting.discard(job.path)
+                os.unlink(job.path)
+                if isinstance(result, WorkerLost | str):
+                    raise EncodeError(f"a worker failed to encode a row group: {result}")
+                ready[job.index] = result
+                while emitted in ready:
+                    yield ready.pop(emitted)
+                    emitted += 1
+        finally:
+            for path in waiting:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
         while emitted < count:  # the pieces after the last table
             yield ready.pop(emitted)
             emitted += 1

@@ -17,7 +17,6 @@ import numpy.typing as npt
 import pyarrow as pa
 
 import loralay_build
-from loralay_build.config import RunSettings
 from loralay_build.corpus.card import render_card
 from loralay_build.corpus.dedup import Cluster
 from loralay_build.corpus.encoder import GroupEncoder
@@ -131,13 +130,14 @@ def recent_marks(day: npt.NDArray[np.int32], items: Mapping[str, Selection],
     return {split: d >= newest - days for split, d in dated.items()}
 
 
-def group_encoder(run: RunSettings) -> GroupEncoder:
+def group_encoder(ctx: BuildContext) -> GroupEncoder:
     """Who encodes the row groups: local processes, as many as the build's workers up to
     ENCODERS, once a publication is large (run.encode_pool), else this process (a Ray
     cluster's driver too)."""
+    run = ctx.settings.run
     if run.executor == "local" and run.workers > 1:
         return PoolEncoder(min(run.workers, ENCODERS), run.memory_limit_mb,
-                           run.encode_after_groups)
+                           run.encode_after_groups, ctx.blobs.tmp)
     return GroupEncoder()
 
 
@@ -163,7 +163,7 @@ def write(ctx: BuildContext, rows: PlanRows, splits: Codes, record: PublishRecor
     reader = WorkRows(ctx.work, ctx.published_rows(), ctx.schema)
     page_files = [] if pages is None else pages["files"]
     ctx.stats.shards_repaired += len(damaged_files(out_dir, read_build(out_dir)))
-    encoder = group_encoder(ctx.settings.run)
+    encoder = group_encoder(ctx)
     try:
         shards = write_shards(out_dir, record.fingerprints[0], items, reader, ctx.schema,
                               ctx.settings.output, recent=recent, encoder=encoder)
