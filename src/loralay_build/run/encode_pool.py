@@ -34,9 +34,10 @@ ENCODE_TIMEOUT = 600.0  # seconds for one row group (up to `row_group_bytes` of 
 @dataclass(frozen=True)
 class GroupJob:
     """One row group to encode, the `index`-th piece of its shard: its rows are an Arrow IPC
-    stream in the file `path`, which the worker maps. The publisher writes each group once
-    and holds no copy of it; pickled, a table's columns would cost six times the CPU of the
-    stream and be held twice more on the way."""
+    stream in the file `path`. The publisher writes each group once and holds no copy of
+    it; pickled, a table's columns would cost six times the CPU of the stream and be held
+    twice more on the way. The worker reads the file rather than mapping it, as the work
+    store does: a mapped file cut short would kill it (SIGBUS)."""
 
     index: int
     path: str
@@ -46,7 +47,7 @@ class GroupJob:
 
 def encode_job(job: GroupJob) -> bytes:
     """A worker's task."""
-    with pa.memory_map(job.path) as source:
+    with pa.OSFile(job.path) as source:
         return encode_group(pa.ipc.open_stream(source).read_all(), job.schema, job.options)
 
 
