@@ -21,13 +21,12 @@ from typing import Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from loralay_build.blobs import atomic_path, sync_filesystem
 from loralay_build.columns import Strings
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.arrays import buffer_array, to_arrow
-from loralay_build.corpus.encoder import GroupEncoder
+from loralay_build.corpus.encoder import GroupEncoder, encode_group
 from loralay_build.corpus.rowgroups import GroupWriter, open_source, read_footer
 from loralay_build.corpus.schema import project
 from loralay_build.corpus.thrift import Struct
@@ -134,10 +133,8 @@ def _empty_footer(schema: pa.Schema, options: dict[str, Any]) -> Struct:
     """The footer pyarrow writes for a file of `schema` without rows: a shard's footer, but
     for its row groups. (The empty table is made without pyarrow's Python converter, which
     would import pandas.)"""
-    buffer = io.BytesIO()
-    with pq.ParquetWriter(buffer, schema, **options) as writer:
-        writer.write_table(pa.Table.from_batches([], schema=schema))
-    return read_footer(buffer)
+    return read_footer(io.BytesIO(encode_group(pa.Table.from_batches([], schema=schema), schema,
+                                               options)))
 
 
 def _column(value: Any, field: pa.Field) -> pa.Array:
