@@ -4,11 +4,12 @@
     python scripts/bench_stages.py DIR [--rounds 3]
 
 DIR holds `manifest.jsonl` and the PDFs. Each digital-born article with its main abstract
-goes through the steps of run/process.py's `_process` one after the other: abstract
-preparation, parsing, cleaning, abstract removal (with the selection of the kept words),
-language identification, the row and the MinHash signature; each step's CPU time
-(time.process_time) is summed per round and divided by the pages. The medians over the
-rounds are printed, with the total after parsing: the worker's cost beyond the PDF itself.
+goes through the steps of run/process.py's `_process` one after the other, with the settings
+`local` ships: abstract preparation, parsing, cleaning, abstract removal (with the selection
+of the kept words), language identification, the row and the MinHash signature; each step's
+CPU time (time.process_time) is summed per round and divided by the pages. The medians over
+the rounds are printed, with the total after parsing: the worker's cost beyond the PDF
+itself.
 The garbage collector is set as in a worker (run/isolation.py). Set LORALAY_NATIVE=0 to
 measure the pure-Python path.
 """
@@ -24,22 +25,21 @@ from typing import Any
 
 from loralay_build.errors import Reject
 from loralay_build.parse import clean_document, parse_pdf
-from loralay_build.parse.settings import ParseSettings
 from loralay_build.records import Candidate
 from loralay_build.run import process
 from loralay_build.run.isolation import set_worker_collector
 from loralay_build.run.task import Task
-from loralay_build.source_table import DocumentOptions
+from loralay_build.sources import load_settings
 from loralay_build.text import detect_language, prepare_abstract, strip_abstracts
 from loralay_build.text.minhash import text_signature
-from loralay_build.text.settings import MatchSettings
 
 STAGES = ("abstract_prep", "parse", "clean", "strip", "langid", "build_row", "minhash")
 
 
 def one_round(folder: Path, records: list[dict[str, Any]]) -> tuple[dict[str, float], int]:
     """CPU seconds per stage over all documents, and the pages of those kept."""
-    parse, match, options = ParseSettings(), MatchSettings(), DocumentOptions()
+    settings = load_settings("local")
+    parse, match, options = settings.parse, settings.match, settings.source.document_options()
     spent = dict.fromkeys(STAGES, 0.0)
     pages = 0
     clock = time.process_time
@@ -55,7 +55,7 @@ def one_round(folder: Path, records: list[dict[str, Any]]) -> tuple[dict[str, fl
             continue
         parsed = parse_pdf(path, settings=parse, languages=[lang])
         t2 = clock()
-        doc = clean_document(parsed, options.cleaners, {})
+        doc = clean_document(parsed, options.cleaners)
         t3 = clock()
         try:
             stripped = strip_abstracts(doc.words, doc.word_pages, abstracts, lang, match)

@@ -7,7 +7,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from loralay_build.native import native_module
-from loralay_build.records import Document, Page, _runs, _runs_python, box_array
+from loralay_build.records import (
+    Document,
+    Page,
+    _pick,
+    _pick_python,
+    _runs,
+    _runs_python,
+    box_array,
+)
 
 
 def _doc(n: int) -> Document:
@@ -74,3 +82,20 @@ def test_runs_of_the_compiled_core_equal_numpy(keep: list[int], size: int) -> No
             _runs(keep, size)
     else:
         assert _runs(keep, size) == expected
+
+
+RUN = st.tuples(st.integers(0, 45), st.integers(0, 45))
+ODD_RUN = st.tuples(st.integers(-3, 5), st.booleans())
+
+
+@given(st.lists(st.integers(), max_size=40), st.lists(RUN | ODD_RUN, max_size=12))
+def test_pick_of_the_compiled_core_equals_slicing(values: list[int],
+                                                  runs: list[tuple[int, int]]) -> None:
+    """Runs past the end, backwards or empty clamp as slices do; a negative bound or a bool is
+    left to the Python code, which slices it as Python does."""
+    expected = _pick_python(values, runs)
+    assert _pick(values, runs) == expected
+    core = native_module()
+    if core is not None:
+        clean = all(type(a) is int and type(b) is int and a >= 0 and b >= 0 for a, b in runs)
+        assert core.pick(values, runs) == (expected if clean else None)

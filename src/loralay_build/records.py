@@ -97,21 +97,14 @@ class Document:
         copied by slices of those runs rather than word by word.
         """
         runs = _runs(keep, len(self.words))
-
-        def pick(values: list[Any]) -> list[Any]:
-            out: list[Any] = []
-            for start, stop in runs:
-                out += values[start:stop]
-            return out
-
         selected = Document(
             pages=list(self.pages),
-            words=pick(self.words),
-            boxes=pick(self.boxes),
-            word_pages=pick(self.word_pages),
-            line_ids=pick(self.line_ids),
-            block_ids=pick(self.block_ids),
-            font_sizes=pick(self.font_sizes),
+            words=_pick(self.words, runs),
+            boxes=_pick(self.boxes, runs),
+            word_pages=_pick(self.word_pages, runs),
+            line_ids=_pick(self.line_ids, runs),
+            block_ids=_pick(self.block_ids, runs),
+            font_sizes=_pick(self.font_sizes, runs),
             removed=dict(self.removed),
             composed=self.composed,
         )
@@ -119,6 +112,25 @@ class Document:
         if cached is not None and len(cached) == len(self.boxes):
             selected._box_array = np.concatenate([cached[a:b] for a, b in runs] or [cached[:0]])
         return selected
+
+
+def _pick(values: list[Any], runs: list[tuple[int, int]]) -> list[Any]:
+    """The items of `values` in each [start, stop) run, in order (by the compiled core when
+    it is built: one copy of the pointers instead of a slice per run and its extend)."""
+    native = native_module()
+    if native is not None and isinstance(values, list):
+        picked: list[Any] | None = native.pick(values, runs)
+        if picked is not None:
+            return picked
+    return _pick_python(values, runs)
+
+
+def _pick_python(values: Sequence[Any], runs: list[tuple[int, int]]) -> list[Any]:
+    """_pick in Python alone (the compiled core's reference)."""
+    out: list[Any] = []
+    for start, stop in runs:
+        out += values[start:stop]
+    return out
 
 
 def _runs(keep: Sequence[int] | np.ndarray, size: int) -> list[tuple[int, int]]:

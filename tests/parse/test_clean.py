@@ -140,12 +140,14 @@ WORD = st.tuples(st.integers(0, 5), st.integers(0, 6),
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(WORD, max_size=60))
+@given(st.lists(WORD, max_size=60), st.booleans())
 def test_running_headers_equal_the_per_line_union(
-    items: list[tuple[int, int, str, float, float, float]],
+    items: list[tuple[int, int, str, float, float, float]], in_line_order: bool,
 ) -> None:
-    """Words at random heights on random lines of six pages: same removals as line unions."""
-    items.sort(key=lambda w: (w[0], w[1]))
+    """Words at random heights on random lines of six pages: same removals as line unions,
+    with the words in (page, line) order as a parser gives them, or in any order."""
+    if in_line_order:
+        items.sort(key=lambda w: (w[0], w[1]))
     pages = [Page(i, 600.0, HEIGHT) for i in range(6)]
     doc = Document(
         pages=pages,

@@ -2209,6 +2209,52 @@ refuse:
     Py_RETURN_NONE;
 }
 
+/* pick(values, runs) -> list | None: records.py's _pick_python, the items of `values` in each
+ * [start, stop) run, in order, each run clamped to the list as a slice is; None when a run is
+ * not a pair of non-negative ints, which the Python code then handles itself. Copying the
+ * pointers once, instead of a slice per run then the extend, is most of Document.select. */
+static PyObject *pick(PyObject *self, PyObject *args) {
+    PyObject *values, *runs;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &values, &PyList_Type, &runs)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(values), count = PyList_GET_SIZE(runs), total = 0;
+    Py_ssize_t *bounds = PyMem_New(Py_ssize_t, 2 * count + 2);
+    if (!bounds) return PyErr_NoMemory();
+    for (Py_ssize_t r = 0; r < count; r++) {
+        PyObject *run = PyList_GET_ITEM(runs, r);
+        if (!PyTuple_CheckExact(run) || PyTuple_GET_SIZE(run) != 2) goto refuse;
+        for (int k = 0; k < 2; k++) {
+            PyObject *item = PyTuple_GET_ITEM(run, k);
+            if (!PyLong_CheckExact(item)) goto refuse;
+            Py_ssize_t value = PyLong_AsSsize_t(item);
+            if (value == -1 && PyErr_Occurred()) {
+                PyErr_Clear();
+                goto refuse;
+            }
+            if (value < 0) goto refuse;
+            bounds[2 * r + k] = value < n ? value : n;
+        }
+        if (bounds[2 * r + 1] < bounds[2 * r]) bounds[2 * r + 1] = bounds[2 * r];
+        total += bounds[2 * r + 1] - bounds[2 * r];
+    }
+    PyObject *result = PyList_New(total);
+    if (!result) {
+        PyMem_Free(bounds);
+        return NULL;
+    }
+    Py_ssize_t at = 0;
+    for (Py_ssize_t r = 0; r < count; r++) {
+        for (Py_ssize_t i = bounds[2 * r]; i < bounds[2 * r + 1]; i++) {
+            PyList_SET_ITEM(result, at++, Py_NewRef(PyList_GET_ITEM(values, i)));
+        }
+    }
+    PyMem_Free(bounds);
+    return result;
+refuse:
+    PyMem_Free(bounds);
+    Py_RETURN_NONE;
+}
+
 /* symbol_bytes(query, window) -> (bytes, bytes) | None: text/match.py's _as_bytes for
  * texts beyond Latin-1: one byte per character, each distinct character of the two texts
  * its own byte (numbered in order of first appearance), None beyond 256 of them. Only the
@@ -2724,6 +2770,7 @@ static PyMethodDef methods[] = {
     {"thrift_struct", thrift_struct, METH_VARARGS, "A compact-protocol structure (corpus/thrift.py)."},
     {"pack", pack, METH_O, "A list of str in Arrow's string layout (columns.Strings)."},
     {"box_array", box_array, METH_O, "The coordinates of a list of 4-tuples as doubles."},
+    {"pick", pick, METH_VARARGS, "The items of a list in runs of indices (Document.select)."},
     {"box_columns", box_columns, METH_VARARGS, "A row's box and page columns (run/process.py)."},
     {"gray_plane", gray_plane, METH_VARARGS, "An RGBX page as mapped gray levels, or None."},
     {"png_rows", png_rows, METH_VARARGS, "Gray levels as PNG scanlines of 1 to 8 bits."},

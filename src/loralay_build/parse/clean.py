@@ -94,8 +94,9 @@ class MarginStamp:
 def running_headers(doc: Document) -> set[int]:
     """Lines in the top or bottom band that repeat over pages (digits ignored), and page numbers.
 
-    The band tests run on whole columns: only lines lying wholly inside one band reach
-    Python, one string key per line.
+    The band tests run on whole columns, over the words ordered by (page, line): the order
+    they come in from the parser, so sorting is needed only for documents made otherwise.
+    Only lines lying wholly inside one band reach Python, one string key per line.
     """
     if not doc.words:
         return set()
@@ -104,38 +105,33 @@ def running_headers(doc: Document) -> set[int]:
     boxes = doc.box_array()
     pages = np.asarray(doc.word_pages, dtype=np.int64)
     line_ids = np.asarray(doc.line_ids, dtype=np.int64)
-    height = heights[pages]
-    top = boxes[:, 3] <= MARGIN_BAND * height
-    bottom = boxes[:, 1] >= (1.0 - MARGIN_BAND) * height
     lines = pages * (int(line_ids.max()) + 1) + line_ids
-    inside = top | bottom
-    candidates = np.flatnonzero(inside & ~np.isin(lines, lines[~inside]))
-    if not len(candidates):
+    index, words = np.arange(len(lines)), doc.words
+    if (lines[1:] < lines[:-1]).any():
+        index = np.argsort(lines, kind="stable")
+        lines, pages, boxes = lines[index], pages[index], boxes[index]
+        words = [words[i] for i in index.tolist()]
+    height = heights[pages]
+    starts = np.flatnonzero(np.concatenate(([True], lines[1:] != lines[:-1])))
+    all_top = np.logical_and.reduceat(boxes[:, 3] <= MARGIN_BAND * height, starts)
+    all_bottom = np.logical_and.reduceat(boxes[:, 1] >= (1.0 - MARGIN_BAND) * height, starts)
+    banded = np.flatnonzero(all_top | all_bottom)
+    if not len(banded):
         return set()
-    # Candidates grouped by line (stable: each line's words keep their order).
-    candidates = candidates[np.argsort(lines[candidates], kind="stable")]
-    keys = lines[candidates]
-    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-    all_top = np.logical_and.reduceat(top[candidates], starts)
-    all_bottom = np.logical_and.reduceat(bottom[candidates], starts)
-    ends = [*starts[1:].tolist(), len(candidates)]
-    words = [doc.words[i] for i in candidates.tolist()]
+    ends = np.append(starts[1:], len(lines))
     seen: dict[tuple[str, str], set[int]] = defaultdict(set)
     found: list[tuple[tuple[str, str], int, int]] = []
-    for a, b, is_top, is_bottom, page in zip(
-        starts.tolist(), ends, all_top.tolist(), all_bottom.tolist(),
-        pages[candidates[starts]].tolist(), strict=True,
-    ):
-        if not (is_top or is_bottom):
-            continue
+    for a, b, is_top, page in zip(starts[banded].tolist(), ends[banded].tolist(),
+                                  all_top[banded].tolist(), pages[starts[banded]].tolist(),
+                                  strict=True):
         text = " ".join(words[a:b])
         key = ("top" if is_top else "bottom",
                "#" if _ROMAN.match(text) else _DIGITS.sub("#", text.casefold()))
         seen[key].add(page)
         found.append((key, a, b))
-    repeats = 2 if len(set(doc.word_pages)) <= 4 else 3
-    dropped = [candidates[a:b] for key, a, b in found if len(seen[key]) >= repeats]
-    return set(np.concatenate(dropped).tolist()) if dropped else set()
+    repeats = 2 if np.count_nonzero(np.diff(pages)) < 4 else 3  # at most 4 pages with words
+    return {i for key, a, b in found if len(seen[key]) >= repeats
+            for i in index[a:b].tolist()}
 
 
 def line_numbers(doc: Document) -> set[int]:
