@@ -4,10 +4,11 @@
 The extension file given is loaded in place of the installed one; every PDF of the folders
 is parsed `--rounds` times in this process, and its words and boxes go through the core's
 kernels of the later build steps (normalised tokens, the seed index and lookups, the leakage
-audit, the numbering of characters for edlib, word selection by runs, MinHash, box array,
-the row's box columns, string packing, and the Thrift reader on a Parquet footer of its words
-and on the file's own bytes), and its first pages are rendered as page images
-(the gray-plane and PNG-row kernels), so a leak in the core grows with the rounds.
+audit, the numbering of characters for edlib, word selection by runs and their copying,
+MinHash, box and int arrays, the row's box columns, string packing, and the Thrift reader on
+a Parquet footer of its words and on the file's own bytes), and its first pages are rendered
+as page images (the gray-plane and PNG-row kernels), so a leak in the core grows with the
+rounds.
 Decompression bombs (C01, C02) are left out: without the address-space limit of the worker
 isolation they only measure PDFium's inflater, and they have no text for the core to read.
 
@@ -53,7 +54,7 @@ def main() -> None:
     from loralay_build.errors import Reject
     from loralay_build.images import ImagesSkipped, page_images
     from loralay_build.parse import ParseSettings, parse_pdf, pdfium
-    from loralay_build.records import box_array
+    from loralay_build.records import box_array, int_array
     from loralay_build.run.process import _box_columns
     from loralay_build.text.leakage import Leakage
     from loralay_build.text.match import _as_bytes
@@ -79,6 +80,7 @@ def main() -> None:
                 SeedFinder(body).first([body[i : i + 12] for i in range(0, len(body) - 11, 97)], 5)
                 signature(doc.words)
                 box_array(doc.boxes)
+                int_array(doc.line_ids)
                 doc.select([i for i in range(len(doc.words)) if i % 7])
                 _box_columns(doc)
                 Strings.pack(doc.words)

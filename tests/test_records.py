@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -15,6 +16,7 @@ from loralay_build.records import (
     _runs,
     _runs_python,
     box_array,
+    int_array,
 )
 
 
@@ -99,3 +101,20 @@ def test_pick_of_the_compiled_core_equals_slicing(values: list[int],
     if core is not None:
         clean = all(type(a) is int and type(b) is int and a >= 0 and b >= 0 for a, b in runs)
         assert core.pick(values, runs) == (expected if clean else None)
+
+
+@given(st.lists(st.integers(-2**64, 2**64) | st.booleans(), max_size=30))
+def test_int_array_of_the_compiled_core_equals_numpy(values: list[int]) -> None:
+    """Ints beyond int64 fail on both paths, as numpy refuses them; bools are numpy's."""
+    try:
+        expected = np.asarray(values, dtype=np.int64)
+    except OverflowError:
+        with pytest.raises(OverflowError):
+            int_array(values)
+        return
+    got = int_array(values)
+    assert got.dtype == np.int64 and got.tolist() == expected.tolist()
+    core = native_module()
+    if core is not None:
+        plain = all(type(v) is int for v in values)
+        assert (core.int_array(values) is None) == (not plain)

@@ -31,6 +31,17 @@ def box_array_python(boxes: Sequence[Box]) -> np.ndarray:
     return flat.reshape(-1, 4)
 
 
+def int_array(values: Sequence[int]) -> np.ndarray:
+    """Integers (word pages, line ids) as an int64 array, read straight from the ints (by the
+    compiled core when it is built, at a fifth of the cost)."""
+    native = native_module()
+    if native is not None and isinstance(values, list):
+        data = native.int_array(values)
+        if data is not None:
+            return np.frombuffer(data, dtype=np.int64)
+    return np.asarray(values, dtype=np.int64)
+
+
 @dataclass
 class Candidate:
     """One document found by discovery, before anything is downloaded."""

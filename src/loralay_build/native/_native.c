@@ -1704,6 +1704,34 @@ static PyObject *box_array(PyObject *self, PyObject *boxes) {
     return result;
 }
 
+/* int_array(values) -> bytearray | None: a list of ints as native int64, as
+ * records.int_array reads them; None when an item is not an int or does not fit, which the
+ * numpy code then handles (or refuses) itself. */
+static PyObject *int_array(PyObject *self, PyObject *values) {
+    (void)self;
+    if (!PyList_Check(values)) {
+        PyErr_SetString(PyExc_TypeError, "values must be a list");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(values);
+    PyObject *result = PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    if (!result) return NULL;
+    int64_t *out = (int64_t *)PyByteArray_AS_STRING(result);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *value = PyList_GET_ITEM(values, i);
+        int overflow = 0;
+        long long x = PyLong_CheckExact(value) ? PyLong_AsLongLongAndOverflow(value, &overflow)
+                                               : -1;
+        if (!PyLong_CheckExact(value) || overflow || (x == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            Py_DECREF(result);
+            Py_RETURN_NONE;
+        }
+        out[i] = (int64_t)x;
+    }
+    return result;
+}
+
 /* box_columns(boxes, pages, widths, heights) -> (int32 boxes, int16 normalised boxes, int16
  * pages) as bytearrays | None: run/process.py's _box_columns for `boxes` (n x 4 doubles),
  * `pages` (a list of n page indices) and the page sizes by index. The same arithmetic as
@@ -2770,6 +2798,7 @@ static PyMethodDef methods[] = {
     {"thrift_struct", thrift_struct, METH_VARARGS, "A compact-protocol structure (corpus/thrift.py)."},
     {"pack", pack, METH_O, "A list of str in Arrow's string layout (columns.Strings)."},
     {"box_array", box_array, METH_O, "The coordinates of a list of 4-tuples as doubles."},
+    {"int_array", int_array, METH_O, "A list of ints as native int64."},
     {"pick", pick, METH_VARARGS, "The items of a list in runs of indices (Document.select)."},
     {"box_columns", box_columns, METH_VARARGS, "A row's box and page columns (run/process.py)."},
     {"gray_plane", gray_plane, METH_VARARGS, "An RGBX page as mapped gray levels, or None."},

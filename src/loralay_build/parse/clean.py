@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from loralay_build.records import Document
+from loralay_build.records import Document, int_array
 
 Cleaner = Callable[[Document], set[int]]
 
@@ -103,8 +103,7 @@ def running_headers(doc: Document) -> set[int]:
     heights = np.zeros(max(page.index for page in doc.pages) + 1, dtype=np.float64)
     heights[[page.index for page in doc.pages]] = [page.height for page in doc.pages]
     boxes = doc.box_array()
-    pages = np.asarray(doc.word_pages, dtype=np.int64)
-    line_ids = np.asarray(doc.line_ids, dtype=np.int64)
+    pages, line_ids = int_array(doc.word_pages), int_array(doc.line_ids)
     lines = pages * (int(line_ids.max()) + 1) + line_ids
     index, words = np.arange(len(lines)), doc.words
     if (lines[1:] < lines[:-1]).any():
