@@ -14,15 +14,23 @@ from loralay_build.native import native_module
 Box = tuple[float, float, float, float]
 
 
+def _core_buffer(kernel: str, values: Sequence[Any]) -> bytearray | None:
+    """What the compiled core's `kernel` (box_array, int_array) makes of a list: None without
+    the core, for another sequence, or when the kernel leaves the values to numpy."""
+    native = native_module()
+    if native is None or not isinstance(values, list):
+        return None
+    data: bytearray | None = getattr(native, kernel)(values)
+    return data
+
+
 def box_array(boxes: Sequence[Box]) -> np.ndarray:
     """Boxes as an (n, 4) float64 array, read straight from the tuples' floats (by the
     compiled core when it is built, at a third of the cost)."""
-    native = native_module()
-    if native is not None and isinstance(boxes, list):
-        data = native.box_array(boxes)
-        if data is not None:
-            return np.frombuffer(data, dtype=np.float64).reshape(-1, 4)
-    return box_array_python(boxes)
+    data = _core_buffer("box_array", boxes)
+    if data is None:
+        return box_array_python(boxes)
+    return np.frombuffer(data, dtype=np.float64).reshape(-1, 4)
 
 
 def box_array_python(boxes: Sequence[Box]) -> np.ndarray:
@@ -34,12 +42,10 @@ def box_array_python(boxes: Sequence[Box]) -> np.ndarray:
 def int_array(values: Sequence[int]) -> np.ndarray:
     """Integers (word pages, line ids) as an int64 array, read straight from the ints (by the
     compiled core when it is built, at a fifth of the cost)."""
-    native = native_module()
-    if native is not None and isinstance(values, list):
-        data = native.int_array(values)
-        if data is not None:
-            return np.frombuffer(data, dtype=np.int64)
-    return np.asarray(values, dtype=np.int64)
+    data = _core_buffer("int_array", values)
+    if data is None:
+        return np.asarray(values, dtype=np.int64)
+    return np.frombuffer(data, dtype=np.int64)
 
 
 @dataclass
