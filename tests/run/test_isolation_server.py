@@ -3,19 +3,15 @@ stopped and reaped with the pool, and a worker that died while idle is replaced.
 
 from __future__ import annotations
 
-import multiprocessing
 import multiprocessing.forkserver
 import os
-import pickle
 import signal
 import threading
 from pathlib import Path
 
-import numpy as np
-
 from loralay_build.errors import Reason
 from loralay_build.parse.backend import backend_module
-from loralay_build.run.isolation import IsolatedPool, Limits, WorkerLost, _send
+from loralay_build.run.isolation import IsolatedPool, Limits, WorkerLost
 from loralay_build.run.process import Outcome, Task, process_document
 from loralay_build.run.worker_results import outcome_of
 from tests.helpers.waits import wait_for, zombie_children
@@ -90,15 +86,3 @@ def test_a_worker_dead_while_idle_is_replaced_before_its_next_task() -> None:
         finally:
             resume.cancel()
             os.kill(server, signal.SIGCONT)
-
-
-def test_messages_cross_the_pipe_in_pickle_protocol_5() -> None:
-    """Protocol 5 writes a result's numpy columns without an extra copy; the reader's plain
-    `recv` needs nothing, as a pickle names its protocol."""
-    reader, writer = multiprocessing.Pipe(duplex=False)
-    column = np.arange(10, dtype=np.int32)
-    _send(writer, ("ok", column))
-    data = reader.recv_bytes()
-    assert data[:2] == b"\x80\x05"
-    status, value = pickle.loads(data)
-    assert status == "ok" and value.tolist() == column.tolist()

@@ -30,7 +30,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
-from multiprocessing.reduction import ForkingPickler
 from typing import Any, Generic, TypeVar, cast
 
 from loralay_build import deadline
@@ -65,15 +64,6 @@ class WorkerLost(Exception):
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 # The message a worker sends before its result to get more time for its task (`deadline`).
 EXTEND = "extend"
-# Tasks and results cross the pipe in pickle protocol 5 (the connection's own default is 4): a
-# result's numpy columns are then written and read without an extra copy, which halves the
-# CPU of pickling a real document's row (47 instead of 107 µs in the worker, 43 instead of
-# 75 µs in the parent). The reader needs nothing: a pickle names its protocol.
-PROTOCOL = 5
-
-
-def _send(conn: Connection, message: object) -> None:
-    conn.send_bytes(ForkingPickler.dumps(message, PROTOCOL))
 # A parse allocates millions of short-lived tuples and floats: with the default first-generation
 # threshold (700) the collector runs hundreds of times per 300 documents (~0.4 s CPU);
 # at 20,000 it runs a dozen times (~0.1 s), holding a few MB more at most.
@@ -136,7 +126,7 @@ def _worker_main(
     _limit_self(memory_bytes)
     exit_at_memory_limit(memory_bytes)
     set_worker_collector()
-    deadline.listen(lambda seconds: _send(conn, (EXTEND, seconds)))
+    deadline.listen(lambda seconds: conn.send((EXTEND, seconds)))
     while True:
         try:
             task = conn.recv()
@@ -148,7 +138,7 @@ def _worker_main(
             result: object = ("ok", func(task))
         except BaseException as exc:  # every failure is reported, none kills the loop
             result = ("error", f"{type(exc).__name__}: {exc}"[:500])
-        _send(conn, result)
+        conn.send(result)
 
 
 @contextlib.contextmanager
@@ -332,11 +322,11 @@ class IsolatedPool(Generic[TaskT, ResultT]):
             worker.stop()
             worker = self._workers[i] = self._spawn()
         try:
-            _send(worker.conn, task)
+            worker.conn.send(task)
         except OSError:
             worker.stop()
             worker = self._workers[i] = self._spawn()
-            _send(worker.conn, task)
+            worker.conn.send(task)
         worker.task, worker.started, worker.extended = task, time.monotonic(), 0.0
 
     def _replace(self, worker: _Worker) -> None:
