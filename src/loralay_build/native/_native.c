@@ -1719,17 +1719,17 @@ static PyObject *int_array(PyObject *self, PyObject *values) {
     int64_t *out = (int64_t *)PyByteArray_AS_STRING(result);
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *value = PyList_GET_ITEM(values, i);
+        if (!PyLong_CheckExact(value)) goto refuse;
         int overflow = 0;
-        long long x = PyLong_CheckExact(value) ? PyLong_AsLongLongAndOverflow(value, &overflow)
-                                               : -1;
-        if (!PyLong_CheckExact(value) || overflow || (x == -1 && PyErr_Occurred())) {
-            PyErr_Clear();
-            Py_DECREF(result);
-            Py_RETURN_NONE;
-        }
+        long long x = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (overflow || (x == -1 && PyErr_Occurred())) goto refuse;
         out[i] = (int64_t)x;
     }
     return result;
+refuse:
+    PyErr_Clear();
+    Py_DECREF(result);
+    Py_RETURN_NONE;
 }
 
 /* box_columns(boxes, pages, widths, heights) -> (int32 boxes, int16 normalised boxes, int16
