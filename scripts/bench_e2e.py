@@ -2,7 +2,7 @@
 """Benchmark a whole build against parsing alone over the same PDFs.
 
     python scripts/bench_e2e.py DIR [--copies 6] [--executor local] [--rounds 1]
-        [--against-poppler [--against SRC]]
+        [--against-poppler [--against SRC] [--against-env NAME=VALUE ...]]
 
 DIR is realdocs-style (`manifest.jsonl` + PDFs). Each digital-born document (an article with a
 text layer) is copied `--copies` times with bytes appended after %%EOF, so every copy hashes
@@ -25,7 +25,9 @@ differently and is processed as a new document. Reported, in one run so they com
 Rounds are interleaved; medians are reported. `--against-poppler` runs only the builds and
 poppler, next to each other; with `--against SRC` (another checkout's `src` folder, its
 compiled core built) that checkout's build with --workers 2 runs beside this one's in every
-round, so a change is measured within one run.
+round, so a change is measured within one run; `--against-env NAME=VALUE` sets a variable for
+that build (of this checkout without `--against`), e.g. `LORALAY_RUN__ALLOCATOR='""'` for
+workers on the C library's malloc.
 """
 
 from __future__ import annotations
@@ -402,6 +404,8 @@ def main() -> None:
                         help="only the whole build against poppler, in adjacent runs")
     parser.add_argument("--against", type=Path, metavar="SRC",
                         help="with --against-poppler: also another checkout's src folder")
+    parser.add_argument("--against-env", action="append", default=[], metavar="NAME=VALUE",
+                        help="with --against-poppler: a variable of the compared build")
     parser.add_argument("--parse-child", help=argparse.SUPPRESS)
     parser.add_argument("--part", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--parts", type=int, default=1, help=argparse.SUPPRESS)
@@ -434,9 +438,12 @@ def main() -> None:
 
         if args.against_poppler:
             against = None
-            if args.against is not None:
-                compileall.compile_dir(args.against / "loralay_build", quiet=1)
-                against = {**os.environ, "PYTHONPATH": str(args.against.resolve())}
+            if args.against is not None or args.against_env:
+                against = dict(os.environ)
+                if args.against is not None:
+                    compileall.compile_dir(args.against / "loralay_build", quiet=1)
+                    against["PYTHONPATH"] = str(args.against.resolve())
+                against.update(pair.split("=", 1) for pair in args.against_env)
             parsed = parse_only(pdfs)
             against_poppler(pdfs, manifest, work, args.rounds, args.executor, parsed["pages"],
                             add, against)

@@ -81,6 +81,10 @@ class RunSettings:
     timeout: float = 60.0  # wall-clock seconds per document, enforced by killing the worker
     memory_limit_mb: int = 2048  # RLIMIT_AS of each worker
     recycle_after: int = 200  # documents per worker before it is replaced
+    # The malloc of the processes that parse documents (run/allocator.py): a library's file
+    # name, searched as the dynamic loader does, or a path; "" or a library not installed:
+    # the C library's malloc.
+    allocator: str = "libmimalloc.so.2"
     max_attempts: int = 3  # runs in which a transient download failure is retried
     # --executor ray: "" starts a local Ray instance sized by `workers`; "auto" joins the
     # cluster of this node (`ray start`); "ray://host:10001" goes through a Ray Client server.

@@ -26,3 +26,10 @@ def behave(task: tuple[str, int]) -> int:
     if kind == "exit":
         os._exit(value % 100 + 1)
     return value * 2
+
+
+def libraries(task: str) -> tuple[bool, str | None]:
+    """Whether the library file `task` is mapped into this worker, and its LD_PRELOAD."""
+    with open("/proc/self/maps", encoding="utf-8") as maps:
+        mapped = any(line.rstrip().endswith(os.path.realpath(task)) for line in maps)
+    return mapped, os.environ.get("LD_PRELOAD")

@@ -33,6 +33,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any, Generic, TypeVar, cast
 
 from loralay_build import deadline
+from loralay_build.run import allocator
 from loralay_build.run.fatal import MEMORY_EXIT, exit_at_memory_limit
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,7 @@ class Limits:
     timeout: float  # wall-clock seconds per task
     memory_bytes: int  # RLIMIT_AS of each worker
     recycle_after: int  # tasks per worker before it is replaced
+    allocator: str = ""  # the malloc library workers run with (run/allocator.py); "" = libc's
 
 
 class WorkerLost(Exception):
@@ -102,8 +104,10 @@ def _release_server() -> None:
         server._forkserver_alive_fd = None
 
 
-def _limit_self(memory_bytes: int) -> None:
+def _limit_self(memory_bytes: int, preloaded: str) -> None:
     _release_server()
+    if preloaded:
+        allocator.unload_from_environment(preloaded)
     _die_with_parent()
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -121,9 +125,9 @@ def set_worker_collector() -> None:
 
 
 def _worker_main(
-    conn: Connection, func: Callable[[object], object], memory_bytes: int
+    conn: Connection, func: Callable[[object], object], memory_bytes: int, preloaded: str
 ) -> None:
-    _limit_self(memory_bytes)
+    _limit_self(memory_bytes, preloaded)
     exit_at_memory_limit(memory_bytes)
     set_worker_collector()
     deadline.listen(lambda seconds: conn.send((EXTEND, seconds)))
@@ -170,10 +174,11 @@ def _main_left_out(func: Callable[..., object]) -> Iterator[None]:
 
 class _Worker:
     def __init__(self, ctx: mp.context.ForkServerContext, func: Callable[..., object],
-                 limits: Limits) -> None:
+                 limits: Limits, preloaded: str) -> None:
         self.conn, child = ctx.Pipe()
         self.process: BaseProcess = ctx.Process(
-            target=_worker_main, args=(child, func, limits.memory_bytes), daemon=True
+            target=_worker_main, args=(child, func, limits.memory_bytes, preloaded),
+            daemon=True,
         )
         with _main_left_out(func):
             self.process.start()
@@ -244,6 +249,7 @@ class IsolatedPool(Generic[TaskT, ResultT]):
         module = getattr(func, "__module__", "__main__")
         own = [] if module == "__main__" else [module]  # a main script's: imported by each worker
         self.ctx.set_forkserver_preload([*own, *preload])
+        self.preloaded = allocator.resolve(limits.allocator)
         self.restarts = 0
         self._workers: list[_Worker] = []
 
@@ -260,7 +266,10 @@ class IsolatedPool(Generic[TaskT, ResultT]):
         _stop_server()
 
     def _spawn(self) -> _Worker:
-        return _Worker(self.ctx, self.func, self.limits)
+        if self.preloaded:  # the server's start is the one moment the allocator can be set
+            with allocator.preloaded(self.preloaded):
+                multiprocessing.forkserver.ensure_running()
+        return _Worker(self.ctx, self.func, self.limits, self.preloaded)
 
     def imap_unordered(
         self, tasks: Iterable[TaskT]

@@ -10,7 +10,8 @@ from loralay_build.run.task import Outcome
 
 
 def limits_of(settings: RunSettings) -> Limits:
-    return Limits(settings.timeout, settings.memory_limit_mb * MiB, settings.recycle_after)
+    return Limits(settings.timeout, settings.memory_limit_mb * MiB, settings.recycle_after,
+                  settings.allocator)
 
 
 def outcome_of(result: Outcome | WorkerLost | str) -> Outcome:
