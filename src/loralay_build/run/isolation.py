@@ -104,10 +104,8 @@ def _release_server() -> None:
         server._forkserver_alive_fd = None
 
 
-def _limit_self(memory_bytes: int, preloaded: str) -> None:
+def _limit_self(memory_bytes: int) -> None:
     _release_server()
-    if preloaded:
-        allocator.unload_from_environment(preloaded)
     _die_with_parent()
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -127,7 +125,9 @@ def set_worker_collector() -> None:
 def _worker_main(
     conn: Connection, func: Callable[[object], object], memory_bytes: int, preloaded: str
 ) -> None:
-    _limit_self(memory_bytes, preloaded)
+    _limit_self(memory_bytes)
+    if preloaded:
+        allocator.unload_from_environment(preloaded)
     exit_at_memory_limit(memory_bytes)
     set_worker_collector()
     deadline.listen(lambda seconds: conn.send((EXTEND, seconds)))
