@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,16 @@ def test_a_library_is_found_where_the_loader_looks(
     levels = [r.levelno for r in caplog.records]
     assert levels == [logging.DEBUG, logging.WARNING]  # only a wrong path is a mistake
     assert allocator.resolve("") == ""
+
+
+@needs_mimalloc
+def test_a_python_that_does_not_know_its_multiarch_folder_finds_the_library_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sysconfig, "get_config_var", lambda name: None)
+    monkeypatch.delenv("LD_LIBRARY_PATH", raising=False)
+    found = allocator.resolve(RunSettings().allocator)
+    assert found and os.path.realpath(found) == os.path.realpath(MIMALLOC)
 
 
 @pytest.mark.parametrize(("before", "after"), [

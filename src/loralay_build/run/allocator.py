@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import platform
 import sys
 import sysconfig
 from collections.abc import Iterator
@@ -27,9 +28,10 @@ PRELOAD = "LD_PRELOAD"
 def _library_dirs() -> list[Path]:
     """Where the dynamic loader looks for a bare library name: LD_LIBRARY_PATH, then the
     system's library folders."""
-    arch = sysconfig.get_config_var("MULTIARCH") or ""
+    # Debian's multiarch folder; a Python built elsewhere (conda) may not know its name.
+    arch = sysconfig.get_config_var("MULTIARCH") or f"{platform.machine()}-linux-gnu"
     listed = [Path(p) for p in os.environ.get("LD_LIBRARY_PATH", "").split(":") if p]
-    system = [Path(root, arch) for root in ("/lib", "/usr/lib") if arch]
+    system = [Path(root, arch) for root in ("/lib", "/usr/lib")]
     return [*listed, *system, *map(Path, ("/lib64", "/usr/lib64", "/lib", "/usr/lib",
                                           "/usr/local/lib"))]
 
