@@ -423,6 +423,8 @@ def main() -> None:
         return
     if args.folder is None:
         parser.error("DIR is required")
+    if any("=" not in pair for pair in args.against_env):
+        parser.error("--against-env takes NAME=VALUE")
     # Measure the tool as installed: a wheel install compiles bytecode, while an editable
     # checkout under PYTHONDONTWRITEBYTECODE would compile every module in every process.
     import loralay_build
