@@ -14,8 +14,9 @@ shares are turned into CPU ms per page with the CPU every process of the build u
 (RUSAGE_CHILDREN). The `--top` functions follow, by samples spent in them, over all processes.
 
 Unlike Python-level profilers this sees inside PDFium and the other native libraries, and it
-does not slow the build down; Python functions show as the interpreter's own (Python 3.11
-has no perf support for its frames): bench_stages.py and bench_parent_cpu.py split those.
+slows the build down little (the samples' own cost shows as kernel time). Python functions
+show as the interpreter's own (Python 3.11 has no perf support for its frames):
+bench_stages.py and bench_parent_cpu.py split those.
 """
 
 from __future__ import annotations
