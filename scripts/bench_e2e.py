@@ -174,7 +174,8 @@ def pool_cpu(tasks: int, rounds: int = 5) -> float:
     return statistics.median(values)
 
 
-def _children_cpu() -> float:
+def children_cpu() -> float:
+    """User and system CPU seconds of the children this process has waited for."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
@@ -193,13 +194,13 @@ def poppler_cpu(pdfs: Path, parts: int = 1) -> float:
             subprocess.run(["pdftotext", "-q", "-bbox-layout", str(path), "/dev/null"],
                            check=False)
 
-    before = _children_cpu()
+    before = children_cpu()
     threads = [threading.Thread(target=run, args=(k,)) for k in range(parts)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    return _children_cpu() - before
+    return children_cpu() - before
 
 
 def parse_bench_child(name: str, pdfs: Path, limit: int) -> dict[str, float]:
@@ -291,7 +292,7 @@ def build(manifest: Path, out: Path, workers: int, executor: str,
 
 def timed_build(argv: list[str], env: dict[str, str] | None = None) -> dict[str, float]:
     """Wall, CPU of the command and its children, and peak RSS of parent and worker."""
-    before, start = _children_cpu(), time.perf_counter()
+    before, start = children_cpu(), time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env=env)
     sampler = RssSampler(proc.pid)
@@ -300,7 +301,7 @@ def timed_build(argv: list[str], env: dict[str, str] | None = None) -> dict[str,
     parent, worker = sampler.stop()
     if proc.returncode not in (0, 3):
         raise SystemExit(f"build-corpus exit {proc.returncode}: {errors[-2000:]}")
-    return {"cpu": _children_cpu() - before, "wall": wall, "parent_rss": parent,
+    return {"cpu": children_cpu() - before, "wall": wall, "parent_rss": parent,
             "worker_rss": worker}
 
 

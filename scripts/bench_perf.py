@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -33,7 +32,7 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 
-from bench_e2e import make_corpus
+from bench_e2e import children_cpu, make_corpus
 
 # library group -> patterns of the file names it covers (the first matching group wins)
 GROUPS: dict[str, tuple[str, ...]] = {
@@ -83,7 +82,7 @@ def roles(forks: dict[int, int], root: int) -> dict[int, str]:
 
 def record(manifest: Path, out: Path, workers: int, data: Path) -> float:
     """Build under `perf record`; the CPU seconds of every process of the build."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before = children_cpu()
     done = subprocess.run(["perf", "record", "-q", "-F", "999", "-o", str(data), "--",
                            sys.executable, "-m", "loralay_build.cli", "local", "--input",
                            str(manifest), "--out", str(out), "--workers", str(workers),
@@ -91,8 +90,7 @@ def record(manifest: Path, out: Path, workers: int, data: Path) -> float:
     if done.returncode not in (0, 3):  # 3: the build rejected some documents
         raise SystemExit(f"perf record or the build failed (exit {done.returncode}); perf "
                          "needs /proc/sys/kernel/perf_event_paranoid <= 2 or root")
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return children_cpu() - before
 
 
 def samples(data: Path) -> tuple[Counter[tuple[str, str]], Counter[str]]:
