@@ -14,6 +14,9 @@ pages/s.
 
 With `--against SRC` (another checkout's `src` folder) its pdfium backend runs too, as
 `pdfium@against`, interleaved with the others: a change is measured within one run.
+`pdfium@workers` is the pdfium backend with the malloc a build's workers run with (`[run]
+allocator`, preloaded as run/allocator.py does): parsing as a build pays for it. pdftotext
+keeps the C library's malloc, as a user runs it.
 
     python scripts/bench_parse.py DIR [--backend pdfium --backend poppler] [--rounds 3]
         [--subset 8] [--manifest DIR/../manifest.jsonl] [--big FILE] [--against SRC]
@@ -39,6 +42,7 @@ REFERENCE = "pdftotext"
 FLOOR = "floor"
 PYTHON_PATH = "pdfium-python"  # the pdfium backend with the compiled core disabled
 AGAINST = "pdfium@against"  # the pdfium backend of the --against source tree
+WORKERS = "pdfium@workers"  # the pdfium backend with the workers' allocator
 SUBSET = {"pdfplumber"}  # backends run on the first --subset files only
 DEFAULT_BACKENDS = ["pdfium", PYTHON_PATH, FLOOR, "poppler", "pdfplumber"]
 
@@ -140,7 +144,7 @@ def run_child(
         sys.executable,
         __file__,
         "--child",
-        "pdfium" if backend == AGAINST else backend,
+        "pdfium" if backend in (AGAINST, WORKERS) else backend,
         str(folder),
         "--max-pages",
         str(max_pages),
@@ -152,9 +156,23 @@ def run_child(
     env = {**os.environ, "LORALAY_NATIVE": "0"} if backend == PYTHON_PATH else None
     if backend == AGAINST:
         env = {**os.environ, "PYTHONPATH": str(against)}
+    if backend == WORKERS:
+        env = {**os.environ, "LD_PRELOAD": workers_allocator()}
     done = subprocess.run(argv, capture_output=True, text=True, check=True, env=env)
     result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
+
+
+def workers_allocator() -> str:
+    """The file of the malloc library a build's workers preload; a clear stop without it."""
+    from loralay_build.config import RunSettings
+    from loralay_build.run.allocator import resolve
+
+    library = resolve(RunSettings().allocator)
+    if not library:
+        raise SystemExit(f"{WORKERS}: the workers' allocator {RunSettings().allocator} is not "
+                         "installed (Debian: libmimalloc2.0)")
+    return library
 
 
 def norm(word: str) -> str:
@@ -298,7 +316,8 @@ def main() -> None:
             f"{rejected:>9}"
         )
     for other, label in ((PYTHON_PATH, "compiled core and Python loop"),
-                         (AGAINST, "this tree and --against")):
+                         (AGAINST, "this tree and --against"),
+                         (WORKERS, "C library malloc and the workers'")):
         if "pdfium" in words and other in words:
             same = words["pdfium"] == words[other]
             print(f"\n{label}: {'identical' if same else 'DIFFERENT'} words")
