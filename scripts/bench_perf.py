@@ -2,6 +2,7 @@
 """Where a whole build's CPU goes, by process and by library, from `perf` samples.
 
     python scripts/bench_perf.py DIR [--copies 6] [--workers 2] [--top 25] [--keep FOLDER]
+    python scripts/bench_perf.py DIR --floor [--rounds 3]
 
 DIR is realdocs-style (`manifest.jsonl` + PDFs); its digital-born articles are copied as
 bench_e2e.py copies them, and `python -m loralay_build.cli local --workers N` builds them under
@@ -17,6 +18,12 @@ Unlike Python-level profilers this sees inside PDFium and the other native libra
 slows the build down little (the samples' own cost shows as kernel time). Python functions
 show as the interpreter's own (Python 3.11 has no perf support for its frames):
 bench_stages.py and bench_parent_cpu.py split those.
+
+`--floor` samples PDFium's own floor instead (bench_parse.py's `floor`: open each PDF of
+DIR/pdf, load each page and its text page, get the text) with call chains, and prints the
+share of that CPU spent inside each of PDFium's steps, callees included: loading the page
+(parsing its content), fonts, form XObjects, path objects, inline images, building the text
+page. It bounds what a PDFium of our own could save, for instance by loading text alone.
 """
 
 from __future__ import annotations
@@ -123,6 +130,60 @@ def samples(data: Path) -> tuple[Counter[tuple[str, str]], Counter[str]]:
     return by_group, by_symbol
 
 
+# PDFium's steps in the floor: label -> functions whose inclusive samples are the step's
+FLOOR_STEPS: dict[str, tuple[str, ...]] = {
+    "load the page (FPDF_LoadPage)": ("FPDF_LoadPage",),
+    "  parse its content": ("CPDF_StreamContentParser::Parse",),
+    "  fonts (CPDF_Font::Create)": ("CPDF_Font::Create",),
+    "  form XObjects (may hold text)": ("CPDF_StreamContentParser::AddForm",),
+    "  path objects": ("CPDF_StreamContentParser::ParsePathObject",
+                       "CPDF_StreamContentParser::AddPathObject",
+                       "CPDF_StreamContentParser::Handle_MoveTo",
+                       "CPDF_StreamContentParser::Handle_LineTo",
+                       "CPDF_StreamContentParser::Handle_CurveTo_123",
+                       "CPDF_StreamContentParser::Handle_Rectangle",
+                       "CPDF_StreamContentParser::AddPathPoint"),
+    "  inline images": ("CPDF_StreamContentParser::Handle_BeginImage",),
+    "  text objects": ("CPDF_StreamContentParser::AddTextObject",),
+    "build the text page (FPDFText_LoadPage)": ("FPDFText_LoadPage",),
+    "close pages and text pages": ("FPDF_ClosePage", "FPDFText_ClosePage"),
+}
+
+
+def floor_profile(folder: Path, rounds: int, data: Path) -> None:
+    """Sample PDFium's floor with call chains and print each step's inclusive share."""
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
+            "from bench_parse import floor_pages; "
+            "files = sorted(Path(sys.argv[2]).glob('*.pdf')); "
+            "[floor_pages(files, 300) for _ in range(int(sys.argv[3]))]")
+    done = subprocess.run(["perf", "record", "-q", "-g", "-F", "999", "-o", str(data), "--",
+                           sys.executable, "-c", code, str(Path(__file__).parent),
+                           str(folder / "pdf"), str(rounds)], check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"perf record failed (exit {done.returncode}); perf needs "
+                         "/proc/sys/kernel/perf_event_paranoid <= 2 or root")
+    text = subprocess.run(["perf", "script", "-i", str(data), "-F", "ip,sym"], check=True,
+                          capture_output=True, text=True).stdout
+    total = 0
+    inside: Counter[str] = Counter()
+    for stack in text.split("\n\n"):  # a sample's chain: one "address symbol" line a frame
+        frames = {parts[1].split("(")[0] for line in stack.splitlines()
+                  if len(parts := line.split(None, 1)) == 2}
+        if not frames:
+            continue
+        total += 1
+        for label, functions in FLOOR_STEPS.items():
+            inside[label] += any(f in frames for f in functions)
+    print(f"PDFium's floor on {folder / 'pdf'}, {rounds} rounds, {total} samples")
+    print("| step (callees included) | share of the floor's CPU |")
+    print("|---|---|")
+    for label in FLOOR_STEPS:
+        print(f"| {label} | {100 * inside[label] / max(total, 1):.1f} % |")
+    steps = sum(n for label, n in inside.items() if not label.startswith(" "))  # disjoint
+    print(f"| the rest (interpreter, ctypes, opening documents) | "
+          f"{100 * (total - steps) / max(total, 1):.1f} % |")
+
+
 def page_count(pdfs: Path) -> int:
     total = 0
     for path in sorted(pdfs.glob("*.pdf")):
@@ -139,9 +200,15 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--keep", type=Path, help="build here and keep it (with perf.data)")
+    parser.add_argument("--floor", action="store_true", help="profile PDFium's floor instead")
+    parser.add_argument("--rounds", type=int, default=3, help="passes over DIR/pdf (--floor)")
     args = parser.parse_args()
     if shutil.which("perf") is None:
         raise SystemExit("perf is not installed (Debian package linux-perf)")
+    if args.floor:
+        with tempfile.TemporaryDirectory(prefix="bench_perf-") as tmp:
+            floor_profile(args.folder, args.rounds, Path(tmp) / "perf.data")
+        return
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench_perf-"))
     try:
         pdfs, manifest = make_corpus(args.folder, work, args.copies)
