@@ -60,6 +60,7 @@ MALLOC = re.compile(r"^(_int_malloc|_int_free|malloc|free|cfree|calloc|realloc|"
                     r"malloc_consolidate|unlink_chunk|_int_realloc|__libc_\w*alloc)\b")
 FORK = re.compile(r"PERF_RECORD_FORK\((\d+):\d+\):\((\d+):\d+\)")
 SAMPLE = re.compile(r"^\s*(\d+)\s+\S+\s+(.*?)\s+\((.*)\)\s*$")
+PERF_NEEDS = "perf needs /proc/sys/kernel/perf_event_paranoid <= 2 or root"
 
 
 def group_of(dso: str, symbol: str) -> str:
@@ -95,8 +96,8 @@ def record(manifest: Path, out: Path, workers: int, data: Path) -> float:
                            str(manifest), "--out", str(out), "--workers", str(workers),
                            "--no-filter", "-q"], check=False)
     if done.returncode not in (0, 3):  # 3: the build rejected some documents
-        raise SystemExit(f"perf record or the build failed (exit {done.returncode}); perf "
-                         "needs /proc/sys/kernel/perf_event_paranoid <= 2 or root")
+        raise SystemExit(f"perf record or the build failed (exit {done.returncode}); "
+                         f"{PERF_NEEDS}")
     return children_cpu() - before
 
 
@@ -160,8 +161,7 @@ def floor_profile(folder: Path, rounds: int, data: Path) -> None:
                            sys.executable, "-c", code, str(Path(__file__).parent),
                            str(folder / "pdf"), str(rounds)], check=False)
     if done.returncode != 0:
-        raise SystemExit(f"perf record failed (exit {done.returncode}); perf needs "
-                         "/proc/sys/kernel/perf_event_paranoid <= 2 or root")
+        raise SystemExit(f"perf record failed (exit {done.returncode}); {PERF_NEEDS}")
     text = subprocess.run(["perf", "script", "-i", str(data), "-F", "ip,sym"], check=True,
                           capture_output=True, text=True).stdout
     total = 0
