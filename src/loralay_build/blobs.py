@@ -105,8 +105,11 @@ def atomic_link(source: Path, path: Path) -> None:
 
 
 def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
     with path.open("rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 class BlobStore:
