@@ -60,7 +60,6 @@ MALLOC = re.compile(r"^(_int_malloc|_int_free|malloc|free|cfree|calloc|realloc|"
                     r"malloc_consolidate|unlink_chunk|_int_realloc|__libc_\w*alloc)\b")
 FORK = re.compile(r"PERF_RECORD_FORK\((\d+):\d+\):\((\d+):\d+\)")
 SAMPLE = re.compile(r"^\s*(\d+)\s+\S+\s+(.*?)\s+\((.*)\)\s*$")
-PERF_NEEDS = "perf needs /proc/sys/kernel/perf_event_paranoid <= 2 or root"
 
 
 def group_of(dso: str, symbol: str) -> str:
@@ -88,16 +87,25 @@ def roles(forks: dict[int, int], root: int) -> dict[int, str]:
     return role
 
 
+def perf_record(data: Path, command: list[str], call_chains: bool = False,
+                accepted: tuple[int, ...] = (0,)) -> None:
+    """Run `command` under `perf record` into `data`; a clear stop when perf or the command
+    fails (an exit code outside `accepted`)."""
+    chains = ["-g"] if call_chains else []
+    done = subprocess.run(["perf", "record", "-q", *chains, "-F", "999", "-o", str(data), "--",
+                           *command], check=False)
+    if done.returncode not in accepted:
+        raise SystemExit(f"perf record or {command[0]} failed (exit {done.returncode}); "
+                         "perf needs /proc/sys/kernel/perf_event_paranoid <= 2 or root")
+
+
 def record(manifest: Path, out: Path, workers: int, data: Path) -> float:
     """Build under `perf record`; the CPU seconds of every process of the build."""
     before = children_cpu()
-    done = subprocess.run(["perf", "record", "-q", "-F", "999", "-o", str(data), "--",
-                           sys.executable, "-m", "loralay_build.cli", "local", "--input",
-                           str(manifest), "--out", str(out), "--workers", str(workers),
-                           "--no-filter", "-q"], check=False)
-    if done.returncode not in (0, 3):  # 3: the build rejected some documents
-        raise SystemExit(f"perf record or the build failed (exit {done.returncode}); "
-                         f"{PERF_NEEDS}")
+    perf_record(data, [sys.executable, "-m", "loralay_build.cli", "local", "--input",
+                       str(manifest), "--out", str(out), "--workers", str(workers),
+                       "--no-filter", "-q"],
+                accepted=(0, 3))  # 3: the build rejected some documents
     return children_cpu() - before
 
 
@@ -157,11 +165,8 @@ def floor_profile(folder: Path, rounds: int, data: Path) -> None:
             "from bench_parse import floor_pages; "
             "files = sorted(Path(sys.argv[2]).glob('*.pdf')); "
             "[floor_pages(files, 300) for _ in range(int(sys.argv[3]))]")
-    done = subprocess.run(["perf", "record", "-q", "-g", "-F", "999", "-o", str(data), "--",
-                           sys.executable, "-c", code, str(Path(__file__).parent),
-                           str(folder / "pdf"), str(rounds)], check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"perf record failed (exit {done.returncode}); {PERF_NEEDS}")
+    perf_record(data, [sys.executable, "-c", code, str(Path(__file__).parent),
+                       str(folder / "pdf"), str(rounds)], call_chains=True)
     text = subprocess.run(["perf", "script", "-i", str(data), "-F", "ip,sym"], check=True,
                           capture_output=True, text=True).stdout
     total = 0
