@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from loralay_build.sandbox import Sandbox
+from loralay_build.sandbox.server import RETRY_AFTER_ENV
 from tests.helpers.cli import hub_licence_faults, write_toml
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--runslow", action="store_true", help="also run tests marked slow")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The fakes throttle with `Retry-After: 0`: the retry path is taken, the second not
+    # waited for (tests/test_http.py and the reliability suite test the waiting itself).
+    os.environ.setdefault(RETRY_AFTER_ENV, "0")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -21,17 +21,17 @@ from loralay_build.errors import Reason
 from loralay_build.records import Candidate
 from loralay_build.sandbox import Sandbox
 from loralay_build.state import FILTERED, State
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import run_cli_subprocess
 from tests.helpers.local import make_corpus, write_manifest
 
 
 def test_demo_only_accepts_the_demo_datasets() -> None:
     with Sandbox(docs=5) as box:
         assert tuple(job.dataset for job in box.demo_builds()) == DEMO_DATASETS
-    result = run_cli("demo", "--only", "hal-typo", "--out", "/nonexistent/demo")
+    result = run_cli_subprocess("demo", "--only", "hal-typo", "--out", "/nonexistent/demo")
     assert result.returncode == 2 and "hal-typo" in result.stderr
     assert not Path("/nonexistent/demo").exists()
-    helptext = run_cli("demo", "--help").stdout
+    helptext = run_cli_subprocess("demo", "--help").stdout
     assert all(name in helptext for name in DEMO_DATASETS)
 
 
@@ -41,9 +41,9 @@ def test_demo_options_have_help() -> None:
 
 
 def test_arxiv_pdf_version_does_not_shadow_the_global_version() -> None:
-    assert "--pdf-version" in run_cli("arxiv", "--help").stdout
-    assert run_cli("arxiv", "--version", "latest").returncode == 2
-    version = run_cli("--version")
+    assert "--pdf-version" in run_cli_subprocess("arxiv", "--help").stdout
+    assert run_cli_subprocess("arxiv", "--version", "latest").returncode == 2
+    version = run_cli_subprocess("--version")
     assert version.returncode == 0 and "version" in version.stdout
 
 
@@ -70,11 +70,11 @@ def local_args(tmp_path: Path, *flags: str) -> list[str]:
 
 
 def test_verbose_logs_each_reject_with_its_reason(tmp_path: Path) -> None:
-    result = run_cli(*local_args(tmp_path, "-v"))
+    result = run_cli_subprocess(*local_args(tmp_path, "-v"))
     assert result.returncode == 0, result.stderr
     lines = [line for line in result.stderr.splitlines() if "local:html" in line]
     assert any("INFO" in line and "not_pdf" in line for line in lines), result.stderr
-    quiet = run_cli(*local_args(tmp_path / "again"))
+    quiet = run_cli_subprocess(*local_args(tmp_path / "again"))
     assert "local:html" not in quiet.stderr
 
 
@@ -121,12 +121,12 @@ def test_status_counts_add_up_and_last_run_is_local_time(tmp_path: Path) -> None
     assert run is not None
     finished = run["finished"]
     state.close()
-    result = run_cli("status", str(tmp_path), "--json", env={"TZ": "Asia/Tokyo"})
+    result = run_cli_subprocess("status", str(tmp_path), "--json", env={"TZ": "Asia/Tokyo"})
     assert result.returncode == 0, result.stderr
     info = json.loads(result.stdout)["d"]
     assert sum(info["rejects"].values()) == info["statuses"]["rejected"] == 2
     assert sum(info["filtered"].values()) == info["statuses"]["filtered"] == 1
-    text = run_cli("status", str(tmp_path), env={"TZ": "Asia/Tokyo"}).stdout
+    text = run_cli_subprocess("status", str(tmp_path), env={"TZ": "Asia/Tokyo"}).stdout
     local = datetime.fromtimestamp(finished, ZoneInfo("Asia/Tokyo"))
     assert local.strftime("%Y-%m-%d %H:%M:%S+09:00") in text
     assert info["last_run"]["when_local"].endswith("+09:00")
@@ -134,12 +134,12 @@ def test_status_counts_add_up_and_last_run_is_local_time(tmp_path: Path) -> None
 
 def test_demo_expected_fault_logs_at_info_and_reports_writes(tmp_path: Path) -> None:
     out = tmp_path / "demo"
-    first = run_cli("demo", "--only", "pubmed", "--docs", "12", "--out", str(out), "-v")
+    first = run_cli_subprocess("demo", "--only", "pubmed", "--docs", "12", "--out", str(out), "-v")
     assert first.returncode == 0, first.stderr
     token_lines = [x for x in first.stderr.splitlines() if "badResumptionToken" in x]
     assert token_lines and all(" INFO " in x for x in token_lines)
     assert "pubmed: written to" in first.stdout
-    second = run_cli("demo", "--only", "pubmed", "--docs", "12", "--out", str(out))
+    second = run_cli_subprocess("demo", "--only", "pubmed", "--docs", "12", "--out", str(out))
     assert second.returncode == 0, second.stderr
     assert "written to" not in second.stdout and "nothing new" in second.stdout
     assert "WARNING" not in second.stderr

@@ -8,7 +8,7 @@ from loralay_build.config import env_overrides
 from loralay_build.errors import ConfigError
 from loralay_build.sources import load_settings
 from loralay_build.sources.hal import HalConfig
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import run_cli_subprocess
 
 
 def test_builtin_hal_config_has_the_paper_selection() -> None:
@@ -118,8 +118,8 @@ def test_a_bad_value_stops_the_build_before_any_work(tmp_path: Path) -> None:
     manifest = tmp_path / "m.jsonl"
     manifest.write_text("")
     out = tmp_path / "out"
-    result = run_cli("local", "--input", str(manifest), "--out", str(out), "--config",
-                     str(config))
+    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--config",
+                                str(config))
     assert result.returncode == 2
     [line] = result.stderr.strip().splitlines()
     assert "[run] timeout" in line and str(config) in line

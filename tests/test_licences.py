@@ -26,7 +26,7 @@ from loralay_build.licences import (
 )
 from loralay_build.sources.scielo.discover import licence_of
 from loralay_build.state import REMOVED, State
-from tests.helpers.cli import hub_licence_faults, run_cli
+from tests.helpers.cli import hub_licence_faults, run_cli_subprocess
 from tests.helpers.local import make_corpus, write_manifest
 
 # Values each real service documents, and the SPDX id each must become.
@@ -205,8 +205,8 @@ def _corpus(tmp_path: Path, n: int = 5) -> tuple[Path, list[dict[str, object]]]:
 
 
 def _build(manifest: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return run_cli("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
-                   "--no-filter", *extra)
+    return run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--workers",
+                              "1", "--no-filter", *extra)
 
 
 def _rows(folder: Path) -> dict[str, dict[str, object]]:
@@ -237,10 +237,10 @@ def test_mixed_licences_give_spdx_rows_and_card(tmp_path: Path) -> None:
     assert sum(sum(v.values()) for v in build["licences"].values()) == 5
     loaded = datasets.load_dataset(str(out / "local"))
     assert "licence_source" in loaded["train"].column_names
-    stats = run_cli("stats", str(out / "local"), "--json")
+    stats = run_cli_subprocess("stats", str(out / "local"), "--json")
     assert json.loads(stats.stdout)["licences"] == build["licences"], stats.stderr
-    assert "CC0-1.0*:" in run_cli("stats", str(out / "local")).stdout
-    report = run_cli("report", str(out), "--out", str(tmp_path / "report"))
+    assert "CC0-1.0*:" in run_cli_subprocess("stats", str(out / "local")).stdout
+    report = run_cli_subprocess("report", str(out), "--out", str(tmp_path / "report"))
     assert report.returncode == 0, report.stderr
     assert "| local | LicenseRef-CC-BY-NC |" in (tmp_path / "report" / "report.md").read_text()
 
@@ -287,22 +287,22 @@ def test_a_removed_document_never_comes_back(tmp_path: Path) -> None:
     assert _build(manifest, out).returncode == 0
     ids = tmp_path / "takedown.txt"
     ids.write_text("doc1\n")
-    result = run_cli("remove", str(out), "--dataset", "local", "--ids", str(ids),
-                     "--reason", "copyright request")
+    result = run_cli_subprocess("remove", str(out), "--dataset", "local", "--ids", str(ids),
+                                "--reason", "copyright request")
     assert result.returncode == 0, result.stderr
     assert set(_rows(out / "local")) == {"local:doc0", "local:doc2"}
     card = (out / "local" / "README.md").read_text()
     assert "1 document(s) were taken down" in card
     # A crawl, a retry and a grown manifest: it stays down.
     assert _build(manifest, out).returncode == 0
-    assert run_cli("retry", str(out), "--dataset", "local",
-                   "--reason", "licence,corrupted").returncode == 0
+    assert run_cli_subprocess("retry", str(out), "--dataset", "local", "--reason",
+                              "licence,corrupted").returncode == 0
     # Grown, and the taken-down record listed again with new metadata.
     entries[1]["title"] = f"{entries[1]['title']} (corrected)"
     grown = write_manifest(docs / "m.jsonl", entries)
     assert _build(grown, out).returncode == 0
     assert set(_rows(out / "local")) == {"local:doc0", "local:doc2", "local:doc3"}
-    status = run_cli("status", str(out), "--json")
+    status = run_cli_subprocess("status", str(out), "--json")
     assert json.loads(status.stdout)["local"]["statuses"].get(REMOVED) == 1, \
         status.stdout
     state = State(out)
@@ -320,7 +320,7 @@ def test_remove_refuses_unknown_ids_and_a_held_lock(tmp_path: Path) -> None:
     before = {p.name: p.read_bytes() for p in (out / "local").iterdir()}
     ids = tmp_path / "ids.txt"
     ids.write_text("doc0\nnot-there\n")
-    result = run_cli("remove", str(out), "--dataset", "local", "--ids", str(ids))
+    result = run_cli_subprocess("remove", str(out), "--dataset", "local", "--ids", str(ids))
     assert result.returncode == 1 and "local:not-there" in result.stderr
     assert {p.name: p.read_bytes() for p in (out / "local").iterdir()} == before
     holder = subprocess.Popen(
@@ -332,7 +332,7 @@ def test_remove_refuses_unknown_ids_and_a_held_lock(tmp_path: Path) -> None:
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         ids.write_text("doc0\n")
-        result = run_cli("remove", str(out), "--dataset", "local", "--ids", str(ids))
+        result = run_cli_subprocess("remove", str(out), "--dataset", "local", "--ids", str(ids))
         assert result.returncode == 75, result.stderr
     finally:
         holder.kill()
@@ -353,7 +353,7 @@ def test_remove_finishes_the_job_after_a_kill_between_marking_and_publishing(
     assert "local:doc2" in _rows(out / "local")  # the previous version is intact
     ids = tmp_path / "ids.txt"
     ids.write_text("local:doc2\n")
-    result = run_cli("remove", str(out), "--dataset", "local", "--ids", str(ids))
+    result = run_cli_subprocess("remove", str(out), "--dataset", "local", "--ids", str(ids))
     assert result.returncode == 0, result.stderr
     assert set(_rows(out / "local")) == {"local:doc0", "local:doc1"}
 

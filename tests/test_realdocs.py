@@ -13,7 +13,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import run_cli_subprocess
 
 REALDOCS = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdocs"
 if not (REALDOCS / "manifest.jsonl").is_file():
@@ -47,8 +47,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dic
     manifest = tmp / "local.jsonl"
     convert(REALDOCS.resolve(), manifest)
     out = tmp / "out"
-    result = run_cli("local", "--input", str(manifest), "--out", str(out), "--no-filter",
-                     "--allow-outside", timeout=1200)
+    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--no-filter",
+                                "--allow-outside", timeout=1200)
     assert result.returncode == 0, result.stderr
     rows = {r["article_id"].split(":", 1)[1]: r for p in (out / "local").glob("*.parquet")
             for r in pq.read_table(p).to_pylist()}

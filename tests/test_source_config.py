@@ -16,7 +16,7 @@ import pytest
 
 from loralay_build.sandbox import Sandbox
 from loralay_build.sources import SOURCES, load_settings
-from tests.helpers.cli_runner import FAST, run_cli, write_config
+from tests.helpers.cli_runner import FAST, invoke_cli, write_config
 
 # Values the sources accepted before their configuration was typed: each one either turned a
 # check off, rejected every document, or failed only once discovery had started.
@@ -71,7 +71,7 @@ def _refused(sandbox: Sandbox, tmp_path: Path, source: str, key: str, value: Any
         manifest = tmp_path / "m.jsonl"
         manifest.write_text("")
         args += ["--input", str(manifest)]
-    result = run_cli(*args)
+    result = invoke_cli(*args)
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr

@@ -23,7 +23,7 @@ from loralay_build.corpus.writer import (
     write_shard,
 )
 from loralay_build.errors import ConfigError
-from tests.helpers.cli import run_cli, write_toml
+from tests.helpers.cli import run_cli_subprocess, write_toml
 from tests.helpers.local import make_corpus, write_manifest
 from tests.helpers.rows import compact_row, plain_row
 
@@ -99,13 +99,13 @@ def test_the_build_stops_on_a_damaged_work_file_and_keeps_the_published_set(
     config = write_toml(tmp_path / "keep.toml", {"store": {"keep_work": True}})
     args = ("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
             "--no-filter", "-q", "--config", str(config))
-    assert run_cli(*args).returncode == 0
+    assert run_cli_subprocess(*args).returncode == 0
     published = {p.name: p.read_bytes() for p in (out / "local").glob("*.parquet")}
     work = sorted((out / ".loralay" / "work").rglob("*.arrow"))
     assert len(work) == 3
     work[0].write_bytes(work[0].read_bytes()[:100])
     (out / "local" / "build.json").unlink()  # the next run publishes again
-    result = run_cli(*args)
+    result = run_cli_subprocess(*args)
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert f"work file {work[0]} is unreadable" in result.stderr
@@ -113,7 +113,7 @@ def test_the_build_stops_on_a_damaged_work_file_and_keeps_the_published_set(
     assert not [p for p in (out / "local").iterdir() if p.name.endswith(".tmp")]
     # As the message says: without the file, its document is processed again.
     work[0].unlink()
-    assert run_cli(*args).returncode == 0
+    assert run_cli_subprocess(*args).returncode == 0
     assert work[0].is_file()
     assert {p.name: p.read_bytes() for p in (out / "local").glob("*.parquet")} == published
 

@@ -1,4 +1,5 @@
-"""Running the real `build-corpus` in a fresh interpreter, and the config files it reads."""
+"""Running the real `build-corpus`, in a fresh interpreter or in this one, and the config files
+it reads."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from click.testing import CliRunner
 from huggingface_hub import DatasetCard
 
+from loralay_build.cli import main
 from loralay_build.licences import HUB_LICENCES
 
 
@@ -29,9 +32,11 @@ def write_toml(path: Path, table: dict[str, Any]) -> Path:
     return path
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None,
-            timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    """Run `build-corpus` in a fresh interpreter, as a user (or cron) would."""
+def run_cli_subprocess(*args: str, env: dict[str, str] | None = None,
+                       timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    """Run `build-corpus` in a fresh interpreter, as a user (or cron) would: for what the
+    process boundary decides (signals, exit status of a killed run, variables read at import
+    such as LORALAY_NATIVE, the log a -v run prints)."""
     return subprocess.run(
         [sys.executable, "-m", "loralay_build.cli", *args],
         capture_output=True, text=True, timeout=timeout,
@@ -39,10 +44,24 @@ def run_cli(*args: str, env: dict[str, str] | None = None,
     )
 
 
+def run_cli_in_process(*args: str,
+                       env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `build-corpus` in this interpreter through click's runner (no interpreter start-up,
+    the package already imported), answered like `run_cli_subprocess`. `env` is set for the
+    run's length; an exception the command lets escape fails the test."""
+    result = CliRunner(env=env).invoke(main, list(args), catch_exceptions=False)
+    return subprocess.CompletedProcess(["build-corpus", *args], result.exit_code,
+                                       result.stdout, result.stderr)
+
+
 def build_local(manifest: Path, out: Path, *extra: str,
                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return run_cli("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
-                   "--no-filter", *extra, env=env)
+    """`build-corpus local` on a manifest, one worker, filters off: in this interpreter, or in a
+    fresh one when `env` is given (the workers of a run in this interpreter would not see
+    variables such as PATH change)."""
+    argv = ("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
+            "--no-filter", *extra)
+    return run_cli_in_process(*argv) if env is None else run_cli_subprocess(*argv, env=env)
 
 
 def hub_licence_faults(card: Path) -> list[str]:

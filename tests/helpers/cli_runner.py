@@ -43,7 +43,8 @@ def write_config(path: Path, *tables: dict[str, Any]) -> Path:
     return path
 
 
-def run_cli(*args: str) -> Result:
+def invoke_cli(*args: str) -> Result:
+    """Run `build-corpus` in this interpreter through click's runner; click's `Result`."""
     return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
@@ -72,7 +73,7 @@ def rejects(dataset_dir: Path) -> dict[str, str]:
 
 
 def status(out: Path, dataset: str) -> dict[str, Any]:
-    result = run_cli("status", str(out / dataset), "--json")
+    result = invoke_cli("status", str(out / dataset), "--json")
     assert result.exit_code == 0, result.output
     report: dict[str, Any] = json.loads(result.output)[dataset]
     return report

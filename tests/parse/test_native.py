@@ -531,7 +531,7 @@ def _shards(out: Path) -> dict[str, bytes]:
 
 def test_builds_write_identical_shards_on_both_paths(tmp_path: Path) -> None:
     """`build-corpus local` over generated articles, once per path: the same Parquet bytes."""
-    from tests.helpers.cli import run_cli
+    from tests.helpers.cli import run_cli_subprocess
     from tests.helpers.local import make_corpus, write_manifest
 
     docs = tmp_path / "docs"
@@ -540,15 +540,15 @@ def test_builds_write_identical_shards_on_both_paths(tmp_path: Path) -> None:
     shards = []
     for flag in ("1", "0"):
         out = tmp_path / f"out{flag}"
-        done = run_cli("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
-                       "--no-filter", env={"LORALAY_NATIVE": flag})
+        done = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--workers",
+                                  "1", "--no-filter", env={"LORALAY_NATIVE": flag})
         assert done.returncode == 0, done.stderr
         shards.append(_shards(out))
     assert shards[0] and shards[0] == shards[1]
 
 
 def test_version_names_the_active_path() -> None:
-    from tests.helpers.cli import run_cli
+    from tests.helpers.cli import run_cli_subprocess
 
-    assert "PDF core: native" in run_cli("--version").stdout
-    assert "PDF core: python" in run_cli("--version", env={"LORALAY_NATIVE": "0"}).stdout
+    assert "PDF core: native" in run_cli_subprocess("--version").stdout
+    assert "PDF core: python" in run_cli_subprocess("--version", env={"LORALAY_NATIVE": "0"}).stdout

@@ -27,7 +27,7 @@ from loralay_build.sandbox.pdfgen import (
     render_scanned,
 )
 from loralay_build.sandbox.textgen import ProseGenerator
-from tests.helpers.cli import run_cli, write_toml
+from tests.helpers.cli import run_cli_subprocess, write_toml
 
 OCR = OcrSettings(enabled=True)
 
@@ -180,12 +180,13 @@ def test_needs_ocr_then_a_run_with_ocr_publishes_and_one_without_changes_nothing
     }
     manifest = _manifest(tmp_path, pdfs)
     out = tmp_path / "data"
-    first = run_cli("local", "--input", str(manifest), "--out", str(out), "--name", "mine")
+    first = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--name",
+                               "mine")
     assert first.returncode == 0, first.stderr
     assert "2 document(s) need OCR" in first.stderr and "--ocr" in first.stderr
-    status = run_cli("status", str(out / "mine"))
+    status = run_cli_subprocess("status", str(out / "mine"))
     assert "2 document(s) need OCR (" in status.stdout, status.stdout
-    report = run_cli("report", str(out), "--out", str(tmp_path / "report"))
+    report = run_cli_subprocess("report", str(out), "--out", str(tmp_path / "report"))
     assert report.returncode == 0, report.stderr
     assert "2 document(s) need OCR" in (tmp_path / "report" / "report.md").read_text()
     rejects = [json.loads(line) for line in (out / "mine" / "rejects.jsonl").read_text()
@@ -194,8 +195,8 @@ def test_needs_ocr_then_a_run_with_ocr_publishes_and_one_without_changes_nothing
                                                         "local:broken": "needs_ocr"}
 
     config = write_toml(tmp_path / "pages.toml", {"images": {"dpi": 50}})
-    second = run_cli("local", "--input", str(manifest), "--out", str(out), "--name", "mine",
-                     "--ocr", "--page-images", "--config", str(config))
+    second = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--name",
+                                "mine", "--ocr", "--page-images", "--config", str(config))
     assert second.returncode == 0, second.stderr
     rows = {r["article_id"].removeprefix("local:"): r
             for r in _load(out / "mine", "default", tmp_path)}
@@ -216,17 +217,17 @@ def test_needs_ocr_then_a_run_with_ocr_publishes_and_one_without_changes_nothing
     card = (out / "mine" / "README.md").read_text(encoding="utf-8")
     assert "page_text_origin" in card and "page_ocr_confidence" in card
 
-    stats = run_cli("stats", str(out / "mine"), "--json")
+    stats = run_cli_subprocess("stats", str(out / "mine"), "--json")
     ocr = [split["ocr"] for split in json.loads(stats.stdout)["splits"].values()]
     assert sum(n["documents"] for n in ocr) == 2 and sum(n["pages"] for n in ocr) >= 2
-    assert "pages read by OCR" in run_cli("stats", str(out / "mine")).stdout
+    assert "pages read by OCR" in run_cli_subprocess("stats", str(out / "mine")).stdout
     layers = document_layers(out / "mine", "local:scan")  # what `inspect` draws
     kinds = Counter(mark.kind for page in layers.pages.values() for mark in page.marks)
     assert kinds[OCR_WORDS] > 100 and kinds[KEPT] == 0 and kinds[ABSTRACT] > 40, kinds
 
     before = _shards(out / "mine")
-    third = run_cli("local", "--input", str(manifest), "--out", str(out), "--name", "mine",
-                    "--page-images", "--config", str(config))
+    third = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--name",
+                               "mine", "--page-images", "--config", str(config))
     assert third.returncode == 0, third.stderr
     assert _shards(out / "mine") == before
     assert "need OCR" not in third.stderr
@@ -235,8 +236,8 @@ def test_needs_ocr_then_a_run_with_ocr_publishes_and_one_without_changes_nothing
 def test_ocr_without_its_language_model_is_refused_before_any_work(tmp_path: Path) -> None:
     config = write_toml(tmp_path / "ocr.toml", {"ocr": {"tessdata": str(tmp_path / "none")}})
     out = tmp_path / "data"
-    result = run_cli("hal", "--out", str(out), "--config", str(config), "--ocr",
-                     "--limit", "1")
+    result = run_cli_subprocess("hal", "--out", str(out), "--config", str(config), "--ocr",
+                                "--limit", "1")
     assert result.returncode == 2, result.stderr
     assert "apt-get install tesseract-ocr tesseract-ocr-fra" in result.stderr
     assert "Traceback" not in result.stderr

@@ -115,9 +115,9 @@ def test_dataset_name_stays_under_root(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["../../x", "..", ".loralay", "a/b", "a" * 101, ""])
 def test_cli_refuses_unsafe_names(name: str, tmp_path: Path) -> None:
-    from tests.helpers.cli import run_cli
+    from tests.helpers.cli import run_cli_subprocess
 
-    result = run_cli("hal", "--out", str(tmp_path), "--name", name, timeout=60)
+    result = run_cli_subprocess("hal", "--out", str(tmp_path), "--name", name, timeout=60)
     assert result.returncode == 2
     assert "invalid dataset name" in result.stderr
     assert list(tmp_path.iterdir()) == []

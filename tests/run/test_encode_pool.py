@@ -16,7 +16,7 @@ from loralay_build.corpus.publish import DictRows, Item, PublishError, write_sha
 from loralay_build.corpus.schema import FULL_SCHEMA
 from loralay_build.corpus.writer import _options, rows_table
 from loralay_build.run.encode_pool import PoolEncoder
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import run_cli_subprocess
 from tests.helpers.local import make_corpus, write_manifest
 from tests.helpers.rows import compact_row, plain_row
 
@@ -76,8 +76,9 @@ def test_a_build_encoded_by_workers_is_byte_identical(tmp_path: Path) -> None:
     groups = {"LORALAY_OUTPUT__ROW_GROUP_ROWS": "1"}
 
     def build(out: Path, *env: tuple[str, str]) -> str:
-        result = run_cli("local", "--input", str(manifest), "--out", str(out), "--workers",
-                         "2", "--no-filter", "-v", env={**groups, **dict(env)})
+        result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out),
+                                    "--workers", "2", "--no-filter", "-v",
+                                    env={**groups, **dict(env)})
         assert result.returncode == 0, result.stderr
         return result.stderr
 

@@ -19,7 +19,7 @@ import pytest
 
 from loralay_build.corpus.verify import verify_dataset
 from loralay_build.inspect.layers import find_row
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import run_cli_subprocess
 from tests.helpers.local import make_corpus, relist, write_manifest
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
@@ -37,8 +37,8 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for entry, split in zip(entries, ("train", "validation", "test"), strict=True):
         entry["split"] = split
     manifest = write_manifest(docs / "docs.jsonl", entries)
-    result = run_cli("local", "--input", str(manifest), "--out", str(root / "data"),
-                     "--executor", "serial", "--no-filter")
+    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(root / "data"),
+                                "--executor", "serial", "--no-filter")
     assert result.returncode == 0, result.stderr
     return root / "data" / "local"
 
@@ -139,6 +139,7 @@ def _stage_peaks(n: int, work: Path) -> dict[str, float]:
     return {stage: peak / 2**20 for stage, peak in result["peaks"].items()}
 
 
+@pytest.mark.slow
 def test_build_parent_does_not_grow_with_the_corpus(tmp_path: Path) -> None:
     """From 600 to 2,400 documents each stage's peak Python memory in the parent grows by less
     than its GROWTH_KB a document. Each stage is measured apart: the peaks of different
@@ -190,7 +191,7 @@ def test_verify_reports_every_problem(small: Path, tmp_path: Path) -> None:
     assert "sha256 differs" in problems["swap"] and "bytes" in problems["swap"]
     assert "local:doc0 already in train-" in problems["twice"]
     for folder in cases.values():
-        result = run_cli("verify", str(folder))
+        result = run_cli_subprocess("verify", str(folder))
         assert result.returncode == 1 and "problem(s)" in result.stderr
 
 
@@ -236,9 +237,9 @@ def test_inspect_reads_only_the_row_group_of_its_document(tmp_path: Path) -> Non
     for entry in entries:
         entry["split"] = "train"
     manifest = write_manifest(docs / "docs.jsonl", entries)
-    result = run_cli("local", "--input", str(manifest), "--out", str(tmp_path / "data"),
-                     "--executor", "serial", "--no-filter",
-                     env={"LORALAY_OUTPUT__ROW_GROUP_ROWS": "2"})
+    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(tmp_path / "data"),
+                                "--executor", "serial", "--no-filter",
+                                env={"LORALAY_OUTPUT__ROW_GROUP_ROWS": "2"})
     assert result.returncode == 0, result.stderr
     dataset = tmp_path / "data" / "local"
     shard = _train(dataset)
@@ -253,5 +254,6 @@ def test_inspect_reads_only_the_row_group_of_its_document(tmp_path: Path) -> Non
     shard.write_bytes(bytes(data))
     row = find_row(dataset, "local:doc5")
     assert row is not None and row["article_id"] == "local:doc5" and row["article_words"]
-    drawn = run_cli("inspect", str(dataset), "local:doc5", "--out", str(tmp_path / "p.png"))
+    drawn = run_cli_subprocess("inspect", str(dataset), "local:doc5", "--out",
+                               str(tmp_path / "p.png"))
     assert drawn.returncode == 0, drawn.stderr

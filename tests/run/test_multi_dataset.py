@@ -18,7 +18,7 @@ from loralay_build.config import merge
 from loralay_build.sandbox.eurlex import EurlexSandbox
 from loralay_build.sandbox.server import SandboxServer
 from loralay_build.state import State
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import run_cli_subprocess
 from tests.helpers.cli_runner import FAST, write_config
 from tests.helpers.waits import DEADLINE, wait_for
 
@@ -53,7 +53,7 @@ def test_first_signal_ends_the_whole_demo_and_the_same_command_resumes(tmp_path:
     assert code == 130, err
     assert "Traceback" not in err
     assert not (out / "koreascience").exists()
-    done = run_cli(*args)
+    done = run_cli_subprocess(*args)
     assert done.returncode == 0, done.stderr
     assert "koreascience: written" in done.stdout
     assert "hal: nothing new to write" in done.stdout
@@ -106,16 +106,16 @@ def test_a_language_without_documents_is_a_warning_not_a_failure(tmp_path: Path)
         out = tmp_path / "out"
         args = ["eurlex", "--out", str(out), "--config", str(config)]
         for _ in range(2):  # the first build, then a re-run with nothing new
-            result = run_cli(*args, "--languages", "en,hr")
+            result = run_cli_subprocess(*args, "--languages", "en,hr")
             assert result.returncode == 0, result.stderr
             assert "eurlex-hr: no document to publish" in result.stderr
             assert (out / "eurlex-en" / "build.json").is_file()
             assert not (out / "eurlex-hr").exists()
-        nothing = run_cli(*args, "--languages", "hr,mt")
+        nothing = run_cli_subprocess(*args, "--languages", "hr,mt")
         assert nothing.returncode == 1
         assert "no document published in any dataset" in nothing.stderr
         assert not (out / "eurlex-hr").exists() and not (out / "eurlex-mt").exists()
-        assert run_cli(*args, "--languages", "hr,mt", "--allow-empty").returncode == 0
+        assert run_cli_subprocess(*args, "--languages", "hr,mt", "--allow-empty").returncode == 0
 
 
 def test_a_bad_since_stops_every_language_before_the_network(tmp_path: Path) -> None:
@@ -123,14 +123,14 @@ def test_a_bad_since_stops_every_language_before_the_network(tmp_path: Path) -> 
         sandbox = EurlexSandbox(server, n_docs=6, seed=3)
         config = write_config(tmp_path / "c.toml", merge(sandbox.client_config(("en", "fr")),
                                                           FAST))
-        result = run_cli("eurlex", "--out", str(tmp_path / "out"), "--config", str(config),
-                         "--since", "2024-13-01")
+        result = run_cli_subprocess("eurlex", "--out", str(tmp_path / "out"), "--config",
+                                    str(config), "--since", "2024-13-01")
         assert result.returncode == 2, result.stderr
         assert "--since" in result.stderr and "Traceback" not in result.stderr
         assert not server.requests()
         assert not (tmp_path / "out").exists()
-        named = run_cli("eurlex", "--out", str(tmp_path / "out"), "--config", str(config),
-                        "--name", "bad/name")
+        named = run_cli_subprocess("eurlex", "--out", str(tmp_path / "out"), "--config",
+                                   str(config), "--name", "bad/name")
         assert named.returncode == 2
         [line] = named.stderr.strip().splitlines()  # one refusal, not one per language
         assert "bad/name-en" in line
@@ -167,14 +167,14 @@ def test_a_down_endpoint_is_tried_once_per_run_and_named_without_its_query(
         args = ["eurlex", "--out", str(tmp_path / "out"), "--config", str(config),
                 "--languages", "en,fr,de,el"]
         _Down.seen.clear()
-        result = run_cli(*args)
+        result = run_cli_subprocess(*args)
         assert result.returncode == 3, result.stderr
         assert len(_Down.seen) == 2  # the first try and its one retry, for all four languages
         errors = [line for line in result.stderr.splitlines() if "ERROR" in line]
         assert len(errors) == 1, result.stderr
         assert f"{base}/sparql" in errors[0] and "SPARQL listing" in errors[0]
         assert "query=" not in errors[0] and "PREFIX" not in errors[0] and len(errors[0]) < 400
-        verbose = run_cli(*args, "-v")
+        verbose = run_cli_subprocess(*args, "-v")
         assert "query=PREFIX" in verbose.stderr  # the whole request, for who asks for it
     finally:
         server.shutdown()

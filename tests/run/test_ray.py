@@ -36,7 +36,7 @@ from loralay_build.sandbox import Sandbox
 from loralay_build.sources import load_settings
 from loralay_build.text import MatchSettings
 from tests.helpers import buildrun
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import run_cli_subprocess
 from tests.helpers.local import make_corpus, write_manifest
 from tests.helpers.reliability import BADPDFS
 from tests.helpers.waits import DEADLINE, state_of, wait_for
@@ -242,12 +242,12 @@ def test_every_executor_gives_the_same_bytes(ray_address: str, tmp_path: Path) -
                     "abstracts": {"fr": "x y z"}})
     manifest = write_manifest(docs / "docs.jsonl", entries)
     args = ("local", "--input", str(manifest), "--no-filter", "--page-images")
-    serial = run_cli(*args, "--out", str(tmp_path / "serial"), "--executor", "serial")
+    serial = run_cli_subprocess(*args, "--out", str(tmp_path / "serial"), "--executor", "serial")
     assert serial.returncode == 0, serial.stderr
-    local = run_cli(*args, "--out", str(tmp_path / "local"), "--executor", "local",
-                    "--workers", "2")
+    local = run_cli_subprocess(*args, "--out", str(tmp_path / "local"), "--executor", "local",
+                               "--workers", "2")
     assert local.returncode == 0, local.stderr
-    ray = run_cli(*args, "--out", str(tmp_path / "ray"), "--executor", "ray",
+    ray = run_cli_subprocess(*args, "--out", str(tmp_path / "ray"), "--executor", "ray",
                   "--ray-address", ray_address, "-v",
                   env={"LORALAY_RUN__SHARED_BLOBS": "true"})  # workers read --out directly
     assert ray.returncode == 0, ray.stderr
@@ -266,10 +266,10 @@ def test_without_an_address_a_private_instance_is_started(ray_address: str,
     docs.mkdir()
     manifest = write_manifest(docs / "docs.jsonl", make_corpus(docs, 3))
     args = ("local", "--input", str(manifest), "--workers", "1", "--no-filter")
-    local = run_cli(*args, "--out", str(tmp_path / "local"), "--executor", "local")
+    local = run_cli_subprocess(*args, "--out", str(tmp_path / "local"), "--executor", "local")
     assert local.returncode == 0, local.stderr
-    ray = run_cli(*args, "--out", str(tmp_path / "ray"), "--executor", "ray", "-v",
-                  env={"RAY_ADDRESS": ray_address})
+    ray = run_cli_subprocess(*args, "--out", str(tmp_path / "ray"), "--executor", "ray", "-v",
+                             env={"RAY_ADDRESS": ray_address})
     assert ray.returncode == 0, ray.stderr
     assert "ray: 1 CPUs" in ray.stderr
     per_node, _ = spread(ray.stderr)
@@ -571,8 +571,8 @@ def test_missing_ray_extra_is_one_line_and_exit_2(tmp_path: Path) -> None:
 def test_ray_address_with_another_executor_is_a_usage_error(tmp_path: Path) -> None:
     manifest = tmp_path / "m.jsonl"
     manifest.write_text("")
-    result = run_cli("local", "--input", str(manifest), "--out", str(tmp_path / "out"),
-                     "--executor", "local", "--ray-address", "auto")
+    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(tmp_path / "out"),
+                                "--executor", "local", "--ray-address", "auto")
     assert result.returncode == 2
     assert "--ray-address needs --executor ray" in result.stderr
 
@@ -582,8 +582,8 @@ def test_ray_no_cpu_wait_must_be_positive(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     manifest = write_manifest(docs / "docs.jsonl", make_corpus(docs, 1))
-    result = run_cli("local", "--input", str(manifest), "--out", str(tmp_path / "out"),
-                     env={"LORALAY_RUN__RAY_NO_CPU_WAIT": "0"})
+    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(tmp_path / "out"),
+                                env={"LORALAY_RUN__RAY_NO_CPU_WAIT": "0"})
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         "configuration error: [run] ray_no_cpu_wait = 0.0: must be above 0 (set by environment "
@@ -610,8 +610,8 @@ def test_eurlex_bundles_travel_with_their_parts(ray_address: str, tmp_path: Path
         sandbox = EurlexSandbox(server, n_docs=6, seed=3, faults=False)
         config = write_config(tmp_path / "c.toml", merge(sandbox.client_config(("en",)), FAST))
         for executor, extra in (("local", ()), ("ray", ("--ray-address", ray_address))):
-            result = run_cli("eurlex", "--out", str(tmp_path / executor), "--config",
-                             str(config), "--executor", executor, *extra)
+            result = run_cli_subprocess("eurlex", "--out", str(tmp_path / executor), "--config",
+                                        str(config), "--executor", executor, *extra)
             assert result.returncode == 0, result.stderr
     local = contents(tmp_path / "local" / "eurlex-en")
     assert contents(tmp_path / "ray" / "eurlex-en") == local

@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 
 from loralay_build.sandbox import Sandbox
-from tests.helpers.cli import run_cli, write_toml
+from tests.helpers.cli import run_cli_subprocess, write_toml
 
 
 def _pdf_blobs(out: Path) -> int:
@@ -23,18 +23,18 @@ def test_downloads_deleted_when_not_kept_and_fetched_again_on_reprocessing(
     dropping = write_toml(tmp_path / "drop.toml", config)
     kept, dropped = tmp_path / "kept", tmp_path / "dropped"
     for out, cfg in ((kept, hal_config), (dropped, dropping)):
-        result = run_cli("hal", "--out", str(out), "--config", str(cfg))
+        result = run_cli_subprocess("hal", "--out", str(out), "--config", str(cfg))
         assert result.returncode == 0, result.stderr
     assert _pdf_blobs(kept) > 0
     assert _pdf_blobs(dropped) == 0
     counts = json.loads((dropped / "hal" / "build.json").read_text())["counts"]["splits"]
     before = len(sandbox.server.requests("/_host/"))
     # Another parser processes every document again: their PDFs are downloaded again.
-    result = run_cli("hal", "--out", str(dropped), "--config", str(dropping),
-                     "--parser", "pdfplumber")
+    result = run_cli_subprocess("hal", "--out", str(dropped), "--config", str(dropping), "--parser",
+                                "pdfplumber")
     assert result.returncode == 0, result.stderr
     assert "stored PDF is gone or changed" in result.stderr
     assert len(sandbox.server.requests("/_host/")) > before
     assert json.loads((dropped / "hal" / "build.json").read_text())["counts"]["splits"] == counts
     assert _pdf_blobs(dropped) == 0
-    assert run_cli("verify", str(dropped / "hal")).returncode == 0
+    assert run_cli_subprocess("verify", str(dropped / "hal")).returncode == 0

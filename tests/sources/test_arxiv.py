@@ -20,10 +20,10 @@ from loralay_build.state import State
 from tests.helpers.cli_runner import (
     FAST,
     assert_dataset_schema,
+    invoke_cli,
     published_splits,
     rejects,
     rows,
-    run_cli,
     status,
     write_config,
 )
@@ -84,8 +84,9 @@ def test_snapshot_build_keeps_original_splits(arxiv_box: ArxivSandbox, tmp_path:
     (tmp_path / "ids.txt").write_text("".join(i + "\n" for i in unlisted))
     config = write_config(tmp_path / "c.toml", arxiv_box.client_config(), FAST)
     out = tmp_path / "data"
-    result = run_cli("arxiv", "--out", str(out), "--config", str(config), "--metadata",
-                     str(snapshot), "--split-ids", str(splits), "--ids", str(tmp_path / "ids.txt"))
+    result = invoke_cli("arxiv", "--out", str(out), "--config", str(config), "--metadata",
+                        str(snapshot), "--split-ids", str(splits), "--ids",
+                        str(tmp_path / "ids.txt"))
     assert result.exit_code == 0, result.output
     assert_dataset_schema(out / "arxiv", ArxivSource, unfilled=("doi",))  # none in the sandbox
     published = published_splits(out / "arxiv")
@@ -123,7 +124,7 @@ def test_oai_incremental_runs_are_paced_and_add_only_new_records(
                           {"http": {"min_interval": interval}}, FAST)
     out = tmp_path / "data"
     args = ("arxiv", "--out", str(out), "--config", str(config), "--oai", "--categories", "cs")
-    first = run_cli(*args)
+    first = invoke_cli(*args)
     assert first.exit_code == 0, first.output
     oai = arxiv_box.server.requests("/arxiv/oai")
     assert [e.status for e in oai][:1] == [503]  # flow control, honoured
@@ -136,7 +137,7 @@ def test_oai_incremental_runs_are_paced_and_add_only_new_records(
     new_ids = arxiv_box.add_papers(3)
     cs_new = [i for i in new_ids if arxiv_box.papers[i].categories[0].startswith("cs")]
     before = len(arxiv_box.server.requests("/arxiv/oai"))
-    second = run_cli(*args)
+    second = invoke_cli(*args)
     assert second.exit_code == 0, second.output
     again = arxiv_box.server.requests("/arxiv/oai")[before:]
     mark = max(p.datestamp for p in arxiv_box.papers.values() if p.id not in new_ids)
@@ -152,8 +153,8 @@ def test_id_list_uses_the_atom_api_through_its_rate_limit(
     (tmp_path / "ids.txt").write_text("1801.10000\nhep-th0101001\n")
     config = write_config(tmp_path / "c.toml", arxiv_box.client_config(), FAST)
     out = tmp_path / "data"
-    result = run_cli("arxiv", "--out", str(out), "--config", str(config),
-                     "--ids", str(tmp_path / "ids.txt"), "--pdf-version", "metadata")
+    result = invoke_cli("arxiv", "--out", str(out), "--config", str(config), "--ids",
+                        str(tmp_path / "ids.txt"), "--pdf-version", "metadata")
     assert result.exit_code == 0, result.output
     assert [e.status for e in arxiv_box.server.requests("/arxiv/api/query")] == [429, 200]
     assert set(published_splits(out / "arxiv")) == {"arxiv:1801.10000", "arxiv:hep-th/0101001"}
@@ -170,7 +171,7 @@ def test_an_older_pdf_is_matched_against_its_own_abstract(arxiv_box: ArxivSandbo
     config = write_config(tmp_path / "c.toml", arxiv_box.client_config(), FAST)
     out = tmp_path / "data"
     args = ("arxiv", "--out", str(out), "--config", str(config), "--metadata", str(snapshot))
-    assert run_cli(*args).exit_code == 0
+    assert invoke_cli(*args).exit_code == 0
     published = rows(out / "arxiv")
     paper = arxiv_box.papers["hep-th/0101001"]
     assert paper.behaviour == "latest_missing" and paper.printed(1) != paper.printed(2)
@@ -189,7 +190,7 @@ def test_an_older_pdf_is_matched_against_its_own_abstract(arxiv_box: ArxivSandbo
 
     assert revised and len(versioned()) == 1  # one request for every older version
     assert all(f"{p.id}v1" in versioned()[0] for p in revised)
-    assert run_cli(*args).exit_code == 0  # the state keeps v1's abstract: not asked again
+    assert invoke_cli(*args).exit_code == 0  # the state keeps v1's abstract: not asked again
     assert len(versioned()) == 1
     assert rows(out / "arxiv")["arxiv:hep-th/0101001"] == row
 
@@ -208,10 +209,10 @@ def test_an_earlier_crawl_supplies_the_abstract_of_the_version_used(
     config = write_config(tmp_path / "c.toml", arxiv_box.client_config(), FAST)
     out = tmp_path / "data"
     args = ("arxiv", "--out", str(out), "--config", str(config), "--metadata", str(snapshot))
-    assert run_cli(*args).exit_code == 0
+    assert invoke_cli(*args).exit_code == 0
     first = rows(out / "arxiv")["arxiv:hep-th/0101001"]
     assert first["version"] == 1 and first["abstract"] == paper.printed(1)
     arxiv_box.write_snapshot(snapshot)  # v2 announced, its PDF not in the bucket
-    assert run_cli(*args).exit_code == 0
+    assert invoke_cli(*args).exit_code == 0
     assert not [e for e in arxiv_box.server.requests("/arxiv/api/query") if "v1" in e.query]
     assert rows(out / "arxiv")["arxiv:hep-th/0101001"] == first

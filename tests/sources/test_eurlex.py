@@ -33,9 +33,9 @@ from loralay_build.state import State
 from tests.helpers.cli_runner import (
     FAST,
     assert_dataset_schema,
+    invoke_cli,
     rejects,
     rows,
-    run_cli,
     write_config,
 )
 
@@ -53,8 +53,8 @@ class Built:
         return next(a.celex for a in self.sandbox.cat.acts.values() if a.index == index)
 
     def build(self, *extra: str) -> int:
-        result = run_cli("eurlex", "--out", str(self.out), "--config", str(self.config),
-                         "-q", *extra)
+        result = invoke_cli("eurlex", "--out", str(self.out), "--config", str(self.config), "-q",
+                            *extra)
         return result.exit_code
 
 
@@ -89,7 +89,7 @@ def test_every_language_dataset_loads_with_words_boxes_pages_and_reference_text(
         table = loaded["train"]
         assert "reference_text" in table.column_names
         assert all(r["language"] == lang and r["source"] == "eurlex" for r in table)
-        verified = run_cli("verify", str(folder))
+        verified = invoke_cli("verify", str(folder))
         assert verified.exit_code == 0, verified.output
         assert_dataset_schema(folder, EurlexSource)
     published = rows(built.out / "eurlex-en")
@@ -249,20 +249,20 @@ def test_an_unknown_waf_log_level_stops_the_run_before_work(built: Built,
                                                             tmp_path: Path) -> None:
     config = sandbox_config(built.sandbox, tmp_path / "c.toml", waf_log="loud")
     before = len(built.server.requests())
-    result = run_cli("eurlex", "--out", str(tmp_path / "out"), "--config", str(config),
-                     "--languages", "en")
+    result = invoke_cli("eurlex", "--out", str(tmp_path / "out"), "--config", str(config),
+                        "--languages", "en")
     assert result.exit_code == 2 and "waf_log" in result.output
     assert "Traceback" not in result.output
     assert len(built.server.requests()) == before  # nothing was asked of Cellar
 
 
 def test_usage_errors_are_one_line_and_exit_2(built: Built, tmp_path: Path) -> None:
-    result = run_cli("eurlex", "--out", str(tmp_path), "--config", str(built.config),
-                     "--languages", "en,xx")
+    result = invoke_cli("eurlex", "--out", str(tmp_path), "--config", str(built.config),
+                        "--languages", "en,xx")
     assert result.exit_code == 2 and "unknown EUR-Lex language" in result.output
     assert "Traceback" not in result.output
-    result = run_cli("eurlex", "--out", str(tmp_path), "--config", str(built.config),
-                     "--since", "2020-13", "--languages", "en")
+    result = invoke_cli("eurlex", "--out", str(tmp_path), "--config", str(built.config), "--since",
+                        "2020-13", "--languages", "en")
     assert result.exit_code == 2 and "'--since': expects a date" in result.output
 
 
@@ -365,8 +365,8 @@ def test_defaults_talk_to_the_real_cellar_endpoints_for_24_languages() -> None:
 
 
 def test_name_languages_and_limit_flags(built: Built, tmp_path: Path) -> None:
-    result = run_cli("eurlex", "--out", str(tmp_path), "--config", str(built.config),
-                     "--name", "lex", "--languages", "fr", "--limit", "2", "-q")
+    result = invoke_cli("eurlex", "--out", str(tmp_path), "--config", str(built.config), "--name",
+                        "lex", "--languages", "fr", "--limit", "2", "-q")
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == [
         "lex-fr"]

@@ -25,7 +25,7 @@ from loralay_build.sources.eurlex.links import (
     preset_splits,
     to_link,
 )
-from tests.helpers.cli_runner import FAST, published_splits, run_cli, write_config
+from tests.helpers.cli_runner import FAST, invoke_cli, published_splits, write_config
 
 ALL = ("en", "fr", "el")
 REQUESTED = ["en", "fr", "el"]
@@ -127,8 +127,8 @@ def test_preset_build_puts_each_act_in_one_split_in_every_language(tmp_path: Pat
     with SandboxServer() as server:
         sandbox = EurlexSandbox(server, n_docs=16, seed=11, faults=False)
         config = write_config(tmp_path / "c.toml", merge(sandbox.client_config(ALL), FAST))
-        result = run_cli("eurlex", "--out", str(tmp_path / "out"), "--config", str(config),
-                         "--split-preset", "eurlex-sum", "-q")
+        result = invoke_cli("eurlex", "--out", str(tmp_path / "out"), "--config", str(config),
+                            "--split-preset", "eurlex-sum", "-q")
         assert result.exit_code == 0, result.output
     by_act: dict[str, set[str]] = {}
     for lang in ALL:

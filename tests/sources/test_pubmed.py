@@ -18,10 +18,10 @@ from loralay_build.text import MatchSettings, strip_abstracts
 from tests.helpers.cli_runner import (
     FAST,
     assert_dataset_schema,
+    invoke_cli,
     published_splits,
     rejects,
     rows,
-    run_cli,
     status,
     write_config,
 )
@@ -138,8 +138,8 @@ def test_preset_splits_licences_and_fault_statuses(pmc_box: PubmedSandbox,
     (tmp_path / "ids.txt").write_text("PMC9999999\n")  # unknown: idDoesNotExist, skipped
     config = write_config(tmp_path / "c.toml", pmc_box.client_config(), FAST)
     out = tmp_path / "data"
-    result = run_cli("pubmed", "--out", str(out), "--config", str(config),
-                     "--split-ids", str(splits), "--ids", str(tmp_path / "ids.txt"))
+    result = invoke_cli("pubmed", "--out", str(out), "--config", str(config), "--split-ids",
+                        str(splits), "--ids", str(tmp_path / "ids.txt"))
     assert result.exit_code == 0, result.output
     assert_dataset_schema(out / "pubmed", PubmedSource)
     published = published_splits(out / "pubmed")
@@ -174,7 +174,7 @@ def test_incremental_harvest_adds_only_new_records(pmc_box: PubmedSandbox,
     config = write_config(tmp_path / "c.toml", pmc_box.client_config(), FAST)
     out = tmp_path / "data"
     args = ("pubmed", "--out", str(out), "--config", str(config))
-    assert run_cli(*args).exit_code == 0
+    assert invoke_cli(*args).exit_code == 0
     oai = pmc_box.server.requests("/pmc/api/oai/v1/mh/")
     assert oai[0].status == 503 and all(e.status == 200 for e in oai[1:])
     # The expired token made the client start again from its checkpoint, not from scratch.
@@ -183,7 +183,7 @@ def test_incremental_harvest_adds_only_new_records(pmc_box: PubmedSandbox,
     mark = max(a.datestamp for a in pmc_box.articles.values())
     new = pmc_box.add_articles(2)
     before = len(pmc_box.server.requests("/pmc/api/oai/v1/mh/"))
-    assert run_cli(*args).exit_code == 0
+    assert invoke_cli(*args).exit_code == 0
     again = pmc_box.server.requests("/pmc/api/oai/v1/mh/")[before:]
     assert f"from={mark}" in again[0].query
     report = status(out, "pubmed")
@@ -207,5 +207,5 @@ def test_unsupported_metadata_format_is_a_configuration_error(pmc_box: PubmedSan
                                                               tmp_path: Path) -> None:
     config = write_config(tmp_path / "c.toml",
                           pmc_box.client_config(metadata_prefix="pmc"), FAST)
-    result = run_cli("pubmed", "--out", str(tmp_path / "data"), "--config", str(config))
+    result = invoke_cli("pubmed", "--out", str(tmp_path / "data"), "--config", str(config))
     assert result.exit_code == 2

@@ -29,7 +29,7 @@ from loralay_build.sandbox.eurlex_docs import (
     render_xhtml,
     summary_lines,
 )
-from loralay_build.sandbox.server import FakeService, Reply, Request, SandboxServer
+from loralay_build.sandbox.server import FakeService, Reply, Request, SandboxServer, retry_after
 
 # Cellar's own table (ISO 639-2/T), independent of the client's: `ger`/`fre` get a 400.
 LANGUAGES = {"bg": "bul", "cs": "ces", "da": "dan", "de": "deu", "el": "ell", "en": "eng",
@@ -246,7 +246,7 @@ class EurlexSandbox(FakeService):
         if act.behaviour == "waf":
             return _challenge()
         if act.behaviour == "throttled" and self._once(f"429:{celex}"):
-            return Reply(429, b"Too Many Requests", {"Retry-After": "1"})
+            return Reply(429, b"Too Many Requests", {"Retry-After": retry_after()})
         kind = _kind(req)
         if isinstance(kind, Reply):
             return kind

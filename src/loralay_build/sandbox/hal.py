@@ -26,7 +26,7 @@ from loralay_build.sandbox.pdfgen import (
     render_scan,
     render_scanned,
 )
-from loralay_build.sandbox.server import FakeService, Reply, Request, SandboxServer
+from loralay_build.sandbox.server import FakeService, Reply, Request, SandboxServer, retry_after
 from loralay_build.sandbox.textgen import ProseGenerator
 
 HOSTS = ["hal.science", "shs.hal.science", "inria.hal.science", "hal.inrae.fr"]
@@ -282,7 +282,7 @@ class HalSandbox(FakeService):
     def _search(self, req: Request) -> Reply:
         call = self._calls.next("search")
         if self.faults and call == 1:
-            return Reply(429, b"Too Many Requests", {"Retry-After": "1"})
+            return Reply(429, b"Too Many Requests", {"Retry-After": retry_after()})
         if self.faults and call == 3:
             return Reply(503, b"Service Unavailable")
         if not req.arg("q"):
@@ -359,7 +359,7 @@ class HalSandbox(FakeService):
         if behaviour == "forbidden":
             return Reply(403, b"<html><body>Embargo</body></html>", {"Content-Type": "text/html"})
         if behaviour == "throttled" and seen == 0:
-            return Reply(429, b"Too Many Requests", {"Retry-After": "1"})
+            return Reply(429, b"Too Many Requests", {"Retry-After": retry_after()})
         if behaviour == OUTAGE or (behaviour == "unavailable" and seen == 0):
             return Reply(503, b"Service Unavailable")
         if behaviour == "truncated" and seen == 0:

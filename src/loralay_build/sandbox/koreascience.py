@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
-from loralay_build.sandbox.server import FakeService, Reply, Request, SandboxServer
+from loralay_build.sandbox.server import FakeService, Reply, Request, SandboxServer, retry_after
 from loralay_build.sandbox.textgen import ProseGenerator
 
 PREFIX = "/koreascience"
@@ -125,13 +125,13 @@ class KoreaScienceSandbox(FakeService):
                              {"Content-Type": "text/html; charset=UTF-8"})
             return Reply(200, article.pdf, {"Content-Type": "application/pdf"})
         if article.variant == "throttled" and seen == 0:
-            return Reply(503, b"Service Unavailable", {"Retry-After": "1"})
+            return Reply(503, b"Service Unavailable", {"Retry-After": retry_after()})
         return self._article_page(article)
 
     def _search(self, req: Request) -> Reply:
         call = self._calls.next("search")
         if self.faults and call == 1:
-            return Reply(429, b"Too Many Requests", {"Retry-After": "1"})
+            return Reply(429, b"Too Many Requests", {"Retry-After": retry_after()})
         year = int(req.arg("pubYr", "0") or 0)
         size = int(req.arg("pageSize", "10"))
         page = int(req.arg("pageNo", "1"))

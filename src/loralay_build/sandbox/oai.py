@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from xml.sax.saxutils import escape, quoteattr
 
-from loralay_build.sandbox.server import Reply, Request
+from loralay_build.sandbox.server import Reply, Request, retry_after
 
 XML_TYPE = {"Content-Type": "text/xml; charset=UTF-8"}
 RESPONSE_DATE = "2026-03-02T10:00:00Z"
@@ -88,7 +88,7 @@ def list_records(
     """ListRecords with the faults real repositories show: one 503 with Retry-After, and one
     resumption token that expires after it is handed out (`once(name)` is True the first time)."""
     if once("oai-503"):
-        return Reply(503, b"Retry later", {"Retry-After": "1"})
+        return Reply(503, b"Retry later", {"Retry-After": retry_after()})
     token = req.arg("resumptionToken")
     if token:
         redeemed = book.redeem(token)

@@ -6,6 +6,7 @@ request is kept in an access log so tests can prove what was, and was not, reque
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -14,6 +15,18 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
+
+RETRY_AFTER_ENV = "LORALAY_SANDBOX_RETRY_AFTER"
+
+
+def retry_after() -> str:
+    """The `Retry-After` the fakes send when they throttle: 1 second, as real services ask,
+    or the delta-seconds in LORALAY_SANDBOX_RETRY_AFTER (the test suite sets 0, so the
+    retry is still taken but not waited for)."""
+    value = os.environ.get(RETRY_AFTER_ENV, "1").strip()
+    if not value.isdigit():
+        raise ValueError(f"{RETRY_AFTER_ENV}={value!r}: expected whole seconds")
+    return value
 
 
 @dataclass

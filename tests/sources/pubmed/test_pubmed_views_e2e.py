@@ -18,8 +18,8 @@ from loralay_build.views.schema import view_layout
 from tests.helpers.cli_runner import (
     FAST,
     assert_card_features,
+    invoke_cli,
     published_splits,
-    run_cli,
     write_config,
 )
 
@@ -56,7 +56,7 @@ def test_three_datasets_same_splits_and_resolution(pmc_box: PubmedSandbox,
     splits = pmc_box.write_split_dir(tmp_path / "splits")  # every split gets articles
     args = ("pubmed", "--out", str(out), "--config", str(config), "--split-ids", str(splits),
             "--view", "sumpubmed", "--view", "citations")
-    result = run_cli(*args)
+    result = invoke_cli(*args)
     assert result.exit_code == 0, result.output
     for name in ("pubmed", "pubmed-sumpubmed", "pubmed-citations"):
         loaded = datasets.load_dataset(str(out / name))
@@ -99,7 +99,7 @@ def test_three_datasets_same_splits_and_resolution(pmc_box: PubmedSandbox,
     lookups = _cited_lookups(pmc_box)
     conversions = len(pmc_box.server.requests("/pmc/tools/idconv/api/v1/articles/"))
     assert lookups > 0 and conversions > 0
-    assert run_cli(*args).exit_code == 0
+    assert invoke_cli(*args).exit_code == 0
     assert len([e for e in pmc_box.server.requests() if e.path.endswith(".xml")]) == xml_before
     assert _cited_lookups(pmc_box) == lookups
     assert len(pmc_box.server.requests("/pmc/tools/idconv/api/v1/articles/")) == conversions
@@ -110,9 +110,9 @@ def test_strict_resolution_bmc_selection_and_lowercase(pmc_box: PubmedSandbox,
                                                        tmp_path: Path) -> None:
     config = write_config(tmp_path / "c.toml", pmc_box.client_config(), FAST)
     out = tmp_path / "data"
-    result = run_cli("pubmed", "--out", str(out), "--config", str(config), "--selection",
-                     "bmc", "--view", "citations", "--view", "sumpubmed", "--min-resolved",
-                     "1", "--lowercase", "--no-dig")
+    result = invoke_cli("pubmed", "--out", str(out), "--config", str(config), "--selection", "bmc",
+                        "--view", "citations", "--view", "sumpubmed", "--min-resolved", "1",
+                        "--lowercase", "--no-dig")
     assert result.exit_code == 0, result.output
     clean = _rows(out / "pubmed-sumpubmed", "article_id")
     assert clean and {r["journal"] for _, r in clean.values()} == {"BMC Biology"}
@@ -121,7 +121,7 @@ def test_strict_resolution_bmc_selection_and_lowercase(pmc_box: PubmedSandbox,
     records = _rows(out / "pubmed-citations", "citation_id")
     assert records
     assert all(r["n_resolved"] == r["n_cited"] for _, r in records.values())
-    bad = run_cli("pubmed", "--out", str(out), "--config", str(config), "--selection", "nope")
+    bad = invoke_cli("pubmed", "--out", str(out), "--config", str(config), "--selection", "nope")
     assert bad.exit_code == 2 and "unknown selection" in bad.output
 
 
@@ -183,13 +183,13 @@ def test_full_text_not_fetched_yet_is_a_partial_run(pmc_box: PubmedSandbox,
                           {"http": {"max_retries": 1, "backoff_base": 0.01}})
     out = tmp_path / "data"
     args = ("pubmed", "--out", str(out), "--config", str(config), "--view", "sumpubmed")
-    result = run_cli(*args)
+    result = invoke_cli(*args)
     assert result.exit_code == 3, result.output
     layout = published_splits(out / "pubmed")
     assert f"pubmed:{first.name}" in layout
     assert f"pubmed:{first.name}" not in _rows(out / "pubmed-sumpubmed", "article_id")
     down["on"] = False
-    result = run_cli(*args)
+    result = invoke_cli(*args)
     assert result.exit_code == 0, result.output
     assert set(_rows(out / "pubmed-sumpubmed", "article_id")) == set(layout)
 
@@ -215,8 +215,7 @@ def test_bucket_xml_missing_or_corrupt_falls_back_to_oai(pmc_box: PubmedSandbox,
     pmc_box.xml_faults = {missing: "missing", corrupt: "corrupt"}
     config = write_config(tmp_path / "c.toml", pmc_box.client_config(), FAST)
     out = tmp_path / "data"
-    result = run_cli("pubmed", "--out", str(out), "--config", str(config),
-                     "--view", "sumpubmed")
+    result = invoke_cli("pubmed", "--out", str(out), "--config", str(config), "--view", "sumpubmed")
     assert result.exit_code == 0, result.output
     clean = _rows(out / "pubmed-sumpubmed", "article_id")
     assert set(clean) == set(published_splits(out / "pubmed"))
@@ -234,10 +233,10 @@ def test_full_text_missing_everywhere_waits_for_a_later_run(pmc_box: PubmedSandb
     config = write_config(tmp_path / "c.toml", pmc_box.client_config(), FAST)
     out = tmp_path / "data"
     args = ("pubmed", "--out", str(out), "--config", str(config), "--view", "sumpubmed")
-    assert run_cli(*args).exit_code == 3
+    assert invoke_cli(*args).exit_code == 3
     assert f"pubmed:{late}" not in _rows(out / "pubmed-sumpubmed", "article_id")
     pmc_box.xml_faults = {}
-    result = run_cli(*args)
+    result = invoke_cli(*args)
     assert result.exit_code == 0, result.output
     assert set(_rows(out / "pubmed-sumpubmed", "article_id")) == set(
         published_splits(out / "pubmed"))
@@ -250,8 +249,7 @@ def test_a_view_without_rows_beside_a_published_dataset_is_exit_3(
     pmc_box.oai_full_text = {name: "refused" for name in names}
     config = write_config(tmp_path / "c.toml", pmc_box.client_config(), FAST)
     out = tmp_path / "data"
-    result = run_cli("pubmed", "--out", str(out), "--config", str(config),
-                     "--view", "sumpubmed")
+    result = invoke_cli("pubmed", "--out", str(out), "--config", str(config), "--view", "sumpubmed")
     assert result.exit_code == 3, result.output
     assert published_splits(out / "pubmed") and not (out / "pubmed-sumpubmed").exists()
     reasons = [r.getMessage() for r in caplog.records if "has no rows although" in
@@ -265,14 +263,14 @@ def test_a_takedown_leaves_the_views_too(pmc_box: PubmedSandbox, tmp_path: Path)
     follows: the removed article leaves every view, the others stay."""
     config = write_config(tmp_path / "c.toml", pmc_box.client_config(), FAST)
     out = tmp_path / "data"
-    result = run_cli("pubmed", "--out", str(out), "--config", str(config), "--view",
-                     "sumpubmed", "--view", "citations")
+    result = invoke_cli("pubmed", "--out", str(out), "--config", str(config), "--view", "sumpubmed",
+                        "--view", "citations")
     assert result.exit_code == 0, result.output
     before = set(_rows(out / "pubmed-sumpubmed", "article_id"))
     gone = min(before)
     ids = tmp_path / "takedown.txt"
     ids.write_text(f"{gone}\n")
-    result = run_cli("remove", str(out), "--dataset", "pubmed", "--ids", str(ids))
+    result = invoke_cli("remove", str(out), "--dataset", "pubmed", "--ids", str(ids))
     assert result.exit_code == 0, result.output
     assert set(published_splits(out / "pubmed")) == before - {gone}
     assert set(_rows(out / "pubmed-sumpubmed", "article_id")) == before - {gone}
