@@ -137,7 +137,7 @@ class FilterSettings:
 @dataclass(frozen=True)
 class ImageSettings:
     """`[images]`: what `--page-images` renders (costs measured by scripts/bench_images.py
-    and listed in the README)."""
+    and listed in docs/benchmarks.md)."""
 
     enabled: bool = False  # --page-images: publish the `pages` configuration
     dpi: int = 100  # pixels per inch of the rendered pages

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from loralay_build.docgen.pages import PAGES, regenerate
+from loralay_build.docgen.settings_page import undocumented
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,6 +34,11 @@ def main(argv: list[str] | None = None) -> int:
         else:
             path.write_text(new, encoding="utf-8")
             print(f"wrote {page}")
+    missing = undocumented()
+    if missing:
+        print("settings fields without a comment saying what they mean: " + ", ".join(missing),
+              file=sys.stderr)
+        return 1
     if args.check and stale:
         print(f"out of date: {', '.join(stale)}; run python3 -m loralay_build.docgen",
               file=sys.stderr)
