@@ -54,6 +54,15 @@ def test_every_column_of_every_source_and_view_is_in_the_page() -> None:
                 assert f"| `{name}` |" in text and doc in text
 
 
+def test_every_reject_reason_is_in_the_page_with_why() -> None:
+    from loralay_build.errors import Reason
+
+    text = columns_page.render()
+    for reason in Reason:
+        row = next(line for line in text.splitlines() if line.startswith(f"| `{reason}` |"))
+        assert not row.endswith("|  |"), row
+
+
 def test_every_settings_key_has_a_meaning() -> None:
     assert settings_page.undocumented() == []
 

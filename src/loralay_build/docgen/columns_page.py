@@ -8,6 +8,8 @@ import pyarrow as pa
 from loralay_build.corpus.columns import SHARED, catalogue
 from loralay_build.corpus.pages import PAGES_DOCS, PAGES_SCHEMA
 from loralay_build.corpus.schema import source_columns
+from loralay_build.docgen.fielddocs import field_docs
+from loralay_build.errors import Reason
 from loralay_build.sources import SOURCES
 
 
@@ -52,4 +54,10 @@ def render() -> str:
                     f"Unique column: `{view.id_column}`.", ""]
             out += _table([(column, arrow_type(kind), doc)
                            for column, kind, doc in view.columns])
+    docs = field_docs(Reason)
+    out += ["", "### Reject reasons", "",
+            "Every document a build drops is counted under one of these, in `rejects.jsonl` "
+            "(with a detail), `build.json`, `status` and the card.", "",
+            "| reason | why |", "|---|---|"]
+    out += [f"| `{reason.value}` | {_cell(docs.get(reason.name, ''))} |" for reason in Reason]
     return "\n".join(out).rstrip() + "\n"

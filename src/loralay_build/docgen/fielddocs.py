@@ -24,7 +24,9 @@ _FLIP = {"<": ">", "≤": "≥", ">": "<", "≥": "≤"}
 
 
 def _own_classes(cls: type) -> list[type]:
-    """The dataclasses `cls` is made of, base first."""
+    """The dataclasses `cls` is made of, base first (an enum is its own class alone)."""
+    if not dataclasses.is_dataclass(cls):
+        return [cls]
     return [k for k in reversed(cls.__mro__) if dataclasses.is_dataclass(k)]
 
 
@@ -47,15 +49,21 @@ def _comments(source_lines: list[str]) -> dict[int, str]:
 
 
 def field_docs(cls: type) -> dict[str, str]:
-    """Field name -> its meaning: the comment lines right above the field, the comment at the
-    end of its line and the docstring right below it, joined. A subclass's words win."""
+    """Field (or enum member) name -> its meaning: the comment lines right above it, the
+    comment at the end of its line and the docstring right below it, joined. A subclass's
+    words win."""
     docs: dict[str, str] = {}
     for klass in _own_classes(cls):
         tree, lines = _class_tree(klass)
         comments = _comments(lines)
         body = tree.body
         for index, node in enumerate(body):
-            if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                name = node.target.id
+            elif (isinstance(node, ast.Assign) and len(node.targets) == 1
+                  and isinstance(node.targets[0], ast.Name)):
+                name = node.targets[0].id  # an enum's member
+            else:
                 continue
             parts: list[str] = []
             above: list[str] = []
@@ -73,7 +81,7 @@ def field_docs(cls: type) -> dict[str, str]:
                 parts.append(" ".join(following.value.value.split()))
             text = " ".join(part for part in parts if part)
             if text:
-                docs[node.target.id] = text
+                docs[name] = text
     return docs
 
 

@@ -18,7 +18,7 @@ class ParseSettings:
     # the PDF library (--parser): pdfium, pdfplumber, or poppler (needs `pdftotext`)
     backend: str = "pdfium"
     # beyond the 99th percentile of page counts of the sources (theses included); a longer
-    # file costs more than it brings to a summarization corpus (`too_many_pages`)
+    # file costs more than it brings to a summarization corpus (rejected as `too_large`)
     max_pages: int = 300
     # a page beyond this is not prose (scatter plots of glyphs): the document is rejected as
     # `too_large` rather than grouped for minutes
