@@ -24,10 +24,13 @@ def test_committed_pages_are_what_the_code_writes(capsys: pytest.CaptureFixture[
 
 
 def test_check_names_a_stale_page_and_writing_fixes_it(tmp_path: Path) -> None:
+    (tmp_path / "Makefile").write_text((ROOT / "Makefile").read_text())
     for page in PAGES:
         (tmp_path / page).parent.mkdir(parents=True, exist_ok=True)
         text = (ROOT / page).read_text(encoding="utf-8")
-        (tmp_path / page).write_text(text.replace("| `", "| `stale", 1), encoding="utf-8")
+        stale = text.replace(" do not edit -->\n", " do not edit -->\n| `stale` |\n")
+        assert stale != text
+        (tmp_path / page).write_text(stale, encoding="utf-8")
     assert main(["--check", "--root", str(tmp_path)]) == 1
     assert main(["--root", str(tmp_path)]) == 0
     assert main(["--check", "--root", str(tmp_path)]) == 0
@@ -37,7 +40,7 @@ def test_check_names_a_stale_page_and_writing_fixes_it(tmp_path: Path) -> None:
 
 def test_a_page_without_its_markers_is_refused() -> None:
     with pytest.raises(SystemExit, match="markers of the generated part"):
-        regenerate("docs/configuration.md", "# Configuration\n")
+        regenerate("docs/configuration.md", "# Configuration\n", ROOT)
 
 
 def test_every_column_of_every_source_and_view_is_in_the_page() -> None:
@@ -61,6 +64,17 @@ def test_every_reject_reason_is_in_the_page_with_why() -> None:
     for reason in Reason:
         row = next(line for line in text.splitlines() if line.startswith(f"| `{reason}` |"))
         assert not row.endswith("|  |"), row
+
+
+def test_every_make_target_is_in_the_table_with_what_it_does() -> None:
+    import re
+
+    from loralay_build.docgen.pages import make_targets
+
+    makefile = (ROOT / "Makefile").read_text()
+    targets = re.findall(r"^([a-z][\w-]*):(?!=)", makefile, re.M)
+    table = make_targets(ROOT)
+    assert targets and all(f"| `make {target}` | " in table for target in targets)
 
 
 def test_every_settings_key_has_a_meaning() -> None:

@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     for page in PAGES:
         path = args.root / page
         old = path.read_text(encoding="utf-8")
-        new = regenerate(page, old)
+        new = regenerate(page, old, args.root)
         if new == old:
             continue
         stale.append(page)
