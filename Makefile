@@ -1,8 +1,8 @@
 PYTHON ?= python3
 OUT ?= data
 
-.PHONY: install test test-all test-stress demo lint typecheck bench-parse bench-match bench-ocr realdocs bench-e2e \
-	bench-ray-driver native sanitize
+.PHONY: install test test-all test-stress demo lint typecheck docs bench-parse bench-match bench-ocr realdocs \
+	bench-e2e bench-ray-driver bench-scale native sanitize
 
 install:  ## install the package with its test and lint tools
 	$(PYTHON) -m pip install -e ".[dev]"
@@ -34,6 +34,13 @@ lint:  ## ruff, and mypy --strict over src and tests
 	$(PYTHON) -m ruff check src tests scripts
 	$(PYTHON) -m mypy
 
+typecheck:  ## mypy --strict over src and tests alone
+	$(PYTHON) -m mypy
+
+docs:  ## rewrite the generated pages, then build the site strictly (needs the docs extra)
+	$(PYTHON) -m loralay_build.docgen
+	$(PYTHON) -m mkdocs build --strict
+
 native:  ## rebuild the compiled PDF core in place after editing src/loralay_build/native/_native.c
 	$(PYTHON) setup.py build_ext --inplace
 
@@ -51,6 +58,10 @@ bench-ray-driver:  ## the Ray driver's ceiling, processing stubbed out: make ben
 
 bench-ocr:  ## OCR on image-only copies of the realdocs against the originals: make bench-ocr DIR=../shared/realdocs
 	$(PYTHON) scripts/bench_ocr.py $(DIR)
+
+DOCS ?= 10000
+bench-scale:  ## full build, increment and re-run on DOCS documents: make bench-scale DIR=../shared/realdocs DOCS=300
+	$(PYTHON) scripts/bench_scale.py $(DIR) --docs $(DOCS)
 
 bench-match:  ## abstract matchers on a realdocs-style folder: make bench-match DIR=../shared/realdocs
 	$(PYTHON) scripts/bench_match.py $(DIR)

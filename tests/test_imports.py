@@ -125,7 +125,7 @@ FLOORS: list[set[str]] = [
     {"corpus", "http", "images"},
     {"fetch"},
     {"sources"},
-    {"cli_options", "inspect", "run", "sandbox"},
+    {"cli_options", "docgen", "inspect", "run", "sandbox"},
     {"cli"},
 ]
 FLOOR = {room: level for level, rooms in enumerate(FLOORS) for room in rooms}

@@ -42,20 +42,22 @@ EXECUTORS = ("local", "ray", "serial")
 class HttpSettings:
     """The one HTTP client's limits. Politeness first: one connection, spaced requests."""
 
+    # sent with every request: names the tool and a contact address, as crawl policies ask
     user_agent: str = (
         "loralay-build/0.1 (corpus builder; mailto:loralay-build@users.noreply.github.com)"
     )
     min_interval: float = 1.0  # seconds between two requests to the same host
-    host_intervals: dict[str, float] = field(default_factory=dict)  # per-host overrides
-    connect_timeout: float = 10.0
+    # per-host overrides of min_interval (host -> seconds, each at least 0)
+    host_intervals: dict[str, float] = field(default_factory=dict)
+    connect_timeout: float = 10.0  # seconds to open a connection
     read_timeout: float = 30.0  # between two reads of the body
     deadline: float = 300.0  # whole request, body included: a 1 byte/s trickle ends here
     max_bytes: int = 200 * MiB  # decoded body cap
     max_retries: int = 5  # tries after the first, within one run
-    backoff_base: float = 1.0
-    backoff_max: float = 120.0
+    backoff_base: float = 1.0  # seconds before the first retry; doubles with each retry
+    backoff_max: float = 120.0  # longest pause between two retries
     retry_after_max: float = 300.0  # a longer Retry-After defers the document to a later run
-    max_redirects: int = 5
+    max_redirects: int = 5  # redirects followed, each hop checked against the host policy
     allowed_hosts: tuple[str, ...] = ()  # download hosts; "*.example.org" allowed; empty = any
     url_rewrite: dict[str, str] = field(default_factory=dict)  # URL prefix -> replacement
     allow_private: bool = False  # loopback/private addresses (only for local test servers)
@@ -77,7 +79,7 @@ class RunSettings:
     """How documents are processed: executor, isolation limits, retry policy across runs."""
 
     executor: str = "local"  # local (isolated process pool) | ray (a cluster) | serial (debugging)
-    workers: int = 2
+    workers: int = 2  # worker processes (--workers); with Ray, the CPUs of a private instance
     timeout: float = 60.0  # wall-clock seconds per document, enforced by killing the worker
     memory_limit_mb: int = 2048  # RLIMIT_AS of each worker
     recycle_after: int = 200  # documents per worker before it is replaced
@@ -97,7 +99,7 @@ class RunSettings:
     # Processed documents are committed in batches (one filesystem sync, one state commit):
     # a crash redoes at most this many documents or seconds of work.
     commit_batch: int = 64
-    commit_seconds: float = 5.0
+    commit_seconds: float = 5.0  # a batch is also committed once it is this old
     # Row groups a publication encodes in the parent before `workers` local processes encode
     # the rest (0: from the first). Encoding is most of what publishing costs the parent;
     # below a thousand documents or so, starting the processes would cost more.
@@ -116,7 +118,7 @@ class RunSettings:
 class FilterSettings:
     """Corpus-level filters, computed over all processed documents at publish time."""
 
-    enabled: bool = True
+    enabled: bool = True  # the percentile filters; false (--no-filter) keeps every document
     max_pages_percentile: float = 95.0  # drop documents with more pages than this percentile
     min_abstract_percentile: float = 1.0  # drop documents whose summary is shorter than this
     # Keep only these licences (SPDX ids, wildcards such as "CC-BY-*", or "redistributable");
@@ -135,11 +137,11 @@ class FilterSettings:
 @dataclass(frozen=True)
 class ImageSettings:
     """`[images]`: what `--page-images` renders (costs measured by scripts/bench_images.py
-    and listed in the README)."""
+    and listed in docs/benchmarks.md)."""
 
-    enabled: bool = False
-    dpi: int = 100
-    format: str = "webp"
+    enabled: bool = False  # --page-images: publish the `pages` configuration
+    dpi: int = 100  # pixels per inch of the rendered pages
+    format: str = "webp"  # encoding of colour pages (and of gray ones when not lossless)
     # lossy webp and jpeg (png is lossless). At method 0, quality 40 keeps the fidelity of
     # quality 50 at method 2 (35.8 dB PSNR on the realdocs' colour pages) in 60% of the time,
     # for 11% more bytes: about 100 KiB a colour page
@@ -225,9 +227,9 @@ class DedupSettings:
 class SplitSettings:
     """Chronological split ratios (oldest documents in train)."""
 
-    train: float = 0.94
-    validation: float = 0.03
-    test: float = 0.03
+    train: float = 0.94  # share of the documents, the oldest, in train
+    validation: float = 0.03  # share in validation, dated after train
+    test: float = 0.03  # share in test, the newest; the three shares sum to 1
 
     def __post_init__(self) -> None:
         shares = {"train": 0.0, "validation": 0.0, "test": 0.0}
@@ -264,7 +266,7 @@ class OutputSettings:
     # A row group also ends at this many uncompressed bytes, so a reader (the Hub's viewer)
     # can read one whole even when rows reach megabytes each.
     row_group_bytes: int = 100_000_000
-    zstd_level: int = 3
+    zstd_level: int = 3  # compression level of the Parquet shards
     # Pages cut where the content says, so a rewritten shard shares most pages with the old
     # one and a content-addressed upload moves only what changed.
     content_defined_chunking: bool = True

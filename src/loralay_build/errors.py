@@ -17,12 +17,13 @@ class Reason(StrEnum):
     OCR_TIMEOUT = "ocr_timeout"  # reading a page by OCR exceeded its time limit
     TIMEOUT = "timeout"  # processing exceeded its wall-clock limit
     TOO_LARGE = "too_large"  # download or document beyond the configured caps (memory included)
+    # the metadata has no abstract in the document's main language
     ABSTRACT_MISSING_IN_METADATA = "abstract_missing_in_metadata"
-    ABSTRACT_NOT_FOUND = "abstract_not_found"
-    LANGUAGE_MISMATCH = "language_mismatch"
-    TOO_MANY_PAGES = "too_many_pages"
-    SUMMARY_TOO_SHORT = "summary_too_short"
-    DUPLICATE = "duplicate"
+    ABSTRACT_NOT_FOUND = "abstract_not_found"  # the main abstract is not in the PDF's text
+    LANGUAGE_MISMATCH = "language_mismatch"  # not in the declared language (`language_check`)
+    TOO_MANY_PAGES = "too_many_pages"  # more pages than `[filters] max_pages_percentile` allows
+    SUMMARY_TOO_SHORT = "summary_too_short"  # summary under `[filters] min_abstract_percentile`
+    DUPLICATE = "duplicate"  # another copy of the same work is published
     BLOCKED = "blocked"  # bot challenge or robots.txt refusal
     REFERENCE_TOO_SHORT = "reference_too_short"  # act not longer than its summary (EUR-Lex)
     LICENCE = "licence"  # the licence is not among those `--licences` keeps

@@ -41,10 +41,11 @@ class DocumentOptions:
     """How each document of a source is processed: what the worker gets, and what the
     processing hash covers (a change re-processes every document)."""
 
-    cleaners: tuple[str, ...] = ()
+    cleaners: tuple[str, ...] = ()  # what is dropped from the body before matching, in order
     abstract_format: Format = "plain"  # how metadata abstracts are written
-    language_check: LanguageCheck = "none"  # reject as language_mismatch: nothing, the
-    # main abstract or the body not in the candidate's language
+    # reject as language_mismatch: nothing, the main abstract or the body not in the
+    # candidate's language
+    language_check: LanguageCheck = "none"
     language: str = ""  # main language of the source's records (discovery)
     summary: SummaryMode = "in_document"  # separate: the target is its own document
     min_reference_ratio: float = 0.0  # keep only documents this many times their summary

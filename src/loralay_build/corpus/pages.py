@@ -36,6 +36,16 @@ PAGES_SCHEMA = pa.schema([
     pa.field("dpi", pa.int32()),
     pa.field("masked_boxes", pa.list_(pa.list_(pa.int32(), 4))),
 ])
+# What each column holds (the documentation's table of the pages configuration).
+PAGES_DOCS = {
+    "article_id": "the document's id, as in the text rows",
+    "page": "the page's index, as `word_pages` holds it: join on (`article_id`, `page`)",
+    "image": "the encoded page (the `datasets` Image feature)",
+    "width_px": "width of the image in pixels",
+    "height_px": "height of the image in pixels",
+    "dpi": "resolution the page was rendered at: a box in points is at `box * dpi / 72` pixels",
+    "masked_boxes": "pixel boxes painted with the page's background (removed words)",
+}
 # The card's `dataset_info` for the pages configuration: `image` decodes as a PIL image.
 FEATURES = [("article_id", "string"), ("page", "int32"), ("image", "image"),
             ("width_px", "int32"), ("height_px", "int32"), ("dpi", "int32")]

@@ -70,12 +70,12 @@ class OcrSettings:
     rendered beyond 16 million pixels at a lower dpi.
     """
 
-    enabled: bool = False
-    dpi: int = 300
-    max_pages: int = 50
-    page_seconds: float = 60.0
+    enabled: bool = False  # --ocr: read pages without a usable text layer
+    dpi: int = 300  # rendering resolution of a page read by Tesseract
+    max_pages: int = 50  # pages OCRed a document; a longer scan is rejected as `too_large`
+    page_seconds: float = 60.0  # a page that takes longer is an `ocr_timeout` reject
     languages: tuple[str, ...] = ()  # ISO 639-1 codes read besides each document's own
-    max_pixels: int = 16_000_000
+    max_pixels: int = 16_000_000  # a larger page is read at a lower dpi (`too_large` below 72)
     tessdata: str = ""  # folder of the *.traineddata files; default: TESSDATA_PREFIX or Debian's
 
     def __post_init__(self) -> None:

@@ -2,8 +2,8 @@
 
 Why: parsing allocates and frees millions of small blocks inside PDFium, which calls the C
 library's malloc. mimalloc in its place takes 3 to 4 % off the CPU of a whole build and
-about 8 % off parsing, with the same shards (README, "The workers' allocator"). A library
-only replaces malloc when it is preloaded as a process starts, so it is named in
+about 8 % off parsing, with the same shards (docs/benchmarks.md, "The workers' allocator").
+A library only replaces malloc when it is preloaded as a process starts, so it is named in
 `LD_PRELOAD` while the pool's fork server starts, and every worker forked from the server
 inherits it. Each worker then takes it out of its own environment again, so that the
 programs it runs (tesseract, pdftotext) start with the environment the build was given.

@@ -35,12 +35,12 @@ class CrawlConfig(SourceConfig):
     """`[source]` keys of a source crawled by a Scrapy spider."""
 
     download_delay: float  # seconds between two pages (jittered 0.5x-1.5x by Scrapy)
-    timeout: float
-    retries: int
+    timeout: float  # seconds a page request may take
+    retries: int  # tries of a failed page after the first
     retry_after_max: float  # a longer Retry-After is cut to this
     batch_size: int  # items committed to the state DB together
-    max_page_bytes: int | None = None
-    log_level: str | None = None
+    max_page_bytes: int | None = None  # largest page the spider reads (unset: 10 MiB)
+    log_level: str | None = None  # Scrapy's log level (unset: WARNING)
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -104,18 +104,18 @@ class ArxivConfig(SourceConfig):
 
     oai_url: str  # OAI-PMH (with oai = true)
     api_url: str  # Atom API (ids without a snapshot)
-    oai: bool
+    oai: bool  # list records through OAI-PMH arXivRaw instead of a snapshot
     oai_set: str = key("set")  # OAI-PMH set, e.g. "cs" or "physics:hep-th"
     categories: tuple[str, ...]  # keep records with one of these categories (prefixes)
     version: Literal["latest", "metadata"]  # newest PDF in the bucket, or the abstract's
     metadata: str | None = None  # Kaggle-format snapshot: a path or a URL
     start: str | None = optional_key("from")  # YYYY-MM-DD
-    until: str | None = None
+    until: str | None = None  # last date (YYYY-MM-DD) listed through OAI-PMH
     ids: str | None = None  # file of ids
     split_ids: str | None = None  # folder of train/val/test id files
     storage: str | None = None  # bulk bucket endpoints (tests point them elsewhere)
-    bucket: str | None = None
-    export: str | None = None
+    bucket: str | None = None  # the bulk bucket's name
+    export: str | None = None  # the export host, fallback for PDFs the bucket lacks
 
 
 class _Filter:

@@ -52,7 +52,7 @@ class CellarConfig(SourceConfig):
     eurlex_url: str  # website: only a fallback for a missing XHTML
     waf_retries: int  # a bot challenge is retried this often, then `blocked`
     waf_backoff: float  # first pause after a challenge (doubles each time)
-    waf_backoff_max: float
+    waf_backoff_max: float  # longest pause after a challenge
     waf_host_limit: int  # resources challenged in a row before a host is left alone
     waf_host_pause: float  # seconds a challenging host is not asked (other languages too)
     waf_log: str  # level of the line each challenge logs

@@ -119,7 +119,7 @@ def language_codes(value: Any) -> list[str]:
 class EurlexConfig(CellarConfig):
     """`[source]` of EUR-Lex: the SPARQL listing, the languages and what is fetched per act."""
 
-    sparql_url: str
+    sparql_url: str  # Cellar's SPARQL endpoint (JSON results)
     cellar_url: str  # celex/<id>, legissum/<id>
     eurlex_fallback: bool  # ask the website when Cellar has no XHTML
     languages: str | tuple[str, ...]  # "all", "en,fr" or a list of ISO 639-1 codes
@@ -129,7 +129,9 @@ class EurlexConfig(CellarConfig):
     formats: tuple[Literal["pdf", "xhtml"], ...]  # what is fetched per act
     summary_recheck_days: float  # a full pass reads every summary again this often
     summary_relist_hours: float  # otherwise summary ids are listed at most this often
-    include_obsolete: bool
+    include_obsolete: bool  # obsolete summaries are paired too (else recorded and skipped)
+    # eurlex-sum: acts in every requested language go to validation or test by a hash of
+    # their CELEX id, the rest to train
     split_preset: Literal["chronological", "eurlex-sum"]
 
     def ocr_languages(self) -> tuple[str, ...]:

@@ -95,7 +95,7 @@ def solr_date(value: str) -> str:
 class HalConfig(SourceConfig):
     """`[source]` of HAL."""
 
-    search_url: str
+    search_url: str  # HAL's Solr search API
     filters: tuple[str, ...]  # Solr `fq` clauses
     rows: int  # records per page
 

@@ -32,11 +32,11 @@ SPIDER = "loralay_build.sources.koreascience.spider:KoreaScienceSpider"
 class KoreaScienceConfig(CrawlConfig):
     """`[source]` of KoreaScience: the advanced search, one pass per publication year."""
 
-    search_url: str
+    search_url: str  # the advanced search page
     publisher: str  # publishers whose name contains this word
-    first_year: int
-    last_year: int
-    page_size: int
+    first_year: int  # first publication year crawled
+    last_year: int  # last publication year crawled
+    page_size: int  # results per search page
 
     def ocr_languages(self) -> tuple[str, ...]:
         return ("ko",)

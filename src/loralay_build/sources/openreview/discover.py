@@ -60,9 +60,9 @@ class OpenReviewConfig(SourceConfig):
     api_url: str  # API v2; also serves /pdf?id= and /login
     api_v1_url: str  # API v1 (legacy venues)
     web_url: str  # landing pages (/forum?id=)
-    venues: tuple[str, ...]
+    venues: tuple[str, ...]  # venue ids (--venue), each discovered on its own
     api: Literal["auto", "v1", "v2"]  # auto: v2 when the venue group has v2 settings
-    select: tuple[Status, ...]
+    select: tuple[Status, ...]  # which submissions, by their outcome
     with_reviews: bool  # keep review/meta-review summaries and decisions
     page_size: int  # `limit` per /notes page
     split_ids: str | None = None  # folder of train/val/test forum-id files

@@ -120,24 +120,24 @@ def selected(article: etree._Element, selection: dict[str, Any]) -> bool:
 class PubmedConfig(SourceConfig):
     """`[source]` of PubMed Central: the harvest, the journal filter and the derived views."""
 
-    oai_url: str
+    oai_url: str  # PMC's OAI-PMH endpoint
     idconv_url: str  # PMID -> PMCID
-    oai_set: str = key("set")
-    metadata_prefix: str
+    oai_set: str = key("set")  # OAI-PMH set harvested
+    metadata_prefix: str  # OAI-PMH format of the front matter
     selection: str  # one of `selections`, or "" for the explicit lists alone
     selections: dict[str, dict[str, tuple[str, ...]]]  # name -> publishers / journals
-    publishers: tuple[str, ...]
-    journals: tuple[str, ...]
+    publishers: tuple[str, ...]  # keep articles of these publishers (empty: any)
+    journals: tuple[str, ...]  # keep articles of these journals (empty: any)
     views: tuple[Literal["sumpubmed", "citations"], ...]  # each in its own folder NAME-<view>
     view_cit: bool  # citation markers -> <cit> in the clean text
     view_dig: bool  # numbers -> <dig> in the clean text
-    view_lowercase: bool
-    citation_unit: Literal["sentence", "paragraph"]
+    view_lowercase: bool  # lowercase the clean text, as SumPubMed did
+    citation_unit: Literal["sentence", "paragraph"]  # one citation record per sentence or paragraph
     citation_context: int  # sentences of context on each side, within the section
     min_resolved: float  # share of a record's cited papers that need an abstract
     cloud: str | None = None  # the PMC Cloud Service bucket (tests point it elsewhere)
     start: str | None = optional_key("from")  # YYYY-MM-DD
-    until: str | None = None
+    until: str | None = None  # last date (YYYY-MM-DD) harvested
     ids: str | None = None  # file of PMCIDs
     split_ids: str | None = None  # folder of train/val/test id files
 

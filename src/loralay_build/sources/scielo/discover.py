@@ -61,12 +61,12 @@ class SciELOConfig(CrawlConfig):
     """`[source]` of SciELO: one crawl feeding one dataset per article language."""
 
     via: Literal["api", "site"]  # ArticleMeta, or a Scrapy crawl of the collection websites
-    articlemeta_url: str
-    collections: tuple[str, ...]
+    articlemeta_url: str  # the ArticleMeta API
+    collections: tuple[str, ...]  # SciELO collection codes crawled
     datasets: dict[str, str]  # article language -> dataset folder
     start: str = key("from")  # first pass: identifiers processed since this date
-    until: str | None = None
-    page_size: int
+    until: str | None = None  # last date (YYYY-MM-DD) of the identifiers listed
+    page_size: int  # identifiers per ArticleMeta page
     site_listings: dict[str, tuple[str, ...]] | None = None  # collection -> listing URLs
 
     def ocr_languages(self) -> tuple[str, ...]:
