@@ -2,7 +2,8 @@
 of, never where its file is.
 
 A candidate's identity is its metadata without its location: the file's URL (or path), its
-record page, and whatever else a source names as saying where or how the file is fetched.
+record page, and whatever else a source names as saying where or how the file is fetched
+(or only when the record was listed).
 Two candidates with one identity make the same row from the same bytes, so a folder moved,
 a manifest renamed or a PDF served from a new URL re-processes nothing; the new location
 is still stored, for the next fetch.
@@ -18,22 +19,22 @@ from typing import Any
 
 from loralay_build.records import Candidate
 
-EXTRA = "extra."  # prefix naming a key of `Candidate.extra` in a location
+EXTRA = "extra."  # prefix naming a key of `Candidate.extra` in `Identity.excluded`
 
 
 @dataclass(frozen=True)
 class Identity:
-    """A source's rule: `location` names the candidate fields (or `extra.<key>` entries) that
-    say where its file is, left out of the identity. The record page is one by default: it
-    enters no row of a downloaded PDF, whose row names the PDF's own URL."""
+    """A source's rule: `excluded` names the candidate fields (or `extra.<key>` entries) left
+    out of the identity: where its file is, and what only dates a listing. The record page
+    is one by default: it enters no row of a downloaded PDF, whose row names the PDF's URL."""
 
-    location: tuple[str, ...] = ("file_url", "landing_url")
+    excluded: tuple[str, ...] = ("file_url", "landing_url")
 
     def payload(self, candidate: Candidate) -> dict[str, Any]:
-        """The candidate's fields without its location."""
+        """The candidate's fields without the excluded ones."""
         fields = {f.name: getattr(candidate, f.name) for f in dataclasses.fields(candidate)}
-        extra_keys = {name[len(EXTRA):] for name in self.location if name.startswith(EXTRA)}
-        for name in self.location:
+        extra_keys = {name[len(EXTRA):] for name in self.excluded if name.startswith(EXTRA)}
+        for name in self.excluded:
             fields.pop(name, None)
         if extra_keys:
             fields["extra"] = {k: v for k, v in candidate.extra.items() if k not in extra_keys}

@@ -155,7 +155,7 @@ class LocalIdentity(Identity):
     size and time that tell whether the file there changed, are its location; the `url`
     the row carries is not."""
 
-    location: tuple[str, ...] = ("file_url", "extra.size", "extra.mtime")
+    excluded: tuple[str, ...] = ("file_url", "extra.size", "extra.mtime")
 
     def same_file(self, old: Candidate, new: Candidate, blob_sha: str) -> bool:
         """Whether the PDF at the new path (or with a new size or time) is the one stored:

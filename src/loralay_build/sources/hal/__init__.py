@@ -147,7 +147,9 @@ class HalSource:
     declares: tuple[Column, ...] = ()
     demos: tuple[str, ...] = ("hal",)
     licences = LicenceMapping(read=licence_id, terms=(HAL_PUBLIC_DOMAIN,))
-    identity = Identity()  # a new file is a new version_i and modifiedDate_tdate
+    # A new file is a new `version`; the modification date moves with any re-indexing (a new
+    # URL scheme) and only says when to list the record again.
+    identity = Identity(("file_url", "landing_url", "extra.modified"))
     columns: tuple[str, ...] = ("doi",)
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = (("hal_cover", HAL_COVER),)
