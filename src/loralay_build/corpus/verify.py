@@ -69,7 +69,7 @@ def _bad_boxes(column: pa.Array) -> dict[int, str]:
         zero_copy_only=False)).reshape(-1, 4)
     x0, y0, x1, y1 = coords.T
     bad = ~((x0 >= 0) & (x0 <= x1) & (x1 <= 1000) & (y0 >= 0) & (y0 <= y1) & (y1 <= 1000))
-    return {row: f"normalised box out of range or inverted: {coords[i].tolist()}"
+    return {row: f"normalised box out of range: {coords[i].tolist()}"
             for row, i in _first_per_row(parents, bad).items()}
 
 
