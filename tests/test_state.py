@@ -16,11 +16,11 @@ def cand(i: int, title: str = "t") -> Candidate:
 
 def test_upsert_counts_new_changed_and_leaves_unchanged(tmp_path: Path) -> None:
     state = State(tmp_path)
-    assert state.upsert([cand(1), cand(2)]) == (2, 0)
+    assert state.upsert([cand(1), cand(2)]) == (2, 0, 0)
     state.set_status("x", "x:1", FETCHED, blob_sha="ab", split="test")
-    assert state.upsert([cand(1), cand(2)]) == (0, 0)
+    assert state.upsert([cand(1), cand(2)]) == (0, 0, 0)
     assert state.rows("x", [FETCHED])[0].blob_sha == "ab"
-    assert state.upsert([cand(1, title="new")]) == (0, 1)
+    assert state.upsert([cand(1, title="new")]) == (0, 1, 0)
     row = state.rows("x", [DISCOVERED])[0]
     assert row.candidate.title == "new" and row.blob_sha is None
     assert row.split == "test"  # a document keeps its split across versions

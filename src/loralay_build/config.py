@@ -333,11 +333,16 @@ class Settings:
 
         Where the work ran (executor, worker count, Ray address, in-flight bound) is left out:
         it does not change the output, and the same input must give byte-identical builds on
-        any executor. So is `[ocr]`: it decides which documents can be read, each row says
-        which of its pages OCR made, and a run without `--ocr` leaves the published ones be.
+        any executor. So are the source's paths (`SourceConfig.paths`): the same documents
+        read from another folder give the same build. So is `[ocr]`: it decides which
+        documents can be read, each row says which of its pages OCR made, and a run without
+        `--ocr` leaves the published ones be.
         """
         raw = dict(self.raw)
         raw.pop("ocr", None)
+        source = {k: v for k, v in raw.pop("source", {}).items() if k not in self.source.paths}
+        if source:
+            raw["source"] = source
         run = {k: v for k, v in raw.pop("run", {}).items() if k not in PLACEMENT_KEYS}
         return _hash({**raw, "run": run} if run else raw)
 

@@ -13,7 +13,7 @@ import dataclasses
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from loralay_build.errors import ConfigError
 from loralay_build.parse.clean import CLEANERS
@@ -80,6 +80,9 @@ class SourceConfig(DocumentOptions):
     # Abstract similarity above which same-title documents are one work (corpus.dedup);
     # None keeps the shared-PDF rule alone.
     dedup_threshold: float | None = None
+    # The keys naming files on this machine (a manifest, id lists): where the input is,
+    # not what it holds, so the build record's configuration hash leaves them out.
+    paths: ClassVar[tuple[str, ...]] = ()
 
     def endpoints(self) -> list[str]:
         """The URLs of the source's services (keys named `*_url`), trusted by the client."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
-import hashlib
 import json
 import logging
 import os
@@ -17,9 +16,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from loralay_build.errors import ConfigError, LockHeld, Reason
+from loralay_build.identity import DEFAULT, Identity
 from loralay_build.layout import OutputLayout
 from loralay_build.records import Candidate
 from loralay_build.textfile import escaped
@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS candidates (
     source TEXT NOT NULL,
     payload TEXT NOT NULL,
     content_hash TEXT NOT NULL,
+    identity TEXT,
     status TEXT NOT NULL,
     reason TEXT,
     detail TEXT,
@@ -91,13 +92,19 @@ def candidate_json(candidate: Candidate) -> str:
     return json.dumps(fields, sort_keys=True)
 
 
-def candidate_hash(candidate: Candidate) -> str:
-    """Hash of the metadata that changes what a candidate yields (not its split)."""
-    return _json_hash(candidate_json(candidate))
+def candidate_hash(candidate: Candidate, identity: Identity = DEFAULT) -> str:
+    """Hash of the metadata that changes what a candidate yields (not its split, nor where
+    its file is): the `content_hash` a new or changed candidate is stored with."""
+    return identity.of(candidate)
 
 
-def _json_hash(payload: str) -> str:
-    return hashlib.sha256(payload.encode()).hexdigest()[:20]
+class Upserted(NamedTuple):
+    """What a discovery batch found: new candidates, changed ones (processed again), and
+    moved ones (the same document at a new location, stored for the next fetch)."""
+
+    new: int
+    changed: int
+    moved: int
 
 
 @dataclass(frozen=True)
@@ -193,14 +200,16 @@ class State:
         _retry_locked(lambda: self.db.execute("PRAGMA journal_mode=WAL"))
         self.db.execute("PRAGMA synchronous=NORMAL")
         _retry_locked(lambda: self.db.executescript(SCHEMA))
-        _retry_locked(self._add_run_reason)
+        # A state made before runs recorded their one-line reason, or before candidates
+        # recorded their identity, gets the column.
+        _retry_locked(lambda: self._add_column("runs", "reason"))
+        _retry_locked(lambda: self._add_column("candidates", "identity"))
 
-    def _add_run_reason(self) -> None:
-        """A state made before runs recorded their one-line reason gets the column."""
-        columns = {r["name"] for r in self.db.execute("PRAGMA table_info(runs)")}
-        if "reason" not in columns:
+    def _add_column(self, table: str, column: str) -> None:
+        columns = {r["name"] for r in self.db.execute(f"PRAGMA table_info({table})")}
+        if column not in columns:
             try:
-                self.db.execute("ALTER TABLE runs ADD COLUMN reason TEXT")
+                self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
             except sqlite3.OperationalError as exc:
                 if "duplicate column" not in str(exc):  # else another run added it first
                     raise
@@ -244,19 +253,25 @@ class State:
 
     # -- candidates ---------------------------------------------------------------------------
 
-    def upsert(self, candidates: Iterable[Candidate]) -> tuple[int, int]:
-        """Record discovered candidates in one transaction; returns (new, changed).
+    def upsert(self, candidates: Iterable[Candidate], identity: Identity = DEFAULT) -> Upserted:
+        """Record discovered candidates in one transaction.
 
-        An unchanged candidate is left alone; a changed one starts over (its split is kept).
+        Candidates are compared by their identity (`identity`: what the row is made of, not
+        where the file is). A changed one starts over (its split is kept). A moved one (a
+        new path or URL, the same identity) keeps its status and work: its new location is
+        stored for the next fetch, and a download reject is tried there again; it starts
+        over only when the new location holds another file (`Identity.same_file`). A
+        candidate stored before identities were recorded is judged by the identity of its
+        stored metadata, and keeps the `content_hash` its work was made with.
         """
-        new = changed = 0
+        new = changed = moved = 0
         now = time.time()
         with self.transaction():
             for cand in candidates:
                 payload = candidate_json(cand)
-                digest = _json_hash(payload)
+                digest = identity.of(cand)
                 old = self.db.execute(
-                    "SELECT content_hash, status, work_key FROM candidates"
+                    "SELECT payload, identity, status, work_key, blob_sha FROM candidates"
                     " WHERE dataset = ? AND id = ?",
                     (cand.dataset, cand.id),
                 ).fetchone()
@@ -274,18 +289,38 @@ class State:
                     new += 1
                     self.db.execute(
                         "INSERT INTO candidates (id, dataset, source, payload, content_hash,"
-                        " status, updated) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (cand.id, cand.dataset, cand.source, payload, digest, DISCOVERED, now),
+                        " identity, status, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (cand.id, cand.dataset, cand.source, payload, digest, digest,
+                         DISCOVERED, now),
                     )
-                elif old["content_hash"] != digest:
+                    continue
+                key = (cand.dataset, cand.id)
+                if old["payload"] == payload:
+                    if old["identity"] is None:  # a state of an earlier version
+                        self.db.execute("UPDATE candidates SET identity = ?"
+                                        " WHERE dataset = ? AND id = ?", (digest, *key))
+                    continue
+                before = Candidate(**json.loads(old["payload"]))
+                blob = old["blob_sha"]
+                if (old["identity"] or identity.of(before)) != digest or (
+                        blob and not identity.same_file(before, cand, blob)):
                     changed += 1
                     self.db.execute(
-                        "UPDATE candidates SET payload = ?, content_hash = ?, status = ?,"
-                        " reason = NULL, detail = NULL, attempts = 0, blob_sha = NULL,"
-                        " work_key = NULL, updated = ? WHERE dataset = ? AND id = ?",
-                        (payload, digest, DISCOVERED, now, cand.dataset, cand.id),
+                        "UPDATE candidates SET payload = ?, content_hash = ?, identity = ?,"
+                        " status = ?, reason = NULL, detail = NULL, attempts = 0,"
+                        " blob_sha = NULL, work_key = NULL, updated = ?"
+                        " WHERE dataset = ? AND id = ?",
+                        (payload, digest, digest, DISCOVERED, now, *key),
                     )
-        return new, changed
+                    continue
+                moved += 1
+                self.db.execute("UPDATE candidates SET payload = ?, identity = ?, updated = ?"
+                                " WHERE dataset = ? AND id = ?", (payload, digest, now, *key))
+                if not blob and old["status"] == REJECTED:  # not fetched where it was
+                    self.db.execute(
+                        "UPDATE candidates SET status = ?, reason = NULL, detail = NULL,"
+                        " attempts = 0 WHERE dataset = ? AND id = ?", (DISCOVERED, *key))
+        return Upserted(new, changed, moved)
 
     def rows(self, dataset: str, statuses: Iterable[str] | None = None) -> list[Row]:
         query = "SELECT * FROM candidates WHERE dataset = ?"
@@ -306,7 +341,7 @@ class State:
     def iter_work(self, dataset: str, statuses: Iterable[str],
                   page: int = 2000) -> Iterator[WorkRef]:
         """What deciding whether a candidate needs processing reads, without decoding its
-        metadata: `content_hash` equals `candidate_hash` of the stored candidate."""
+        metadata: `content_hash` is the identity its work key is made from."""
         columns = "id, status, blob_sha, work_key, content_hash"
         for r in self._pages(dataset, statuses, columns, page):
             yield WorkRef(r["id"], r["status"], r["blob_sha"], r["work_key"], r["content_hash"])

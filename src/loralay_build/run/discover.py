@@ -3,6 +3,7 @@ counted, and (for a source listing its whole input) the ones no longer listed ma
 
 from __future__ import annotations
 
+from loralay_build.identity import identity_of
 from loralay_build.progress import batch_progress
 from loralay_build.run.context import BuildContext, log
 from loralay_build.sources.base import DiscoveryContext, limited
@@ -21,6 +22,7 @@ def discover(ctx: BuildContext) -> None:
     )
     batches = limited(ctx.source.discover(dctx), req.limit)
     listed: set[str] = set()
+    identity = identity_of(ctx.source)
     with dctx.isolated(req.source):
         for batch in batch_progress(batches, "discover"):
             # A crawl feeding several datasets (SciELO) yields the others' candidates too:
@@ -30,20 +32,21 @@ def discover(ctx: BuildContext) -> None:
             others = [c for c in batch if c.dataset != ctx.dataset]
             for other in {c.dataset for c in others}:
                 ctx.state.claim(other, req.source)
-            new, changed = ctx.state.upsert(own)
+            found = ctx.state.upsert(own, identity)
             stats.batches += 1
             stats.discovered += len(own)
-            stats.new += new
-            stats.changed += changed
+            stats.new += found.new
+            stats.changed += found.changed
+            stats.moved += found.moved
             if others:
-                ctx.state.upsert(others)
+                ctx.state.upsert(others, identity)
                 stats.other_datasets += len(others)
     # A source that lists its whole input every run (a `local` manifest): what it no
     # longer lists leaves the dataset at this publish, and comes back if listed again.
     whole = getattr(ctx.source, "lists_whole_input", False)
     if whole and req.limit is None and not stats.failures:
         stats.gone = ctx.state.mark_gone(ctx.dataset, listed)
-    log.info("discovery: %(discovered)d seen, %(new)d new, %(changed)d changed "
-             "(%(discovered_other_datasets)d more for other datasets)",
+    log.info("discovery: %(discovered)d seen, %(new)d new, %(changed)d changed, %(moved)d "
+             "moved (%(discovered_other_datasets)d more for other datasets)",
              {"discovered": stats.discovered, "new": stats.new, "changed": stats.changed,
-              "discovered_other_datasets": stats.other_datasets})
+              "moved": stats.moved, "discovered_other_datasets": stats.other_datasets})

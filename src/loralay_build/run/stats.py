@@ -27,6 +27,7 @@ class DiscoverStats:
     discovered: int = 0
     new: int = 0
     changed: int = 0
+    moved: int = 0  # the same document at a new path or URL: nothing processed again
     other_datasets: int = 0  # candidates a shared crawl found for the other datasets
     gone: int | None = None  # no longer listed; None: not judged (a limited or failed listing)
     failures: list[DiscoveryFailure] = field(default_factory=list)
@@ -34,7 +35,8 @@ class DiscoverStats:
     def counts(self) -> dict[str, int]:
         listed = _taken(discovered=self.discovered, new=self.new,
                         changed=self.changed) if self.batches else {}
-        return {**listed, **_nonzero(discovered_other_datasets=self.other_datasets),
+        return {**listed, **_nonzero(moved=self.moved,
+                                     discovered_other_datasets=self.other_datasets),
                 **_taken(gone=self.gone)}
 
 

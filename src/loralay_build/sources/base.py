@@ -15,6 +15,7 @@ from loralay_build.config import Settings
 from loralay_build.corpus.columns import Column
 from loralay_build.errors import ConfigError, LoralayError
 from loralay_build.http import HttpClient, describe
+from loralay_build.identity import Identity
 from loralay_build.licences import LicenceMapping
 from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
@@ -144,6 +145,9 @@ class Source(Protocol):
     # Its own cleaners, by the name a `cleaners` key uses (parse.clean.CLEANERS).
     cleaners: tuple[tuple[str, Cleaner], ...]
     views: tuple[ViewLayout, ...]  # the views built from its published rows (after_publish)
+    # Which of its candidates' fields say where the file is, not what it is: moving it
+    # re-processes nothing (identity.py).
+    identity: Identity
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         """Yield batches of candidates; each batch is committed before the next is asked for.

@@ -9,14 +9,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any
+from typing import Any, ClassVar
 
-from loralay_build.blobs import BlobStore
+from loralay_build.blobs import BlobStore, sha256_file
 from loralay_build.corpus.columns import Column
 from loralay_build.dates import PARTIAL_DATE
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.fetch import HEAD_BYTES, PDF_MAGIC
 from loralay_build.http import HttpClient
+from loralay_build.identity import Identity
 from loralay_build.licences import LicenceMapping
 from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
@@ -141,10 +142,28 @@ class LocalConfig(SourceConfig):
 
     input: str = ""  # JSON-lines manifest
     allow_outside: bool = False  # accept `pdf` paths outside the manifest's folder
+    paths: ClassVar[tuple[str, ...]] = ("input",)
 
 
 def _keys(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
     return given(input=values["input_"], allow_outside=values["allow_outside"])
+
+
+@dataclass(frozen=True)
+class LocalIdentity(Identity):
+    """A manifest entry is what its line says and the bytes of its PDF. The path, and the
+    size and time that tell whether the file there changed, are its location; the `url`
+    the row carries is not."""
+
+    excluded: tuple[str, ...] = ("file_url", "extra.size", "extra.mtime")
+
+    def same_file(self, old: Candidate, new: Candidate, blob_sha: str) -> bool:
+        """Whether the PDF at the new path (or with a new size or time) is the one stored:
+        hashed again, as a copy of a folder gives its files new times."""
+        try:
+            return sha256_file(Path(new.file_url)) == blob_sha
+        except (OSError, ValueError):
+            return False
 
 
 class LocalSource:
@@ -167,6 +186,7 @@ class LocalSource:
     views: tuple[ViewLayout, ...] = ()
     demos: tuple[str, ...] = ()
     licences = LicenceMapping()
+    identity: Identity = LocalIdentity()
     lists_whole_input = True  # an entry missing from the manifest has left the input
 
     def check_input(self, config: SourceConfig) -> None:
@@ -182,10 +202,12 @@ class LocalSource:
 
     def fetch(self, candidate: Candidate, client: HttpClient, blobs: BlobStore) -> str:
         path = Path(candidate.file_url)
+        # A reject names the file, not its folder: the rejects (and the build record that
+        # sums them) must not change when the input folder moves.
         if path.is_dir():
-            raise Reject(Reason.NOT_PDF, f"{path} is a folder, not a PDF file")
+            raise Reject(Reason.NOT_PDF, f"{path.name} is a folder, not a PDF file")
         if not path.is_file():
-            raise Reject(Reason.UNAVAILABLE, f"no such file: {path}")
+            raise Reject(Reason.UNAVAILABLE, f"no such file: {path.name}")
         with path.open("rb") as handle:
             if PDF_MAGIC not in handle.read(HEAD_BYTES):
                 raise Reject(Reason.NOT_PDF, f"{path.name} has no %PDF- header")

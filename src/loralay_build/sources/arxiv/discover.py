@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import pyarrow as pa
 
@@ -29,6 +29,7 @@ from loralay_build.blobs import BlobStore
 from loralay_build.corpus.columns import Column, names
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.http import HttpClient, HttpError, HttpStatusError
+from loralay_build.identity import Identity
 from loralay_build.licences import LicenceMapping, Terms
 from loralay_build.parse.clean import Cleaner, MarginStamp
 from loralay_build.records import Candidate
@@ -113,6 +114,7 @@ class ArxivConfig(SourceConfig):
     until: str | None = None  # last date (YYYY-MM-DD) listed through OAI-PMH
     ids: str | None = None  # file of ids
     split_ids: str | None = None  # folder of train/val/test id files
+    paths: ClassVar[tuple[str, ...]] = ("metadata", "ids", "split_ids")
     storage: str | None = None  # bulk bucket endpoints (tests point them elsewhere)
     bucket: str | None = None  # the bulk bucket's name
     export: str | None = None  # the export host, fallback for PDFs the bucket lacks
@@ -195,6 +197,10 @@ class ArxivSource:
     columns: tuple[str, ...] = ("doi", *names(declares))
     demos: tuple[str, ...] = ("arxiv",)
     licences = LicenceMapping(terms=ARXIV_TERMS)
+    # A version's PDF never changes: the bucket or export host it comes from, and the
+    # checksum and size only the bucket lists, say where it is, not what it holds.
+    identity = Identity(("file_url", "landing_url", "extra.host", "extra.md5",
+                         "extra.size"))
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = (("arxiv_stamp", ARXIV_STAMP),)
     views: tuple[ViewLayout, ...] = ()

@@ -29,6 +29,7 @@ from loralay_build.bundle import Bundle, store_bundle, store_bytes, store_text
 from loralay_build.corpus.columns import Column, names
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.http import HttpClient
+from loralay_build.identity import Identity
 from loralay_build.licences import LicenceMapping
 from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
@@ -190,6 +191,7 @@ class EurlexSource:
     # Commission Decision 2011/833/EU: reuse of EU documents under CC BY 4.0.
     demos: tuple[str, ...] = ("eurlex-en", "eurlex-fr", "eurlex-el")
     licences = LicenceMapping(fixed="CC-BY-4.0")
+    identity = Identity(("file_url", "landing_url", "extra.summary_url"))
     cleaners: tuple[tuple[str, Cleaner], ...] = ()
     views: tuple[ViewLayout, ...] = ()
     card_notes = (

@@ -14,6 +14,7 @@ from loralay_build.dates import PARTIAL_DATE
 from loralay_build.errors import ConfigError
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
+from loralay_build.identity import Identity
 from loralay_build.licences import ALL_RIGHTS_RESERVED, LicenceMapping, Terms, recognise
 from loralay_build.parse.clean import Cleaner, CoverPage
 from loralay_build.records import Candidate
@@ -146,6 +147,9 @@ class HalSource:
     declares: tuple[Column, ...] = ()
     demos: tuple[str, ...] = ("hal",)
     licences = LicenceMapping(read=licence_id, terms=(HAL_PUBLIC_DOMAIN,))
+    # A new file is a new `version`; the modification date moves with any re-indexing (a new
+    # URL scheme) and only says when to list the record again.
+    identity = Identity(("file_url", "landing_url", "extra.modified"))
     columns: tuple[str, ...] = ("doi",)
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = (("hal_cover", HAL_COVER),)

@@ -14,6 +14,7 @@ from loralay_build.blobs import BlobStore
 from loralay_build.corpus.columns import Column
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
+from loralay_build.identity import Identity
 from loralay_build.licences import LicenceMapping
 from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
@@ -89,6 +90,7 @@ class KoreaScienceSource:
     views: tuple[ViewLayout, ...] = ()
     demos: tuple[str, ...] = ("koreascience",)
     licences = LicenceMapping()
+    identity = Identity()
 
     def discover(self, ctx: DiscoveryContext) -> Iterator[list[Candidate]]:
         cfg = ctx.settings(KoreaScienceConfig)

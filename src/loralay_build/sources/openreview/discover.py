@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import IO, Any, Literal
+from typing import IO, Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from loralay_build.blobs import BlobStore
@@ -21,6 +21,7 @@ from loralay_build.corpus.columns import Column, names
 from loralay_build.errors import ConfigError, Deferred, LoralayError, Reason, Reject
 from loralay_build.fetch import check_pdf
 from loralay_build.http import DeferredHttpError, HttpClient, HttpStatusError
+from loralay_build.identity import Identity
 from loralay_build.licences import LicenceMapping
 from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
@@ -66,6 +67,7 @@ class OpenReviewConfig(SourceConfig):
     with_reviews: bool  # keep review/meta-review summaries and decisions
     page_size: int  # `limit` per /notes page
     split_ids: str | None = None  # folder of train/val/test forum-id files
+    paths: ClassVar[tuple[str, ...]] = ("split_ids",)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -106,6 +108,7 @@ class OpenReviewSource:
     views: tuple[ViewLayout, ...] = ()
     demos: tuple[str, ...] = ("openreview",)
     licences = LicenceMapping()
+    identity = Identity()  # a new PDF is a new tmdate
 
     def __init__(self) -> None:
         self._token: str | None = None

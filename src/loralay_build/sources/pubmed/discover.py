@@ -15,7 +15,7 @@ import logging
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from lxml import etree
 
@@ -23,6 +23,7 @@ from loralay_build.blobs import BlobStore
 from loralay_build.corpus.columns import Column
 from loralay_build.errors import ConfigError, Reason, Reject, TransientError
 from loralay_build.http import HttpClient, HttpStatusError
+from loralay_build.identity import Identity
 from loralay_build.licences import NOASSERTION, LicenceMapping, Terms, recognise
 from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
@@ -140,6 +141,7 @@ class PubmedConfig(SourceConfig):
     until: str | None = None  # last date (YYYY-MM-DD) harvested
     ids: str | None = None  # file of PMCIDs
     split_ids: str | None = None  # folder of train/val/test id files
+    paths: ClassVar[tuple[str, ...]] = ("ids", "split_ids")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -243,6 +245,7 @@ class PubmedSource:
     declares: tuple[Column, ...] = ()
     demos: tuple[str, ...] = ("pubmed",)
     licences = LicenceMapping(read=licence_id, terms=(PMC_TDM,))
+    identity = Identity(("file_url", "landing_url", "extra.xml_url"))
     columns: tuple[str, ...] = ("doi",)
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = ()

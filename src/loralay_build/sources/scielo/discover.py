@@ -26,6 +26,7 @@ from loralay_build.corpus.columns import Column
 from loralay_build.errors import ConfigError, Reason, Reject
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
+from loralay_build.identity import Identity
 from loralay_build.licences import LicenceMapping, recognise
 from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
@@ -244,6 +245,7 @@ class SciELOSource:
     declares: tuple[Column, ...] = ()
     demos: tuple[str, ...] = ("scielo-es", "scielo-pt")
     licences = LicenceMapping(read=licence_id)
+    identity = Identity()
     columns: tuple[str, ...] = ("doi",)
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = ()
