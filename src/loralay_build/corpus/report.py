@@ -17,6 +17,7 @@ from loralay_build.licences import redistributable
 from loralay_build.parse.ocr import ocr_hint, pages_waiting
 
 SPLIT_COLOURS = {"train": "#1f77b4", "validation": "#ff7f0e", "test": "#2ca02c"}
+UNDATED = "undated"  # the years plot's bar of documents without a publication date
 YEAR_LABELS = 40  # most year labels one axis shows before it labels every few years
 
 
@@ -155,11 +156,15 @@ def lengths_figure(plt: Any, name: str, values: dict[str, dict[str, list[Any]]])
 
 def years_figure(plt: Any, name: str, values: dict[str, dict[str, list[Any]]]) -> Any:
     """Documents per year of publication, stacked by split; every year from the first to the
-    last has its place, so a gap in the corpus shows as a gap."""
-    counts = {split: Counter(y for y in cols["year"] if y is not None)
-              for split, cols in values.items()}
-    known = [y for c in counts.values() for y in c]
-    years = list(range(min(known), max(known) + 1)) if known else []
+    last has its place, so a gap in the corpus shows as a gap. Documents without a date get
+    a bar of their own, `undated`, after the years: they exist, only their year is unknown."""
+    counts: dict[str, Counter[int | None]] = {split: Counter(cols["year"])
+                                              for split, cols in values.items()}
+    known = [y for c in counts.values() for y in c if y is not None]
+    years: list[int | None] = list(range(min(known), max(known) + 1)) if known else []
+    if any(c.get(None) for c in counts.values()):
+        years.append(None)
+    labels = [UNDATED if y is None else str(y) for y in years]
     fig, ax = plt.subplots(figsize=(8, 3.8), layout="constrained")
     bottom = [0] * len(years)
     shown = []
@@ -167,14 +172,17 @@ def years_figure(plt: Any, name: str, values: dict[str, dict[str, list[Any]]]) -
         if not counts.get(split):
             continue
         heights = [counts[split].get(y, 0) for y in years]
-        ax.bar([str(y) for y in years], heights, bottom=bottom, color=SPLIT_COLOURS[split])
+        ax.bar(labels, heights, bottom=bottom, color=SPLIT_COLOURS[split])
         bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
         shown.append(split)
     if not years:
         _nothing(ax)
     if len(years) > YEAR_LABELS:  # a long range: label every few years, keep every bar
         step = -(-len(years) // YEAR_LABELS)
-        ax.set_xticks(range(0, len(years), step), [str(y) for y in years[::step]])
+        ticks = list(range(0, len(years), step))
+        if years[-1] is None and ticks[-1] != len(years) - 1:
+            ticks.append(len(years) - 1)  # the undated bar is always named
+        ax.set_xticks(ticks, [labels[i] for i in ticks])
     ax.set_title(f"{name}: documents per year of publication")
     ax.set_ylabel("documents")
     _whole(ax.yaxis)
