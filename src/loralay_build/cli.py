@@ -265,15 +265,20 @@ def _build_stamp(folder: Path) -> int | None:
 @FILTER_OPTIONS[0]
 @FILTER_OPTIONS[1]
 @FILTER_OPTIONS[2]
+@click.option("--ocr", is_flag=True, default=None, help="Read the scanned and broken-font "
+              "documents with Tesseract (default: when Tesseract and its French model are "
+              "installed; with --ocr their absence is an error saying what to install).")
 def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool,
-         no_filter: bool, licences: str | None, exclude_ids: Path | None) -> None:
+         no_filter: bool, licences: str | None, exclude_ids: Path | None,
+         ocr: bool | None) -> None:
     """Build small corpora from the bundled offline sandbox (no network needed)."""
     from loralay_build.sandbox import Sandbox
 
     _setup_logging(verbose, quiet)
     filters = _checked_flags(BuildFlags(no_filter=no_filter, licences=licences,
                                         exclude_ids=exclude_ids))
-    ocr = ocr_ready()
+    if ocr is None:
+        ocr = ocr_ready()
     layout = OutputLayout(out)
     with Sandbox(docs=docs) as sandbox:
         jobs = [DatasetJob(job.source, job.dataset, overrides=merge(
@@ -372,7 +377,8 @@ def status(path: Path, as_json: bool) -> None:
         for key, value in info["statuses"].items():
             click.echo(f"  {key:<12} {value:>8}")
         if info["needs_ocr"]["documents"]:
-            click.echo(f"  {ocr_hint(**info['needs_ocr'])}")
+            command = (info["last_run"] or {}).get("command")
+            click.echo(f"  {ocr_hint(**info['needs_ocr'], command=command)}")
         for title in ("rejects", "filtered"):
             if info[title]:
                 click.echo(f"  {title}:")

@@ -13,8 +13,10 @@ from loralay_build.corpus.folder import datasets_under, read_build
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.stats import corpus_stats, split_values
 from loralay_build.errors import LoralayError, Reason
+from loralay_build.layout import OutputLayout
 from loralay_build.licences import redistributable
 from loralay_build.parse.ocr import ocr_hint, pages_waiting
+from loralay_build.state import State
 
 SPLIT_COLOURS = {"train": "#1f77b4", "validation": "#ff7f0e", "test": "#2ca02c"}
 UNDATED = "undated"  # the years plot's bar of documents without a publication date
@@ -43,6 +45,20 @@ def _whole(axis: Any) -> None:
     from matplotlib.ticker import MaxNLocator
 
     axis.set_major_locator(MaxNLocator(integer=True))
+
+
+def build_command(folder: Path) -> str | None:
+    """The arguments of the dataset's last build, as its state recorded them (None without
+    a state beside it): the command a hint tells to run again."""
+    layout = OutputLayout.of_dataset(folder)
+    if not layout.has_state():
+        return None
+    state = State(layout.root)
+    try:
+        run = state.last_run(folder.name)
+    finally:
+        state.close()
+    return str(run["command"]) if run and run.get("command") else None
 
 
 def read_rejects(folder: Path) -> tuple[dict[str, int], int]:
@@ -91,7 +107,8 @@ def markdown(report: dict[str, Any]) -> str:
                if info["rejects"].get(Reason.NEEDS_OCR)}
     if waiting:
         lines += ["", "## Documents waiting for OCR", ""]
-        lines += [f"- {name}: {ocr_hint(info['rejects'][Reason.NEEDS_OCR], info['ocr_waiting'])}"
+        lines += [f"- {name}: " + ocr_hint(info["rejects"][Reason.NEEDS_OCR],
+                                            info["ocr_waiting"], info.get("build_command"))
                   for name, info in waiting.items()]
     lines += ["", "## Licences", "", "Documents (view rows) per licence and split; "
               "redistributable: a third party may redistribute the text, commercially too.", "",
@@ -251,6 +268,7 @@ def write_report(data_dir: Path, out: Path) -> dict[str, Any]:
         report["datasets"][folder.name] = {"splits": stats["splits"],
                                            "rejects": rejects[folder.name],
                                            "ocr_waiting": waiting,
+                                           "build_command": build_command(folder),
                                            "licences": stats.get("licences", {})}
         for kind, draw in (("lengths", lengths_figure), ("years", years_figure)):
             name = f"{folder.name}-{kind}.png"

@@ -10,6 +10,7 @@ writes them to stderr), and the exit code comes back in the result: nothing here
 from __future__ import annotations
 
 import logging
+import shlex
 import shutil
 import signal
 import sys
@@ -187,7 +188,7 @@ def run_build(
         return BuildResult(EXIT_USAGE)
     dataset, settings = checked
     state = State(layout.root)
-    request = BuildRequest(source, dataset, settings, since, limit, " ".join(sys.argv[1:]),
+    request = BuildRequest(source, dataset, settings, since, limit, shlex.join(sys.argv[1:]),
                            allow_empty, listed, listing_failures)
     try:
         with state.lock(dataset):
@@ -269,4 +270,4 @@ def _summary(state: State, request: BuildRequest, counts: dict[str, int], code: 
     if documents and not request.settings.ocr.enabled:
         # a warning when this run found new ones, so that cron mails it once
         report = log.warning if counts.get("rejected_needs_ocr") else log.info
-        report("%s: %s", request.dataset, ocr_hint(documents, pages))
+        report("%s: %s", request.dataset, ocr_hint(documents, pages, request.command))
