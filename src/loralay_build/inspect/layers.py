@@ -255,14 +255,16 @@ def document_layers(dataset_dir: Path, article_id: str, page: int | None = None,
     layers = DocumentLayers(located.article_id, None, defaultdict(PageLayers),
                             default_page(located), located.rejected)
     sha = located.pdf_sha256
-    if not sha:
+    layers.pdf_path = BlobStore(layout.blobs).path(sha) if sha else located.given_file()
+    if layers.pdf_path is None:
         layers.notes.append("no PDF was stored for it")
         return layers
-    layers.pdf_path = BlobStore(layout.blobs).path(sha)
     if not layers.pdf_path.is_file():
-        layers.notes.append(f"the PDF {sha[:12]}… is no longer in the blob store")
+        layers.notes.append(f"the PDF {sha[:12] if sha else ''}… is no longer in the blob store")
         layers.pdf_path = None
         return layers
+    if not sha:
+        layers.notes.append(f"drawn from {layers.pdf_path}, which the build did not read")
     layers.drawn = pages_to_draw(page_count(layers.pdf_path), page, all_pages,
                                  layers.default_page)
     drawn = set(layers.drawn)

@@ -51,6 +51,15 @@ class Located:
             return str(self.row["pdf_sha256"]) if self.row["pdf_sha256"] else None
         return self.record.blob_sha if self.record else None
 
+    def given_file(self) -> Path | None:
+        """The file on disk a reject's record names (a manifest's PDF), when it is there:
+        what to draw of a document rejected before its file was stored."""
+        url = self.record.candidate.file_url if self.record else ""
+        if not url or "://" in url:
+            return None
+        path = Path(url)
+        return path if path.is_file() else None
+
 
 def _may_hold(shard: pq.ParquetFile, group: int, article_id: str) -> bool:
     """Whether a row group's id range (written at publish) can hold `article_id`; True
