@@ -105,7 +105,10 @@ def run_on_terminal(tmp_path: Path, *flags: str) -> str:
 def test_quiet_hides_progress_bars_on_a_terminal(tmp_path: Path) -> None:
     loud = run_on_terminal(tmp_path / "loud")
     assert "process" in loud and "doc" in loud  # a tqdm bar was drawn
-    assert run_on_terminal(tmp_path / "quiet", "-q").strip() == ""
+    # -q leaves only the line on the document rejected for its record (the HTML page)
+    quiet = run_on_terminal(tmp_path / "quiet", "-q").strip()
+    assert quiet.startswith("local: 1 document(s) rejected for what their record gave (1 "
+                            "not_pdf); their list: ") and "\n" not in quiet, quiet
 
 
 def test_status_counts_add_up_and_last_run_is_local_time(tmp_path: Path) -> None:

@@ -265,15 +265,20 @@ def _build_stamp(folder: Path) -> int | None:
 @FILTER_OPTIONS[0]
 @FILTER_OPTIONS[1]
 @FILTER_OPTIONS[2]
+@click.option("--ocr", is_flag=True, default=None, help="Read the scanned and broken-font "
+              "documents with Tesseract (default: when Tesseract and its French model are "
+              "installed; with --ocr their absence is an error saying what to install).")
 def demo(out: Path, docs: int, only: tuple[str, ...], verbose: int, quiet: bool,
-         no_filter: bool, licences: str | None, exclude_ids: Path | None) -> None:
+         no_filter: bool, licences: str | None, exclude_ids: Path | None,
+         ocr: bool | None) -> None:
     """Build small corpora from the bundled offline sandbox (no network needed)."""
     from loralay_build.sandbox import Sandbox
 
     _setup_logging(verbose, quiet)
     filters = _checked_flags(BuildFlags(no_filter=no_filter, licences=licences,
                                         exclude_ids=exclude_ids))
-    ocr = ocr_ready()
+    if ocr is None:
+        ocr = ocr_ready()
     layout = OutputLayout(out)
     with Sandbox(docs=docs) as sandbox:
         jobs = [DatasetJob(job.source, job.dataset, overrides=merge(
@@ -372,7 +377,8 @@ def status(path: Path, as_json: bool) -> None:
         for key, value in info["statuses"].items():
             click.echo(f"  {key:<12} {value:>8}")
         if info["needs_ocr"]["documents"]:
-            click.echo(f"  {ocr_hint(**info['needs_ocr'])}")
+            command = (info["last_run"] or {}).get("command")
+            click.echo(f"  {ocr_hint(**info['needs_ocr'], command=command)}")
         for title in ("rejects", "filtered"):
             if info[title]:
                 click.echo(f"  {title}:")
@@ -509,28 +515,25 @@ def remove(path: Path, dataset: str, ids_file: Path, reason: str) -> None:
 @main.command()
 @click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--dataset", required=True, help="Dataset whose rejects are queued again.")
-@click.option("--reason", "reasons", required=True,
+@click.option("--reason", "reasons",
               help="Comma-separated reject reasons, e.g. corrupted,timeout.")
-def retry(path: Path, dataset: str, reasons: str) -> None:
-    """Queue rejects of the given reasons again; the next build of the dataset retries them
-    (after fixing what caused them, e.g. a missing program)."""
-    from loralay_build.errors import Reason
+@click.option("--ids", "ids_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="File of ids, one per line (`<source>:<id>` or `<id>`): only these.")
+def retry(path: Path, dataset: str, reasons: str | None, ids_file: Path | None) -> None:
+    """Queue rejects of the given reasons (or ids) again; the next build of the dataset
+    retries them (after fixing what caused them, e.g. a missing program)."""
+    from loralay_build.run.retry import parse_reasons, queue_again
 
-    wanted = [r.strip() for r in reasons.split(",") if r.strip()]
-    valid = {r.value for r in Reason}
-    if not wanted or set(wanted) - valid:
-        raise click.BadParameter(f"unknown reason(s) {sorted(set(wanted) - valid)}; valid: "
-                                 f"{', '.join(sorted(valid))}", param_hint="--reason")
-    layout, _ = _locate_root(path)
-    state = State(layout.root)
+    if reasons is None and ids_file is None:
+        raise click.UsageError("give --reason, --ids or both")
     try:
-        if dataset not in state.datasets():
-            raise click.BadParameter(f"no dataset {dataset!r} in {layout.root}",
-                                     param_hint="--dataset")
-        count = state.requeue(dataset, wanted)
-    finally:
-        state.close()
-    click.echo(f"{dataset}: {count} document(s) queued again; run its build command to retry")
+        wanted = parse_reasons(reasons)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--reason") from None
+    layout, _ = _locate_root(path)
+    done = queue_again(layout, dataset, wanted, ids_file)
+    click.echo(done.message, err=done.code != 0)
+    sys.exit(done.code)
 
 
 @main.command()
@@ -596,7 +599,7 @@ def _refuse_view(dataset: Path, what: str) -> None:
 
 
 @main.command("inspect")
-@click.argument("dataset", type=click.Path(exists=True, path_type=Path))
+@click.argument("dataset", type=click.Path(path_type=Path))
 @click.argument("article_id")
 @click.option("--page", type=click.IntRange(min=1),
               help="Page to draw, from 1 (default: the page where the abstract was found).")
@@ -608,26 +611,34 @@ def _refuse_view(dataset: Path, what: str) -> None:
 def inspect_command(dataset: Path, article_id: str, page: int | None, all_pages: bool,
                     reading_order: bool, out: Path | None) -> None:
     """Draw a page of a published or rejected document: kept words, removed abstract,
-    words dropped by cleaners."""
-    from loralay_build.inspect.layers import UnknownDocument, document_layers
+    words dropped by cleaners. ARTICLE_ID as published (`<source>:<id>`) or the source's
+    own id; DATASET may have nothing published yet (its rejects are drawn)."""
+    from loralay_build.ids import AmbiguousId
+    from loralay_build.inspect.layers import NoSuchPage, document_layers
+    from loralay_build.inspect.locate import UnknownDataset, UnknownDocument
     from loralay_build.inspect.render import write_pngs
 
-    _require_dataset(dataset)
-    _refuse_view(dataset, "has no page to draw")
+    if dataset.exists():
+        _refuse_view(dataset, "has no page to draw")
     try:
-        layers = document_layers(dataset, article_id)
+        layers = document_layers(dataset, article_id, page, all_pages)
+    except UnknownDataset:
+        _usage_error(f"{dataset} is not a dataset folder, and no build state beside it "
+                     f"knows a dataset {dataset.name!r}")
     except UnknownDocument:
         _usage_error(f"{article_id!r} is neither published in {dataset} nor in its rejects")
+    except (AmbiguousId, NoSuchPage) as exc:
+        _usage_error(str(exc))
     if layers.rejected:
-        click.echo(f"{article_id}: not published: {layers.rejected}", err=True)
+        click.echo(f"{layers.article_id}: not published: {layers.rejected}", err=True)
     if layers.pdf_path is None:
-        click.echo(f"{article_id}: nothing to draw: {'; '.join(layers.notes)}", err=True)
+        click.echo(f"{layers.article_id}: nothing to draw: {'; '.join(layers.notes)}", err=True)
         sys.exit(EXIT_FAILURE)
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in article_id)
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in layers.article_id)
     target = out or Path(f"inspect-{safe}.png")
     try:
         check_writable_folder(target.parent, "the folder of --out", create=False)
-        paths = write_pngs(layers, target, page, all_pages, reading_order)
+        paths = write_pngs(layers, target, all_pages, reading_order)
     except (ValueError, ConfigError) as exc:
         _usage_error(str(exc))
     except OSError as exc:

@@ -30,6 +30,12 @@ class Reason(StrEnum):
     EXCLUDED = "excluded"  # listed by `--exclude-ids` / `[dedup] exclude` (a published test set)
 
 
+# Reasons that come from what a document's record gave (a file that is not there or not a
+# PDF, no abstract in the metadata), not from the build: a run rejecting documents for them
+# says so on stderr, terminal or not (run.lifecycle).
+GIVEN_INPUT = (Reason.UNAVAILABLE, Reason.NOT_PDF, Reason.ABSTRACT_MISSING_IN_METADATA)
+
+
 class LoralayError(Exception):
     """Base class of the errors this package raises on purpose."""
 

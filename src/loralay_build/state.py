@@ -411,15 +411,22 @@ class State:
         self.set_status(dataset, cand_id, REJECTED, reason=reason.value, detail=detail[:500],
                         **fields)
 
-    def requeue(self, dataset: str, reasons: Iterable[str]) -> int:
-        """Queue rejects of the given reasons again (downloaded files are reprocessed, the
-        others downloaded again); returns how many."""
-        wanted = list(reasons)
+    def requeue(self, dataset: str, reasons: Iterable[str] | None,
+                ids: Iterable[str] | None = None) -> int:
+        """Queue rejects again (downloaded files are reprocessed, the others downloaded
+        again): those of the given reasons (None: any), of the given ids (None: any);
+        returns how many."""
+        where, args = "", []
+        for column, values in (("reason", reasons), ("id", ids)):
+            if values is not None:
+                wanted = list(values)
+                where += f" AND {column} IN ({','.join('?' * len(wanted))})"
+                args += wanted
         cur = self.db.execute(
             "UPDATE candidates SET status = CASE WHEN blob_sha IS NULL THEN ? ELSE ? END,"
             " reason = NULL, detail = NULL, attempts = 0, work_key = NULL, updated = ?"
-            f" WHERE dataset = ? AND status = ? AND reason IN ({','.join('?' * len(wanted))})",
-            (DISCOVERED, FETCHED, time.time(), dataset, REJECTED, *wanted),
+            f" WHERE dataset = ? AND status = ?{where}",
+            (DISCOVERED, FETCHED, time.time(), dataset, REJECTED, *args),
         )
         return int(cur.rowcount)
 

@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 from reportlab.pdfgen import canvas
 
-from loralay_build.inspect.layers import find_row
+from loralay_build.inspect.locate import find_row
 from loralay_build.inspect.render import ABSTRACT_COLOURS, COLOURS, SCALE
 from tests.helpers.cli import run_cli_subprocess
 

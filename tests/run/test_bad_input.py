@@ -191,8 +191,8 @@ def test_language_null_is_a_usage_error(tmp_path: Path) -> None:
     result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(tmp_path / "out"))
     assert result.returncode == 2
     assert result.stderr.strip() == (
-        f"configuration error: {manifest}: line 2: 'language' must be an ISO 639-1 code "
-        "(fr, en, ...), got null")
+        f"configuration error: {manifest}: line 2 (id 'b'): 'language' must be the ISO 639-1 "
+        'code of the document\'s main language, e.g. "language": "en" (fr, es, ...); got null')
 
 
 # -- a failed run is visible -------------------------------------------------------------------

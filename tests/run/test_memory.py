@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from loralay_build.corpus.verify import verify_dataset
-from loralay_build.inspect.layers import find_row
+from loralay_build.inspect.locate import find_row
 from tests.helpers.cli import run_cli_subprocess
 from tests.helpers.local import make_corpus, relist, write_manifest
 

@@ -13,10 +13,13 @@ from loralay_build.corpus.folder import datasets_under, read_build
 from loralay_build.corpus.split import SPLITS
 from loralay_build.corpus.stats import corpus_stats, split_values
 from loralay_build.errors import LoralayError, Reason
+from loralay_build.layout import OutputLayout
 from loralay_build.licences import redistributable
 from loralay_build.parse.ocr import ocr_hint, pages_waiting
+from loralay_build.state import State
 
 SPLIT_COLOURS = {"train": "#1f77b4", "validation": "#ff7f0e", "test": "#2ca02c"}
+UNDATED = "undated"  # the years plot's bar of documents without a publication date
 YEAR_LABELS = 40  # most year labels one axis shows before it labels every few years
 
 
@@ -42,6 +45,20 @@ def _whole(axis: Any) -> None:
     from matplotlib.ticker import MaxNLocator
 
     axis.set_major_locator(MaxNLocator(integer=True))
+
+
+def build_command(folder: Path) -> str | None:
+    """The arguments of the dataset's last build, as its state recorded them (None without
+    a state beside it): the command a hint tells to run again."""
+    layout = OutputLayout.of_dataset(folder)
+    if not layout.has_state():
+        return None
+    state = State(layout.root)
+    try:
+        run = state.last_run(folder.name)
+    finally:
+        state.close()
+    return str(run["command"]) if run and run.get("command") else None
 
 
 def read_rejects(folder: Path) -> tuple[dict[str, int], int]:
@@ -90,7 +107,8 @@ def markdown(report: dict[str, Any]) -> str:
                if info["rejects"].get(Reason.NEEDS_OCR)}
     if waiting:
         lines += ["", "## Documents waiting for OCR", ""]
-        lines += [f"- {name}: {ocr_hint(info['rejects'][Reason.NEEDS_OCR], info['ocr_waiting'])}"
+        lines += [f"- {name}: " + ocr_hint(info["rejects"][Reason.NEEDS_OCR],
+                                            info["ocr_waiting"], info.get("build_command"))
                   for name, info in waiting.items()]
     lines += ["", "## Licences", "", "Documents (view rows) per licence and split; "
               "redistributable: a third party may redistribute the text, commercially too.", "",
@@ -155,11 +173,15 @@ def lengths_figure(plt: Any, name: str, values: dict[str, dict[str, list[Any]]])
 
 def years_figure(plt: Any, name: str, values: dict[str, dict[str, list[Any]]]) -> Any:
     """Documents per year of publication, stacked by split; every year from the first to the
-    last has its place, so a gap in the corpus shows as a gap."""
-    counts = {split: Counter(y for y in cols["year"] if y is not None)
-              for split, cols in values.items()}
-    known = [y for c in counts.values() for y in c]
-    years = list(range(min(known), max(known) + 1)) if known else []
+    last has its place, so a gap in the corpus shows as a gap. Documents without a date get
+    a bar of their own, `undated`, after the years: they exist, only their year is unknown."""
+    counts: dict[str, Counter[int | None]] = {split: Counter(cols["year"])
+                                              for split, cols in values.items()}
+    known = [y for c in counts.values() for y in c if y is not None]
+    years: list[int | None] = list(range(min(known), max(known) + 1)) if known else []
+    if any(c.get(None) for c in counts.values()):
+        years.append(None)
+    labels = [UNDATED if y is None else str(y) for y in years]
     fig, ax = plt.subplots(figsize=(8, 3.8), layout="constrained")
     bottom = [0] * len(years)
     shown = []
@@ -167,14 +189,17 @@ def years_figure(plt: Any, name: str, values: dict[str, dict[str, list[Any]]]) -
         if not counts.get(split):
             continue
         heights = [counts[split].get(y, 0) for y in years]
-        ax.bar([str(y) for y in years], heights, bottom=bottom, color=SPLIT_COLOURS[split])
+        ax.bar(labels, heights, bottom=bottom, color=SPLIT_COLOURS[split])
         bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
         shown.append(split)
     if not years:
         _nothing(ax)
     if len(years) > YEAR_LABELS:  # a long range: label every few years, keep every bar
         step = -(-len(years) // YEAR_LABELS)
-        ax.set_xticks(range(0, len(years), step), [str(y) for y in years[::step]])
+        ticks = list(range(0, len(years), step))
+        if years[-1] is None and ticks[-1] != len(years) - 1:
+            ticks.append(len(years) - 1)  # the undated bar is always named
+        ax.set_xticks(ticks, [labels[i] for i in ticks])
     ax.set_title(f"{name}: documents per year of publication")
     ax.set_ylabel("documents")
     _whole(ax.yaxis)
@@ -243,6 +268,7 @@ def write_report(data_dir: Path, out: Path) -> dict[str, Any]:
         report["datasets"][folder.name] = {"splits": stats["splits"],
                                            "rejects": rejects[folder.name],
                                            "ocr_waiting": waiting,
+                                           "build_command": build_command(folder),
                                            "licences": stats.get("licences", {})}
         for kind, draw in (("lengths", lengths_figure), ("years", years_figure)):
             name = f"{folder.name}-{kind}.png"

@@ -1,36 +1,35 @@
 """What to draw on each page of one document: kept words, removed abstracts, cleaned words.
 
-The published row holds only the words that were kept. To show what was taken out, the PDF
-is parsed and cleaned again from the blob store, and the row's `matches` (word indices before
-the abstracts were removed) are mapped back onto that re-computation.
+The published row is the truth: its words are the kept ones, drawn with its boxes. What
+the build took out is not in the row, so the PDF is parsed and cleaned again the way the
+build did (its recorded settings, the row's OCR words standing for pages not drawn) and
+lined up with the row: a word of the parse that the row does not hold was removed, as part
+of the abstract its `matches` place it in. When the parse cannot be lined up with the row,
+the picture says why instead of guessing.
 """
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
+import pypdfium2 as pdfium
 
+import loralay_build
 from loralay_build.blobs import BlobStore
-from loralay_build.corpus.folder import BUILD_FILE, SHARD_GLOB
 from loralay_build.errors import Reject
+from loralay_build.inspect.align import Alignment, align_pages
+from loralay_build.inspect.locate import Located, locate
 from loralay_build.layout import OutputLayout
 from loralay_build.parse import parse_pdf
 from loralay_build.parse.clean import CLEANERS
 from loralay_build.records import Box, Document
-from loralay_build.sources import load_settings
-from loralay_build.state import FILTERED, REJECTED, State
 
 KEPT, ABSTRACT, DROPPED, OCR = "kept", "abstract", "dropped", "ocr"  # OCR: kept, read by OCR
-
-
-class UnknownDocument(LookupError):
-    """The id is neither in the published shards nor among the dataset's rejects."""
+COPY = "copy"  # the label of removed words outside every match: a repeated abstract
 
 
 @dataclass(frozen=True)
@@ -40,6 +39,7 @@ class Mark:
     box: Box
     kind: str
     label: str = ""
+    text: str = ""
 
 
 @dataclass
@@ -57,51 +57,12 @@ class DocumentLayers:
     default_page: int  # 0-based true page index
     rejected: str = ""  # "reason: detail" for a document that is not published
     notes: list[str] = field(default_factory=list)
+    drawn: list[int] = field(default_factory=list)  # the 0-based pages the layers cover
 
 
-def _may_hold(shard: pq.ParquetFile, group: int, article_id: str) -> bool:
-    """Whether a row group's id range (written at publish) can hold `article_id`; True
-    when the shard has no statistics (written by an earlier version)."""
-    column = shard.metadata.row_group(group).column(0)
-    stats = column.statistics if column.path_in_schema == "article_id" else None
-    if stats is None or not stats.has_min_max:
-        return True
-    return bool(stats.min <= article_id <= stats.max)
-
-
-def find_row(dataset_dir: Path, article_id: str) -> dict[str, Any] | None:
-    """The published row of `article_id`.
-
-    Row groups whose id range excludes it are skipped; of the others only the id column is
-    read, then the one row group holding the document, so memory follows one row group.
-    """
-    for path in sorted(dataset_dir.glob(SHARD_GLOB)):
-        with pq.ParquetFile(path) as shard:
-            for group in range(shard.num_row_groups):
-                if not _may_hold(shard, group, article_id):
-                    continue
-                ids = shard.read_row_group(group, columns=["article_id"]).column("article_id")
-                found = pc.index(ids, article_id).as_py()
-                if found >= 0:
-                    table = shard.read_row_group(group).slice(found, 1)
-                    row: dict[str, Any] = table.to_pylist()[0]
-                    return row
-    return None
-
-
-def _source_of(dataset_dir: Path, fallback: str) -> str:
-    try:
-        return str(json.loads((dataset_dir / BUILD_FILE).read_text())["source"])
-    except (OSError, ValueError, KeyError):
-        return fallback
-
-
-def _clean(doc: Document, cleaners: list[str]) -> tuple[Document, list[int], dict[int, str]]:
-    """Apply the cleaners like `clean_document`, remembering who dropped which word.
-
-    Returns the cleaned document, the index in `doc` of each kept word, and the dropped
-    words' indices in `doc` mapped to the cleaner's name.
-    """
+def _clean(doc: Document, cleaners: list[str]) -> tuple[Document, dict[int, str]]:
+    """Apply the cleaners like `clean_document`, remembering who dropped which word: the
+    cleaned document, and the dropped words' indices in `doc` mapped to the cleaner."""
     origin = list(range(len(doc)))
     dropped: dict[int, str] = {}
     for name in cleaners:
@@ -112,7 +73,7 @@ def _clean(doc: Document, cleaners: list[str]) -> tuple[Document, list[int], dic
         dropped.update({origin[i]: name for i in drop})
         doc = doc.select(keep)
         origin = [origin[i] for i in keep]
-    return doc, origin, dropped
+    return doc, dropped
 
 
 def _order(doc: Document) -> dict[int, list[tuple[int, Box]]]:
@@ -137,95 +98,186 @@ def _order(doc: Document) -> dict[int, list[tuple[int, Box]]]:
     return out
 
 
-def _published(row: dict[str, Any], doc: Document, cleaners: list[str],
-               layers: DocumentLayers) -> None:
-    cleaned, _, dropped = _clean(doc, cleaners)
-    pages = layers.pages
-    read = _ocr_pages(row)
-    for box, page in zip(row["article_bboxes"], row["word_pages"], strict=True):
-        pages[page].marks.append(Mark((box[0], box[1], box[2], box[3]),
-                                      OCR if page in read else KEPT))
-    removed = 0
-    found = [m for m in row["matches"] if m["found"]]
-    for match in found:
-        for i in range(match["word_start"], min(match["word_end"], len(cleaned))):
-            removed += 1
-            pages[cleaned.word_pages[i]].marks.append(Mark(cleaned.boxes[i], ABSTRACT,
-                                                           match["lang"]))
-    for i, name in dropped.items():
-        pages[doc.word_pages[i]].marks.append(Mark(doc.boxes[i], DROPPED, name))
-    if len(cleaned) - removed != len(row["article_words"]):
-        layers.notes.append(
-            f"parsing the PDF again gives {len(cleaned) - removed} body words, the published "
-            f"row has {len(row['article_words'])}: the dataset was built with other settings"
-        )
-    if found:
-        layers.default_page = min(m["page"] for m in found)
-    elif row["word_pages"]:
-        layers.default_page = row["word_pages"][0]
-
-
-def _ocr_pages(row: dict[str, Any] | None) -> set[int]:
+def ocr_pages_of(row: dict[str, Any] | None) -> set[int]:
     """The pages of a published row whose words OCR read."""
     origins = (row or {}).get("page_text_origin") or []
     return {page for page, origin in enumerate(origins) if origin == "ocr"}
 
 
-def _unpublished(doc: Document, cleaners: list[str], layers: DocumentLayers) -> None:
-    cleaned, origin, dropped = _clean(doc, cleaners)
-    for i in origin:
-        layers.pages[doc.word_pages[i]].marks.append(Mark(doc.boxes[i], KEPT))
-    for i, name in dropped.items():
-        layers.pages[doc.word_pages[i]].marks.append(Mark(doc.boxes[i], DROPPED, name))
-    if cleaned.word_pages:
-        layers.default_page = cleaned.word_pages[0]
-
-
-def document_layers(dataset_dir: Path, article_id: str) -> DocumentLayers:
-    """Everything `inspect` draws for one document, published or rejected.
-
-    Raises `UnknownDocument` when the dataset never saw the id.
-    """
-    row = find_row(dataset_dir, article_id)
-    layout = OutputLayout.of_dataset(dataset_dir)
-    rejected = ""
-    sha = row["pdf_sha256"] if row else None
-    source = row["source"] if row else ""
+def default_page(located: Located) -> int:
+    """The page drawn unless one is asked for: where the first abstract was found, else
+    the first page with kept words, else the first."""
+    row = located.row
     if row is None:
-        state = State(layout.root) if layout.has_state() else None
-        if state is None:
-            raise UnknownDocument(article_id)
-        try:
-            record = state.row(dataset_dir.name, article_id)  # by key, not a scan
-        finally:
-            state.close()
-        if record is None or record.status not in (REJECTED, FILTERED):
-            raise UnknownDocument(article_id)
-        rejected = f"{record.status} as {record.reason}: {record.detail or ''}".rstrip(": ")
-        sha, source = record.blob_sha, record.candidate.source
-    layers = DocumentLayers(article_id, None, defaultdict(PageLayers), 0, rejected)
-    if not sha:
+        return 0
+    found = [m["page"] for m in row["matches"] if m["found"]]
+    if found:
+        return int(min(found))
+    return int(row["word_pages"][0]) if row["word_pages"] else 0
+
+
+def _row_words(row: dict[str, Any], pages: Collection[int]) -> dict[int, list[tuple[str, Box]]]:
+    """The row's words with their boxes on each of `pages`."""
+    out: dict[int, list[tuple[str, Box]]] = {page: [] for page in pages}
+    for word, box, page in zip(row["article_words"], row["article_bboxes"], row["word_pages"],
+                               strict=True):
+        if page in out:
+            out[page].append((word, (box[0], box[1], box[2], box[3])))
+    return out
+
+
+def page_count(pdf_path: Path) -> int:
+    pdf = pdfium.PdfDocument(str(pdf_path))
+    try:
+        return len(pdf)
+    finally:
+        pdf.close()
+
+
+def _parse(pdf: Path, located: Located, drawn: Collection[int]) -> Document:
+    """The PDF parsed as the build did, reading by OCR only the `drawn` pages: a page not
+    drawn that needs OCR stands as the row's words there (none for a reject). Raises
+    Reject when it cannot be parsed (`needs_ocr` when the build did not read by OCR)."""
+    row = located.row
+    if row is not None:
+        stand_ins = _row_words(row, set(range(len(row["page_sizes"]))) - set(drawn))
+        ocr = replace(located.settings.ocr, enabled=bool(ocr_pages_of(row)))
+        languages = [row["language"], *(a["lang"] for a in row["abstracts"])]
+    else:
+        stand_ins = {page: [] for page in range(page_count(pdf)) if page not in drawn}
+        ocr = located.settings.ocr
+        cand = located.record.candidate if located.record else None
+        languages = [cand.language, *sorted(cand.abstracts)] if cand else []
+    return parse_pdf(pdf, settings=located.settings.parse, ocr=ocr, languages=languages,
+                     already_read=stand_ins)
+
+
+def _draw_published(located: Located, doc: Document, drawn: Collection[int],
+                    layers: DocumentLayers) -> None:
+    """Kept words from the row; removed and dropped words from the parse lined up with it."""
+    row = located.row
+    assert row is not None
+    cleaned, dropped = _clean(doc, list(located.settings.source.cleaners))
+    read = ocr_pages_of(row)
+    kept = _row_words(row, drawn)
+    for page in drawn:
+        layers.pages[page].marks += [Mark(box, OCR if page in read else KEPT, text=word)
+                                     for word, box in kept[page]]
+    alignment = align_pages(cleaned, kept)
+    _mark_removed(alignment, cleaned, row["matches"], read, layers)
+    if alignment.failed:
+        layers.notes.append(_why_different(located, alignment.failed, read))
+    for i, name in dropped.items():
+        if doc.word_pages[i] in drawn:
+            layers.pages[doc.word_pages[i]].marks.append(
+                Mark(doc.boxes[i], DROPPED, name, doc.words[i]))
+    recorded = (located.record.stats.get("removed") or {}) if located.record else {}
+    counted = dict(Counter(dropped.values()))
+    by_cleaner = {k: v for k, v in recorded.items() if k in CLEANERS}
+    if located.record is not None and not (read - set(drawn)) and by_cleaner != counted:
+        layers.notes.append(f"the cleaners drop {counted or 'nothing'} here, the build "
+                            f"recorded {by_cleaner or 'nothing'}")
+
+
+def _mark_removed(alignment: Alignment, cleaned: Document, matches: Sequence[dict[str, Any]],
+                  read: set[int], layers: DocumentLayers) -> None:
+    """The words of the parse the row does not hold, each labelled with the abstract whose
+    match spans it (`copy` outside every match). The match spans count the words of the
+    whole parse: after a page stood for by the row's words (which lack its removed ones)
+    they no longer line up, and the last abstract found on an earlier page is named."""
+    found = [m for m in matches if m["found"]]
+    skipped = sorted(read - set(alignment.pages))
+    for i in alignment.removed:
+        page = cleaned.word_pages[i]
+        if any(p < page for p in skipped):
+            before = [m for m in found if m["page"] <= page]
+            label = max(before, key=lambda m: m["page"])["lang"] if before else ""
+        else:
+            label = next((m["lang"] for m in found
+                          if m["word_start"] <= i < m["word_end"]), COPY)
+        layers.pages[page].marks.append(Mark(cleaned.boxes[i], ABSTRACT, label,
+                                             cleaned.words[i]))
+
+
+def _why_different(located: Located, pages: Sequence[int], read: set[int]) -> str:
+    """Why the parse of `pages` cannot be lined up with the row: the setting, the version
+    or the OCR that differs; never the settings when they are the ones the build recorded."""
+    where = f"on page(s) {', '.join(str(p + 1) for p in pages)}"
+    head = f"the removed words are not drawn {where}: the PDF parsed again differs from the row"
+    if located.row_version and located.row_version != loralay_build.__version__:
+        return (f"{head}, which loralay_build {located.row_version} wrote "
+                f"(this is {loralay_build.__version__})")
+    if not located.settings_recorded:
+        return (f"{head}; no build state beside the dataset records its settings, so the "
+                "defaults were used: the build's [parse] settings may differ")
+    if read & set(pages):
+        return f"{head}: Tesseract read the page differently this time"
+    return f"{head}; the PDF or the PDF library may have changed since"
+
+
+def _draw_unpublished(doc: Document, cleaners: list[str], drawn: Collection[int],
+                      layers: DocumentLayers) -> None:
+    """A reject has no row: the parse's cleaned words are drawn as they were kept."""
+    _, dropped = _clean(doc, cleaners)
+    for i, page in enumerate(doc.word_pages):
+        if page in drawn:
+            name = dropped.get(i)
+            layers.pages[page].marks.append(Mark(doc.boxes[i], DROPPED if name else KEPT,
+                                                 name or "", doc.words[i]))
+
+
+class NoSuchPage(ValueError):
+    """`--page` names a page the PDF does not have."""
+
+
+def pages_to_draw(count: int, page: int | None, all_pages: bool, default: int) -> list[int]:
+    """The 0-based pages to draw of a PDF of `count` pages: `page` (1-based), every one,
+    or `default`. Raises ValueError for a page the PDF does not have."""
+    if page is not None and not 1 <= page <= count:
+        raise NoSuchPage(f"--page {page}: the PDF has pages 1 to {count}")
+    if all_pages:
+        return list(range(count))
+    return [page - 1 if page is not None else min(default, count - 1)]
+
+
+def document_layers(dataset_dir: Path, article_id: str, page: int | None = None,
+                    all_pages: bool = False) -> DocumentLayers:
+    """Everything `inspect` draws for one document, published or rejected: on page `page`
+    (1-based), on every page, or on the default one (`DocumentLayers.default_page`).
+    `article_id` as published or the source's own.
+
+    Raises `locate.UnknownDocument` when the dataset never saw the id, `UnknownDataset`
+    for a folder that is no dataset, `ids.AmbiguousId` for an id naming two documents and
+    NoSuchPage for a page the PDF does not have.
+    """
+    located = locate(dataset_dir, article_id)
+    layout = OutputLayout.of_dataset(dataset_dir)
+    layers = DocumentLayers(located.article_id, None, defaultdict(PageLayers),
+                            default_page(located), located.rejected)
+    sha = located.pdf_sha256
+    layers.pdf_path = BlobStore(layout.blobs).path(sha) if sha else located.given_file()
+    if layers.pdf_path is None:
         layers.notes.append("no PDF was stored for it")
         return layers
-    layers.pdf_path = BlobStore(layout.blobs).path(sha)
     if not layers.pdf_path.is_file():
-        layers.notes.append(f"the PDF {sha[:12]}… is no longer in the blob store")
+        layers.notes.append(f"the PDF {sha[:12] if sha else ''}… is no longer in the blob store")
         layers.pdf_path = None
         return layers
-    settings = load_settings(_source_of(dataset_dir, source))
-    cleaners = list(settings.source.cleaners)
-    # pages the build read by OCR are read again the same way
-    ocr = replace(settings.ocr, enabled=bool(_ocr_pages(row)))
-    languages = [row["language"], *(a["lang"] for a in row["abstracts"])] if row else []
+    if not sha:
+        layers.notes.append(f"drawn from {layers.pdf_path}, which the build did not read")
+    layers.drawn = pages_to_draw(page_count(layers.pdf_path), page, all_pages,
+                                 layers.default_page)
+    drawn = set(layers.drawn)
     try:
-        doc = parse_pdf(layers.pdf_path, settings=settings.parse, ocr=ocr, languages=languages)
+        doc = _parse(layers.pdf_path, located, drawn)
     except Reject as reject:
         layers.notes.append(f"no words to draw: {reject.reason.value} ({reject.detail})")
         return layers
-    for page, lines in _order(doc).items():
-        layers.pages[page].order = lines
-    if row is not None:
-        _published(row, doc, cleaners, layers)
+    for number, lines in _order(doc).items():
+        if number in drawn:
+            layers.pages[number].order = lines
+    if located.row is not None:
+        _draw_published(located, doc, drawn, layers)
     else:
-        _unpublished(doc, cleaners, layers)
+        _draw_unpublished(doc, list(located.settings.source.cleaners), drawn, layers)
     return layers

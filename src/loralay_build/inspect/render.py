@@ -12,6 +12,7 @@ from loralay_build.blobs import atomic_path
 from loralay_build.images import render_page as render_pdf_page
 from loralay_build.inspect.layers import (
     ABSTRACT,
+    COPY,
     DROPPED,
     KEPT,
     OCR,
@@ -35,14 +36,6 @@ ABSTRACT_COLOURS: tuple[tuple[int, int, int], ...] = (
 )
 FILL_ALPHA = 70
 LEGEND_LINE = 18
-
-
-def page_count(pdf_path: Path) -> int:
-    pdf = pdfium.PdfDocument(str(pdf_path))
-    try:
-        return len(pdf)
-    finally:
-        pdf.close()
 
 
 def _render(pdf_path: Path, index: int) -> Image.Image:
@@ -104,7 +97,8 @@ def _legend(layer: PageLayers, reading_order: bool, header: list[str],
     names = {KEPT: "kept words", ABSTRACT: "removed abstract", DROPPED: "dropped by cleaner",
              OCR: "kept words read by OCR"}
     for (kind, label), n in sorted(counts.items()):
-        suffix = f" ({'language ' if kind == ABSTRACT else ''}{label})" if label else ""
+        suffix = f" ({'language ' if kind == ABSTRACT and label != COPY else ''}{label})" \
+            if label else ""
         lines.append((colours[(kind, label)], f"{names[kind]}{suffix}: {n} words"))
     if reading_order and layer.order:
         lines.append((COLOURS["order"], "reading order (block numbers)"))
@@ -141,24 +135,14 @@ def render_page(layers: DocumentLayers, index: int, reading_order: bool = False)
     return out
 
 
-def write_pngs(layers: DocumentLayers, out: Path, page: int | None = None,
-               all_pages: bool = False, reading_order: bool = False) -> list[Path]:
-    """Write the chosen page (1-based `page`, default the abstract's) or every page.
-
-    With `all_pages` page N goes to OUT's stem + "-pN". Raises ValueError for a page the PDF
-    does not have.
-    """
+def write_pngs(layers: DocumentLayers, out: Path, all_pages: bool = False,
+               reading_order: bool = False) -> list[Path]:
+    """Write the pages the layers were made for; with `all_pages` page N goes to OUT's
+    stem + "-pN"."""
     if layers.pdf_path is None:
         raise ValueError("no PDF to render")
-    count = page_count(layers.pdf_path)
-    if page is not None and not 1 <= page <= count:
-        raise ValueError(f"--page {page}: the PDF has pages 1 to {count}")
-    if all_pages:
-        indices = list(range(count))
-    else:
-        indices = [page - 1 if page is not None else min(layers.default_page, count - 1)]
     written = []
-    for index in indices:
+    for index in layers.drawn:
         path = out.with_name(f"{out.stem}-p{index + 1}{out.suffix}") if all_pages else out
         image = render_page(layers, index, reading_order)
         path.parent.mkdir(parents=True, exist_ok=True)

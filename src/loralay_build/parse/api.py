@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -15,7 +15,7 @@ from loralay_build.parse.backend import Line, PageText, get_backend
 from loralay_build.parse.ocr import SCAN_CHARS, OcrSettings, ocr_pages, scanned
 from loralay_build.parse.order import order_page
 from loralay_build.parse.settings import ParseSettings
-from loralay_build.records import Document
+from loralay_build.records import Box, Document
 
 _ALNUM = re.compile(r"[^\W_]")
 # A page needs this many characters before its own garbage share is judged: a caption-only
@@ -29,6 +29,7 @@ BAD_BOXES = "bad_boxes"
 def parse_pdf(
     path: str | Path, backend: str | None = None, settings: ParseSettings | None = None,
     ocr: OcrSettings | None = None, languages: Sequence[str] = (),
+    already_read: Mapping[int, Sequence[tuple[str, Box]]] | None = None,
 ) -> Document:
     """Words of the PDF in reading order, or `Reject` with the reason it cannot be used.
 
@@ -36,6 +37,9 @@ def parse_pdf(
     becomes a `Reject`: engines let undocumented types escape on hostile files. Pages
     without a usable text layer are read by OCR in `languages` when `ocr` is enabled, and
     reject the document as `needs_ocr` otherwise.
+    `already_read`: words (with boxes, in reading order) of pages needing OCR that were read
+    before, by true page index; they stand for those pages, which are not read again and
+    not judged (`inspect` draws one page of an OCRed document).
     """
     settings = settings or ParseSettings()
     engine = get_backend(backend or settings.backend)
@@ -52,10 +56,15 @@ def parse_pdf(
             raise Reject(Reason.CORRUPTED, f"{type(exc).__name__}: {exc}") from exc
         junk = [_junk(page) for page in pages]
         unreadable = pages_to_read(path, pages, junk, settings)
+        known = [at for at in unreadable if pages[at].page.index in (already_read or {})]
+        unreadable = [at for at in unreadable if at not in known]
         if unreadable:
             pages = ocr_pages(path, pages, unreadable, ocr or OcrSettings(), languages)
             junk = [_junk(page) for page in pages]
-        _check_text_layer(pages, junk, settings)
+        judged = [at for at in range(len(pages)) if at not in known]
+        _check_text_layer([pages[at] for at in judged], [junk[at] for at in judged], settings)
+        for at in known:
+            pages[at] = _read_before(pages[at], (already_read or {})[pages[at].page.index])
         doc = _assemble(pages, settings.reading_order)
         # Freed before the collector resumes: its first pass then finds few young objects.
         del pages
@@ -92,6 +101,12 @@ def _collector_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+def _read_before(page: PageText, words: Sequence[tuple[str, Box]]) -> PageText:
+    """`page` holding words read before, as one line: they come in reading order already."""
+    line = Line([w for w, _ in words], [b for _, b in words], [0.0] * len(words))
+    return PageText(page.page, [line] if words else [], chars=sum(len(w) for w, _ in words))
 
 
 def _check_text_layer(pages: list[PageText], junk: list[int], settings: ParseSettings) -> None:

@@ -19,6 +19,7 @@ import csv
 import math
 import os
 import re
+import shlex
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Any
 
 from loralay_build import deadline
 from loralay_build.errors import ConfigError, Reason, Reject
+from loralay_build.estimates import cpu_time
 from loralay_build.parse.backend import Line, PageText
 from loralay_build.records import Page
 
@@ -94,11 +96,23 @@ def pages_waiting(detail: str) -> int:
     return int(found.group(1)) if found else 0
 
 
-def ocr_hint(documents: int, pages: int) -> str:
-    """What the documents waiting for OCR would cost, and how to read them."""
-    minutes = pages * SECONDS_PER_PAGE / 60
-    return (f"{documents} document(s) need OCR ({pages} pages, about {minutes:.0f} CPU-min): "
-            "run again with --ocr")
+def ocr_hint(documents: int, pages: int, command: str | None = None) -> str:
+    """What the documents waiting for OCR would cost, and the command that reads them:
+    `command`, the build's own arguments as recorded (`local --input m.jsonl`), with
+    `--ocr` added; without it, the dataset's build command is named in words."""
+    run = (f"`{ocr_command(command)}`" if command
+           else "the dataset's build command again with --ocr")
+    return (f"{documents} document(s) need OCR ({pages} pages, "
+            f"{cpu_time(pages * SECONDS_PER_PAGE)}): run {run}")
+
+
+def ocr_command(command: str) -> str:
+    """The build command (its recorded arguments) that reads pages by OCR."""
+    try:
+        words = shlex.split(command)
+    except ValueError:  # recorded unquoted by an earlier version
+        words = command.split()
+    return shlex.join(["build-corpus", *words, *([] if "--ocr" in words else ["--ocr"])])
 
 
 def tesseract_code(language: str) -> str:

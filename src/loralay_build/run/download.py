@@ -30,20 +30,20 @@ def _fetch_one(ctx: BuildContext, row: Row) -> None:
         detail = (f"abstracts only in {others}, none in the declared language "
                   f"{cand.language or '(none declared)'}" if others else
                   f"no {cand.language or 'main-language'} abstract in the record")
-        state.reject(dataset, cand.id, Reason.ABSTRACT_MISSING_IN_METADATA, detail)
+        _reject(ctx, cand.id, Reason.ABSTRACT_MISSING_IN_METADATA, detail)
         return
     if not cand.file_url:
-        state.reject(dataset, cand.id, Reason.UNAVAILABLE,
+        _reject(ctx, cand.id, Reason.UNAVAILABLE,
                      "the record has no file")
         return
     refusal = refused(ctx, cand.id, cand.doi, to_spdx(cand.source, cand.licence))
     if refusal:
-        state.reject(dataset, cand.id, *refusal)
+        _reject(ctx, cand.id, *refusal)
         return
     try:
         sha = ctx.source.fetch(cand, ctx.client, ctx.blobs)
     except Reject as exc:
-        state.reject(dataset, cand.id, exc.reason, exc.detail)
+        _reject(ctx, cand.id, exc.reason, exc.detail)
     except Deferred as exc:  # the server's own schedule: waits without using an attempt
         state.set_status(dataset, cand.id, RETRY, reason=None,
                          detail=str(exc)[:500])
@@ -51,23 +51,33 @@ def _fetch_one(ctx: BuildContext, row: Row) -> None:
     except TransientError as exc:
         attempts = row.attempts + 1
         if attempts >= ctx.settings.run.max_attempts:
-            state.reject(dataset, cand.id, Reason.UNAVAILABLE,
+            _reject(ctx, cand.id, Reason.UNAVAILABLE,
                          f"{exc} (after {attempts} runs)", attempts=attempts)
         else:
             state.set_status(dataset, cand.id, RETRY, reason=None,
                              detail=str(exc)[:500], attempts=attempts)
         stats.failed += 1
     except BodyTooLarge as exc:
-        state.reject(dataset, cand.id, Reason.TOO_LARGE, str(exc))
+        _reject(ctx, cand.id, Reason.TOO_LARGE, str(exc))
     except HttpStatusError as exc:
-        state.reject(dataset, cand.id, Reason.UNAVAILABLE, str(exc))
+        _reject(ctx, cand.id, Reason.UNAVAILABLE, str(exc))
     except HttpError as exc:  # refused redirect, scheme or host
-        state.reject(dataset, cand.id, Reason.UNAVAILABLE, f"refused: {exc}")
+        _reject(ctx, cand.id, Reason.UNAVAILABLE, f"refused: {exc}")
     else:
         state.set_status(dataset, cand.id, FETCHED, blob_sha=sha, reason=None,
                          detail=None)
         ctx.fetched.add(bytes.fromhex(sha))
         stats.downloaded += 1
+
+
+def _reject(ctx: BuildContext, cid: str, reason: Reason, detail: str,
+            attempts: int | None = None) -> None:
+    """Record the reject, counted for the run (the filters' own, judged again every run,
+    are not: a run that only confirms them did nothing new)."""
+    extra = {} if attempts is None else {"attempts": attempts}
+    ctx.state.reject(ctx.dataset, cid, reason, detail, **extra)
+    if reason not in (Reason.LICENCE, Reason.EXCLUDED):
+        ctx.stats.download.rejected[reason.value] += 1
 
 
 def refused(ctx: BuildContext, cid: str, doi: str, spdx: str) -> tuple[Reason, str] | None:

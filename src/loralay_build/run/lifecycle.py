@@ -10,6 +10,7 @@ writes them to stderr), and the exit code comes back in the result: nothing here
 from __future__ import annotations
 
 import logging
+import shlex
 import shutil
 import signal
 import sys
@@ -22,7 +23,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from loralay_build.config import Settings
-from loralay_build.errors import ConfigError, LockHeld, LoralayError
+from loralay_build.errors import GIVEN_INPUT, ConfigError, LockHeld, LoralayError
 from loralay_build.layout import OutputLayout
 from loralay_build.parse.ocr import check_ocr, ocr_hint
 from loralay_build.progress import interactive
@@ -187,7 +188,7 @@ def run_build(
         return BuildResult(EXIT_USAGE)
     dataset, settings = checked
     state = State(layout.root)
-    request = BuildRequest(source, dataset, settings, since, limit, " ".join(sys.argv[1:]),
+    request = BuildRequest(source, dataset, settings, since, limit, shlex.join(sys.argv[1:]),
                            allow_empty, listed, listing_failures)
     try:
         with state.lock(dataset):
@@ -265,8 +266,28 @@ def _summary(state: State, request: BuildRequest, counts: dict[str, int], code: 
     log.info("%s: %s (this run: %s)", request.dataset, line, run)
     if interactive():
         notify(f"{state.layout.dataset(request.dataset)}: {line} (this run: {run})")
+    given = rejected_input(counts, state.layout.dataset(request.dataset))
+    if given:
+        notify(f"{request.dataset}: {given}")
     documents, pages = state.waiting_for_ocr(request.dataset)
     if documents and not request.settings.ocr.enabled:
         # a warning when this run found new ones, so that cron mails it once
         report = log.warning if counts.get("rejected_needs_ocr") else log.info
-        report("%s: %s", request.dataset, ocr_hint(documents, pages))
+        report("%s: %s", request.dataset, ocr_hint(documents, pages, request.command))
+
+
+def rejected_input(counts: dict[str, int], folder: Path) -> str:
+    """One line on the documents a run rejected for what their records gave (`GIVEN_INPUT`),
+    per reason, and where their list is; empty when there are none. Said whether or not a
+    terminal is there and whatever the verbosity: under cron it is the only trace of a
+    manifest naming a missing file. Such rejects do not change the exit code."""
+    found = {reason.value: counts.get(f"rejected_{reason.value}", 0) for reason in GIVEN_INPUT}
+    found = {reason: n for reason, n in found.items() if n}
+    if not found:
+        return ""
+    listed = folder / "rejects.jsonl"
+    where = (f"their list: {listed}" if listed.is_file()
+             else f"nothing published, so no list yet: `build-corpus status {folder}` counts them")
+    return (f"{sum(found.values())} document(s) rejected for what their record gave ("
+            + ", ".join(f"{n} {reason}" for reason, n in sorted(found.items()))
+            + f"); {where}")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loralay_build.errors import ConfigError, LockHeld
+from loralay_build.ids import read_id_lines, resolve_ids
 from loralay_build.layout import OutputLayout
 from loralay_build.run.context import BuildRequest
 from loralay_build.run.pipeline import (
@@ -39,16 +40,6 @@ class Takedown:
     message: str
 
 
-def read_ids(text: str, source: str) -> list[str]:
-    """Ids one per line (`#` comments allowed), as published (`hal:123`) or bare (`123`)."""
-    ids = []
-    for line in text.splitlines():
-        text = line.split("#", 1)[0].strip()
-        if text:
-            ids.append(text if text.startswith(f"{source}:") else f"{source}:{text}")
-    return list(dict.fromkeys(ids))
-
-
 def remove(layout: OutputLayout, dataset: str, ids_file: Path, reason: str) -> Takedown:
     """Mark the ids removed and publish the dataset without them."""
     try:
@@ -62,12 +53,16 @@ def remove(layout: OutputLayout, dataset: str, ids_file: Path, reason: str) -> T
         if source is None or recorded is None:
             return Takedown(EXIT_USAGE,
                             f"usage error: no built dataset {dataset!r} in {layout.root}")
-        wanted = read_ids(listed, source)
-        if not wanted:
+        given = read_id_lines(listed)
+        if not given:
             return Takedown(EXIT_USAGE, f"usage error: no id in {ids_file}")
         with state.lock(dataset):
             known = {row.candidate.id: row.status for row in state.rows(dataset)}
-            unknown = [i for i in wanted if i not in known]
+            resolved = resolve_ids(given, [source], known.__contains__)
+            if resolved.ambiguous:
+                return Takedown(EXIT_USAGE, "usage error: --ids: " + "; ".join(
+                    str(exc) for exc in resolved.ambiguous) + "; nothing removed")
+            wanted, unknown = resolved.ids, resolved.unknown
             if unknown:
                 return Takedown(EXIT_FAILURE, f"{len(unknown)} id(s) not in {dataset}, nothing "
                                 "removed: " + ", ".join(unknown[:20])

@@ -67,10 +67,13 @@ def parse_line(line: str, lineno: int, base: Path, dataset: str,
     split = record.get("split")
     if split not in (None, "train", "validation", "test"):
         raise ConfigError(f"line {lineno}: 'split' must be train, validation or test")
-    language = record.get("language", "")
-    if not isinstance(language, str) or (language and not is_language_code(language)):
-        raise ConfigError(f"line {lineno}: 'language' must be an ISO 639-1 code (fr, en, ...), "
-                          f"got {json.dumps(language, ensure_ascii=False)}")
+    language = record.get("language")
+    if not isinstance(language, str) or not is_language_code(language):
+        got = ("it has none" if "language" not in record
+               else f"got {json.dumps(language, ensure_ascii=False)}")
+        raise ConfigError(f"line {lineno} (id {doc_id!r}): 'language' must be the ISO 639-1 "
+                          f"code of the document's main language, e.g. \"language\": \"en\" "
+                          f"(fr, es, ...); {got}")
     path = Path(os.path.realpath(os.path.join(base, pdf)))  # Path.resolve(), without its cost
     if not allow_outside and not path.is_relative_to(root or base.resolve()):
         raise ConfigError(f"line {lineno}: 'pdf' {pdf!r} is outside the manifest's folder "
