@@ -84,9 +84,9 @@ def test_on_a_real_reading_every_word_spans_exactly_its_lines_height(tmp_path: P
     words = moved = 0
     for key, line in zip(keys, read.lines, strict=True):
         assert len(line.boxes) == len(inks[key])
-        for (_, y0, _, y1), (top, bottom) in zip(line.boxes, inks[key], strict=True):
+        for (_, y0, _, y1), (upper, lower) in zip(line.boxes, inks[key], strict=True):
             assert (y0, y1) == spans[key]  # exactly the line's extent
             words += 1
-            moved += abs(top - y0) + abs(bottom - y1) > 1.0
+            moved += abs(upper - y0) + abs(lower - y1) > 1.0
     # most words' ink lies over a point inside their line: a box taken from the ink fails
     assert words > 100 and moved > 0.5 * words, (moved, words)
