@@ -76,6 +76,8 @@ class Page:
     height: float
     rotation: int = 0
     ocr_confidence: float | None = None  # mean word confidence (0-1) of an OCRed page
+    # A page that needed OCR when OCR was off: published without its words (`none`).
+    without_text: bool = False
 
 
 @dataclass

@@ -540,6 +540,24 @@ class State:
             (dataset, REJECTED)).fetchone()
         return int(documents), int(pages)
 
+    def without_text(self, dataset: str) -> tuple[int, int]:
+        """Processed documents with pages left without text for `--ocr`, and those pages."""
+        documents, pages = self.db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(json_extract(stats, '$.pages_without_text')), 0)"
+            " FROM candidates WHERE dataset = ? AND status IN (?, ?, ?)"
+            " AND json_extract(stats, '$.pages_without_text') > 0",
+            (dataset, PROCESSED, PUBLISHED, FILTERED)).fetchone()
+        return int(documents), int(pages)
+
+    def reread_without_text(self, dataset: str) -> int:
+        """Send the processed documents with pages left without text back to processing
+        (their work key forgotten, their status kept until their new outcome); how many."""
+        cur = self.db.execute(
+            "UPDATE candidates SET work_key = NULL, updated = ? WHERE dataset = ?"
+            " AND status IN (?, ?, ?) AND json_extract(stats, '$.pages_without_text') > 0",
+            (time.time(), dataset, PROCESSED, PUBLISHED, FILTERED))
+        return int(cur.rowcount)
+
     def last_run(self, dataset: str) -> dict[str, Any] | None:
         row = self.db.execute(
             "SELECT * FROM runs WHERE dataset = ? ORDER BY id DESC LIMIT 1", (dataset,)

@@ -1,6 +1,6 @@
 """A text layer that is garbage on a whole page (a font without a usable encoding) needs OCR
-(`needs_ocr` without it, `no_text_layer` when OCR finds nothing either), never a document
-whose abstract cannot be found."""
+(`needs_ocr` without it beyond half the pages, a page without words below, `no_text_layer`
+when OCR finds nothing either), never garbage words in a published row."""
 
 from __future__ import annotations
 
@@ -83,11 +83,15 @@ def broken_font_pdf(path: Path, garbage_pages: list[int], n_pages: int = 4) -> N
 @pytest.mark.parametrize("backend", ["pdfium", "pdfplumber", "poppler"])
 def test_a_whole_page_of_unmapped_glyphs_needs_ocr(tmp_path: Path, backend: str) -> None:
     path = tmp_path / "broken.pdf"
-    broken_font_pdf(path, garbage_pages=[0])
+    broken_font_pdf(path, garbage_pages=[0, 1, 2])  # over half the pages: not published
     with pytest.raises(Reject) as info:
         parse_pdf(path, backend, ParseSettings())
     assert info.value.reason == Reason.NEEDS_OCR
-    assert info.value.stats == {"ocr_pages": 1}
+    assert info.value.stats == {"ocr_pages": 3}
+    broken_font_pdf(path, garbage_pages=[0])  # one of four: read from the others
+    document = parse_pdf(path, backend, ParseSettings())
+    assert [page.without_text for page in document.pages] == [True, False, False, False]
+    assert set(document.word_pages) == {1, 2, 3}
 
 
 @pytest.mark.parametrize("backend", ["pdfium", "pdfplumber", "poppler"])

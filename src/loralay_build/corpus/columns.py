@@ -68,8 +68,9 @@ SHARED: tuple[Column, ...] = (
     Column("page_sizes", pa.list_(PAGE_SIZE_TYPE),
            "width and height in points of every page, as displayed"),
     Column("page_text_origin", pa.list_(pa.string()),
-           "where each page's words come from: `pdf` (its text layer) or `ocr` "
-           "(Tesseract, for scans and broken fonts)"),
+           "where each page's words come from: `pdf` (its text layer), `ocr` "
+           "(Tesseract, for scans and broken fonts) or `none` (a page that needs OCR, "
+           "published without words by a build without `--ocr`)"),
     Column("page_ocr_confidence", pa.list_(pa.float32()),
            "Tesseract's mean word confidence (0-1) of each OCRed page; null "
            "for a page read from its text layer"),

@@ -15,7 +15,7 @@ from loralay_build.corpus.stats import corpus_stats, split_values
 from loralay_build.errors import LoralayError, Reason
 from loralay_build.layout import OutputLayout
 from loralay_build.licences import redistributable
-from loralay_build.parse.ocr import ocr_hint, pages_waiting
+from loralay_build.parse.ocr import ocr_hint, pages_waiting, textless_hint
 from loralay_build.state import State
 
 SPLIT_COLOURS = {"train": "#1f77b4", "validation": "#ff7f0e", "test": "#2ca02c"}
@@ -99,6 +99,15 @@ def markdown(report: dict[str, Any]) -> str:
                 f"| {s['compression']:.1f} | {s['lang_confidence_mean']:.3f} "
                 f"| {s['ocr']['pages']} ({s['ocr']['documents']}) |"
             )
+    textless = [(name, split, s["without_text"]) for name, info in report["datasets"].items()
+                for split, s in info["splits"].items()
+                if s.get("without_text", {}).get("documents")]
+    if textless:
+        lines += ["", "## Pages published without text", "",
+                  "Pages that need OCR, in documents published from their other pages "
+                  "(`page_text_origin` = `none`).", ""]
+        lines += [f"- {name} {split}: {textless_hint(n['documents'], n['pages'])}"
+                  for name, split, n in textless]
     lines += ["", "## Documents lost per cause", "", "| dataset | reason | documents |",
               "|---|---|---:|"]
     for name, info in report["datasets"].items():

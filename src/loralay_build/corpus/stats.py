@@ -37,15 +37,20 @@ def _year(published: str | None) -> int | None:
 STATS_COLUMNS = ["word_pages", "abstract", "lang_confidence", "page_sizes", "published"]
 
 
-def _ocr_pages(shard: pq.ParquetFile, group: int, rows: int) -> list[int]:
-    """Pages read by OCR in each row of a row group (0 for shards older than the column)."""
+def _origin_pages(shard: pq.ParquetFile, group: int,
+                  rows: int) -> tuple[list[int], list[int]]:
+    """Pages read by OCR, and pages left without text, in each row of a row group (0 for
+    shards older than the column)."""
     if "page_text_origin" not in shard.schema_arrow.names:
-        return [0] * rows
+        return [0] * rows, [0] * rows
     column = shard.read_row_group(group, columns=["page_text_origin"]).column(0).combine_chunks()
-    read = pc.equal(pc.list_flatten(column), "ocr").to_numpy(zero_copy_only=False)
+    flat = pc.list_flatten(column)
     owners = pc.list_parent_indices(column).to_numpy()
-    counts: list[int] = np.bincount(owners[read], minlength=rows).tolist()
-    return counts
+    counts: list[list[int]] = [
+        np.bincount(owners[pc.equal(flat, origin).to_numpy(zero_copy_only=False)],
+                    minlength=rows).tolist()
+        for origin in ("ocr", "none")]
+    return counts[0], counts[1]
 
 
 def _list_lengths(column: pa.ChunkedArray) -> list[int]:
@@ -66,7 +71,8 @@ def split_values(folder: Path) -> dict[str, dict[str, list[Any]]]:
         if not files:
             continue
         values: dict[str, list[Any]] = {key: [] for key in (
-            "article_words", "summary_words", "pages", "lang_confidence", "year", "ocr_pages")}
+            "article_words", "summary_words", "pages", "lang_confidence", "year", "ocr_pages",
+            "textless_pages")}
         for path in files:
             with pq.ParquetFile(path) as shard:
                 for group in range(shard.num_row_groups):
@@ -77,7 +83,9 @@ def split_values(folder: Path) -> dict[str, dict[str, list[Any]]]:
                     values["pages"] += _list_lengths(table.column("page_sizes"))
                     values["lang_confidence"] += table.column("lang_confidence").to_pylist()
                     values["year"] += [_year(p) for p in table.column("published").to_pylist()]
-                    values["ocr_pages"] += _ocr_pages(shard, group, table.num_rows)
+                    ocr, textless = _origin_pages(shard, group, table.num_rows)
+                    values["ocr_pages"] += ocr
+                    values["textless_pages"] += textless
         out[split] = values
     return out
 
@@ -113,6 +121,8 @@ def corpus_stats(folder: Path,
             "lang_confidence_mean": statistics.fmean(confidence) if confidence else 0.0,
             "ocr": {"documents": sum(1 for n in columns["ocr_pages"] if n),
                     "pages": sum(columns["ocr_pages"])},
+            "without_text": {"documents": sum(1 for n in columns["textless_pages"] if n),
+                             "pages": sum(columns["textless_pages"])},
         }
     if build:
         out["leakage"] = build.get("leakage", {})
@@ -143,6 +153,12 @@ def format_stats(stats: dict[str, Any]) -> str:
         lines += ["", "pages read by OCR (scans, broken fonts):"]
         lines += [f"  {split}: {n['pages']} pages in {n['documents']} documents"
                   for split, n in read.items()]
+    textless = {split: info["without_text"] for split, info in stats["splits"].items()
+                if info.get("without_text", {}).get("documents")}
+    if textless:
+        lines += ["", "pages without text (left for --ocr: covers, plates, scanned pages):"]
+        lines += [f"  {split}: {n['pages']} pages in {n['documents']} documents"
+                  for split, n in textless.items()]
     if stats.get("leakage"):
         lines += ["", "residual abstract leakage (share of abstract 5-grams left in the body):"]
         lines += [f"  {k}: {v:.4g}" for k, v in stats["leakage"].items()]

@@ -12,6 +12,7 @@ from loralay_build.errors import Reason, Reject
 from loralay_build.native import native_module
 from loralay_build.nfc import nfc_words
 from loralay_build.parse.backend import Line, PageText, get_backend
+from loralay_build.parse.legible import reads_as_language
 from loralay_build.parse.ocr import SCAN_CHARS, OcrSettings, ocr_pages, scanned
 from loralay_build.parse.order import order_page
 from loralay_build.parse.settings import ParseSettings
@@ -35,8 +36,9 @@ def parse_pdf(
 
     `backend` defaults to `settings.backend` ("pdfium"). Every exception an engine raises
     becomes a `Reject`: engines let undocumented types escape on hostile files. Pages
-    without a usable text layer are read by OCR in `languages` when `ocr` is enabled, and
-    reject the document as `needs_ocr` otherwise.
+    without a usable text layer are read by OCR in `languages` when `ocr` is enabled; with
+    OCR off, a few are left without words (`Page.without_text`) and more reject the
+    document as `needs_ocr`.
     `already_read`: words (with boxes, in reading order) of pages needing OCR that were read
     before, by true page index; they stand for those pages, which are not read again and
     not judged (`inspect` draws one page of an OCRed document).
@@ -121,10 +123,11 @@ def _check_text_layer(pages: list[PageText], junk: list[int], settings: ParseSet
     if not any(line.words for page in pages for line in page.lines):  # stops at the first one
         raise Reject(Reason.NO_TEXT_LAYER, "no words")
     chars = sum(page.chars for page in pages)
-    if chars < settings.min_chars_per_page * len(pages):
+    read = sum(not page.page.without_text for page in pages)  # pages left for OCR aside
+    if chars < settings.min_chars_per_page * read:
         raise Reject(
             Reason.NO_TEXT_LAYER,
-            f"{chars / len(pages):.1f} chars per page < min_chars_per_page",
+            f"{chars / read:.1f} chars per page < min_chars_per_page",
         )
     for number, (page, bad) in enumerate(zip(pages, junk, strict=True), start=1):
         if page.chars >= GARBAGE_PAGE_CHARS and bad > settings.max_garbage_page_ratio * page.chars:
@@ -163,7 +166,12 @@ def pages_to_read(path: str | Path, pages: list[PageText], junk: list[int],
 def _junk(page: PageText) -> int:
     """Characters of a page that carry no text: the engine's garbage count, or the words
     mixing symbols without any letter or digit (what an engine keeps of unmapped glyphs:
-    `!#$%(`); a run of one mark (a dot leader, a rule of dashes) is layout, not garbage."""
+    `!#$%(`); a run of one mark (a dot leader, a rule of dashes) is layout, not garbage.
+    A page that does not read as language (a font mapping letters to marks and digits) is
+    junk as a whole."""
+    if page.chars >= GARBAGE_PAGE_CHARS and not reads_as_language(
+            [word for line in page.lines for word in line.words]):
+        return page.chars
     letterless = page.letterless
     if letterless < 0:  # the engine did not count them
         letterless = sum(len(word) for line in page.lines for word in line.words

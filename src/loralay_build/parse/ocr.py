@@ -60,6 +60,11 @@ RENDER_SECONDS = 5.0  # a page's allowance for rendering, beyond its reading tim
 # CPU seconds a page costs at 300 dpi (`scripts/bench_ocr.py`): what `status` quotes for the
 # documents waiting for `--ocr`.
 SECONDS_PER_PAGE = 2.5
+# With OCR off, a document whose pages needing it are at most this share of its pages (a
+# cover, a figure plate, a scanned signature page of a digital thesis) is published from its
+# other pages, those pages left without words, when its abstract is among the digital pages.
+# Half: a one-page abstract or short paper behind a cover picture is two pages.
+MAX_TEXTLESS_SHARE = 1 / 2
 
 
 @dataclass(frozen=True)
@@ -113,6 +118,20 @@ def ocr_command(command: str) -> str:
     except ValueError:  # recorded unquoted by an earlier version
         words = command.split()
     return shlex.join(["build-corpus", *words, *([] if "--ocr" in words else ["--ocr"])])
+
+
+def needs_ocr(pages: int, total: int) -> Reject:
+    """The `needs_ocr` reject of a document `pages` of whose `total` pages need OCR."""
+    return Reject(Reason.NEEDS_OCR, f"{pages} of {total} {_WAITING}", stats={"ocr_pages": pages})
+
+
+def textless_hint(documents: int, pages: int, command: str | None = None) -> str:
+    """What reading the pages published without text would cost, and the command that reads
+    them (as `ocr_hint` names it)."""
+    run = (f"`{ocr_command(command)}`" if command
+           else "the dataset's build command again with --ocr")
+    return (f"{documents} documents have {pages} pages without text "
+            f"({cpu_time(pages * SECONDS_PER_PAGE)} to read them): run {run}")
 
 
 def tesseract_code(language: str) -> str:
@@ -250,6 +269,9 @@ class Reader:
         api = self.engine(models)
         api.SetImageBytes(gray.tobytes(), gray.shape[1], gray.shape[0], 1, gray.shape[1])
         api.SetSourceResolution(dpi)
+        if not holds_text(api):  # a cover, a photograph, a plot: nothing to recognise
+            return PageText(Page(page.index, page.width, page.height, page.rotation,
+                                 ocr_confidence=0.0))
         if not api.Recognize(timeout=int(self.settings.page_seconds * 1000)):
             raise Reject(Reason.OCR_TIMEOUT, f"page {page.index + 1} took over "
                                              f"{self.settings.page_seconds:g} s to read")
@@ -260,6 +282,24 @@ class Reader:
             with contextlib.suppress(Exception):
                 api.End()
         self._engines.clear()
+
+
+def holds_text(api: Any) -> bool:
+    """Whether Tesseract's layout analysis of the image set finds a block of text (a table
+    or an equation counts). Recognition reuses the analysis, so a page that holds only
+    pictures costs the analysis alone: 0.3-0.5 CPU s at 300 dpi against 2.5-3 s for a page
+    of text (`scripts/bench_ocr.py`)."""
+    from tesserocr import PT, RIL
+
+    text = {PT.FLOWING_TEXT, PT.HEADING_TEXT, PT.PULLOUT_TEXT, PT.CAPTION_TEXT,
+            PT.VERTICAL_TEXT, PT.TABLE, PT.EQUATION, PT.INLINE_EQUATION}
+    blocks = api.AnalyseLayout()
+    while blocks is not None:
+        if blocks.BlockType() in text:
+            return True
+        if not blocks.Next(RIL.BLOCK):
+            break
+    return False
 
 
 def _render(pdf: Any, index: int, settings: OcrSettings) -> tuple[Any, int]:
@@ -329,11 +369,11 @@ _readers: dict[OcrSettings, Reader] = {}
 
 def ocr_pages(path: str | Path, pages: list[PageText], wanted: list[int],
               settings: OcrSettings, languages: Iterable[str]) -> list[PageText]:
-    """`pages` with those at the positions `wanted` read by OCR instead; `needs_ocr` when
-    OCR is off, `too_large` beyond `max_pages`."""
+    """`pages` with those at the positions `wanted` read by OCR instead, `too_large` beyond
+    `max_pages`. With OCR off, they are left without words when they are few enough
+    (`MAX_TEXTLESS_SHARE`), and the document is `needs_ocr` otherwise."""
     if not settings.enabled:
-        raise Reject(Reason.NEEDS_OCR, f"{len(wanted)} of {len(pages)} {_WAITING}",
-                     stats={"ocr_pages": len(wanted)})
+        return without_text(pages, wanted)
     if len(wanted) > settings.max_pages:
         raise Reject(Reason.TOO_LARGE, f"{len(wanted)} pages need OCR > [ocr] max_pages="
                                        f"{settings.max_pages}")
@@ -349,6 +389,19 @@ def ocr_pages(path: str | Path, pages: list[PageText], wanted: list[int],
             out[position] = reader.read(pdf, pages[position].page, models)
     finally:
         pdf.close()
+    return out
+
+
+def without_text(pages: list[PageText], wanted: list[int]) -> list[PageText]:
+    """`pages` with those at the positions `wanted` emptied and marked `without_text`, or
+    `needs_ocr` when they are over `MAX_TEXTLESS_SHARE` of the document."""
+    if len(wanted) > MAX_TEXTLESS_SHARE * len(pages):
+        raise needs_ocr(len(wanted), len(pages))
+    out = list(pages)
+    for position in wanted:
+        page = pages[position].page
+        out[position] = PageText(Page(page.index, page.width, page.height, page.rotation,
+                                      without_text=True))
     return out
 
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from loralay_build.config import Settings
 from loralay_build.errors import GIVEN_INPUT, ConfigError, LockHeld, LoralayError
 from loralay_build.layout import OutputLayout
-from loralay_build.parse.ocr import check_ocr, ocr_hint
+from loralay_build.parse.ocr import check_ocr, ocr_hint, textless_hint
 from loralay_build.progress import interactive
 from loralay_build.run.context import BuildRequest
 from loralay_build.run.heap import pin_mmap_threshold
@@ -274,6 +274,9 @@ def _summary(state: State, request: BuildRequest, counts: dict[str, int], code: 
         # a warning when this run found new ones, so that cron mails it once
         report = log.warning if counts.get("rejected_needs_ocr") else log.info
         report("%s: %s", request.dataset, ocr_hint(documents, pages, request.command))
+    documents, pages = state.without_text(request.dataset)
+    if documents and not request.settings.ocr.enabled:
+        log.warning("%s: %s", request.dataset, textless_hint(documents, pages, request.command))
 
 
 def rejected_input(counts: dict[str, int], folder: Path) -> str:

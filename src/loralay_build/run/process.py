@@ -18,9 +18,10 @@ from loralay_build.images import ImagesSkipped, PageImage, page_images, removed_
 from loralay_build.native import native_module
 from loralay_build.nfc import nfc_values, nfc_words
 from loralay_build.parse import clean_document, parse_pdf
-from loralay_build.records import Candidate, Document, MatchRecord
+from loralay_build.parse.ocr import needs_ocr
+from loralay_build.records import Candidate, Document, MatchRecord, Page
 from loralay_build.run.task import ROW_FORMAT, Outcome, Task
-from loralay_build.text import detect_language, prepare_abstract, strip_abstracts
+from loralay_build.text import StripResult, detect_language, prepare_abstract, strip_abstracts
 from loralay_build.text.minhash import text_signature, to_text
 from loralay_build.text.separate import separate_summaries
 
@@ -73,6 +74,13 @@ def _pdf_url(cand: Candidate) -> str:
     return cand.landing_url if cand.file_url and "://" not in cand.file_url else cand.file_url
 
 
+def _origin(page: Page | None) -> str:
+    """`page_text_origin` of a page: its text layer, OCR, or none (left for `--ocr`)."""
+    if page is not None and page.without_text:
+        return "none"
+    return "pdf" if page is None or page.ocr_confidence is None else "ocr"
+
+
 def build_row(
     task: Task,
     body: Document,
@@ -107,7 +115,7 @@ def build_row(
         "abstracts": [{"lang": k, "text": abstracts[k]} for k in sorted(abstracts)],
         "word_pages": pages,
         "page_sizes": page_sizes,
-        "page_text_origin": ["pdf" if c is None else "ocr" for c in confidences],
+        "page_text_origin": [_origin(sizes.get(i)) for i in range(n_pages)],
         "page_ocr_confidence": confidences,
         "source": cand.source,
         "language": main,
@@ -185,6 +193,22 @@ def _check_reference_ratio(task: Task, words: list[str], reference: str | None,
                      f"act has {act} words, summary {len(summary.split())}")
 
 
+def _without_text(doc: Document) -> int:
+    return sum(page.without_text for page in doc.pages)
+
+
+def _strip(doc: Document, abstracts: dict[str, str], main: str, task: Task) -> StripResult:
+    """`strip_abstracts`; an abstract not found in a document with pages left without text
+    may lie on them: the document then waits for `--ocr` (`needs_ocr`)."""
+    try:
+        return strip_abstracts(doc.words, doc.word_pages, abstracts, main, task.match)
+    except Reject as reject:
+        missing = _without_text(doc)
+        if reject.reason != Reason.ABSTRACT_NOT_FOUND or not missing:
+            raise
+        raise needs_ocr(missing, len(doc.pages)) from reject
+
+
 def _process(task: Task) -> Outcome:
     cand = task.candidate
     abstracts = {
@@ -213,7 +237,7 @@ def _process(task: Task) -> Outcome:
         body = doc
         matches = separate_summaries(doc.words, files.reference, abstracts, main, task.match)
     else:
-        stripped = strip_abstracts(doc.words, doc.word_pages, abstracts, main, task.match)
+        stripped = _strip(doc, abstracts, main, task)
         body, matches = doc.select(stripped.keep), stripped.matches
     if not body.words and not files.reference:
         raise Reject(Reason.NO_TEXT_LAYER, "no body words left after removing the abstracts")
@@ -233,6 +257,7 @@ def _process(task: Task) -> Outcome:
         "removed": dict(doc.removed),
         "composed_accents": doc.composed,
         "ocr_pages": sum(page.ocr_confidence is not None for page in doc.pages),
+        "pages_without_text": _without_text(doc),
         "leakage": [m.leakage for m in matches if m.found or m.method == "separate"],
         "methods": [m.method for m in matches],
         "formats": files.formats,

@@ -36,6 +36,12 @@ def work_key_of(blob_sha: str, content_hash: str, processing_hash: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
+def read_by_ocr(key: str) -> str:
+    """The work key of a row some of whose pages OCR read: the same document read without
+    OCR has other content (pages without text), so its published row must be replaced."""
+    return hashlib.sha256(f"{key}\x1focr".encode()).hexdigest()
+
+
 def _task(ctx: BuildContext, row: Row) -> Task:
     settings = ctx.settings
     assert row.blob_sha is not None
@@ -61,8 +67,10 @@ def _todo(ctx: BuildContext, published: PublishedRows) -> Iterator[tuple[str, st
         if not ref.blob_sha:
             continue
         key = work_key_of(ref.blob_sha, ref.content_hash, ctx.processing_hash)
-        if ref.work_key != key or (ref.status != REJECTED and key not in published
-                                   and not ctx.work.has(key)):
+        stored = ref.work_key or ""
+        current = stored == key or stored == read_by_ocr(key)
+        if not current or (ref.status != REJECTED and stored not in published
+                           and not ctx.work.has(stored)):
             yield ref.id, key, ref.blob_sha
 
 
@@ -96,6 +104,7 @@ def process(ctx: BuildContext) -> None:
     remove_written_over(ctx)  # before the published rows are read
     if ctx.settings.ocr.enabled:  # what an earlier run without --ocr could not read
         again = ctx.state.requeue(ctx.dataset, [Reason.NEEDS_OCR.value])
+        again += ctx.state.reread_without_text(ctx.dataset)
         if again:
             log.info("%s: %d document(s) waiting for OCR queued again", ctx.dataset, again)
     published = ctx.published_rows()
@@ -129,6 +138,9 @@ def _record(ctx: BuildContext, outcomes: list[tuple[str, Outcome]],
     if not outcomes:
         return
     state, dataset, stats = ctx.state, ctx.dataset, ctx.stats.process
+    for cid, outcome in outcomes:
+        if outcome.row is not None and outcome.stats.get("ocr_pages"):
+            keys[cid] = read_by_ocr(keys[cid])
     ctx.work.put_many([(keys[cid], o.row) for cid, o in outcomes if o.row is not None])
     # page images: blobs (one sync for the batch), listed in their document's stats
     shas = iter(ctx.blobs.add_many([p.data for _, o in outcomes for p in o.pages]))

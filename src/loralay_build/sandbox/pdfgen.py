@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import random
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from reportlab.lib.pagesizes import A4
@@ -226,6 +227,69 @@ def render_broken_font(spec: ArticleSpec) -> bytes:
     to a symbol: it prints as the article, its text layer is garbage. The map's entries keep
     their length, so every offset of the file stays valid."""
     return _BFCHAR.sub(_scrambled, render_article(spec, embedded_font=True))
+
+
+# What a font whose ToUnicode map is a substitution cipher over ASCII gives: each letter
+# becomes a punctuation mark or a digit, so every character is printable, and many words
+# hold a digit (`$.&)(2.)*3&1$`), as in real papers set in such fonts.
+_CIPHER = dict(zip("abcdefghijklmnopqrstuvwxyz", "$%.&)+/*(;:#<2.=>)3&1-!?~@", strict=True))
+
+
+def _enciphered(block: re.Match[bytes]) -> bytes:
+    def one(pair: re.Match[bytes]) -> bytes:
+        char = chr(int(pair.group(2), 16))
+        if not char.isalpha():
+            return pair.group(0)
+        plain = unicodedata.normalize("NFD", char.lower())[0]  # é as e
+        symbol = _CIPHER.get(plain, "?")
+        return pair.group(1) + b"<%04X>" % ord(symbol)
+
+    return b"beginbfchar" + _TARGET.sub(one, block.group(1)) + b"endbfchar"
+
+
+def render_cipher_font(spec: ArticleSpec) -> bytes:
+    """The article set in an embedded font whose ToUnicode map sends every letter to an
+    ASCII punctuation mark or digit (digits and punctuation stay): it prints as the
+    article, its text layer is printable nonsense. The map's entries keep their length."""
+    return _BFCHAR.sub(_enciphered, render_article(spec, embedded_font=True))
+
+
+def with_cover_picture(pdf: bytes, seed: int = 0) -> bytes:
+    """`pdf` behind a full-page picture without text (a photograph-like cover, as a word
+    processor exports one): the cover has no text layer and holds nothing to read."""
+    import numpy as np
+    import pypdfium2 as pdfium
+    from PIL import Image, ImageDraw, ImageFilter
+    from reportlab.lib.utils import ImageReader
+
+    rng = np.random.default_rng(seed)
+    field = rng.normal(0.0, 1.0, (14, 10))
+    shades = ((field - field.min()) / np.ptp(field) * 255).astype(np.uint8)
+    image = Image.fromarray(shades).resize((620, 877), Image.Resampling.BICUBIC).convert("RGB")
+    draw = ImageDraw.Draw(image)
+    for _ in range(12):
+        x, y, r = (int(v) for v in rng.integers(0, 600, 3))
+        draw.ellipse((x, y, x + r // 2 + 40, y + r // 2 + 40),
+                     fill=tuple(int(c) for c in rng.integers(0, 255, 3)))
+    png = io.BytesIO()
+    image.filter(ImageFilter.GaussianBlur(2)).save(png, format="PNG")
+    png.seek(0)
+    cover = io.BytesIO()
+    canvas = Canvas(cover, pagesize=A4, invariant=1)
+    canvas.drawImage(ImageReader(png), 0, 0, PAGE_W, PAGE_H)
+    canvas.showPage()
+    canvas.save()
+    joined = pdfium.PdfDocument.new()
+    front, body = pdfium.PdfDocument(cover.getvalue()), pdfium.PdfDocument(pdf)
+    try:
+        joined.import_pages(front)
+        joined.import_pages(body)
+        out = io.BytesIO()
+        joined.save(out)
+    finally:
+        for doc in (joined, front, body):
+            doc.close()
+    return out.getvalue()
 
 
 def render_scanned(pdf: bytes, dpi: int = 200) -> bytes:
