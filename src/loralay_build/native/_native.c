@@ -46,23 +46,29 @@ static MatrixFn get_matrix;
 static FontWeightFn font_weight;
 static FontInfoFn font_info;
 
-/* pdfium.font_is_bold: the character's font is bold by its weight (600 or more) or its
- * name ("Times-Bold", "TimesNewRoman,Bold", "CMBX10", "Arial-Black"): PDFium reports the
- * standard fonts' weight as 0. */
+/* pdfium.font_is_bold: the character's font is bold by its name ("Times-Bold",
+ * "TimesNewRoman,Bold", "CMBX10", "Arial-Black"); a name that names another face
+ * ("Times-Roman", "Optima-Italic") is not; else by its weight (600 or more). PDFium reports
+ * the standard fonts' weight as 0 and derives others' from the stem width, which some
+ * producers set wide for regular faces. */
 static int font_is_bold(void *tp, int ch) {
-    if (font_weight(tp, ch) >= 600) return 1;
     char name[128];
     int flags = 0;
     unsigned long len = font_info(tp, ch, name, sizeof name, &flags);
-    if (len == 0) return 0;
-    name[len < sizeof name ? len : sizeof name - 1] = 0;
-    for (char *c = name; *c; c++)
-        if (*c >= 'A' && *c <= 'Z') *c = (char)(*c - 'A' + 'a');
-    static const char *marks[] = {"bold", "black", "heavy", "cmbx", "semibd", "-bd", ",bd",
-                                  "demi"};
-    for (size_t i = 0; i < sizeof marks / sizeof *marks; i++)
-        if (strstr(name, marks[i])) return 1;
-    return 0;
+    if (len > 0) {
+        name[len < sizeof name ? len : sizeof name - 1] = 0;
+        for (char *c = name; *c; c++)
+            if (*c >= 'A' && *c <= 'Z') *c = (char)(*c - 'A' + 'a');
+        static const char *bold[] = {"bold", "black", "heavy", "cmbx", "semibd", "-bd", ",bd",
+                                     "demi"};
+        for (size_t i = 0; i < sizeof bold / sizeof *bold; i++)
+            if (strstr(name, bold[i])) return 1;
+        static const char *other[] = {"roman", "regu", "book", "light", "ital", "oblique",
+                                      "medium", "normal", "cmr", "cmti", "cmsy", "cmmi"};
+        for (size_t i = 0; i < sizeof other / sizeof *other; i++)
+            if (strstr(name, other[i])) return 0;
+    }
+    return font_weight(tp, ch) >= 600;
 }
 
 #define HALF_PI (3.141592653589793 / 2)

@@ -68,9 +68,11 @@ _UNICODE = _function(ctypes.c_uint, raw.FPDFText_GetUnicode)
 _CHAR_INDEX = _function(ctypes.c_int, raw.FPDFText_GetCharIndexFromTextIndex)
 _FONT_WEIGHT = _function(ctypes.c_int, raw.FPDFText_GetFontWeight)
 _FONT_INFO = _function(ctypes.c_ulong, raw.FPDFText_GetFontInfo)
-# Font names of bold faces: PDFium reports the standard fonts' weight as 0, so the name
-# ("Times-Bold", "TimesNewRoman,Bold", "CMBX10") tells.
+# Font names of bold faces and of other faces: PDFium reports the standard fonts' weight
+# as 0 and derives others' from the stem width, which some producers set wide for regular
+# faces, so a name that tells ("Times-Bold", "CMBX10", "Times-Roman") wins over the weight.
 _BOLD_NAME = re.compile(r"bold|black|heavy|cmbx|semibd|-bd|,bd|demi")
+_OTHER_NAME = re.compile(r"roman|regu|book|light|ital|oblique|medium|normal|cmr|cmti|cmsy|cmmi")
 
 
 def _address(function: Any) -> int:
@@ -415,12 +417,16 @@ def _add_lines(
 
 
 def font_is_bold(handle: ctypes.c_void_p, char: int) -> bool:
-    """The character's font is bold: its weight is 600 or more, or its name says so."""
-    if _FONT_WEIGHT(handle, char) >= 600:
-        return True
+    """The character's font is bold: its name says so, or names no other face and its
+    weight is 600 or more."""
     name = ctypes.create_string_buffer(128)
-    size = _FONT_INFO(handle, char, name, 128, ctypes.byref(ctypes.c_int()))
-    return size > 0 and bool(_BOLD_NAME.search(name.value.decode("latin-1").lower()))
+    if _FONT_INFO(handle, char, name, 128, ctypes.byref(ctypes.c_int())) > 0:
+        text = name.value.decode("latin-1").lower()
+        if _BOLD_NAME.search(text):
+            return True
+        if _OTHER_NAME.search(text):
+            return False
+    return bool(_FONT_WEIGHT(handle, char) >= 600)
 
 
 def _clamped(
