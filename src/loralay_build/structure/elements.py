@@ -50,9 +50,12 @@ def captions(lines: Lines, body: BodyStyle) -> set[int]:
             continue
         out.add(i)
         j = i + 1
-        while (j < len(lines) and lines.block[j] == lines.block[i]
+        count = int(lines.count[i])
+        while (j < len(lines) and lines.block[j] == lines.block[i] and count < 80
+               and 0 <= lines.gap_above[j] <= body.apart
                and lines.page[j] == lines.page[i] and lines.size[j] <= lines.size[i] * 1.05
                and not is_caption_start(lines.words_of(j))):
+            count += int(lines.count[j])
             out.add(j)
             j += 1
     return out

@@ -16,7 +16,7 @@ import numpy as np
 from loralay_build.structure.lines import BodyStyle, Lines, letters
 
 _ROMAN = r"(?=[IVXLC])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
-_DECIMAL = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\)?$")
+_DECIMAL = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?$")
 _ROMAN_NUMBER = re.compile(rf"^{_ROMAN}[.)]$|^{_ROMAN}$")
 _LETTER_NUMBER = re.compile(r"^[A-H][.)]$")
 # Legal and book divisions, numbered by the next word ("Article 3", "CHAPITRE II").
@@ -27,7 +27,8 @@ _DIVISIONS = {
     "section": 2, "sección": 2, "seção": 2, "secção": 2,
     "article": 3, "artigo": 3, "artículo": 3, "articulo": 3,
 }
-_DIVISION_NUMBER = re.compile(rf"^(?:\d{{1,3}}[a-z]?|{_ROMAN}|[A-Z])[.:]?$")
+_DIVISION_NUMBER = re.compile(rf"^(?:\d{{1,3}}(?:\.?[oº°ª])?[a-z]?|{_ROMAN}|[A-Z])[.:]?$")
+_ORDINAL = frozenset({"o", "º", "°", "ª", "a", "er", "re", "e"})  # "Artigo 1.o", "Article 1er"
 # Words that open many papers' sections; they only raise a line's score.
 KNOWN_NAMES = frozenset({
     "introduction", "introdução", "introducción", "introduccion", "conclusion",
@@ -49,6 +50,7 @@ _CAPTION_START = re.compile(
 MIN_SCORE = 3.0
 MAX_WORDS = 16
 _DIGIT = re.compile(r"\d")
+_LEADER = re.compile(r"\.\s?\.\s?\.|…")
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 CAPTION_PREFIXES = frozenset({"fig", "tab", "qua", "grá", "gra", "cha", "abb", "sch", "pla",
                                "lâm", "그림", "표"})
@@ -82,7 +84,7 @@ def numbering(words: list[str]) -> tuple[int, int]:
         return 2, 1
     division = _DIVISIONS.get(first.lower())
     if division and len(words) >= 2 and _DIVISION_NUMBER.match(words[1]):
-        return division, 2
+        return division, 3 if len(words) > 2 and words[2] in _ORDINAL else 2
     return 0, 0
 
 
@@ -148,6 +150,8 @@ def line_score(lines: Lines, i: int, body: BodyStyle) -> float:
         return 0.0
     depth, taken = numbering(words)
     rest = words[taken:]
+    if not rest and taken >= 2:
+        rest = words  # "Article 5" alone, its subject on the next line
     if not rest or not _opens_upper(rest):
         return 0.0
     ratio = lines.size[i] / body.size
@@ -171,12 +175,17 @@ def line_score(lines: Lines, i: int, body: BodyStyle) -> float:
         score += 1.0
     if is_known_name(rest):
         score += 1.0
-    if text[-1] in ",;":
+    if text[-1] in ",;" or (text[-1] == ":" and count > 3):
         score -= 2.0
     elif text[-1] == "." and not (depth and count <= 3):
-        score -= 1.0
+        score -= 2.0 if depth and count > 3 else 1.0  # a numbered sentence
     if count > 10:
         score -= 1.0
+    colon = text.find(":")
+    if 0 < colon < len(text) - 1 and count > 3:
+        score -= 2.0  # a run-in label ("Editor: ...")
+    if _LEADER.search(text) or (words[-1].isdigit() and not depth and count > 1):
+        score -= 2.0  # a table of contents' entry
     if text.count(",") >= 2 or _YEAR.search(text):
         score -= 2.0  # a list of names, a reference entry, a date
     elif len(_DIGIT.findall(text)) > 4 + sum(len(w) for w in words[:taken]):
@@ -191,9 +200,9 @@ def _continues(lines: Lines, head: int, i: int, body: BodyStyle) -> bool:
     if lines.page[i] != lines.page[head] or not (0 <= lines.gap_above[i] <= body.apart * 1.5):
         return False
     words = lines.words_of(i)
-    if len(words) > MAX_WORDS or numbering(words) != (0, 0) or not _opens_upper(words):
+    if len(words) > MAX_WORDS or numbering(words) != (0, 0) or words[0][0] in ",;:.)]}":
         return False
-    if numbering(lines.words_of(head))[1] == lines.count[head] - 1 and lines.count[head] <= 2 and (
+    if numbering(lines.words_of(head))[1] == lines.count[head] >= 2 and (
             lines.bold[i] or lines.size[i] >= 1.05 * body.size):
         return True  # "Article 5" then its subject
     return bool(lines.block[i] == lines.block[head]
@@ -258,4 +267,6 @@ def assign_levels(headings: list[Heading]) -> None:
             heading.level = max(above) + 1 if above else 1
         else:
             heading.level = rank[heading.style]
-        heading.level = max(1, min(heading.level, 6))
+    top = min((h.level for h in headings), default=1)
+    for heading in headings:  # the highest level found is the top: acts number articles
+        heading.level = max(1, min(heading.level - top + 1, 6))
