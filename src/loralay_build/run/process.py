@@ -21,6 +21,7 @@ from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.parse.ocr import needs_ocr
 from loralay_build.records import Candidate, Document, MatchRecord, Page
 from loralay_build.run.task import ROW_FORMAT, Outcome, Task
+from loralay_build.structure import detect_structure
 from loralay_build.text import StripResult, detect_language, prepare_abstract, strip_abstracts
 from loralay_build.text.minhash import text_signature, to_text
 from loralay_build.text.separate import separate_summaries
@@ -105,6 +106,7 @@ def build_row(
     ]
     confidences = [sizes[i].ocr_confidence if i in sizes else None for i in range(n_pages)]
     int_boxes, norm, pages = _box_columns(body)
+    structure = detect_structure(body)
     main = cand.language
     row = {
         "article_id": cand.id,
@@ -114,6 +116,8 @@ def build_row(
         "abstract": abstracts[main],
         "abstracts": [{"lang": k, "text": abstracts[k]} for k in sorted(abstracts)],
         "word_pages": pages,
+        "sections": structure.sections,
+        "word_roles": structure.roles,
         "page_sizes": page_sizes,
         "page_text_origin": [_origin(sizes.get(i)) for i in range(n_pages)],
         "page_ocr_confidence": confidences,

@@ -1,0 +1,117 @@
+"""A document's sections and word roles, from its lines: the `sections` and `word_roles`
+columns of a row."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from loralay_build.records import Document
+from loralay_build.structure.elements import (
+    captions,
+    footnotes,
+    formulas,
+    is_reference_heading,
+    looks_like_entries,
+    tables,
+)
+from loralay_build.structure.headings import Heading, assign_levels, find_headings
+from loralay_build.structure.lines import BodyStyle, Lines, body_style, text_lines
+from loralay_build.structure.roles import Role
+
+
+@dataclass
+class Structure:
+    """`sections`: dicts of title (null before the first heading), level (1 = top),
+    word_start and word_end (half-open, over the document's words), covering every word in
+    order. `roles`: one `Role` code (int8) per word."""
+
+    sections: list[dict[str, Any]]
+    roles: np.ndarray
+
+
+def detect_structure(doc: Document) -> Structure:
+    """The structure of a cleaned body; one untitled section when no line is a heading."""
+    n = len(doc.words)
+    roles = np.zeros(n, dtype=np.int8)
+    lines = text_lines(doc)
+    if lines is None:
+        return Structure(_sections(None, [], n), roles)
+    body = body_style(lines)
+    line_roles = np.zeros(len(lines), dtype=np.int8)
+    heights = {page.index: page.height for page in doc.pages}
+    for found, role in ((formulas(lines, body), Role.FORMULA), (tables(lines, body), Role.TABLE),
+                        (footnotes(lines, body, heights), Role.FOOTNOTE),
+                        (captions(lines, body), Role.CAPTION)):
+        line_roles[list(found)] = role
+    skip = line_roles != Role.BODY
+    headings = find_headings(lines, body, skip)
+    # Headings before the first one anchored by numbering or a known name are front
+    # matter (title, authors, a thesis's cover pages), when one is anchored.
+    first = next((k for k, h in enumerate(headings) if h.anchored), 0)
+    for heading in headings[:first]:
+        line_roles[heading.first:heading.last + 1] = Role.OTHER
+    headings = headings[first:]
+    assign_levels(headings)
+    headings = _reference_lists(lines, body, headings, line_roles)
+    for heading in headings:
+        line_roles[heading.first:heading.last + 1] = Role.HEADING
+    marked = np.flatnonzero(line_roles)
+    if len(marked):
+        counts = lines.count
+        roles[:] = np.repeat(line_roles, counts)
+    return Structure(_sections(lines, headings, n), roles)
+
+
+def _strong(heading: Heading, lines: Lines, body: BodyStyle) -> bool:
+    """Set apart by weight or size and not an entry's opening."""
+    i = heading.first
+    return bool(lines.bold[i] or lines.size[i] >= 1.05 * body.size) and not (
+        heading.depth and lines.words[lines.start[i]].rstrip(".").isdigit()
+        and lines.count[i] > 6)
+
+
+def _reference_lists(lines: Lines, body: BodyStyle, headings: list[Heading],
+                     line_roles: np.ndarray) -> list[Heading]:
+    """Mark the reference lists' lines; headings inside one that are entries set apart
+    (numbered, spaced) rather than true headings are dropped. The kept headings."""
+    kept: list[Heading] = []
+    k = 0
+    while k < len(headings):
+        heading = headings[k]
+        kept.append(heading)
+        k += 1
+        words = [w for i in range(heading.first, heading.last + 1) for w in lines.words_of(i)]
+        if not is_reference_heading(words):
+            end = next((h.first for h in headings[k:] if h.level <= heading.level), len(lines))
+            last_top = all(h.level > heading.level for h in headings[k:])
+            span = [i for i in range(heading.last + 1, end) if not line_roles[i]]
+            if not (last_top and looks_like_entries(lines, span)):
+                continue
+        while k < len(headings) and not _strong(headings[k], lines, body):
+            k += 1  # an entry set apart, not a heading
+        stop = headings[k].first if k < len(headings) else len(lines)
+        span_roles = line_roles[heading.last + 1:stop]
+        span_roles[span_roles == Role.BODY] = Role.REFERENCE
+    return kept
+
+
+def _sections(lines: Lines | None, headings: list[Heading], n: int) -> list[dict[str, Any]]:
+    """One section per heading, from its first word to the next heading's; the words before
+    the first heading make an untitled section."""
+    if n == 0:
+        return []
+    out: list[dict[str, Any]] = []
+    starts = [int(lines.start[h.first]) for h in headings] if lines is not None else []
+    if not starts or starts[0] > 0:
+        out.append({"title": None, "level": 1, "word_start": 0,
+                    "word_end": starts[0] if starts else n})
+    for k, heading in enumerate(headings):
+        assert lines is not None
+        title = " ".join(lines.text(i) for i in range(heading.first, heading.last + 1))
+        end = starts[k + 1] if k + 1 < len(starts) else n
+        out.append({"title": title, "level": heading.level, "word_start": starts[k],
+                     "word_end": end})
+    return out

@@ -1,0 +1,135 @@
+"""Lines that are not running text: captions, footnotes, table cells, displayed formulas,
+and the reference list.
+
+Why from the layout: a caption opens with its label and number; a footnote is set small at
+the foot of a page; a table's cells line up on a grid; a reference list is the section a
+references heading opens, or whose lines open like entries ("[12]", "3.", "Smith, J.").
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+import numpy as np
+
+from loralay_build.structure.headings import CAPTION_PREFIXES as LABELS
+from loralay_build.structure.headings import is_caption_start
+from loralay_build.structure.lines import BodyStyle, Lines
+
+REFERENCE_NAMES = frozenset({
+    "references", "reference", "bibliography", "bibliographie", "bibliografía", "bibliografia",
+    "références", "referências", "referencias", "literature cited", "literatura citada",
+    "works cited", "referências bibliográficas", "referencias bibliográficas",
+    "références bibliographiques", "참고문헌", "참고 문헌",
+})
+_ENTRY = re.compile(r"^(?:\[\d{1,3}\]|\d{1,3}\.|\(\d{1,3}\))$")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_MATH = re.compile("[=∑∫≤≥±×√∈→∞∂≈≠∀∃∇∏⊂⊆∪∩]")
+
+
+def captions(lines: Lines, body: BodyStyle) -> set[int]:
+    """Caption lines: a line opening with a caption label whose number is followed by
+    punctuation, or set apart (small, bold, or first in its block), with the following
+    lines of its block that are not larger than it."""
+    out: set[int] = set()
+    words, starts = lines.words, lines.start.tolist()
+    labelled = [i for i, first in enumerate(starts) if words[first][:3].lower() in LABELS
+                or words[first] in ("그림", "표")]
+    for i in labelled:
+        first = starts[i]
+        if i in out or lines.count[i] < 2 or not is_caption_start(words[first:first + 3]):
+            continue
+        line = lines.words_of(i)
+        small = lines.size[i] < 0.95 * body.size
+        apart = (small or lines.bold[i] or i == 0 or lines.block[i - 1] != lines.block[i]
+                 or not 0 <= lines.gap_above[i] <= body.apart)
+        marked = line[1][-1] in ".:)-–—|" or line[0].isupper() or (
+            len(line) > 2 and line[2] in {"-", "–", "—", ":", "|", "."})
+        if not (apart and (marked or small or lines.bold[i])):
+            continue
+        out.add(i)
+        j = i + 1
+        count = int(lines.count[i])
+        while (j < len(lines) and lines.block[j] == lines.block[i] and count < 80
+               and 0 <= lines.gap_above[j] <= body.apart
+               and lines.page[j] == lines.page[i] and lines.size[j] <= lines.size[i] * 1.05
+               and not is_caption_start(lines.words_of(j))):
+            count += int(lines.count[j])
+            out.add(j)
+            j += 1
+    return out
+
+
+def footnotes(lines: Lines, body: BodyStyle, heights: dict[int, float]) -> set[int]:
+    """Small lines in the lower part of a page with no body line under them."""
+    small = lines.size < 0.92 * body.size
+    if not small.any():
+        return set()
+    height = np.array([heights.get(int(p), 0.0) for p in lines.page.tolist()])
+    pages = lines.page - lines.page.min()
+    lowest = np.zeros(int(pages.max()) + 1)
+    text = (lines.size >= 0.97 * body.size) & (lines.count > 2)
+    np.maximum.at(lowest, pages[text], lines.y1[text])
+    low = (lines.y0 >= 0.6 * height) & (lines.y0 >= lowest[pages] - 0.5 * body.size)
+    return set(np.flatnonzero(small & low & (height > 0)).tolist())
+
+
+def tables(lines: Lines, body: BodyStyle) -> set[int]:
+    """Lines that are cells of a grid: rows of three or more short segments side by side,
+    two or more such rows on a page sharing two or more column starts."""
+    tolerance = max(body.size * 0.5, 1.0)
+    row = np.rint((lines.y0 + lines.y1) / 2 / tolerance).astype(np.int64)
+    key = lines.page.astype(np.int64) * 1_000_000 + row
+    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    wide = counts[inverse] >= 3
+    if not wide.any():
+        return set()
+    rows: dict[int, list[int]] = defaultdict(list)
+    for i in np.flatnonzero(wide).tolist():
+        rows[int(inverse[i])].append(i)
+    grid: dict[int, list[list[int]]] = defaultdict(list)
+    for members in rows.values():
+        if all(lines.count[i] <= 6 for i in members):
+            grid[int(lines.page[members[0]])].append(members)
+    out: set[int] = set()
+    for members_rows in grid.values():
+        if len(members_rows) < 2:
+            continue
+        starts = [{round(float(lines.x0[i]) / 3) for i in r} for r in members_rows]
+        for k, members in enumerate(members_rows):
+            if any(len(starts[k] & starts[m]) >= 2 for m in range(len(starts)) if m != k):
+                out.update(members)
+    return out
+
+
+def formulas(lines: Lines, body: BodyStyle) -> set[int]:
+    """Displayed formulas: short lines set apart (space above or below, or indented from
+    the line above) carrying a relation or operator sign and few words."""
+    indented = np.zeros(len(lines), dtype=bool)
+    indented[1:] = lines.x0[1:] > lines.x0[:-1] + 2 * body.size
+    apart = ((lines.gap_above > body.apart) | (lines.gap_below > body.apart) | indented)
+    out: set[int] = set()
+    for i in np.flatnonzero(apart & (lines.count <= 20)).tolist():
+        line = lines.words_of(i)
+        if not _MATH.search(" ".join(line)):
+            continue
+        wordy = sum(len(w) >= 3 and w.isalpha() for w in line)
+        if wordy <= max(1, len(line) // 3):
+            out.add(i)
+    return out
+
+
+def is_reference_heading(words: list[str]) -> bool:
+    text = " ".join(words).lower().strip(" .:")
+    text = re.sub(r"^[\divxlc.]+\s+", "", text)
+    return text in REFERENCE_NAMES or text.replace(" ", "") in REFERENCE_NAMES
+
+
+def looks_like_entries(lines: Lines, members: list[int]) -> bool:
+    """Most lines of the span open like reference entries or carry a year."""
+    if len(members) < 3:
+        return False
+    opening = sum(bool(_ENTRY.match(lines.words[lines.start[i]])) for i in members)
+    years = sum(bool(_YEAR.search(lines.text(i))) for i in members)
+    return opening >= 0.3 * len(members) or (years >= 0.5 * len(members) and len(members) >= 6)

@@ -1,0 +1,272 @@
+"""Section headings found from the layout: a short line that stands apart from the body by
+its size or weight, its numbering, the space around it and its capitals.
+
+Why these signals: they are what a reader uses and they hold in every language of the
+corpora; a known name ("Introduction", "Métodos", "참고문헌") only adds to a line that
+already looks like a heading, so an unknown language or wording is found as well.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from loralay_build.structure.lines import BodyStyle, Lines, letters
+
+_ROMAN = r"(?=[IVXLC])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
+_DECIMAL = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?$")
+_ROMAN_NUMBER = re.compile(rf"^{_ROMAN}[.)]$|^{_ROMAN}$")
+_LETTER_NUMBER = re.compile(r"^[A-H][.)]$")
+# Legal and book divisions, numbered by the next word ("Article 3", "CHAPITRE II").
+_DIVISIONS = {
+    "part": 1, "partie": 1, "parte": 1, "title": 1, "titre": 1, "título": 1, "titulo": 1,
+    "chapter": 1, "chapitre": 1, "capítulo": 1, "capitulo": 1, "annex": 1, "annexe": 1,
+    "anexo": 1, "appendix": 1, "apêndice": 1, "apéndice": 1,
+    "section": 2, "sección": 2, "seção": 2, "secção": 2,
+    "article": 3, "artigo": 3, "artículo": 3, "articulo": 3,
+}
+_DIVISION_NUMBER = re.compile(rf"^(?:\d{{1,3}}(?:\.?[oº°ª])?[a-z]?|{_ROMAN}|[A-Z])[.:]?$")
+_ORDINAL = frozenset({"o", "º", "°", "ª", "a", "er", "re", "e"})  # "Artigo 1.o", "Article 1er"
+# Words that open many papers' sections; they only raise a line's score.
+KNOWN_NAMES = frozenset({
+    "introduction", "introdução", "introducción", "introduccion", "conclusion",
+    "conclusions", "conclusão", "conclusões", "conclusiones", "conclusión", "méthodes",
+    "methods", "method", "métodos", "metodologia", "metodología", "methodology",
+    "materials", "material", "matériel", "resultados", "results", "résultats", "result",
+    "discussion", "discussão", "discusión", "references", "références", "referências",
+    "referencias", "bibliografía", "bibliographie", "bibliography", "bibliografia",
+    "acknowledgements", "acknowledgments", "acknowledgement", "remerciements",
+    "agradecimentos", "agradecimientos", "background", "contexte", "related", "evaluation",
+    "évaluation", "avaliação", "evaluación", "experiments", "expériences", "experimentos",
+    "abstract", "appendix", "annexe", "서론", "결론", "참고문헌", "요약", "실험", "결과", "관련",
+    "연구", "고찰", "방법", "논의",
+})
+_CAPTION_START = re.compile(
+    r"^(fig(?:ure|\.|ura|uur)?|tab(?:le|\.|ela|la|leau)?|quadro|gráfico|grafico|chart|"
+    r"graph|abbildung|scheme|plate|lâmina|그림|표)$", re.IGNORECASE)
+
+MIN_SCORE = 3.0
+MAX_WORDS = 16
+_DIGIT = re.compile(r"\d")
+_LEADER = re.compile(r"\.\s?\.\s?\.|…")
+_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
+CAPTION_PREFIXES = frozenset({"fig", "tab", "qua", "grá", "gra", "cha", "abb", "sch", "pla",
+                               "lâm", "그림", "표"})
+
+
+@dataclass
+class Heading:
+    """A heading: lines [first, last], its numbering depth (0: none), whether numbering or a
+    known name anchors it, and the style that ranks it against the others."""
+
+    first: int
+    last: int
+    depth: int
+    anchored: bool
+    style: tuple[float, bool, bool]  # (size, bold, all capitals)
+    level: int = 1
+
+
+def numbering(words: list[str]) -> tuple[int, int]:
+    """(depth, words the numbering takes) of a line's leading number: `2.1` -> (2, 1),
+    `IV.` -> (1, 1), `A.` -> (2, 1), `Article 5` -> (3, 2); (0, 0) when unnumbered."""
+    if not words:
+        return 0, 0
+    first = words[0]
+    found = _DECIMAL.match(first)
+    if found and len(words) > 1:
+        return found.group(1).count(".") + 1, 1
+    if _ROMAN_NUMBER.match(first) and len(words) > 1 and (first[-1] in ".)" or len(first) > 1):
+        return 1, 1
+    if _LETTER_NUMBER.match(first) and len(words) > 1:
+        return 2, 1
+    division = _DIVISIONS.get(first.lower())
+    if division and len(words) >= 2 and _DIVISION_NUMBER.match(words[1]):
+        return division, 3 if len(words) > 2 and words[2] in _ORDINAL else 2
+    return 0, 0
+
+
+def is_caption_start(words: list[str]) -> bool:
+    """The line opens with "Figure 2", "Fig. 3:", "Tabela 1", "TABLE IV" and the like."""
+    if len(words) < 2 or (words[0][:3].lower() not in CAPTION_PREFIXES and (
+            words[0] not in ("그림", "표"))):
+        return False
+    head, number = words[0], words[1]
+    if not _CAPTION_START.match(head.rstrip(".:")) and not _CAPTION_START.match(head):
+        return False
+    return bool(re.match(rf"^(?:\d{{1,3}}[a-z]?|{_ROMAN}|[A-Z])(?:[.:)\-–—]|$)", number))
+
+
+def _all_caps(text: str) -> bool:
+    found = letters(text)
+    return len(found) >= 3 and found.isupper()
+
+
+def _opens_upper(words: list[str]) -> bool:
+    """The first letter is a capital or of a script without case (Hangul, CJK), and the
+    line does not open with punctuation that carries on a sentence."""
+    if not words or words[0][0] in ",;:.)]}-–—":
+        return False
+    for ch in words[0] if words[0][0].isalpha() else " ".join(words):
+        if ch.isalpha():
+            return ch.isupper() or not ch.islower()
+    return False
+
+
+def is_known_name(words: list[str]) -> bool:
+    name = " ".join(words).lower().strip(" .:")
+    return name in KNOWN_NAMES or (bool(words) and words[0].lower().strip(".:") in KNOWN_NAMES)
+
+
+def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> np.ndarray:
+    """Indices of the lines that may be headings: short, not in `skip` (a mask), and set
+    apart by size or weight, by a leading number, or by space above and (unless very
+    short) below; the rest cannot reach MIN_SCORE."""
+    apart = body.apart
+    above = (lines.gap_above > apart) | (lines.gap_above < 0)
+    below = (lines.gap_below > apart) | (lines.gap_below < 0) | (lines.count <= 4)
+    styled = (lines.size >= 1.05 * body.size) | lines.bold
+    short = (lines.count <= MAX_WORDS) & ~skip
+    out = np.flatnonzero(short & (styled | (above & below)))
+    rest = np.flatnonzero(short & ~styled & ~(above & below))
+    words, starts = lines.words, lines.start
+    numbered = [i for i in rest.tolist() if words[starts[i]][0].isdigit()
+                or words[starts[i]][0] in "IVXLCABCDEFGH"]
+    if not numbered:
+        return out
+    more = [i for i in numbered if numbering(lines.words_of(i))[0]]
+    return np.union1d(out, np.array(more, dtype=np.int64))
+
+
+def line_score(lines: Lines, i: int, body: BodyStyle) -> float:
+    """How much line `i` looks like a heading (or the first line of one); below MIN_SCORE
+    it is body text."""
+    words = lines.words_of(i)
+    count = len(words)
+    text = " ".join(words)
+    if count == 0 or count > MAX_WORDS or len(letters(text)) < 2 or is_caption_start(words):
+        return 0.0
+    depth, taken = numbering(words)
+    rest = words[taken:]
+    if not rest and taken >= 2:
+        rest = words  # "Article 5" alone, its subject on the next line
+    if not rest or not _opens_upper(rest):
+        return 0.0
+    ratio = lines.size[i] / body.size
+    score = 0.0
+    if ratio >= 1.15:
+        score += 2.0
+    elif ratio >= 1.05:
+        score += 1.0
+    elif ratio < 0.93:
+        score -= 2.0
+    if lines.bold[i]:
+        score += 2.0
+    if depth:
+        score += 2.0
+    if count <= 10 and _all_caps(text):
+        score += 1.0
+    above, below = lines.gap_above[i], lines.gap_below[i]
+    if above < 0 or above > body.apart:
+        score += 1.0
+    if below > body.apart:
+        score += 1.0
+    if is_known_name(rest):
+        score += 1.0
+    if text[-1] in ",;" or (text[-1] == ":" and count > 3):
+        score -= 2.0
+    elif text[-1] == "." and not (depth and count <= 3):
+        score -= 2.0 if depth and count > 3 else 1.0  # a numbered sentence
+    if count > 10:
+        score -= 1.0
+    colon = text.find(":")
+    if 0 < colon < len(text) - 1 and count > 3:
+        score -= 2.0  # a run-in label ("Editor: ...")
+    if _LEADER.search(text) or (words[-1].isdigit() and not depth and count > 1):
+        score -= 2.0  # a table of contents' entry
+    if text.count(",") >= 2 or _YEAR.search(text):
+        score -= 2.0  # a list of names, a reference entry, a date
+    elif len(_DIGIT.findall(text)) > 4 + sum(len(w) for w in words[:taken]):
+        score -= 1.0
+    return score
+
+
+def _continues(lines: Lines, head: int, i: int, body: BodyStyle) -> bool:
+    """Line `i` carries on the heading that line `head` opens: same block, same style, set
+    apart from the body by size or weight, with a normal line gap between; or it names the
+    division that a lone "Article 5" / "CHAPTER II" line numbers."""
+    if lines.page[i] != lines.page[head] or not (0 <= lines.gap_above[i] <= body.apart * 1.5):
+        return False
+    words = lines.words_of(i)
+    if len(words) > MAX_WORDS or numbering(words) != (0, 0) or words[0][0] in ",;:.)]}":
+        return False
+    if numbering(lines.words_of(head))[1] == lines.count[head] >= 2 and (
+            lines.bold[i] or lines.size[i] >= 1.05 * body.size):
+        return True  # "Article 5" then its subject
+    return bool(lines.block[i] == lines.block[head]
+                and abs(lines.size[i] - lines.size[head]) <= 0.05 * lines.size[head]
+                and lines.bold[i] == lines.bold[head]
+                and (lines.bold[i] or lines.size[i] >= 1.05 * body.size)
+                and lines.gap_above[i] <= body.apart)
+
+
+def find_headings(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[Heading]:
+    """The headings among `lines`, in order, their levels not yet set; lines in `skip` (a
+    mask: captions, footnotes, tables) are never headings."""
+    out: list[Heading] = []
+    after = -1
+    for i in candidates(lines, body, skip).tolist():
+        if i <= after or line_score(lines, i, body) < MIN_SCORE:
+            continue
+        last = i
+        count = int(lines.count[i])
+        while (last + 1 < len(lines) and not skip[last + 1] and count < 24
+               and _continues(lines, i, last + 1, body)):
+            last += 1
+            count += int(lines.count[last])
+        words = lines.words_of(i)
+        depth, taken = numbering(words)
+        style = (round(float(lines.size[i]) * 2) / 2, bool(lines.bold[i]),
+                 _all_caps(lines.text(i)))
+        out.append(Heading(i, last, depth, bool(depth) or is_known_name(words[taken:]), style))
+        after = last
+    return out
+
+
+def _style_key(style: tuple[float, bool, bool]) -> tuple[float, bool, bool]:
+    return (-style[0], not style[1], not style[2])
+
+
+def assign_levels(headings: list[Heading]) -> None:
+    """Levels from numbering depth, and for unnumbered headings from their style's rank:
+    a style a numbered heading wears gives its depth, other styles rank by size, weight
+    and capitals (sizes less than a point apart count as one)."""
+    sizes = sorted({h.style[0] for h in headings}, reverse=True)
+    merged: dict[float, float] = {}
+    for size in sizes:
+        near = next((m for m in merged.values() if m - size < 1.0), None)
+        merged[size] = near if near is not None else size
+    for heading in headings:
+        heading.style = (merged[heading.style[0]], heading.style[1], heading.style[2])
+    by_style: dict[tuple[float, bool, bool], int] = {}
+    for heading in headings:
+        if heading.depth:
+            known = by_style.get(heading.style)
+            by_style[heading.style] = min(known, heading.depth) if known else heading.depth
+    styles = sorted({h.style for h in headings}, key=_style_key)
+    rank = {style: i + 1 for i, style in enumerate(styles)}
+    for heading in headings:
+        if heading.depth:
+            heading.level = heading.depth
+        elif heading.style in by_style:
+            heading.level = by_style[heading.style]
+        elif by_style:
+            above = [d for s, d in by_style.items() if rank[s] < rank[heading.style]]
+            heading.level = max(above) + 1 if above else 1
+        else:
+            heading.level = rank[heading.style]
+    top = min((h.level for h in headings), default=1)
+    for heading in headings:  # the highest level found is the top: acts number articles
+        heading.level = max(1, min(heading.level - top + 1, 6))

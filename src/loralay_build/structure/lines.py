@@ -1,0 +1,128 @@
+"""The document's text lines as the structure detector reads them: box, page, block, font
+size and weight, and the gaps to the lines above and below, one numpy array each.
+
+Why arrays: a page holds some eighty lines and the detector must cost a small share of the
+few milliseconds a page takes to build, so every test that looks at all lines is one array
+operation; only the few lines that may be headings or captions are looked at one by one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from loralay_build.records import Document
+
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+@dataclass
+class Lines:
+    """The lines of a document in reading order; line `i` holds words
+    `[start[i], end[i])`. A gap is -1 where no line of the same column and page is there."""
+
+    words: list[str]
+    start: np.ndarray
+    end: np.ndarray
+    count: np.ndarray
+    page: np.ndarray
+    block: np.ndarray
+    x0: np.ndarray
+    y0: np.ndarray
+    x1: np.ndarray
+    y1: np.ndarray
+    size: np.ndarray
+    bold: np.ndarray
+    gap_above: np.ndarray
+    gap_below: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+    def words_of(self, i: int) -> list[str]:
+        return self.words[self.start[i]:self.end[i]]
+
+    def text(self, i: int) -> str:
+        return " ".join(self.words[self.start[i]:self.end[i]])
+
+
+@dataclass(frozen=True)
+class BodyStyle:
+    """The typical line of the document: the font size carrying most words and the usual
+    vertical space between two lines of a paragraph."""
+
+    size: float
+    gap: float
+
+    @property
+    def apart(self) -> float:
+        """A gap wider than this sets a line apart from the one above or below."""
+        return self.gap + 0.25 * self.size
+
+
+def letters(text: str) -> str:
+    return "".join(_LETTER.findall(text))
+
+
+def text_lines(doc: Document) -> Lines | None:
+    """The document's lines; None when the parser gave no line ids."""
+    n = len(doc.words)
+    if n == 0 or len(doc.line_ids) != n:
+        return None
+    ids = np.asarray(doc.line_ids)
+    cuts = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+    start = np.concatenate([[0], cuts])
+    end = np.concatenate([cuts, [n]])
+    boxes = doc.box_array()
+    lo = np.minimum.reduceat(boxes[:, :2], start, axis=0)
+    hi = np.maximum.reduceat(boxes[:, 2:], start, axis=0)
+    firsts = start.tolist()
+    if len(doc.font_sizes) == n:
+        sizes = doc.font_sizes
+        size = np.array([sizes[i] for i in firsts], dtype=np.float64)
+    else:
+        size = hi[:, 1] - lo[:, 1]
+    pages = doc.word_pages
+    blocks = doc.block_ids if len(doc.block_ids) == n else [0] * n
+    bold = (np.isin(ids[start], np.fromiter(doc.bold_lines, dtype=ids.dtype))
+            if doc.bold_lines else np.zeros(len(start), dtype=bool))
+    lines = Lines(
+        words=doc.words, start=start, end=end, count=end - start,
+        page=np.array([pages[i] for i in firsts]), block=np.array([blocks[i] for i in firsts]),
+        x0=lo[:, 0], y0=lo[:, 1], x1=hi[:, 0], y1=hi[:, 1], size=size, bold=bold,
+        gap_above=np.full(len(start), -1.0), gap_below=np.full(len(start), -1.0),
+    )
+    _gaps(lines)
+    if bold.any() and lines.count[bold].sum() > 0.4 * n:
+        lines.bold[:] = False  # a bold body: weight sets nothing apart
+    return lines
+
+
+def _gaps(lines: Lines) -> None:
+    """The gap between two consecutive lines when the second sits under the first in the
+    same column of the same page."""
+    if len(lines) < 2:
+        return
+    size = lines.size[:-1]
+    overlap = np.minimum(lines.x1[:-1], lines.x1[1:]) - np.maximum(lines.x0[:-1], lines.x0[1:])
+    gap = lines.y0[1:] - lines.y1[:-1]
+    stacked = ((lines.page[:-1] == lines.page[1:]) & (lines.y0[1:] >= lines.y0[:-1] + 0.5 * size)
+               & (overlap > -0.5 * size) & (gap < 20 * size))
+    gap = np.where(stacked, np.maximum(gap, 0.0), -1.0)
+    lines.gap_below[:-1] = gap
+    lines.gap_above[1:] = gap
+
+
+def body_style(lines: Lines) -> BodyStyle:
+    """The body's font size (most words, 0.5 pt bins) and its usual line gap (median)."""
+    bins = np.rint(lines.size * 2).astype(np.int64)
+    bins = np.clip(bins, 0, 4000)
+    weights = np.bincount(bins, weights=lines.count)
+    size = float(np.argmax(weights)) / 2 if len(weights) else 10.0
+    if size <= 0:
+        size = 10.0
+    gaps = lines.gap_below[(lines.gap_below >= 0) & (np.abs(lines.size - size) <= 0.1 * size)]
+    gap = float(np.median(gaps)) if len(gaps) else 0.3 * size
+    return BodyStyle(size=size, gap=gap)
