@@ -37,6 +37,7 @@ from loralay_build.sources.openreview.notes import (
 )
 from loralay_build.sources.presets import configured_ids
 from loralay_build.tables import check_ranges
+from loralay_build.views import scitldr
 from loralay_build.views.schema import ViewLayout
 
 log = logging.getLogger(__name__)
@@ -66,6 +67,7 @@ class OpenReviewConfig(SourceConfig):
     with_reviews: bool  # keep review/meta-review summaries and decisions
     page_size: int  # `limit` per /notes page
     split_ids: str | None = None  # folder of train/val/test forum-id files
+    views: tuple[Literal["cohan", "scitldr", "scitldr-full"], ...] = ()
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -103,7 +105,7 @@ class OpenReviewSource:
     columns: tuple[str, ...] = names(COLUMNS)
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = ()
-    views: tuple[ViewLayout, ...] = ()
+    views: tuple[ViewLayout, ...] = (scitldr.AIC, scitldr.FULL)
     demos: tuple[str, ...] = ("openreview",)
     licences = LicenceMapping()
 
