@@ -119,7 +119,7 @@ FLOORS: list[set[str]] = [
      "native", "progress", "views"},
     {"bundle", "columns", "dates", "gray_png", "licences", "nfc", "records", "safexml",
      "tables", "textfile", "writable"},
-    {"parse", "state", "text"},
+    {"parse", "state", "structure", "text"},
     {"source_table"},
     {"config"},
     {"corpus", "http", "images"},

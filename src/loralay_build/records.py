@@ -93,6 +93,7 @@ class Document:
     line_ids: list[int] = field(default_factory=list)
     block_ids: list[int] = field(default_factory=list)
     font_sizes: list[float] = field(default_factory=list)
+    bold_lines: set[int] = field(default_factory=set)  # ids of the lines set in a bold font
     removed: dict[str, int] = field(default_factory=dict)  # words removed per cleaner
     composed: int = 0  # spacing accent glyphs the parser composed with their letter
     _box_array: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
@@ -122,6 +123,7 @@ class Document:
             line_ids=_pick(self.line_ids, runs),
             block_ids=_pick(self.block_ids, runs),
             font_sizes=_pick(self.font_sizes, runs),
+            bold_lines=self.bold_lines,
             removed=dict(self.removed),
             composed=self.composed,
         )

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from loralay_build.structure.roles import role_table
+
 
 @dataclass(frozen=True)
 class Column:
@@ -48,6 +50,14 @@ MATCH_TYPE = pa.struct(
 )
 ABSTRACT_TYPE = pa.struct([("lang", pa.string()), ("text", pa.string())])
 PAGE_SIZE_TYPE = pa.struct([("width", pa.float32()), ("height", pa.float32())])
+SECTION_TYPE = pa.struct(
+    [
+        ("title", pa.string()),
+        ("level", pa.int8()),
+        ("word_start", pa.int32()),
+        ("word_end", pa.int32()),
+    ]
+)
 
 # The shared columns, in published order. The first five names are those of the published
 # LoRaLay datasets, so their consumers keep working.
@@ -65,6 +75,13 @@ SHARED: tuple[Column, ...] = (
     Column("abstracts", pa.list_(ABSTRACT_TYPE),
            "every abstract of the record (all removed from the body)"),
     Column("word_pages", pa.list_(pa.int16()), "true 0-based PDF page index of each word"),
+    Column("sections", pa.list_(SECTION_TYPE),
+           "the body's sections in reading order, found from the layout: `title` as printed "
+           "(numbering kept; null for the text before the first heading), `level` (1 = top), "
+           "and the half-open range `[word_start, word_end)` of `article_words` they cover; "
+           "together they cover every word once"),
+    Column("word_roles", pa.list_(pa.int8()),
+           f"role of each word in `article_words`: {role_table()}"),
     Column("page_sizes", pa.list_(PAGE_SIZE_TYPE),
            "width and height in points of every page, as displayed"),
     Column("page_text_origin", pa.list_(pa.string()),

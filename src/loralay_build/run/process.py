@@ -20,6 +20,7 @@ from loralay_build.nfc import nfc_values, nfc_words
 from loralay_build.parse import clean_document, parse_pdf
 from loralay_build.records import Candidate, Document, MatchRecord
 from loralay_build.run.task import ROW_FORMAT, Outcome, Task
+from loralay_build.structure import detect_structure
 from loralay_build.text import detect_language, prepare_abstract, strip_abstracts
 from loralay_build.text.minhash import text_signature, to_text
 from loralay_build.text.separate import separate_summaries
@@ -97,6 +98,7 @@ def build_row(
     ]
     confidences = [sizes[i].ocr_confidence if i in sizes else None for i in range(n_pages)]
     int_boxes, norm, pages = _box_columns(body)
+    structure = detect_structure(body)
     main = cand.language
     row = {
         "article_id": cand.id,
@@ -106,6 +108,8 @@ def build_row(
         "abstract": abstracts[main],
         "abstracts": [{"lang": k, "text": abstracts[k]} for k in sorted(abstracts)],
         "word_pages": pages,
+        "sections": structure.sections,
+        "word_roles": structure.roles,
         "page_sizes": page_sizes,
         "page_text_origin": ["pdf" if c is None else "ocr" for c in confidences],
         "page_ocr_confidence": confidences,

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 # Bumped when run.process.build_row's columns change, so that work files of the old shape
 # are rebuilt.
-ROW_FORMAT = "2"
+ROW_FORMAT = "3"  # 3: `sections` and `word_roles`
 
 
 @dataclass(frozen=True)
