@@ -36,8 +36,8 @@ from loralay_build.sources.openreview.notes import (
     to_candidate,
 )
 from loralay_build.sources.presets import configured_ids
+from loralay_build.sources.views import scitldr
 from loralay_build.tables import check_ranges
-from loralay_build.views import scitldr
 from loralay_build.views.schema import ViewLayout
 
 log = logging.getLogger(__name__)

@@ -31,8 +31,8 @@ from loralay_build.sources.pubmed.cleantext import TextOptions, clean_view
 from loralay_build.sources.pubmed.discover import PubmedConfig, fetch_jats, pmcids_for_pmids
 from loralay_build.sources.pubmed.resolve import AbstractCache, Found, Resolver
 from loralay_build.sources.pubmed.view_schema import CITATIONS, SUMPUBMED
+from loralay_build.sources.views.write import write_view
 from loralay_build.state import PUBLISHED, Row
-from loralay_build.views.write import write_view
 
 log = logging.getLogger(__name__)
 

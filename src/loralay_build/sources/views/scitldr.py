@@ -13,14 +13,16 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from statistics import fmean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-from rouge_score.rouge_scorer import RougeScorer
 
+from loralay_build.sources.views.cohan import KEPT_ROLES
 from loralay_build.text.sentences import split_sentences
-from loralay_build.views.cohan import KEPT_ROLES
 from loralay_build.views.schema import ViewColumns, ViewLayout
+
+if TYPE_CHECKING:
+    from rouge_score.rouge_scorer import RougeScorer
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
 INPUT_COLUMNS = ["article_id", "article_words", "word_roles", "sections", "abstract",
@@ -90,6 +92,9 @@ def find_parts(sections: list[dict[str, Any]]) -> tuple[range | None, range | No
 
 @lru_cache(maxsize=1)
 def _scorer() -> RougeScorer:
+    # Imported when first scored: rouge-score brings NLTK, seconds to import.
+    from rouge_score.rouge_scorer import RougeScorer
+
     return RougeScorer(list(ROUGE_TYPES), use_stemmer=True)
 
 

@@ -16,10 +16,10 @@ from typing import Any
 
 from loralay_build.corpus.split import SPLITS
 from loralay_build.sources.base import PublishedDataset
-from loralay_build.views import cohan, scitldr
-from loralay_build.views.rows import ViewInputError, published_rows
+from loralay_build.sources.views import cohan, scitldr
+from loralay_build.sources.views.rows import ViewInputError, published_rows
+from loralay_build.sources.views.write import write_view
 from loralay_build.views.schema import ViewLayout
-from loralay_build.views.write import write_view
 
 log = logging.getLogger(__name__)
 
