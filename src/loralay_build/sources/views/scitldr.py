@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
 INPUT_COLUMNS = ["article_id", "article_words", "word_roles", "sections", "abstract",
                  "language", "title", "licence", "tldr"]
+# A small-capitals heading as PDFs give it: the larger initial apart (`I NTRODUCTION`).
+SMALL_CAPS = re.compile(r"\b([A-Z]) (?=[A-Z]{2,}\b)")
 NUMBERING = re.compile(r"^\s*(?:(?:\d+|[IVXLC]+|[A-Z])(?:\.\d+)*\.?|§)\s+", re.IGNORECASE)
 INTRODUCTION = re.compile(r"^(?:introdu|einleitung|서론|들어가며)", re.IGNORECASE)
 CONCLUSION = re.compile(r"conclu|schluss|결론|맺음말", re.IGNORECASE)
@@ -66,8 +68,9 @@ SUMMARIES = {
 
 
 def bare_title(title: str | None) -> str:
-    """A section title without its numbering (`2.1 Introduction` -> `Introduction`)."""
-    return NUMBERING.sub("", title or "").strip()
+    """A section title without its numbering, small capitals joined again
+    (`1 I NTRODUCTION` -> `INTRODUCTION`)."""
+    return NUMBERING.sub("", SMALL_CAPS.sub(r"\1", title or "")).strip()
 
 
 def _span(sections: list[dict[str, Any]], at: int) -> range:
