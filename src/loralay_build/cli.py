@@ -27,7 +27,6 @@ from loralay_build.run import lifecycle
 from loralay_build.run.lifecycle import BuildResult
 from loralay_build.run.multi import DatasetJob, build_all
 from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_LOCKED, EXIT_USAGE
-from loralay_build.source_table import view_choices
 from loralay_build.sources import SOURCES, load_settings
 from loralay_build.sources.command import SourceCommand, with_views
 from loralay_build.state import FILTERED, RunLock, State
@@ -239,7 +238,7 @@ def source_command(name: str, command: SourceCommand) -> click.Command:
 
 for _name, _source in SOURCES.items():
     main.add_command(source_command(_name, with_views(_source.command,
-                                                      view_choices(_source.config_class))))
+                                                      _source.config_class.VIEWS)))
 
 
 # The datasets `demo` builds (sandbox.Sandbox.demo_builds), as their sources declare them, so

@@ -13,7 +13,7 @@ import dataclasses
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from loralay_build.errors import ConfigError
 from loralay_build.parse.clean import CLEANERS
@@ -79,9 +79,10 @@ class SourceConfig(DocumentOptions):
     # Abstract similarity above which same-title documents are one work (corpus.dedup);
     # None keeps the shared-PDF rule alone.
     dedup_threshold: float | None = None
-    # Views written after the layout dataset, each in its own folder NAME-<view>
-    # (views.publish); a source with views of its own redeclares the key with their names.
-    views: tuple[Literal["cohan"], ...] = ()
+    # Views written after the layout dataset, each in its own folder NAME-<view>, among
+    # VIEWS (sources.views.publish; a source with views of its own adds their names).
+    views: tuple[str, ...] = ()
+    VIEWS: ClassVar[tuple[str, ...]] = ("cohan",)
 
     def endpoints(self) -> list[str]:
         """The URLs of the source's services (keys named `*_url`), trusted by the client."""
@@ -90,15 +91,11 @@ class SourceConfig(DocumentOptions):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        for view in self.views:
+            check_choice(view, "source", "views", self.VIEWS)
         if self.dedup_threshold is not None and not 0 < self.dedup_threshold <= 1:
             raise ConfigError(f"[source] dedup_threshold = {self.dedup_threshold!r}: must be "
                               "above 0 and at most 1")
-
-
-def view_choices(cls: type[SourceConfig]) -> tuple[str, ...]:
-    """The views a source's `[source] views` accepts, from its declared type."""
-    (item,) = get_args(get_type_hints(cls)["views"])[:1]
-    return tuple(str(name) for name in get_args(item))
 
 
 def source_from_table(cls: type[C], table: Mapping[str, Any], source: str) -> C:

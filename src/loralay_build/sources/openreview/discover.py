@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import IO, Any, Literal
+from typing import IO, Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from loralay_build.blobs import BlobStore
@@ -67,7 +67,7 @@ class OpenReviewConfig(SourceConfig):
     with_reviews: bool  # keep review/meta-review summaries and decisions
     page_size: int  # `limit` per /notes page
     split_ids: str | None = None  # folder of train/val/test forum-id files
-    views: tuple[Literal["cohan", "scitldr", "scitldr-full"], ...] = ()
+    VIEWS: ClassVar[tuple[str, ...]] = ("cohan", "scitldr", "scitldr-full")
 
     def __post_init__(self) -> None:
         super().__post_init__()

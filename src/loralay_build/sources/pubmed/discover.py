@@ -15,7 +15,7 @@ import logging
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from lxml import etree
 
@@ -128,8 +128,7 @@ class PubmedConfig(SourceConfig):
     selections: dict[str, dict[str, tuple[str, ...]]]  # name -> publishers / journals
     publishers: tuple[str, ...]
     journals: tuple[str, ...]
-    # each in its own folder NAME-<view>; cohan: views.publish
-    views: tuple[Literal["sumpubmed", "citations", "cohan"], ...]
+    VIEWS: ClassVar[tuple[str, ...]] = ("sumpubmed", "citations", "cohan")
     view_cit: bool  # citation markers -> <cit> in the clean text
     view_dig: bool  # numbers -> <dig> in the clean text
     view_lowercase: bool
