@@ -87,7 +87,7 @@ def with_views(command: SourceCommand, views: tuple[str, ...]) -> SourceCommand:
         chosen = values["views"]
         return {**keys(values, name), **({"views": list(chosen)} if chosen else {})}
 
-    return dataclasses.replace(command, options=(*command.options, option),
+    return dataclasses.replace(command, options=(option, *command.options),
                                keys=keys_with_views)
 
 
