@@ -102,7 +102,7 @@ def test_sections_are_the_layout_rows_sections_with_body_words_only(built: Path)
         assert record["title"] == row["title"] and record["licence"] == row["licence"]
 
 
-class CohanRelease(datasets.GeneratorBasedBuilder):
+class CohanRelease(datasets.GeneratorBasedBuilder):  # type: ignore[misc]
     """A loader as `scientific_papers` and `ccdv/arxiv-summarization` are written: the
     release's `train.txt` / `val.txt` / `test.txt`, one JSON record a line; only `PATH`
     (where the release was unpacked) is ours."""
