@@ -28,7 +28,7 @@ from loralay_build.run.lifecycle import BuildResult
 from loralay_build.run.multi import DatasetJob, build_all
 from loralay_build.run.pipeline import EXIT_FAILURE, EXIT_LOCKED, EXIT_USAGE
 from loralay_build.sources import SOURCES, load_settings
-from loralay_build.sources.command import SourceCommand
+from loralay_build.sources.command import SourceCommand, with_views
 from loralay_build.state import FILTERED, RunLock, State
 from loralay_build.textfile import escaped, read_text
 from loralay_build.writable import check_folder_can_be_made, check_writable_folder
@@ -237,7 +237,8 @@ def source_command(name: str, command: SourceCommand) -> click.Command:
 
 
 for _name, _source in SOURCES.items():
-    main.add_command(source_command(_name, _source.command))
+    main.add_command(source_command(_name, with_views(_source.command,
+                                                      _source.config_class.VIEWS)))
 
 
 # The datasets `demo` builds (sandbox.Sandbox.demo_builds), as their sources declare them, so

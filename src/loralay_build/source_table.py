@@ -83,6 +83,10 @@ class SourceConfig(DocumentOptions):
     # The keys naming files on this machine (a manifest, id lists): where the input is,
     # not what it holds, so the build record's configuration hash leaves them out.
     paths: ClassVar[tuple[str, ...]] = ()
+    # Views written after the layout dataset, each in its own folder NAME-<view>, among
+    # VIEWS (sources.views.publish; a source with views of its own adds their names).
+    views: tuple[str, ...] = ()
+    VIEWS: ClassVar[tuple[str, ...]] = ("cohan",)
 
     def endpoints(self) -> list[str]:
         """The URLs of the source's services (keys named `*_url`), trusted by the client."""
@@ -91,6 +95,8 @@ class SourceConfig(DocumentOptions):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        for view in self.views:
+            check_choice(view, "source", "views", self.VIEWS)
         if self.dedup_threshold is not None and not 0 < self.dedup_threshold <= 1:
             raise ConfigError(f"[source] dedup_threshold = {self.dedup_threshold!r}: must be "
                               "above 0 and at most 1")

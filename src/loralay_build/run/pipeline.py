@@ -26,6 +26,7 @@ from loralay_build.run.publish_stage import publish
 from loralay_build.run.stats import BuildStats
 from loralay_build.sources import get_source
 from loralay_build.sources.base import PublishedDataset, PublishesMore
+from loralay_build.sources.views.publish import publish_row_views
 from loralay_build.state import (
     FILTERED,
     PUBLISHED,
@@ -130,12 +131,14 @@ class Pipeline:
         publish(self.ctx)
 
     def after_publish(self) -> None:
-        """The source's own step after the layout dataset is published (PubMed's views)."""
+        """The steps after the layout dataset is published: the source's own (PubMed's
+        views), then the views made from the published rows (`[source] views`)."""
         ctx = self.ctx
+        published = PublishedDataset(ctx.dataset, ctx.settings, ctx.state, ctx.blobs,
+                                     ctx.client, ctx.stats.after_publish)
         if isinstance(ctx.source, PublishesMore):
-            ctx.source.after_publish(PublishedDataset(
-                ctx.dataset, ctx.settings, ctx.state, ctx.blobs, ctx.client,
-                ctx.stats.after_publish))
+            ctx.source.after_publish(published)
+        publish_row_views(published, ctx.source.name)
 
     def _discard_downloads(self) -> None:
         """`[store] keep_downloads = false`: delete the PDFs of documents that are done with

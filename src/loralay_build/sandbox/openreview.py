@@ -125,6 +125,8 @@ class OpenReviewSandbox(FakeService):
         rng = gen.rng
         title = kwargs.pop("title", None) or f"{gen.title('en')} ({index})"
         abstract = kwargs.pop("abstract", None) or gen.paragraph("en", rng.randint(3, 6))
+        headings = kwargs.pop("headings", None) or ["I NTRODUCTION", "R ELATED WORK", "M ETHOD",
+                                                    "C ONCLUSION"][: rng.randint(2, 4)]
         year = int(venue.split("/")[1])
         month = 9 if venue == ICLR24 else 5
         cdate = int(datetime(year - 1 if venue != WORKSHOP23 else year, month, 1 + index % 27,
@@ -135,8 +137,7 @@ class OpenReviewSandbox(FakeService):
             title=title.upper(), authors=["Anonymous authors", "Paper under double-blind review"],
             abstracts=[("A BSTRACT", prepare_abstract(abstract, "markdown"))],
             sections=[(f"{n} {h}", [gen.paragraph("en", rng.randint(5, 8)) for _ in range(3)])
-                      for n, h in enumerate(["I NTRODUCTION", "R ELATED WORK", "M ETHOD",
-                                             "C ONCLUSION"][: rng.randint(2, 4)], 1)],
+                      for n, h in enumerate(headings, 1)],
             columns=1, running_header=f"{header} {year}",
         )
         sub = Submission(
@@ -189,6 +190,11 @@ class OpenReviewSandbox(FakeService):
         """The same work submitted to another venue: same title and abstract, its own PDF."""
         return self._add(venue, "accepted", 600 + len(self.subs), title=of.title,
                          abstract=of.abstract)
+
+    def add_paper(self, headings: list[str]) -> Submission:
+        """An accepted paper whose numbered sections have these headings (small capitals
+        printed as ICLR's are: `I NTRODUCTION`)."""
+        return self._add(ICLR24, "accepted", 700 + len(self.subs), headings=headings)
 
     # -- notes ---------------------------------------------------------------------------------
 

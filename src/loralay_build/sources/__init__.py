@@ -22,6 +22,7 @@ from loralay_build.sources.local import LocalSource
 from loralay_build.sources.openreview import OpenReviewSource
 from loralay_build.sources.pubmed import PubmedSource
 from loralay_build.sources.scielo import SciELOSource
+from loralay_build.sources.views.cohan import LAYOUT as COHAN
 from loralay_build.views.schema import declare_views
 
 SOURCES: dict[str, type[Source]] = {}
@@ -47,6 +48,7 @@ def register(source: type[Source]) -> None:
 for _source in (HalSource, LocalSource, SciELOSource, KoreaScienceSource, OpenReviewSource,
                 ArxivSource, PubmedSource, EurlexSource):
     register(_source)
+declare_views((COHAN,))  # every source's (`[source] views = ["cohan"]`)
 
 
 def source_class(name: str) -> type[Source]:

@@ -8,6 +8,7 @@ data: only `cli_options.py` turns them into click options, so no source depends 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
@@ -71,6 +72,23 @@ class SourceCommand:
     options: tuple[Option, ...] = ()
     keys: Callable[[Mapping[str, Any], str | None], dict[str, Any]] = _no_keys
     fan_out: Callable[[SourceConfig, str | None, str | None], list[DatasetPlan]] | None = None
+
+
+def with_views(command: SourceCommand, views: tuple[str, ...]) -> SourceCommand:
+    """`command` with `--view` (repeatable) among `views`, setting `[source] views`."""
+    if not views:
+        return command
+    option = Option("--view", "Also write a view of the dataset as NAME-<view> "
+                    f"(repeatable): {', '.join(views)}.", name="views", kind="choice",
+                    multiple=True, choices=views)
+    keys = command.keys
+
+    def keys_with_views(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
+        chosen = values["views"]
+        return {**keys(values, name), **({"views": list(chosen)} if chosen else {})}
+
+    return dataclasses.replace(command, options=(option, *command.options),
+                               keys=keys_with_views)
 
 
 def given(**values: Any) -> dict[str, Any]:

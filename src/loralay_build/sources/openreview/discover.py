@@ -37,6 +37,7 @@ from loralay_build.sources.openreview.notes import (
     to_candidate,
 )
 from loralay_build.sources.presets import configured_ids
+from loralay_build.sources.views import scitldr
 from loralay_build.tables import check_ranges
 from loralay_build.views.schema import ViewLayout
 
@@ -68,6 +69,7 @@ class OpenReviewConfig(SourceConfig):
     page_size: int  # `limit` per /notes page
     split_ids: str | None = None  # folder of train/val/test forum-id files
     paths: ClassVar[tuple[str, ...]] = ("split_ids",)
+    VIEWS: ClassVar[tuple[str, ...]] = ("cohan", "scitldr", "scitldr-full")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -105,7 +107,7 @@ class OpenReviewSource:
     columns: tuple[str, ...] = names(COLUMNS)
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = ()
-    views: tuple[ViewLayout, ...] = ()
+    views: tuple[ViewLayout, ...] = (scitldr.AIC, scitldr.FULL)
     demos: tuple[str, ...] = ("openreview",)
     licences = LicenceMapping()
     identity = Identity()  # a new PDF is a new tmdate

@@ -129,7 +129,7 @@ class PubmedConfig(SourceConfig):
     selections: dict[str, dict[str, tuple[str, ...]]]  # name -> publishers / journals
     publishers: tuple[str, ...]  # keep articles of these publishers (empty: any)
     journals: tuple[str, ...]  # keep articles of these journals (empty: any)
-    views: tuple[Literal["sumpubmed", "citations"], ...]  # each in its own folder NAME-<view>
+    VIEWS: ClassVar[tuple[str, ...]] = ("sumpubmed", "citations", "cohan")
     view_cit: bool  # citation markers -> <cit> in the clean text
     view_dig: bool  # numbers -> <dig> in the clean text
     view_lowercase: bool  # lowercase the clean text, as SumPubMed did
@@ -201,7 +201,7 @@ def _keys(values: Mapping[str, Any], name: str | None) -> dict[str, Any]:
                 "min_resolved": values["min_resolved"]}
     return {**id_keys(values),
             **given(set=values["set_"], selection=values["selection"],
-                    views=list(values["views"]) or None, view_lowercase=values["lowercase"],
+                    view_lowercase=values["lowercase"],
                     citation_unit=values["citation_unit"]),
             **{k: v for k, v in switches.items() if v is not None}}
 
@@ -229,9 +229,6 @@ class PubmedSource:
             Option("--set", "OAI-PMH set (default pmc-open).", name="set_"),
             Option("--selection", "Named journal selection from the config (bmc: BMC "
                    "journals, SumPubMed's original selection)."),
-            Option("--view", "Also write a derived view as NAME-<view> (repeatable).",
-                   name="views", kind="choice", multiple=True,
-                   choices=("sumpubmed", "citations")),
             Option("--lowercase", "Views: lowercase the text.", kind="flag"),
             Option("--no-cit", "Clean text: keep citation markers.", kind="flag"),
             Option("--no-dig", "Clean text: keep numbers.", kind="flag"),

@@ -18,13 +18,9 @@ from typing import Any
 
 from lxml import etree
 
-from loralay_build.corpus.card import render_view_card
-from loralay_build.corpus.publish import DictRows, Item, switch, write_shards
-from loralay_build.corpus.schema import COLUMNS_KEY
 from loralay_build.corpus.split import SPLITS
-from loralay_build.corpus.writer import digest
 from loralay_build.errors import LoralayError, TransientError
-from loralay_build.licences import licence_counts, to_spdx
+from loralay_build.licences import to_spdx
 from loralay_build.progress import progress
 from loralay_build.safexml import child, parse_xml, text_of
 from loralay_build.sources.base import PublishedDataset
@@ -35,8 +31,8 @@ from loralay_build.sources.pubmed.cleantext import TextOptions, clean_view
 from loralay_build.sources.pubmed.discover import PubmedConfig, fetch_jats, pmcids_for_pmids
 from loralay_build.sources.pubmed.resolve import AbstractCache, Found, Resolver
 from loralay_build.sources.pubmed.view_schema import CITATIONS, SUMPUBMED
+from loralay_build.sources.views.write import write_view
 from loralay_build.state import PUBLISHED, Row
-from loralay_build.views.schema import arrow_schema, card_columns
 
 log = logging.getLogger(__name__)
 
@@ -77,9 +73,11 @@ def publish_views(ctx: PublishedDataset, source: str) -> None:
     """Build and write every configured view of the dataset just published (of `source`,
     which the views' build records name)."""
     cfg = ctx.settings.source
-    if not isinstance(cfg, PubmedConfig) or not cfg.views:
+    if not isinstance(cfg, PubmedConfig):
         return
-    views = list(dict.fromkeys(cfg.views))
+    views = [view for view in dict.fromkeys(cfg.views) if view in VIEWS]  # cohan: views.publish
+    if not views:
+        return
     rows = [r for r in ctx.state.rows(ctx.dataset, [PUBLISHED]) if r.split]
     index = JatsIndex(ctx.state.layout.views_index)
     cache = AbstractCache(ctx.state.layout.views_abstracts)
@@ -190,40 +188,6 @@ class _ViewBuild:
                 100 * self.counts["cited_resolved"] / max(1, self.counts["cited"]))
             self.counts["lookup_failures"] = self.resolver.transient
         self.counts["rows"] = sum(len(v) for v in self.by_split.values())
-        name = f"{ctx.dataset}-{self.view}"
-        _write(name, self.view, self.by_split, self.columns, self.counts, self.options, ctx,
-               source)
+        write_view(self.view, SUMMARIES[self.view], self.by_split, self.columns, self.counts,
+                   self.options, ctx, source)
         ctx.counts[f"view_{self.view}_rows"] += self.counts["rows"]
-
-
-def _write(name: str, view: str, by_split: dict[str, list[dict[str, Any]]],
-           columns: list[Any], counts: Counter[str], options: dict[str, Any],
-           ctx: PublishedDataset, source: str) -> None:
-    """Publish the view's rows to its folder, `name`, beside the layout dataset's."""
-    out_dir = ctx.state.layout.dataset(name)
-    present = [s for s in SPLITS if by_split[s]]
-    if not present:  # `datasets` cannot load a folder without rows: write nothing
-        log.warning("view %s has no rows; %s not written", view, out_dir)
-        return
-    schema = arrow_schema(columns)
-    fingerprint = digest([by_split, str(schema), ctx.settings.raw.get("output", {}), options,
-                          sorted(counts.items())])
-    id_column = columns[0][0]  # article_id or citation_id
-    by_id = {str(row[id_column]): row for rows in by_split.values() for row in rows}
-    items = {split: [Item(str(row[id_column]), digest(row)) for row in by_split[split]]
-             for split in SPLITS}
-    shards = write_shards(out_dir, fingerprint, items, DictRows(by_id, schema), schema,
-                          ctx.settings.output)
-    if shards is None:
-        return
-    build = {
-        "dataset": name, "view": view, "layout_dataset": ctx.dataset,
-        "fingerprint": fingerprint, "source": source, COLUMNS_KEY: schema.names,
-        "config_hash": ctx.settings.config_hash(), "options": options,
-        "counts": {"splits": {s: len(by_split[s]) for s in SPLITS},
-                   **dict(sorted(counts.items()))},
-        "files": shards.files,
-        "licences": licence_counts((r["licence"], s) for s in present for r in by_split[s]),
-    }
-    switch(shards, build, render_view_card(name, SUMMARIES[view], card_columns(columns), build))
-    log.info("published view %s: %d rows to %s", view, counts["rows"], out_dir)
