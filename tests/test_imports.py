@@ -125,8 +125,9 @@ FLOORS: list[set[str]] = [
     {"corpus", "http", "images"},
     {"fetch"},
     {"sources"},
-    {"cli_options", "docgen", "inspect", "run", "sandbox"},
+    {"cli_options", "inspect", "run", "sandbox"},
     {"cli"},
+    {"docgen"},  # the documentation written from every floor, the command line included
 ]
 FLOOR = {room: level for level, rooms in enumerate(FLOORS) for room in rooms}
 
@@ -195,10 +196,11 @@ def test_loading_the_cli_loads_no_sandbox_module() -> None:
 
 
 def test_nothing_below_the_driver_imports_it() -> None:
-    """Stages, stores and sources are used by `run/` and `cli.py`, never the other way."""
+    """Stages, stores and sources are used by `run/` and `cli.py`, never the other way
+    (`docgen`, above the command line, documents it)."""
     driver = (f"{NAME}.cli", f"{NAME}.run")
     found = [f"{module} imports {name}" for module in MODULES
-             if not _within(module, *driver) for name, _ in imports(module)
+             if not _within(module, *driver, f"{NAME}.docgen") for name, _ in imports(module)
              if _within(name, *driver)]
     assert found == []
 

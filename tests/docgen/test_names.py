@@ -19,7 +19,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 OTHER_PROGRAMS = {"-e", "-m", "-q", "-y", "-x", "--strict", "--repo-type", "--delete",
                   "--head", "--port", "--address", "--site-dir", "--quiet", "--durations",
                   "--runslow", "--check", "--root"}
-OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
+OPTION = re.compile(r"(?:^|\s)\[?(--?[A-Za-z][\w-]*)")  # a word of its own, maybe in [ ]
 COMMAND = re.compile(r"build-corpus(?:\s+([a-z][\w-]*))?((?:[^|;&#`\n]|\\\|)*)")
 MAKE = re.compile(r"(?:^|[\s;&(])make ([a-z][\w-]*)")
 

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from loralay_build.docgen import columns_page, settings_page
+from loralay_build.docgen import columns_page, commands_page, settings_page
 
 COMMAND = "python3 -m loralay_build.docgen"
 
@@ -29,6 +29,7 @@ PAGES: dict[str, dict[str, Callable[[Path], str]]] = {
     "docs/output-format.md": {"columns": lambda _: columns_page.render()},
     "docs/configuration.md": {"settings": lambda _: settings_page.render()},
     "docs/development.md": {"make": make_targets},
+    "docs/commands.md": {"options": lambda _: commands_page.render()},
 }
 
 
