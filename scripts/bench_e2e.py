@@ -47,6 +47,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from loralay_build.sandbox.peak_rss import process_tree
+
 
 def make_corpus(folder: Path, work: Path, copies: int) -> tuple[Path, Path]:
     """Copies of every digital-born PDF, and the `local` manifest listing them."""
@@ -228,25 +230,6 @@ def parse_only(pdfs: Path, parts: int = 1, env: dict[str, str] | None = None) ->
         for key, value in json.loads(out.strip().splitlines()[-1]).items():
             total[key] += value
     return total
-
-
-def process_tree(root: int) -> list[int]:
-    """`root` and every process descending from it, read from /proc."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(entry.name))
-    tree, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        tree.append(pid)
-        todo += children.get(pid, [])
-    return tree
 
 
 class RssSampler:

@@ -14,7 +14,8 @@ abstracts) every digital-born PDF is copied with bytes appended after %%EOF unti
 N, so each copy is a new document; without it, small one-page generated articles (a few
 templates, made distinct the same way), so large N stays cheap.
 
-The helpers (`PeakRss`, `measure`, `synthetic_corpus`, `realdocs_corpus`) are importable.
+The helpers (`measure`, `realdocs_corpus`) are importable; the corpus generator and the RSS
+sampler live in `loralay_build.sandbox` (`local_corpus`, `peak_rss`), shared with the tests.
 """
 
 from __future__ import annotations
@@ -27,61 +28,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench_e2e import process_tree
+from loralay_build.sandbox.local_corpus import distinct_copy, synthetic_corpus
+from loralay_build.sandbox.peak_rss import PeakRss
 
 MiB = 1024 * 1024
-
-
-def vm_hwm_mib(pid: int) -> float | None:
-    """The process's peak resident set so far (VmHWM), in MiB; None once it is gone."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return None
-    for line in status.splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return None
-
-
-class PeakRss:
-    """Peak RSS of a process and of each of its descendants, sampled from /proc.
-
-    VmHWM is the kernel's own high-water mark, so a peak between two samples is still seen
-    as long as the process is sampled once before it exits.
-    """
-
-    def __init__(self, pid: int, interval: float = 0.05) -> None:
-        self.pid = pid
-        self.interval = interval
-        self.peaks: dict[int, float] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-        self._thread.start()
-
-    def _sample(self) -> None:
-        for pid in process_tree(self.pid):
-            peak = vm_hwm_mib(pid)
-            if peak is not None:
-                self.peaks[pid] = max(self.peaks.get(pid, 0.0), peak)
-
-    def _loop(self) -> None:
-        while True:
-            self._sample()
-            if self._stop.wait(self.interval):
-                return
-
-    def stop(self) -> tuple[float, float]:
-        """Peak MiB of the process itself and the largest peak among its descendants."""
-        self._stop.set()
-        self._thread.join()
-        others = [v for pid, v in self.peaks.items() if pid != self.pid]
-        return self.peaks.get(self.pid, 0.0), max(others, default=0.0)
 
 
 @dataclass
@@ -112,35 +66,6 @@ def measure(argv: list[str], env: dict[str, str] | None = None) -> Measured:
                     usage.ru_utime + usage.ru_stime - before, errors)
 
 
-def _copy(data: bytes, k: int) -> bytes:
-    """The PDF made distinct: bytes after its %%EOF change the hash, not the content."""
-    return data + f"\n% copy {k}\n".encode()
-
-
-def synthetic_corpus(folder: Path, n: int, templates: int = 8) -> Path:
-    """N one-page generated articles (from `templates` distinct ones) and their manifest."""
-    from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
-    from loralay_build.sandbox.textgen import ProseGenerator
-
-    folder.mkdir(parents=True, exist_ok=True)
-    made = []
-    for t in range(templates):
-        gen = ProseGenerator(900 + t)
-        abstract = gen.paragraph("en", 3)
-        spec = ArticleSpec(title=gen.title("en"), authors=gen.authors(),
-                           abstracts=[("Abstract", abstract)],
-                           sections=[("1 Introduction", [gen.paragraph("en", 6)])])
-        made.append((render_article(spec), abstract, spec.title))
-    entries: list[dict[str, object]] = []
-    for k in range(n):
-        data, abstract, title = made[k % templates]
-        (folder / f"s{k}.pdf").write_bytes(_copy(data, k))
-        entries.append({"id": f"s{k}", "pdf": f"s{k}.pdf", "language": "en",
-                        "abstracts": {"en": abstract}, "title": title,
-                        "published": f"{2000 + k % 24}-{1 + k % 12:02d}"})
-    return _manifest(folder, entries)
-
-
 def realdocs_corpus(source: Path, folder: Path, n: int) -> Path:
     """N distinct copies of the digital-born realdocs PDFs, with their gold abstracts."""
     records = [r for r in map(json.loads, (source / "manifest.jsonl").read_text().splitlines())
@@ -150,7 +75,7 @@ def realdocs_corpus(source: Path, folder: Path, n: int) -> Path:
     for k in range(n):
         record = records[k % len(records)]
         name = f"r{k}.pdf"
-        (folder / name).write_bytes(_copy((source / record["file"]).read_bytes(), k))
+        (folder / name).write_bytes(distinct_copy((source / record["file"]).read_bytes(), k))
         entries.append({"id": f"{record['id']}-{k}", "pdf": name,
                         "language": record["language"],
                         "abstracts": dict(record.get("abstracts") or {}),

@@ -21,17 +21,17 @@ from loralay_build.errors import Reason
 from loralay_build.records import Candidate
 from loralay_build.sandbox import Sandbox
 from loralay_build.state import FILTERED, State
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process, run_cli_subprocess
 from tests.helpers.local import make_corpus, write_manifest
 
 
 def test_demo_only_accepts_the_demo_datasets() -> None:
     with Sandbox(docs=5) as box:
         assert tuple(job.dataset for job in box.demo_builds()) == DEMO_DATASETS
-    result = run_cli_subprocess("demo", "--only", "hal-typo", "--out", "/nonexistent/demo")
+    result = run_cli_in_process("demo", "--only", "hal-typo", "--out", "/nonexistent/demo")
     assert result.returncode == 2 and "hal-typo" in result.stderr
     assert not Path("/nonexistent/demo").exists()
-    helptext = run_cli_subprocess("demo", "--help").stdout
+    helptext = run_cli_in_process("demo", "--help").stdout
     assert all(name in helptext for name in DEMO_DATASETS)
 
 
@@ -41,9 +41,9 @@ def test_demo_options_have_help() -> None:
 
 
 def test_arxiv_pdf_version_does_not_shadow_the_global_version() -> None:
-    assert "--pdf-version" in run_cli_subprocess("arxiv", "--help").stdout
-    assert run_cli_subprocess("arxiv", "--version", "latest").returncode == 2
-    version = run_cli_subprocess("--version")
+    assert "--pdf-version" in run_cli_in_process("arxiv", "--help").stdout
+    assert run_cli_in_process("arxiv", "--version", "latest").returncode == 2
+    version = run_cli_in_process("--version")
     assert version.returncode == 0 and "version" in version.stdout
 
 

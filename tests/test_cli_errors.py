@@ -17,7 +17,7 @@ from loralay_build.run.context import BuildRequest
 from loralay_build.run.pipeline import Pipeline
 from loralay_build.sources import load_settings
 from loralay_build.state import State
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process
 from tests.helpers.local import make_corpus, write_manifest
 
 
@@ -43,7 +43,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     docs = tmp_path_factory.mktemp("docs")
     manifest = write_manifest(docs / "m.jsonl", make_corpus(docs, 1))
     out = docs / "out"
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--workers",
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--workers",
                                 "1")
     assert result.returncode == 0, result.stderr
     return manifest, out
@@ -59,21 +59,21 @@ def test_inspect_out_in_a_missing_or_read_only_folder(built: tuple[Path, Path]) 
     _, out = built
     ids = pq.read_table(next((out / "local").glob("*.parquet")), columns=["article_id"])
     article = ids.column(0)[0].as_py()
-    missing = run_cli_subprocess("inspect", str(out / "local"), article, "--out",
+    missing = run_cli_in_process("inspect", str(out / "local"), article, "--out",
                                  "/nonexistent/x.png")
     _one_line(missing, 2, "/nonexistent", "does not exist")
     assert not Path("/nonexistent").exists()
     # sysfs refuses new files even to root.
-    _one_line(run_cli_subprocess("inspect", str(out / "local"), article, "--out",
+    _one_line(run_cli_in_process("inspect", str(out / "local"), article, "--out",
                                  "/sys/kernel/x.png"),
               2, "not writable")
 
 
 def test_report_out_on_a_read_only_place(built: tuple[Path, Path]) -> None:
     _, out = built
-    _one_line(run_cli_subprocess("report", str(out), "--out", "/sys/kernel/loralay-report"), 2,
+    _one_line(run_cli_in_process("report", str(out), "--out", "/sys/kernel/loralay-report"), 2,
               "/sys/kernel is not a writable folder")
-    _one_line(run_cli_subprocess("report", str(out), "--out", "/sys/kernel"), 2, "not writable")
+    _one_line(run_cli_in_process("report", str(out), "--out", "/sys/kernel"), 2, "not writable")
 
 
 def test_an_unwritable_dataset_folder_stops_the_build_before_work(
@@ -82,7 +82,7 @@ def test_an_unwritable_dataset_folder_stops_the_build_before_work(
     out = tmp_path / "out"
     out.mkdir()
     (out / "local").symlink_to("/sys/kernel")
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--workers",
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--workers",
                                 "1")
     _one_line(result, 2, "dataset folder", "not writable")
     state = State(out)
@@ -110,7 +110,7 @@ def test_a_folder_lost_while_publishing_is_one_line_and_the_work_is_kept(
     finally:
         state.close()
     (out / "local").unlink()
-    again = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--workers",
+    again = run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--workers",
                                "1")
     assert again.returncode == 0, again.stderr
     assert len(datasets.load_dataset(str(out / "local"))["train"]) == 1

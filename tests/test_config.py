@@ -8,7 +8,7 @@ from loralay_build.config import env_overrides
 from loralay_build.errors import ConfigError
 from loralay_build.sources import load_settings
 from loralay_build.sources.hal import HalConfig
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process
 
 
 def test_builtin_hal_config_has_the_paper_selection() -> None:
@@ -118,7 +118,7 @@ def test_a_bad_value_stops_the_build_before_any_work(tmp_path: Path) -> None:
     manifest = tmp_path / "m.jsonl"
     manifest.write_text("")
     out = tmp_path / "out"
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--config",
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--config",
                                 str(config))
     assert result.returncode == 2
     [line] = result.stderr.strip().splitlines()

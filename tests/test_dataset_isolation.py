@@ -7,7 +7,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from loralay_build.state import PUBLISHED, State
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process
 from tests.helpers.local import make_corpus, write_manifest
 
 
@@ -35,7 +35,7 @@ def test_two_local_datasets_with_the_same_ids_keep_their_own_documents(tmp_path:
     out = tmp_path / "out"
     common = ["--out", str(out), "--workers", "1", "--no-filter"]
     for name, manifest in (("first", first), ("second", second)):
-        result = run_cli_subprocess("local", "--input", str(manifest), "--name", name, *common)
+        result = run_cli_in_process("local", "--input", str(manifest), "--name", name, *common)
         assert result.returncode == 0, result.stderr
 
     expected_first = {f"local:doc{i}": str(entries[i]["title"]) for i in range(3)}
@@ -54,7 +54,7 @@ def test_two_local_datasets_with_the_same_ids_keep_their_own_documents(tmp_path:
     assert not set(work_keys["first"].values()) & set(work_keys["second"].values())
 
     before = _shards(out / "first")
-    result = run_cli_subprocess("local", "--input", str(first), "--name", "first", *common)
+    result = run_cli_in_process("local", "--input", str(first), "--name", "first", *common)
     assert result.returncode == 0, result.stderr
     assert _shards(out / "first") == before
     assert _titles(out / "first") == expected_first

@@ -31,7 +31,7 @@ from loralay_build.images import (
 )
 from loralay_build.native import NATIVE_ENV, native_module
 from loralay_build.parse import parse_pdf
-from tests.helpers.cli import run_cli_subprocess, write_toml
+from tests.helpers.cli import run_cli_in_process, write_toml
 from tests.helpers.local import make_corpus, write_manifest
 from tests.helpers.pdfgen import columns_pdf, rotated_pdf
 
@@ -267,7 +267,7 @@ def test_over_budget_pages_cost_the_images_not_the_text(tmp_path: Path) -> None:
     manifest = write_manifest(docs / "m.jsonl", make_corpus(docs, 2))
     config = write_toml(tmp_path / "c.toml", {"images": {"max_pixels": 1000}})
     out = tmp_path / "out"
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--workers",
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--workers",
                                 "1", "--no-filter", "--page-images", "--config", str(config))
     assert result.returncode == 0, result.stderr
     build = json.loads((out / "local" / "build.json").read_text())
@@ -284,7 +284,7 @@ def test_pages_configuration_loads_and_hides_the_abstract(tmp_path: Path, mask: 
     out = tmp_path / "out"
     config = write_toml(tmp_path / "c.toml", {"images": {"format": "png"}})
     flags = ["--page-images", "--config", str(config)] + ([] if mask else ["--no-mask"])
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--workers",
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--workers",
                                 "1", "--no-filter", *flags)
     assert result.returncode == 0, result.stderr
     folder = out / "local"
@@ -321,7 +321,7 @@ def test_pages_configuration_loads_and_hides_the_abstract(tmp_path: Path, mask: 
                     assert (region == region[0]).all()
     # The same input and settings give the same bytes.
     shards = {p.name: p.read_bytes() for p in (folder / "pages").glob("*.parquet")}
-    assert run_cli_subprocess("local", "--input", str(manifest), "--out", str(tmp_path / "again"),
+    assert run_cli_in_process("local", "--input", str(manifest), "--out", str(tmp_path / "again"),
                               "--workers", "1", "--no-filter", *flags).returncode == 0
     assert {p.name: p.read_bytes()
             for p in (tmp_path / "again" / "local" / "pages").glob("*.parquet")} == shards
@@ -337,10 +337,10 @@ def test_a_grown_build_keeps_the_page_shards_it_has(tmp_path: Path) -> None:
     out = tmp_path / "out"
     flags = ["--out", str(out), "--workers", "1", "--no-filter", "--page-images"]
     manifest = write_manifest(docs / "m.jsonl", entries[:3])
-    assert run_cli_subprocess("local", "--input", str(manifest), *flags).returncode == 0
+    assert run_cli_in_process("local", "--input", str(manifest), *flags).returncode == 0
     before = {p.read_bytes() for p in (out / "local" / "pages").glob("*.parquet")}
     manifest = write_manifest(docs / "m.jsonl", entries)
-    assert run_cli_subprocess("local", "--input", str(manifest), *flags).returncode == 0
+    assert run_cli_in_process("local", "--input", str(manifest), *flags).returncode == 0
     after = {p.read_bytes() for p in (out / "local" / "pages").glob("*.parquet")}
     assert before and before <= after  # kept byte for byte, under the new generation's names
     assert len(after) == len(before) + 1
@@ -357,10 +357,10 @@ def test_a_rerun_with_nothing_new_keeps_the_page_shards_the_card_names(tmp_path:
     out = tmp_path / "out"
     flags = ["--input", str(manifest), "--out", str(out), "--workers", "1", "--no-filter",
              "--page-images"]
-    assert run_cli_subprocess("local", *flags).returncode == 0
+    assert run_cli_in_process("local", *flags).returncode == 0
     folder = out / "local"
     before = sorted(p.name for p in (folder / "pages").iterdir())
-    assert run_cli_subprocess("local", *flags).returncode == 0
+    assert run_cli_in_process("local", *flags).returncode == 0
     assert sorted(p.name for p in (folder / "pages").iterdir()) == before
     listed = json.loads((folder / "build.json").read_text())["pages"]["files"]
     assert all((folder / f["name"]).is_file() for f in listed)

@@ -26,7 +26,7 @@ from loralay_build.licences import (
 )
 from loralay_build.sources.scielo.discover import licence_of
 from loralay_build.state import REMOVED, State
-from tests.helpers.cli import hub_licence_faults, run_cli_subprocess
+from tests.helpers.cli import hub_licence_faults, run_cli_in_process, run_cli_subprocess
 from tests.helpers.local import make_corpus, write_manifest
 
 # Values each real service documents, and the SPDX id each must become.
@@ -205,7 +205,7 @@ def _corpus(tmp_path: Path, n: int = 5) -> tuple[Path, list[dict[str, object]]]:
 
 
 def _build(manifest: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--workers",
+    return run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--workers",
                               "1", "--no-filter", *extra)
 
 
@@ -237,10 +237,10 @@ def test_mixed_licences_give_spdx_rows_and_card(tmp_path: Path) -> None:
     assert sum(sum(v.values()) for v in build["licences"].values()) == 5
     loaded = datasets.load_dataset(str(out / "local"))
     assert "licence_source" in loaded["train"].column_names
-    stats = run_cli_subprocess("stats", str(out / "local"), "--json")
+    stats = run_cli_in_process("stats", str(out / "local"), "--json")
     assert json.loads(stats.stdout)["licences"] == build["licences"], stats.stderr
-    assert "CC0-1.0*:" in run_cli_subprocess("stats", str(out / "local")).stdout
-    report = run_cli_subprocess("report", str(out), "--out", str(tmp_path / "report"))
+    assert "CC0-1.0*:" in run_cli_in_process("stats", str(out / "local")).stdout
+    report = run_cli_in_process("report", str(out), "--out", str(tmp_path / "report"))
     assert report.returncode == 0, report.stderr
     assert "| local | LicenseRef-CC-BY-NC |" in (tmp_path / "report" / "report.md").read_text()
 
@@ -287,7 +287,7 @@ def test_a_removed_document_never_comes_back(tmp_path: Path) -> None:
     assert _build(manifest, out).returncode == 0
     ids = tmp_path / "takedown.txt"
     ids.write_text("doc1\n")
-    result = run_cli_subprocess("remove", str(out), "--dataset", "local", "--ids", str(ids),
+    result = run_cli_in_process("remove", str(out), "--dataset", "local", "--ids", str(ids),
                                 "--reason", "copyright request")
     assert result.returncode == 0, result.stderr
     assert set(_rows(out / "local")) == {"local:doc0", "local:doc2"}
@@ -295,14 +295,14 @@ def test_a_removed_document_never_comes_back(tmp_path: Path) -> None:
     assert "1 document(s) were taken down" in card
     # A crawl, a retry and a grown manifest: it stays down.
     assert _build(manifest, out).returncode == 0
-    assert run_cli_subprocess("retry", str(out), "--dataset", "local", "--reason",
+    assert run_cli_in_process("retry", str(out), "--dataset", "local", "--reason",
                               "licence,corrupted").returncode == 0
     # Grown, and the taken-down record listed again with new metadata.
     entries[1]["title"] = f"{entries[1]['title']} (corrected)"
     grown = write_manifest(docs / "m.jsonl", entries)
     assert _build(grown, out).returncode == 0
     assert set(_rows(out / "local")) == {"local:doc0", "local:doc2", "local:doc3"}
-    status = run_cli_subprocess("status", str(out), "--json")
+    status = run_cli_in_process("status", str(out), "--json")
     assert json.loads(status.stdout)["local"]["statuses"].get(REMOVED) == 1, \
         status.stdout
     state = State(out)

@@ -11,12 +11,12 @@ import datasets
 import pyarrow.parquet as pq
 from huggingface_hub import DatasetCard
 
-from tests.helpers.cli import run_cli_subprocess, write_toml
+from tests.helpers.cli import run_cli_in_process, write_toml
 from tests.helpers.local import make_corpus, write_manifest
 
 
 def _build(manifest: Path, out: Path, config: Path) -> None:
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--workers",
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--workers",
                                 "1", "--no-filter", "--page-images", "--config", str(config))
     assert result.returncode == 0, result.stderr
 
@@ -56,7 +56,7 @@ def _check(folder: Path, cache: Path) -> None:
     images = datasets.load_dataset(str(folder), "pages", cache_dir=str(cache))
     assert sum(len(images[split]) for split in images) == pages
     assert sorted(images) == sorted(ids)
-    assert run_cli_subprocess("verify", str(folder)).returncode == 0
+    assert run_cli_in_process("verify", str(folder)).returncode == 0
 
 
 def test_the_card_names_shards_by_pattern_through_an_increment_and_a_takedown(
@@ -82,7 +82,7 @@ def test_the_card_names_shards_by_pattern_through_an_increment_and_a_takedown(
     # A takedown republishes without the document.
     ids = tmp_path / "ids.txt"
     ids.write_text("doc1\n")
-    result = run_cli_subprocess("remove", str(out), "--dataset", "local", "--ids", str(ids))
+    result = run_cli_in_process("remove", str(out), "--dataset", "local", "--ids", str(ids))
     assert result.returncode == 0, result.stderr
     _check(folder, tmp_path / "cache3")
     published, _ = _published(folder)
@@ -91,5 +91,5 @@ def test_the_card_names_shards_by_pattern_through_an_increment_and_a_takedown(
     stray = folder / _globs(folder)["default"]["train"][0].replace("*", "99999-of-99999")
     stray.write_bytes((folder / json.loads(
         (folder / "build.json").read_text())["files"][0]["name"]).read_bytes())
-    result = run_cli_subprocess("verify", str(folder))
+    result = run_cli_in_process("verify", str(folder))
     assert result.returncode == 1 and stray.name in result.stdout

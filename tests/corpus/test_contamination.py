@@ -17,7 +17,7 @@ from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
 from loralay_build.sandbox.textgen import ProseGenerator
 from loralay_build.state import State
 from loralay_build.text.minhash import jaccard, signature, similar_pairs, to_text
-from tests.helpers.cli import run_cli_subprocess, write_toml
+from tests.helpers.cli import run_cli_in_process, write_toml
 from tests.helpers.local import write_manifest
 
 
@@ -92,8 +92,9 @@ def _corpora(tmp_path: Path) -> tuple[Path, Path]:
 
 def _build(manifest: Path, out: Path, name: str, config: Path,
            *extra: str) -> subprocess.CompletedProcess[str]:
-    return run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--name", name,
-                              "--config", str(config), "--workers", "1", "--no-filter", *extra)
+    return run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--name", name,
+                              "--config", str(config), "--executor", "serial", "--no-filter",
+                              *extra)
 
 
 def _splits(folder: Path) -> dict[str, str]:
@@ -141,7 +142,7 @@ def test_a_published_evaluation_copy_never_leaves_and_the_audit_sees_the_conflic
     assert _splits(out / "beta")["local:b-copy"] == "train"
     assert _build(alpha, out, "alpha", _config(tmp_path, "guard")).returncode == 0
     assert _splits(out / "alpha")["local:a5"] == "test"
-    result = run_cli_subprocess("audit", str(out), "--json")
+    result = run_cli_in_process("audit", str(out), "--json")
     assert result.returncode == 1, result.stderr
     audit = json.loads(result.stdout)
     assert audit["clusters"][0]["members"] == ["alpha/local:a5", "beta/local:b-copy"]
@@ -149,7 +150,7 @@ def test_a_published_evaluation_copy_never_leaves_and_the_audit_sees_the_conflic
                                                 "beta/local:b-copy": "train"}
     # beta rebuilt under guard drops its train copy: no conflict is left.
     assert _build(beta, out, "beta", _config(tmp_path, "guard")).returncode == 0
-    result = run_cli_subprocess("audit", str(out), "--json")
+    result = run_cli_in_process("audit", str(out), "--json")
     assert result.returncode == 0, result.stdout
     assert json.loads(result.stdout)["conflicts"] == []
 
@@ -167,17 +168,17 @@ def test_audit_across_two_output_folders(tmp_path: Path) -> None:
     config = _config(tmp_path, "report")
     assert _build(alpha, tmp_path / "one", "alpha", config).returncode == 0
     assert _build(beta, tmp_path / "two", "beta", config).returncode == 0
-    alone = json.loads(run_cli_subprocess("audit", str(tmp_path / "one"), "--json").stdout)
+    alone = json.loads(run_cli_in_process("audit", str(tmp_path / "one"), "--json").stdout)
     assert alone["clusters"] == []
-    result = run_cli_subprocess("audit", str(tmp_path / "one"), "--also", str(tmp_path / "two"))
+    result = run_cli_in_process("audit", str(tmp_path / "one"), "--also", str(tmp_path / "two"))
     assert result.returncode == 0, result.stderr
     assert "1 shared work(s)" in result.stdout and "beta/local:b-copy" in result.stdout
     assert "1 split conflict(s)" in result.stdout
     # once the other folder has its own index, it is read instead: the same audit
     assert not _indexed(tmp_path / "two")
-    assert run_cli_subprocess("audit", str(tmp_path / "two")).returncode == 0
+    assert run_cli_in_process("audit", str(tmp_path / "two")).returncode == 0
     assert _indexed(tmp_path / "two")
-    again = run_cli_subprocess("audit", str(tmp_path / "one"), "--also", str(tmp_path / "two"))
+    again = run_cli_in_process("audit", str(tmp_path / "one"), "--also", str(tmp_path / "two"))
     assert again.stdout == result.stdout
 
 
@@ -192,7 +193,7 @@ def test_excluded_ids_never_enter_and_come_back_when_unlisted(tmp_path: Path) ->
     rejects = {json.loads(x)["id"]: json.loads(x)["reason"]
                for x in (out / "alpha" / "rejects.jsonl").read_text().splitlines()}
     assert rejects == {"local:a2": "excluded", "local:a4": "excluded"}
-    audit = json.loads(run_cli_subprocess("audit", str(out), "--json").stdout)
+    audit = json.loads(run_cli_in_process("audit", str(out), "--json").stdout)
     assert audit["excluded"] == ["alpha/local:a2", "alpha/local:a4"]
     ids.write_text("a2\n")
     assert _build(alpha, out, "alpha", config, "--exclude-ids", str(ids)).returncode == 0
@@ -210,7 +211,7 @@ def _stored_pairs(out: Path) -> set[tuple[str, str]]:
         assert stored == pairs_among(published_docs(state), index.abstract)
     finally:
         state.close()
-    result = run_cli_subprocess("audit", str(out), "--json", "--check")
+    result = run_cli_in_process("audit", str(out), "--json", "--check")
     assert result.returncode == 0, result.stdout + result.stderr
     assert json.loads(result.stdout)["index"]["consistent"]
     return {(a, b) for a, b, kind, score in stored if kind == "title" or score >= 0.5}
@@ -237,7 +238,7 @@ def test_the_band_index_follows_every_publish_takedown_change_and_departure(
     # a takedown
     ids = tmp_path / "takedown.txt"
     ids.write_text("b-copy\n")
-    result = run_cli_subprocess("remove", str(out), "--dataset", "beta", "--ids", str(ids))
+    result = run_cli_in_process("remove", str(out), "--dataset", "beta", "--ids", str(ids))
     assert result.returncode == 0, result.stderr
     assert _stored_pairs(out) == {("alpha/local:a6", "beta/local:b3")}
     # a1 now holds b2's text
@@ -255,10 +256,10 @@ def test_the_band_index_follows_every_publish_takedown_change_and_departure(
     db.execute("DELETE FROM work_pairs")
     db.commit()
     db.close()
-    stale = run_cli_subprocess("audit", str(out), "--json", "--check")
+    stale = run_cli_in_process("audit", str(out), "--json", "--check")
     assert stale.returncode == 1
     assert json.loads(stale.stdout)["clusters"] == []
     assert ["alpha/local:a1", "beta/local:b2"] in [p[:2] for p in
                                                     json.loads(stale.stdout)["index"]["missing"]]
-    assert run_cli_subprocess("audit", str(out), "--rebuild").returncode == 0
+    assert run_cli_in_process("audit", str(out), "--rebuild").returncode == 0
     assert _stored_pairs(out) == {("alpha/local:a1", "beta/local:b2")}

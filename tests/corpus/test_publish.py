@@ -34,7 +34,7 @@ from loralay_build.corpus.schema import FULL_SCHEMA, dataset_schema
 from loralay_build.corpus.writer import rows_table, write_shard
 from loralay_build.sources.local import LocalSource
 from loralay_build.state import RunLock
-from tests.helpers.cli import run_cli_subprocess, write_toml
+from tests.helpers.cli import run_cli_in_process, write_toml
 from tests.helpers.cli_runner import assert_dataset_schema
 from tests.helpers.local import make_corpus, write_manifest
 
@@ -45,7 +45,7 @@ def _build(manifest: Path, out: Path) -> subprocess.CompletedProcess[str]:
     config = write_toml(out.parent / f"{out.name}.toml",
                         {"output": {"shard_rows": 8, "rows_per_file": 4},
                          "store": {"keep_work": True}})
-    return run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--workers",
+    return run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--workers",
                               "1", "--no-filter", "--config", str(config))
 
 
@@ -121,7 +121,7 @@ def test_adding_a_document_only_adds_a_shard(
     assert set(before) <= set(after)  # every old shard keeps its bytes
     added = set(after) - set(before)
     assert len(added) == 1 and _rows_of(out / "local", after, added) == 1
-    assert run_cli_subprocess("verify", str(out / "local")).returncode == 0
+    assert run_cli_in_process("verify", str(out / "local")).returncode == 0
     _assert_same_rows(_rows_by_split(out / "local"), _full_republish(out, manifest, tmp_path))
     # verify compares the rows with what a full republish writes: the work files.
     shard = out / "local" / after[next(iter(added))]
@@ -129,7 +129,7 @@ def test_adding_a_document_only_adds_a_shard(
     work = out / ".loralay" / "work" / key[:2] / f"{key}.arrow"
     other = next(p for p in work.parent.parent.glob("*/*.arrow") if p != work)
     work.write_bytes(other.read_bytes())
-    result = run_cli_subprocess("verify", str(out / "local"))
+    result = run_cli_in_process("verify", str(out / "local"))
     assert result.returncode == 1 and "local:doc40 differs from its work file" in result.stdout
 
 
@@ -151,7 +151,7 @@ def test_removing_a_document_rewrites_only_its_shard(
     ids = pq.read_table(out / "local" / after[next(iter(added))], columns=["article_id"])
     assert "local:doc3" not in ids.column(0).to_pylist()
     assert _rows_of(out / "local", after, added) == len(ids) == 7  # the rest of doc3's 8
-    assert run_cli_subprocess("verify", str(out / "local")).returncode == 0
+    assert run_cli_in_process("verify", str(out / "local")).returncode == 0
     _assert_same_rows(_rows_by_split(out / "local"), _full_republish(out, manifest, tmp_path))
 
 
@@ -181,7 +181,7 @@ def test_an_increment_keeps_the_file_rule_and_rewrites_only_what_it_must(
     config = write_toml(tmp_path / "rule.toml", {"output": {"shard_rows": 6, "rows_per_file": 5}})
 
     def build(manifest: Path) -> None:
-        result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out),
+        result = run_cli_in_process("local", "--input", str(manifest), "--out", str(out),
                                     "--workers", "1", "--no-filter", "--config", str(config))
         assert result.returncode == 0, result.stderr
 
@@ -206,7 +206,7 @@ def test_an_increment_keeps_the_file_rule_and_rewrites_only_what_it_must(
     added = set(after) - set(before)
     assert _rows_of(folder, after, added) == 4 * 5 + 2
     assert len(_files_by_split(folder)["train"]) == 34 // 5
-    assert run_cli_subprocess("verify", str(folder)).returncode == 0
+    assert run_cli_in_process("verify", str(folder)).returncode == 0
 
 
 def test_a_folder_of_small_shards_is_merged_without_processing_again(tmp_path: Path) -> None:
@@ -218,23 +218,23 @@ def test_a_folder_of_small_shards_is_merged_without_processing_again(tmp_path: P
     out = tmp_path / "out"
     args = ("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
             "--no-filter")
-    assert run_cli_subprocess(*args).returncode == 0
+    assert run_cli_in_process(*args).returncode == 0
     folder = out / "local"
     rows = _rows_by_split(folder)
-    assert run_cli_subprocess("compact", str(folder), "--shard-rows", "16").returncode == 0
+    assert run_cli_in_process("compact", str(folder), "--shard-rows", "16").returncode == 0
     assert len(_files_by_split(folder)["train"]) == 3
-    result = run_cli_subprocess(*args)
+    result = run_cli_in_process(*args)
     assert result.returncode == 0, result.stderr
-    status = run_cli_subprocess("status", str(out), "--json")
+    status = run_cli_in_process("status", str(out), "--json")
     counts = json.loads(status.stdout)["local"]["last_run"]["counts"]
     assert counts["new"] == counts["changed"] == 0 and "processed" not in counts
     assert {split: len(files) for split, files in _files_by_split(folder).items()} == {
         split: 1 for split in rows}
     _assert_same_rows(_rows_by_split(folder), rows)
-    assert run_cli_subprocess("verify", str(folder)).returncode == 0
+    assert run_cli_in_process("verify", str(folder)).returncode == 0
     # Up to date now: the next run keeps every shard.
     before = _shards(folder)
-    assert run_cli_subprocess(*args).returncode == 0
+    assert run_cli_in_process(*args).returncode == 0
     assert _shards(folder) == before
 
 
@@ -293,13 +293,13 @@ def test_kill_during_an_incremental_publish(
     new = sorted(f"local:{e['id']}" for e in entries[: BASE_DOCS + 1])
     assert _ids(out / "local") == (
         old if point in ("shard", "rejects.jsonl", "README.md") else new)
-    result = run_cli_subprocess(*args)
+    result = run_cli_in_process(*args)
     assert result.returncode == 0, result.stderr
     assert _ids(out / "local") == new
-    assert run_cli_subprocess("verify", str(out / "local")).returncode == 0
+    assert run_cli_in_process("verify", str(out / "local")).returncode == 0
     clean = tmp_path / "clean"
     shutil.copytree(base[2], clean)
-    assert run_cli_subprocess(*[str(clean) if a == str(out) else a for a in args]).returncode == 0
+    assert run_cli_in_process(*[str(clean) if a == str(out) else a for a in args]).returncode == 0
     assert _shards(out / "local") == _shards(clean / "local")
     assert (out / "local" / "build.json").read_bytes() == (clean / "local" /
                                                          "build.json").read_bytes()
@@ -336,7 +336,7 @@ def test_a_full_disk_keeps_the_previous_version(
     assert len(errors) == 1 and "previous version is kept" in errors[0]
     assert _shards(out / "local") == before
     assert _ids(out / "local") == old
-    assert run_cli_subprocess("verify", str(out / "local")).returncode == 0
+    assert run_cli_in_process("verify", str(out / "local")).returncode == 0
 
 
 def test_compact_repacks_small_shards_with_the_same_rows(
@@ -348,12 +348,12 @@ def test_compact_repacks_small_shards_with_the_same_rows(
     assert _build(manifest, out).returncode == 0
     rows = _rows_by_split(out / "local")
     fragmented = len(_shards(out / "local"))
-    result = run_cli_subprocess("compact", str(out / "local"), "--shard-rows", "8")
+    result = run_cli_in_process("compact", str(out / "local"), "--shard-rows", "8")
     assert result.returncode == 0, result.stderr
     assert len(_shards(out / "local")) < fragmented
     _assert_same_rows(_rows_by_split(out / "local"), rows)
-    assert run_cli_subprocess("verify", str(out / "local")).returncode == 0
-    assert run_cli_subprocess("compact", str(out / "local"), "--shard-rows", "8").stdout.endswith(
+    assert run_cli_in_process("verify", str(out / "local")).returncode == 0
+    assert run_cli_in_process("compact", str(out / "local"), "--shard-rows", "8").stdout.endswith(
         "already compact\n")
     compacted = _shards(out / "local")
     assert _build(manifest, out).returncode == 0  # up to date: nothing rewritten
@@ -477,19 +477,19 @@ def test_gc_deletes_only_what_nothing_refers_to(
                                                   *entries[3:BASE_DOCS]])
     assert _build(manifest, out).returncode == 0
     with RunLock(out / ".loralay" / "local.lock"):
-        held = run_cli_subprocess("gc", str(out))
+        held = run_cli_in_process("gc", str(out))
     assert held.returncode == 75 and "a build is running" in held.stderr
     assert len(list((out / ".loralay" / "work").glob("*/*.arrow"))) == BASE_DOCS + 1
-    result = run_cli_subprocess("gc", str(out))
+    result = run_cli_in_process("gc", str(out))
     assert result.returncode == 0, result.stderr
     assert "1 blob(s) and 2 work file(s) deleted" in result.stdout
     assert len(list((out / ".loralay" / "work").glob("*/*.arrow"))) == BASE_DOCS - 1
-    assert run_cli_subprocess("verify", str(out / "local")).returncode == 0
+    assert run_cli_in_process("verify", str(out / "local")).returncode == 0
     shards = _shards(out / "local")
     again = _build(manifest, out)
     assert again.returncode == 0, again.stderr
     assert _shards(out / "local") == shards
-    assert "0 blob(s) and 0 work file(s) deleted" in run_cli_subprocess("gc", str(out)).stdout
+    assert "0 blob(s) and 0 work file(s) deleted" in run_cli_in_process("gc", str(out)).stdout
 
 
 def test_compact_refuses_while_a_build_runs_or_without_a_complete_build(
@@ -498,11 +498,11 @@ def test_compact_refuses_while_a_build_runs_or_without_a_complete_build(
     out = _copy(base, tmp_path)
     before = _shards(out / "local")
     with RunLock(out / ".loralay" / "local.lock"):
-        held = run_cli_subprocess("compact", str(out / "local"), "--shard-rows", "100")
+        held = run_cli_in_process("compact", str(out / "local"), "--shard-rows", "100")
     assert held.returncode == 75 and "another run holds" in held.stderr
     shard = out / "local" / sorted(before.values())[0]
     shard.write_bytes(shard.read_bytes()[:-10])  # cut short: not the listed file any more
-    broken = run_cli_subprocess("compact", str(out / "local"), "--shard-rows", "100")
+    broken = run_cli_in_process("compact", str(out / "local"), "--shard-rows", "100")
     assert broken.returncode == 1 and "Traceback" not in broken.stderr
     assert broken.stderr.count("\n") == 1 and "no complete published build" in broken.stderr
     assert set(_shards(out / "local").values()) == set(before.values())
@@ -517,7 +517,7 @@ def test_output_settings_that_change_no_shard_byte_keep_every_shard(
     config = write_toml(tmp_path / "plain.toml",
                         {"output": {"shard_rows": 8, "rows_per_file": 4,
                                     "work_compression": "none"}})
-    result = run_cli_subprocess("local", "--input", str(docs / "base.jsonl"), "--out", str(out),
+    result = run_cli_in_process("local", "--input", str(docs / "base.jsonl"), "--out", str(out),
                                 "--workers", "1", "--no-filter", "--config", str(config))
     assert result.returncode == 0, result.stderr
     assert set(_shards(out / "local")) == set(before)
@@ -534,7 +534,7 @@ def test_work_files_deleted_once_published(
     config = write_toml(tmp_path / "nowork.toml", {"output": {"shard_rows": 8, "rows_per_file": 4}})
 
     def build(manifest: Path) -> None:
-        result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out),
+        result = run_cli_in_process("local", "--input", str(manifest), "--out", str(out),
                                     "--workers", "1", "--no-filter", "--config", str(config))
         assert result.returncode == 0, result.stderr
 
@@ -553,7 +553,7 @@ def test_work_files_deleted_once_published(
     kept = _copy(base, tmp_path / "kept")
     assert _build(changed, kept).returncode == 0
     _assert_same_rows(_rows_by_split(out / "local"), _rows_by_split(kept / "local"))
-    assert run_cli_subprocess("verify", str(out / "local")).returncode == 0
+    assert run_cli_in_process("verify", str(out / "local")).returncode == 0
     shutil.rmtree(out / "local")
     build(changed)
     _assert_same_rows(_rows_by_split(out / "local"), _rows_by_split(kept / "local"))
@@ -599,31 +599,31 @@ def test_a_grown_build_republishes_a_folder_of_every_column(tmp_path: Path,
                           *args(write_manifest(docs / "old.jsonl", entries[:8]), out)],
                          capture_output=True, text=True, timeout=240)
     assert old.returncode == 0, old.stderr
-    compacted = run_cli_subprocess("compact", str(folder), "--shard-rows", "8")
+    compacted = run_cli_in_process("compact", str(folder), "--shard-rows", "8")
     assert compacted.returncode == 0 and "already compact" not in compacted.stdout
     before = _shards(folder)
     assert all(pq.read_schema(folder / n).remove_metadata().equals(FULL_SCHEMA)
                for n in before.values())
     assert "dataset_info" not in (folder / "README.md").read_text()
-    assert run_cli_subprocess("verify", str(folder)).returncode == 0
+    assert run_cli_in_process("verify", str(folder)).returncode == 0
     assert len(_ids(folder)) == 8
-    stats = run_cli_subprocess("stats", str(folder), "--json")
+    stats = run_cli_in_process("stats", str(folder), "--json")
     assert stats.returncode == 0 and json.loads(stats.stdout)["splits"]["train"]["documents"]
-    inspected = run_cli_subprocess("inspect", str(folder), "local:doc1", "--out",
+    inspected = run_cli_in_process("inspect", str(folder), "local:doc1", "--out",
                                    str(tmp_path / "p.png"))
     assert inspected.returncode == 0, inspected.stderr
     grown = write_manifest(docs / "grown.jsonl", entries)
-    result = run_cli_subprocess(*args(grown, out))
+    result = run_cli_in_process(*args(grown, out))
     assert result.returncode == 0, result.stderr
     after = _shards(folder)
     assert not set(before) & set(after)
     schema = dataset_schema(LocalSource.columns)
     assert all(pq.read_schema(folder / n).remove_metadata().equals(schema)
                for n in after.values())
-    verified = run_cli_subprocess("verify", str(folder))
+    verified = run_cli_in_process("verify", str(folder))
     assert verified.returncode == 0, verified.stdout
     assert_dataset_schema(folder, LocalSource)
-    assert run_cli_subprocess(*args(grown, tmp_path / "fresh")).returncode == 0
+    assert run_cli_in_process(*args(grown, tmp_path / "fresh")).returncode == 0
     _assert_same_rows(_rows_by_split(folder), _rows_by_split(tmp_path / "fresh" / "local"))
 
 

@@ -22,7 +22,7 @@ from loralay_build.corpus.report import (
     rejects_figure,
     years_figure,
 )
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process, run_cli_subprocess
 from tests.helpers.local import make_corpus, write_manifest
 
 
@@ -37,7 +37,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
                     "abstracts": {"fr": "x"}})
     for name, part in (("alpha", entries[:4] + entries[6:]), ("beta", entries[4:6])):
         manifest = write_manifest(docs / f"{name}.jsonl", part)
-        result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(root / "data"),
+        result = run_cli_in_process("local", "--input", str(manifest), "--out", str(root / "data"),
                                     "--name", name, "--executor", "serial", "--no-filter")
         assert result.returncode == 0, result.stderr
     return root / "data"
@@ -86,7 +86,7 @@ def flat(figures: dict[str, object]) -> dict[str, object]:
 
 def test_report_tables_match_the_shards(data: Path, tmp_path: Path) -> None:
     out = tmp_path / "report"
-    result = run_cli_subprocess("report", str(data), "--out", str(out))
+    result = run_cli_in_process("report", str(data), "--out", str(out))
     assert result.returncode == 0, result.stderr
     report = json.loads((out / "report.json").read_text())
     assert sorted(report["datasets"]) == ["alpha", "beta"]
@@ -110,7 +110,7 @@ def test_report_tables_match_the_shards(data: Path, tmp_path: Path) -> None:
 
 def test_report_plots_are_real_images(data: Path, tmp_path: Path) -> None:
     out = tmp_path / "report"
-    assert run_cli_subprocess("report", str(data), "--out", str(out)).returncode == 0
+    assert run_cli_in_process("report", str(data), "--out", str(out)).returncode == 0
     names = json.loads((out / "report.json").read_text())["plots"]
     assert sorted(names) == ["alpha-lengths.png", "alpha-years.png", "beta-lengths.png",
                              "beta-years.png", "rejects.png"]
@@ -140,19 +140,19 @@ def test_report_without_matplotlib_says_how_to_get_it(data: Path, tmp_path: Path
 
 
 def test_report_on_a_folder_without_datasets_is_a_usage_error(tmp_path: Path) -> None:
-    result = run_cli_subprocess("report", str(tmp_path), "--out", str(tmp_path / "r"))
+    result = run_cli_in_process("report", str(tmp_path), "--out", str(tmp_path / "r"))
     assert result.returncode == 2 and "no dataset" in result.stderr
 
 
 def test_stats_json_matches_the_report(data: Path, tmp_path: Path) -> None:
-    result = run_cli_subprocess("stats", str(data / "alpha"), "--json")
+    result = run_cli_in_process("stats", str(data / "alpha"), "--json")
     assert result.returncode == 0, result.stderr
     stats = json.loads(result.stdout)
     out = tmp_path / "report"
-    assert run_cli_subprocess("report", str(data), "--out", str(out)).returncode == 0
+    assert run_cli_in_process("report", str(data), "--out", str(out)).returncode == 0
     report = json.loads((out / "report.json").read_text())
     assert stats["splits"] == report["datasets"]["alpha"]["splits"]
-    text = run_cli_subprocess("stats", str(data / "alpha"))
+    text = run_cli_in_process("stats", str(data / "alpha"))
     assert text.returncode == 0 and "article words" in text.stdout
 
 
@@ -160,7 +160,7 @@ def test_stats_json_matches_the_report(data: Path, tmp_path: Path) -> None:
 def test_stats_and_verify_refuse_a_folder_that_is_not_a_dataset(data: Path,
                                                                command: str) -> None:
     for path in (data, data / ".loralay" / "state.sqlite"):
-        result = run_cli_subprocess(command, str(path))
+        result = run_cli_in_process(command, str(path))
         assert result.returncode == 2, (path, result.stdout, result.stderr)
         assert "not a dataset" in result.stderr and "Traceback" not in result.stderr
 
@@ -186,7 +186,7 @@ def test_derived_views_are_counted_not_measured(data: Path, tmp_path: Path) -> N
     (view / "build.json").write_text(json.dumps({
         "view": "citations", "counts": {"splits": {"train": 2, "validation": 0, "test": 0}},
         "files": [f.__dict__ for f in files]}))
-    result = run_cli_subprocess("report", str(root), "--out", str(tmp_path / "report"))
+    result = run_cli_in_process("report", str(root), "--out", str(tmp_path / "report"))
     assert result.returncode == 0, result.stderr
     report = json.loads((tmp_path / "report" / "report.json").read_text())
     assert report["views"] == {"alpha-citations": {

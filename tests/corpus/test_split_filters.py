@@ -11,7 +11,7 @@ from loralay_build.config import FilterSettings, SplitSettings
 from loralay_build.corpus.filters import compute_thresholds, percentile
 from loralay_build.corpus.split import assign_splits
 from loralay_build.errors import Reason
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process
 from tests.helpers.local import make_corpus, write_manifest
 from tests.helpers.splits import SplitItem, named, split_columns
 
@@ -115,7 +115,7 @@ def test_two_valid_pdfs_with_filters_on_publish_two(tmp_path: Path) -> None:
     docs.mkdir()
     manifest = write_manifest(docs / "m.jsonl", make_corpus(docs, 2))
     out = tmp_path / "out"
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--workers",
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--workers",
                                 "1")
     assert result.returncode == 0, result.stderr
     build = json.loads((out / "local" / "build.json").read_text())

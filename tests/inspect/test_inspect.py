@@ -12,7 +12,7 @@ from reportlab.pdfgen import canvas
 
 from loralay_build.inspect.locate import find_row
 from loralay_build.inspect.render import ABSTRACT_COLOURS, COLOURS, SCALE
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process
 
 ABSTRACT = ("We measure how layout changes the reading of long scientific documents "
             "and report what the boxes show")
@@ -52,7 +52,7 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
                     "published": "2020-02"})
     manifest = root / "docs.jsonl"
     manifest.write_text("".join(json.dumps(e) + "\n" for e in entries))
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(root / "data"),
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(root / "data"),
                                 "--executor", "serial", "--no-filter")
     assert result.returncode == 0, result.stderr
     return root / "data" / "local"
@@ -77,7 +77,7 @@ def ink_and_tint(image: Image.Image, box: list[int]) -> tuple[int, int]:
 @pytest.mark.parametrize("rotation", ROTATIONS)
 def test_boxes_cover_the_rendered_words(dataset: Path, tmp_path: Path, rotation: int) -> None:
     out = tmp_path / "page.png"
-    result = run_cli_subprocess("inspect", str(dataset), f"local:r{rotation}", "--out", str(out))
+    result = run_cli_in_process("inspect", str(dataset), f"local:r{rotation}", "--out", str(out))
     assert result.returncode == 0, result.stderr
     row = find_row(dataset, f"local:r{rotation}")
     assert row is not None
@@ -96,7 +96,7 @@ def test_boxes_cover_the_rendered_words(dataset: Path, tmp_path: Path, rotation:
 
 def test_abstract_drawn_in_its_own_colour(dataset: Path, tmp_path: Path) -> None:
     out = tmp_path / "abstract.png"
-    result = run_cli_subprocess("inspect", str(dataset), "local:r0", "--out", str(out), "--order")
+    result = run_cli_in_process("inspect", str(dataset), "local:r0", "--out", str(out), "--order")
     assert result.returncode == 0, result.stderr
     image = Image.open(out).convert("RGB")
     colours = {image.getpixel((x, y)) for x in range(image.width) for y in range(image.height)}
@@ -105,7 +105,7 @@ def test_abstract_drawn_in_its_own_colour(dataset: Path, tmp_path: Path) -> None
 
 def test_rejected_document_is_drawn_with_its_reason(dataset: Path, tmp_path: Path) -> None:
     out = tmp_path / "lost.png"
-    result = run_cli_subprocess("inspect", str(dataset), "local:lost", "--out", str(out),
+    result = run_cli_in_process("inspect", str(dataset), "local:lost", "--out", str(out),
                                 "--all-pages")
     assert result.returncode == 0, result.stderr
     assert "abstract_not_found" in result.stderr
@@ -114,7 +114,7 @@ def test_rejected_document_is_drawn_with_its_reason(dataset: Path, tmp_path: Pat
 
 
 def test_unknown_id_is_a_usage_error(dataset: Path, tmp_path: Path) -> None:
-    result = run_cli_subprocess("inspect", str(dataset), "local:nope", "--out",
+    result = run_cli_in_process("inspect", str(dataset), "local:nope", "--out",
                                 str(tmp_path / "x.png"))
     assert result.returncode == 2
     assert "local:nope" in result.stderr and "Traceback" not in result.stderr
@@ -122,7 +122,7 @@ def test_unknown_id_is_a_usage_error(dataset: Path, tmp_path: Path) -> None:
 
 
 def test_page_out_of_range_is_a_usage_error(dataset: Path, tmp_path: Path) -> None:
-    result = run_cli_subprocess("inspect", str(dataset), "local:r0", "--page", "7", "--out",
+    result = run_cli_in_process("inspect", str(dataset), "local:r0", "--page", "7", "--out",
                                 str(tmp_path / "x.png"))
     assert result.returncode == 2 and "pages 1 to 1" in result.stderr
 
@@ -152,11 +152,11 @@ def test_abstracts_in_two_languages_get_two_colours(tmp_path: Path) -> None:
     manifest.write_text(json.dumps({"id": "two", "pdf": "two.pdf", "language": "en",
                                     "abstracts": {"fr": RESUME, "en": ABSTRACT},
                                     "published": "2020-01"}) + "\n")
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(tmp_path / "data"),
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(tmp_path / "data"),
                                 "--executor", "serial", "--no-filter")
     assert result.returncode == 0, result.stderr
     out = tmp_path / "two.png"
-    result = run_cli_subprocess("inspect", str(tmp_path / "data" / "local"), "local:two", "--out",
+    result = run_cli_in_process("inspect", str(tmp_path / "data" / "local"), "local:two", "--out",
                                 str(out))
     assert result.returncode == 0, result.stderr
     image = Image.open(out).convert("RGB")

@@ -27,7 +27,7 @@ from loralay_build.sandbox.pdfgen import (
     render_scanned,
 )
 from loralay_build.sandbox.textgen import ProseGenerator
-from tests.helpers.cli import run_cli_subprocess, write_toml
+from tests.helpers.cli import run_cli_in_process, run_cli_subprocess, write_toml
 
 OCR = OcrSettings(enabled=True)
 
@@ -236,7 +236,7 @@ def test_needs_ocr_then_a_run_with_ocr_publishes_and_one_without_changes_nothing
 def test_ocr_without_its_language_model_is_refused_before_any_work(tmp_path: Path) -> None:
     config = write_toml(tmp_path / "ocr.toml", {"ocr": {"tessdata": str(tmp_path / "none")}})
     out = tmp_path / "data"
-    result = run_cli_subprocess("hal", "--out", str(out), "--config", str(config), "--ocr",
+    result = run_cli_in_process("hal", "--out", str(out), "--config", str(config), "--ocr",
                                 "--limit", "1")
     assert result.returncode == 2, result.stderr
     assert "apt-get install tesseract-ocr tesseract-ocr-fra" in result.stderr

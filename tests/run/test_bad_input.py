@@ -31,7 +31,7 @@ from loralay_build.run.process import Outcome, Task
 from loralay_build.run.worker_results import limits_of, outcome_of
 from loralay_build.state import State
 from loralay_build.text import MatchSettings
-from tests.helpers.cli import run_cli_subprocess, write_toml
+from tests.helpers.cli import run_cli_in_process, run_cli_subprocess, write_toml
 from tests.helpers.local import make_corpus, write_manifest
 
 BOMB = Path(__file__).parents[1] / "fixtures" / "badpdfs" / "C02_flate_bomb_nested_4GiB.pdf"
@@ -50,7 +50,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     docs = tmp_path_factory.mktemp("docs")
     manifest = write_manifest(docs / "m.jsonl", make_corpus(docs, 2))
     out = docs / "out"
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--workers",
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--workers",
                                 "1", "--no-filter")
     assert result.returncode == 0, result.stderr
     return manifest, out
@@ -166,7 +166,7 @@ def test_a_manifest_error_leaves_out_as_it_was(built: tuple[Path, Path],
         manifest = tmp_path / "bad.jsonl"
         manifest.write_bytes(text.encode("latin-1"))
         for out in (tmp_path / "absent", existing):
-            result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out))
+            result = run_cli_in_process("local", "--input", str(manifest), "--out", str(out))
             assert result.returncode == 2, (name, result.stderr)
             assert len(result.stderr.strip().splitlines()) == 1, (name, result.stderr)
             assert str(manifest) in result.stderr, (name, result.stderr)
@@ -177,7 +177,7 @@ def test_a_manifest_error_leaves_out_as_it_was(built: tuple[Path, Path],
 def test_an_empty_manifest_is_a_usage_error(tmp_path: Path) -> None:
     manifest = tmp_path / "m.jsonl"
     manifest.write_text("\n\n")
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(tmp_path / "out"),
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(tmp_path / "out"),
                                 "--allow-empty")
     assert result.returncode == 2
     assert result.stderr.strip() == (
@@ -188,7 +188,7 @@ def test_language_null_is_a_usage_error(tmp_path: Path) -> None:
     manifest = write_manifest(tmp_path / "m.jsonl", [
         {"id": "a", "pdf": "a.pdf", "language": "fr"},
         {"id": "b", "pdf": "b.pdf", "language": None, "abstracts": {"fr": "x"}}])
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(tmp_path / "out"))
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(tmp_path / "out"))
     assert result.returncode == 2
     assert result.stderr.strip() == (
         f"configuration error: {manifest}: line 2 (id 'b'): 'language' must be the ISO 639-1 "
@@ -202,13 +202,13 @@ def test_status_shows_the_failed_last_run_and_its_reason(tmp_path: Path) -> None
     manifest = write_manifest(tmp_path / "m.jsonl", [
         {"id": "html", "pdf": "page.pdf", "language": "fr", "abstracts": {"fr": "x y"}}])
     out = tmp_path / "out"
-    failed = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out))
+    failed = run_cli_in_process("local", "--input", str(manifest), "--out", str(out))
     assert failed.returncode == 1
-    status = run_cli_subprocess("status", str(out))
+    status = run_cli_in_process("status", str(out))
     assert status.returncode == 0, status.stderr
     assert "exit 1" in status.stdout
     assert "local: no document published (1 rejected" in status.stdout
-    run = json.loads(run_cli_subprocess("status", str(out), "--json").stdout)["local"]["last_run"]
+    run = json.loads(run_cli_in_process("status", str(out), "--json").stdout)["local"]["last_run"]
     assert run["exit_code"] == 1 and run["reason"].startswith("local: no document published")
 
 
@@ -221,7 +221,7 @@ def test_status_shows_a_dataset_whose_only_run_found_nothing(tmp_path: Path) -> 
         state.finish_run(run, 1, {}, "hal: no document published (0 rejected, …)")
     finally:
         state.close()
-    status = run_cli_subprocess("status", str(tmp_path))
+    status = run_cli_in_process("status", str(tmp_path))
     assert status.returncode == 0, status.stderr
     assert status.stdout.splitlines()[0] == "hal"
     assert "exit 1" in status.stdout and "hal: no document published" in status.stdout
@@ -234,7 +234,7 @@ def test_a_flag_does_not_hide_a_bad_file_value(tmp_path: Path, value: object) ->
     config = write_toml(tmp_path / "c.toml", {"run": {"workers": value}})
     manifest = write_manifest(tmp_path / "m.jsonl", [{"id": "a", "pdf": "a.pdf"}])
     out = tmp_path / "out"
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--config",
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--config",
                                 str(config), "--workers", "2")
     assert result.returncode == 2, result.stderr
     [line] = result.stderr.strip().splitlines()
@@ -310,7 +310,7 @@ def test_serial_reports_a_fatal_signal_of_its_own_process_in_one_line(tmp_path: 
     assert line.startswith("error: the build process was killed by SIGABRT while processing "
                            "local:bomb;"), line
     assert "--executor serial has no isolation" in line
-    status = run_cli_subprocess("status", str(tmp_path / "out"))  # the run could not record its end
+    status = run_cli_in_process("status", str(tmp_path / "out"))  # the run could not record its end
     assert "exit none (the process was killed)" in status.stdout, status.stdout
 
 
@@ -319,7 +319,7 @@ def test_a_folder_given_as_pdf_says_so(tmp_path: Path) -> None:
     manifest = write_manifest(tmp_path / "m.jsonl", [
         {"id": "a", "pdf": "a.pdf", "language": "fr", "abstracts": {"fr": "x y"}}])
     out = tmp_path / "out"
-    assert run_cli_subprocess("local", "--input", str(manifest), "--out", str(out)).returncode == 1
+    assert run_cli_in_process("local", "--input", str(manifest), "--out", str(out)).returncode == 1
     state = State(out)
     try:
         [row] = state.rows("local")
@@ -331,7 +331,7 @@ def test_a_folder_given_as_pdf_says_so(tmp_path: Path) -> None:
 
 def test_the_outside_folder_hint_names_the_flag(tmp_path: Path) -> None:
     manifest = write_manifest(tmp_path / "m.jsonl", [{"id": "a", "pdf": "/etc/passwd"}])
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(tmp_path / "out"))
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(tmp_path / "out"))
     assert result.returncode == 2 and "give --allow-outside" in result.stderr
 
 
@@ -386,10 +386,10 @@ def test_remove_twice_counts_the_second_as_already_removed(
     out = _copy(built[1], tmp_path)
     ids = tmp_path / "ids.txt"
     ids.write_text("doc0\n")
-    first = run_cli_subprocess("remove", str(out), "--dataset", "local", "--ids", str(ids))
+    first = run_cli_in_process("remove", str(out), "--dataset", "local", "--ids", str(ids))
     assert first.returncode == 0, first.stderr
     assert first.stderr.strip().splitlines()[-1] == "local: 1 document(s) removed and unpublished"
-    second = run_cli_subprocess("remove", str(out), "--dataset", "local", "--ids", str(ids))
+    second = run_cli_in_process("remove", str(out), "--dataset", "local", "--ids", str(ids))
     assert second.returncode == 0, second.stderr
     assert second.stderr.strip().splitlines()[-1] == (
         "local: 0 document(s) removed and unpublished, 1 already removed")

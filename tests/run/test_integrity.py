@@ -24,7 +24,7 @@ from loralay_build.run.pipeline import Pipeline
 from loralay_build.sandbox import Sandbox
 from loralay_build.sources import load_settings
 from loralay_build.state import State
-from tests.helpers.cli import build_local, run_cli_subprocess, write_toml
+from tests.helpers.cli import build_local, run_cli_in_process, run_cli_subprocess, write_toml
 from tests.helpers.local import make_corpus, write_manifest
 from tests.helpers.waits import DEADLINE, wait_for
 
@@ -50,7 +50,8 @@ def test_three_document_build_loads_with_datasets(
     folder, entries = corpus
     manifest = write_manifest(folder / "three.jsonl", entries[:3])
     out = tmp_path / "out"
-    result = build_local(manifest, out)
+    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out),
+                                "--workers", "1", "--no-filter")  # its warnings are checked
     assert result.returncode == 0, result.stderr
     assert "split is empty" in result.stderr
     build = json.loads((out / "local" / "build.json").read_text())
@@ -81,7 +82,7 @@ def test_two_datasets_share_an_output_root(
     assert sorted(load_ids(out / "b")) == ["local:doc1", "local:doc2", "local:doc3"]
     # A dataset of another source is refused before any work, the folder left as it was.
     before = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
-    other = run_cli_subprocess("hal", "--out", str(out), "--name", "a")
+    other = run_cli_in_process("hal", "--out", str(out), "--name", "a")
     assert other.returncode == 2
     assert "built from 'local'" in other.stderr and "Traceback" not in other.stderr
     assert {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == before
@@ -213,12 +214,12 @@ def test_configuration_is_checked_before_work(tmp_path: Path) -> None:
                                  env={"LORALAY_RUN__WORKERS": "0"})
     one_line_usage_error(workers, "workers = 0: must be at least 1")
     typo = write_toml(tmp_path / "typo.toml", {"source": {"serch_url": "http://x"}})
-    result = run_cli_subprocess("hal", "--out", str(out), "--config", str(typo))
+    result = run_cli_in_process("hal", "--out", str(out), "--config", str(typo))
     one_line_usage_error(result, "unknown [source] key(s) for hal: serch_url", "search_url")
     parser = write_toml(tmp_path / "parser.toml", {"parse": {"backend": "pdfminer"}})
     one_line_usage_error(build_local(manifest, out, "--config", str(parser)),
                          "backend must be one of")
-    one_line_usage_error(run_cli_subprocess("pubmed", "--out", str(out), "--from", "2024-13-01"),
+    one_line_usage_error(run_cli_in_process("pubmed", "--out", str(out), "--from", "2024-13-01"),
                          "--from", "2024-13-01")
     assert not (out / "local").exists() and not (out / "pubmed").exists()
 
@@ -255,13 +256,13 @@ def test_missing_program_is_exit_2_and_retry_requeues(
     failed = build_local(manifest, out, "--parser", "poppler", env=broken)
     assert failed.returncode == 1
     assert State(out).reason_counts("local") == {"corrupted": 2}
-    retry = run_cli_subprocess("retry", str(out), "--dataset", "local", "--reason",
+    retry = run_cli_in_process("retry", str(out), "--dataset", "local", "--reason",
                                "corrupted,timeout")
     assert retry.returncode == 0 and "2 document(s) queued again" in retry.stdout
     fixed = build_local(manifest, out, "--parser", "poppler")
     assert fixed.returncode == 0, fixed.stderr
     assert State(out).status_counts("local") == {"published": 2}
-    unknown = run_cli_subprocess("retry", str(out), "--dataset", "local", "--reason", "corupted")
+    unknown = run_cli_in_process("retry", str(out), "--dataset", "local", "--reason", "corupted")
     assert unknown.returncode == 2 and "corupted" in unknown.stderr
 
 
@@ -347,7 +348,7 @@ def test_interrupted_republish_leaves_one_complete_set(
     pipeline, state = _pipeline(manifest, out)
     assert pipeline.run() == 0
     assert sorted(load_ids(out / "local")) == new
-    assert run_cli_subprocess("verify", str(out / "local")).returncode == 0
+    assert run_cli_in_process("verify", str(out / "local")).returncode == 0
     build = json.loads((out / "local" / "build.json").read_text())
     assert sorted(p.name for p in (out / "local").glob("*.parquet")) == sorted(
         f["name"] for f in build["files"])
@@ -355,7 +356,7 @@ def test_interrupted_republish_leaves_one_complete_set(
 
 def test_every_demo_dataset_loads_with_datasets(tmp_path: Path) -> None:
     out = tmp_path / "demo"
-    result = run_cli_subprocess("demo", "--out", str(out), "--docs", "8")
+    result = run_cli_in_process("demo", "--out", str(out), "--docs", "8")
     assert result.returncode == 0, result.stderr
     printed = re.findall(r"load_dataset\('([^']+)'\)", result.stdout)
     views = ["pubmed-sumpubmed", "pubmed-citations"]  # built alongside the pubmed dataset

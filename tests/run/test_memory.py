@@ -19,12 +19,9 @@ import pytest
 
 from loralay_build.corpus.verify import verify_dataset
 from loralay_build.inspect.locate import find_row
+from loralay_build.sandbox.peak_rss import PeakRss
 from tests.helpers.cli import run_cli_subprocess
 from tests.helpers.local import make_corpus, relist, write_manifest
-
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
-sys.path.insert(0, str(SCRIPTS))
-from bench_memory import PeakRss  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -80,8 +77,7 @@ def test_verify_of_one_large_shard_stays_small(small: Path, tmp_path: Path) -> N
 PEAK_CHILD = textwrap.dedent("""
     import json, sys, tracemalloc
     from pathlib import Path
-    sys.path.insert(0, sys.argv[3])
-    from bench_memory import synthetic_corpus
+    from loralay_build.sandbox.local_corpus import synthetic_corpus
     from loralay_build.layout import OutputLayout
     from loralay_build.run import lifecycle
     from loralay_build.run.pipeline import Pipeline
@@ -131,7 +127,7 @@ def _stage_peaks(n: int, work: Path) -> dict[str, float]:
     """Peak of the Python memory a build's parent allocates in each stage, in MiB, for n
     documents."""
     code = f"STAGES = {STAGES!r}\n{PEAK_CHILD}"
-    done = subprocess.run([sys.executable, "-c", code, str(n), str(work), str(SCRIPTS)],
+    done = subprocess.run([sys.executable, "-c", code, str(n), str(work)],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout.splitlines()[-1])

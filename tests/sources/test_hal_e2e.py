@@ -19,7 +19,7 @@ from loralay_build.sandbox.hal import OUTAGE
 from loralay_build.sandbox.server import Reply, Request
 from loralay_build.sources.hal import HalSource
 from loralay_build.state import State
-from tests.helpers.cli import run_cli_subprocess, write_toml
+from tests.helpers.cli import run_cli_in_process, run_cli_subprocess, write_toml
 from tests.helpers.cli_runner import assert_dataset_schema, published_splits
 from tests.helpers.waits import wait_for
 
@@ -42,7 +42,7 @@ def file_requests(sandbox: Sandbox) -> int:
 
 def test_fresh_build_then_noop_rerun(sandbox: Sandbox, hal_config: Path, tmp_path: Path) -> None:
     out = tmp_path / "data"
-    result = run_cli_subprocess("hal", "--out", str(out), "--config", str(hal_config))
+    result = run_cli_in_process("hal", "--out", str(out), "--config", str(hal_config))
     assert result.returncode == 0, result.stderr
     folder = out / "hal"
     rejects = {
@@ -91,13 +91,13 @@ def test_fresh_build_then_noop_rerun(sandbox: Sandbox, hal_config: Path, tmp_pat
     before = shard_bytes(folder)
     mtimes = {p.name: p.stat().st_mtime_ns for p in folder.glob("*.parquet")}
     downloads = file_requests(sandbox)
-    again = run_cli_subprocess("hal", "--out", str(out), "--config", str(hal_config))
+    again = run_cli_in_process("hal", "--out", str(out), "--config", str(hal_config))
     assert again.returncode == 0, again.stderr
     assert file_requests(sandbox) == downloads
     assert shard_bytes(folder) == before
     assert {p.name: p.stat().st_mtime_ns for p in folder.glob("*.parquet")} == mtimes
 
-    status = run_cli_subprocess("status", str(out), "--json")
+    status = run_cli_in_process("status", str(out), "--json")
     report = json.loads(status.stdout)["hal"]
     assert report["statuses"]["published"] == sum(build["counts"]["splits"].values())
     assert report["rejects"]["not_pdf"] == 1
@@ -108,10 +108,10 @@ def test_incremental_run_fetches_only_new_records(
     sandbox: Sandbox, hal_config: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "data"
-    assert run_cli_subprocess("hal", "--out", str(out), "--config", str(hal_config)).returncode == 0
+    assert run_cli_in_process("hal", "--out", str(out), "--config", str(hal_config)).returncode == 0
     before = file_requests(sandbox)
     new_ids = sandbox.hal.add_documents(3)
-    result = run_cli_subprocess("hal", "--out", str(out), "--config", str(hal_config))
+    result = run_cli_in_process("hal", "--out", str(out), "--config", str(hal_config))
     assert result.returncode == 0, result.stderr
     fetched = {e.path.split("/")[3] for e in sandbox.server.requests("/_host/")[before:]}
     assert fetched == {sandbox.hal.records[i].hal_id for i in new_ids}
@@ -122,7 +122,7 @@ def test_incremental_run_fetches_only_new_records(
     assert {f"hal:{i}" for i in new_ids} <= published
     # --since after every modification discovers nothing.
     searches = len(sandbox.server.requests("/search/"))
-    late = run_cli_subprocess("hal", "--out", str(out), "--config", str(hal_config), "--since",
+    late = run_cli_in_process("hal", "--out", str(out), "--config", str(hal_config), "--since",
                               "2030-01")
     assert late.returncode == 0
     assert len(sandbox.server.requests("/search/")) == searches + 1
@@ -130,7 +130,7 @@ def test_incremental_run_fetches_only_new_records(
 
 def test_limit_stops_discovery(sandbox: Sandbox, hal_config: Path, tmp_path: Path) -> None:
     out = tmp_path / "data"
-    assert run_cli_subprocess("hal", "--out", str(out), "--config", str(hal_config), "--limit",
+    assert run_cli_in_process("hal", "--out", str(out), "--config", str(hal_config), "--limit",
                               "3").returncode == 0
     assert sum(State(out).status_counts("hal").values()) == 3
 
@@ -138,7 +138,7 @@ def test_limit_stops_discovery(sandbox: Sandbox, hal_config: Path, tmp_path: Pat
 def test_overlapping_run_exits_75(hal_config: Path, tmp_path: Path) -> None:
     out = tmp_path / "data"
     with State(out).lock("hal"):
-        result = run_cli_subprocess("hal", "--out", str(out), "--config", str(hal_config))
+        result = run_cli_in_process("hal", "--out", str(out), "--config", str(hal_config))
     assert result.returncode == 75
     assert "another run" in result.stderr
 
@@ -247,7 +247,7 @@ def test_partial_build_then_completed_has_the_splits_of_a_complete_build(
     overlay["split"] = {"train": 0.6, "validation": 0.2, "test": 0.2}
     config = write_toml(tmp_path / "hal.toml", overlay)
     whole = tmp_path / "whole"
-    assert run_cli_subprocess("hal", "--out", str(whole), "--config", str(config)).returncode == 0
+    assert run_cli_in_process("hal", "--out", str(whole), "--config", str(config)).returncode == 0
     expected = published_splits(whole / "hal")
     evaluated = [sandbox.hal.records[int(cid.split(":")[1])]
                  for cid, split in expected.items() if split != "train"]
@@ -256,11 +256,11 @@ def test_partial_build_then_completed_has_the_splits_of_a_complete_build(
     for record in evaluated:  # the newest documents' host is down during the first build
         record.behaviour = OUTAGE
     out = tmp_path / "partial"
-    first = run_cli_subprocess("hal", "--out", str(out), "--config", str(config))
+    first = run_cli_in_process("hal", "--out", str(out), "--config", str(config))
     assert first.returncode == 3, first.stderr
     partial = published_splits(out / "hal")
     assert partial and {cid: expected.get(cid) for cid in partial} == partial
     for record in evaluated:
         record.behaviour = behaviours[record.docid]
-    assert run_cli_subprocess("hal", "--out", str(out), "--config", str(config)).returncode == 0
+    assert run_cli_in_process("hal", "--out", str(out), "--config", str(config)).returncode == 0
     assert published_splits(out / "hal") == expected

@@ -9,7 +9,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from loralay_build.sources.local import LocalSource
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process
 from tests.helpers.cli_runner import assert_dataset_schema
 from tests.helpers.local import make_corpus, write_manifest
 
@@ -28,7 +28,7 @@ def test_local_build_with_rejects_and_preset_split(tmp_path: Path) -> None:
     ]
     manifest = write_manifest(docs / "docs.jsonl", entries)
     out = tmp_path / "data"
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--workers",
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--workers",
                                 "1", "--no-filter")
     assert result.returncode == 0, result.stderr
     rejects = {json.loads(x)["id"]: json.loads(x)["reason"]
@@ -53,7 +53,7 @@ def test_local_build_with_rejects_and_preset_split(tmp_path: Path) -> None:
 def test_invalid_manifest_is_a_usage_error(tmp_path: Path) -> None:
     manifest = tmp_path / "bad.jsonl"
     manifest.write_text('{"id": "a", "pdf": "a.pdf", "published": "21/03/2020"}\n')
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(tmp_path / "out"))
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(tmp_path / "out"))
     assert result.returncode == 2
     assert "line 1" in result.stderr and "published" in result.stderr
 
@@ -80,7 +80,7 @@ def test_every_published_text_is_nfc(tmp_path: Path) -> None:
     assert any(not unicodedata.is_normalized("NFC", str(e["title"])) for e in entries)
     manifest = write_manifest(docs / "docs.jsonl", entries)
     out = tmp_path / "data"
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--workers",
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--workers",
                                 "1", "--no-filter")
     assert result.returncode == 0, result.stderr
     rows = [r for p in (out / "local").glob("*.parquet") for r in pq.read_table(p).to_pylist()]
@@ -104,13 +104,13 @@ def test_a_later_copy_of_a_published_pdf_is_the_duplicate(tmp_path: Path) -> Non
     out = tmp_path / "data"
     args = ("local", "--input", str(manifest), "--out", str(out), "--workers", "1",
             "--no-filter")
-    assert run_cli_subprocess(*args).returncode == 0
+    assert run_cli_in_process(*args).returncode == 0
     first = {r["article_id"]: p.name.split("-")[0] for p in (out / "local").glob("*.parquet")
              for r in pq.read_table(p, columns=["article_id"]).to_pylist()}
     copied = max(first, key=lambda cid: (first[cid] != "train", cid))
     original = next(e for e in entries if f"local:{e['id']}" == copied)
     write_manifest(manifest, [*entries, {**original, "id": "a-copy"}])  # same PDF, new id
-    result = run_cli_subprocess(*args)
+    result = run_cli_in_process(*args)
     assert result.returncode == 0, result.stderr
     second = {r["article_id"]: p.name.split("-")[0] for p in (out / "local").glob("*.parquet")
               for r in pq.read_table(p, columns=["article_id"]).to_pylist()}

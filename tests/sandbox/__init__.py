@@ -1,0 +1,1 @@
+"""Tests of `loralay_build.sandbox`."""
