@@ -9,7 +9,10 @@ differently, each listed with its gold abstract. Then, on one output root:
 1. a full build of the N documents;
 2. an increment: +1 % new documents, 0.1 % changed (their PDF bytes change) and 0.1 % gone
    (their PDF is deleted: the run rejects them as unavailable and unpublishes them);
-3. a re-run with nothing new.
+3. a re-run with nothing new;
+4. the same documents read from another folder (a plain copy, so every file has a new time,
+   and a renamed manifest): nothing is processed again, so it should cost what 3 costs, with
+   the PDFs hashed once more.
 For each step: wall time; CPU seconds of all processes (RUSAGE_CHILDREN); pages per CPU
 second; peak RSS of the parent and of a worker (VmHWM sampled from /proc); bytes of the files
 the step created or changed, per area; bytes on disk per area (shards, work, blobs, state);
@@ -44,6 +47,7 @@ from hub_transfer import chunks, files_of, transfer
 from loralay_build.config import OutputSettings
 from loralay_build.corpus.split import SPLITS
 from loralay_build.layout import OutputLayout
+from loralay_build.state import State
 
 AREAS = ("shards", "work", "blobs", "state")
 FIRST_DAY = datetime.date(2005, 1, 1)
@@ -194,6 +198,7 @@ def step(name: str, manifest: Path, out: Path, workers: int, config: Path, datas
         result[f"files_{split}"] = sum(f["split"] == split for f in build["files"])
     result["card_bytes"] = (folder / "README.md").stat().st_size
     result["build_json_bytes"] = (folder / "build.json").stat().st_size
+    result |= run_counts(out, dataset, ("processed", "changed", "moved"))
     if not light:
         result["verify_s"] = timed(["build-corpus", "verify", str(folder)])
         result["load_dataset_s"] = load_time(folder, cache / name)
@@ -202,6 +207,16 @@ def step(name: str, manifest: Path, out: Path, workers: int, config: Path, datas
         shutil.rmtree(cache)  # gigabytes at 10,000 documents
     results[name] = result
     print(f"{name}: {json.dumps({k: round(v, 2) for k, v in result.items()})}", flush=True)
+
+
+def run_counts(out: Path, dataset: str, names: tuple[str, ...]) -> dict[str, float]:
+    """Counts of the last run's record (documents processed, changed, moved)."""
+    state = State(out)
+    try:
+        run = state.last_run(dataset) or {}
+    finally:
+        state.close()
+    return {name: float(run.get("counts", {}).get(name, 0)) for name in names}
 
 
 def load_time(folder: Path, cache: Path) -> float:
@@ -273,6 +288,13 @@ def change(model: str, entries: list[dict[str, object]], alive: list[int], pdfs:
         (pdfs / str(entries[i]["pdf"])).unlink()
         alive.remove(i)
     return new
+
+
+def copy_folder(pdfs: Path, to: Path, name: str) -> Path:
+    """The PDFs and their manifest copied as a plain copy does (each file gets a new time),
+    the manifest renamed `name`: a nightly job reading a dated snapshot. Returns it."""
+    shutil.copytree(pdfs, to, copy_function=shutil.copyfile)
+    return (to / "docs.jsonl").rename(to / name)
 
 
 def main() -> None:
@@ -369,6 +391,10 @@ def main() -> None:
                                      rewrite_plain(added, work / "plain-new"))
         results["increment"]["same_without_cdc_pct"] = 100 * shared / max(1, total)
         step("nothing new", manifest, out, args.workers, config, dataset, results, cache)
+        elsewhere = copy_folder(pdfs, work / "pdf-moved", "snapshot.jsonl")
+        step("moved folder", elsewhere, out, args.workers, config, dataset, results, cache,
+             light=True)
+        shutil.rmtree(elsewhere.parent)  # the state names it: a --resume night hashes again
         report(n, args.workers, args.shard_rows, args.row_group_rows, args.model, results)
     finally:
         if args.keep is None:

@@ -26,6 +26,7 @@ from loralay_build.blobs import BlobStore
 from loralay_build.corpus.columns import Column, names
 from loralay_build.fetch import fetch_pdf
 from loralay_build.http import HttpClient
+from loralay_build.identity import Identity
 from loralay_build.licences import LicenceMapping
 from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
@@ -63,6 +64,7 @@ class ToySource:
     columns: tuple[str, ...] = names(declares)
     card_notes = "The toy library of the source test: generated documents on loopback."
     licences = LicenceMapping()
+    identity = Identity()  # its PDF URL and record page say where a document is, not what
     cleaners: tuple[tuple[str, Cleaner], ...] = ()
     views: tuple[ViewLayout, ...] = ()
     demos: tuple[str, ...] = ()

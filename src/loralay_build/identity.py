@@ -3,10 +3,9 @@ of, never where its file is.
 
 A candidate's identity is its metadata without its location: the file's URL (or path), its
 record page, and whatever else a source names as saying where or how the file is fetched
-(or only when the record was listed).
-Two candidates with one identity make the same row from the same bytes, so a folder moved,
-a manifest renamed or a PDF served from a new URL re-processes nothing; the new location
-is still stored, for the next fetch.
+(or only when the record was listed). Two candidates with one identity make the same row
+from the same bytes, so a folder moved, a manifest renamed or a PDF served from a new URL
+re-processes nothing; the new location is still stored, for the next fetch.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ class DiscoverStats:
     discovered: int = 0
     new: int = 0
     changed: int = 0
-    moved: int = 0  # the same document at a new path or URL: nothing processed again
+    moved: int = 0  # the same document at a new path or URL (or re-dated): kept as it was
     other_datasets: int = 0  # candidates a shared crawl found for the other datasets
     gone: int | None = None  # no longer listed; None: not judged (a limited or failed listing)
     failures: list[DiscoveryFailure] = field(default_factory=list)
