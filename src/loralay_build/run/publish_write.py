@@ -227,7 +227,7 @@ def _pages(ctx: BuildContext, statistics: Callable[[], KeptStatistics], fingerpr
         "encoder": {"colour": images.encoder(), "gray": images.encoder(gray=True)},
         "masked": images.mask, "pages_per_document": images.pages or "all",
         "documents_without_images": kept.without_images,
-        "renderer": f"pypdfium2 {_versions()['pypdfium2']}",
+        "renderer": f"pypdfium2 {package_versions()['pypdfium2']}",
     }
 
 
@@ -250,7 +250,7 @@ def build_record(ctx: BuildContext, rows: PlanRows, splits: Codes,
         "data_fingerprint": fingerprints[1],
         "config_hash": settings.config_hash(),
         "processing_hash": ctx.processing_hash,
-        "versions": _versions(),
+        "versions": package_versions(),
         "thresholds": record.thresholds,
         "split_ratios": {
             "train": settings.split.train,
@@ -275,7 +275,7 @@ def build_record(ctx: BuildContext, rows: PlanRows, splits: Codes,
     }
 
 
-def _versions() -> dict[str, str]:
+def package_versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
     out = {"loralay_build": loralay_build.__version__, "python": platform.python_version()}
