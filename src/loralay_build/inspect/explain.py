@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
+from loralay_build.corpus.folder import package_versions
 from loralay_build.inspect.locate import Located
-from loralay_build.run.publish_write import package_versions
 from loralay_build.sources import load_settings
 
 # What turns a PDF into a row's words.
