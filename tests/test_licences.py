@@ -321,7 +321,7 @@ def test_remove_refuses_unknown_ids_and_a_held_lock(tmp_path: Path) -> None:
     ids = tmp_path / "ids.txt"
     ids.write_text("doc0\nnot-there\n")
     result = run_cli_subprocess("remove", str(out), "--dataset", "local", "--ids", str(ids))
-    assert result.returncode == 1 and "local:not-there" in result.stderr
+    assert result.returncode == 1 and "not-there" in result.stderr
     assert {p.name: p.read_bytes() for p in (out / "local").iterdir()} == before
     holder = subprocess.Popen(
         [sys.executable, "-c",

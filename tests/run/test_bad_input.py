@@ -419,7 +419,7 @@ def test_arguments_that_are_not_utf8_are_recorded_escaped(tmp_path: Path) -> Non
     assert "Traceback" not in result.stderr
     status = run_cli_subprocess("status", str(out), "--json")
     run = json.loads(status.stdout)["local"]["last_run"]
-    assert f"--input {tmp_path}/docs\\xff/m.jsonl" in run["command"]
+    assert f"--input '{tmp_path}/docs\\xff/m.jsonl'" in run["command"]  # quoted as a shell would
     state = State(out)
     try:
         [row] = state.rows("local")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import platform
 from pathlib import Path
 from typing import Any
 
+import loralay_build
 from loralay_build.corpus.split import SPLITS
 
 BUILD_FILE = "build.json"
@@ -68,4 +70,19 @@ def view_status(root: Path, only: str | None = None) -> dict[str, dict[str, Any]
             out[folder.name] = {"view": str(build["view"]),
                                 "layout_dataset": build.get("layout_dataset"),
                                 "rows": {k: rows[k] for k in SPLITS if rows.get(k)}}
+    return out
+
+
+def package_versions() -> dict[str, str]:
+    """The versions of what makes a row, as build.json records them (and `inspect` compares
+    with the installed ones)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"loralay_build": loralay_build.__version__, "python": platform.python_version()}
+    for package in ("pyarrow", "pypdfium2", "pdfplumber", "pdfminer.six", "edlib", "pycld2",
+                    "isal"):
+        try:
+            out[package] = version(package)
+        except PackageNotFoundError:
+            out[package] = "absent"
     return out

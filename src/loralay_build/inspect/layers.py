@@ -18,10 +18,10 @@ from typing import Any
 
 import pypdfium2 as pdfium
 
-import loralay_build
 from loralay_build.blobs import BlobStore
 from loralay_build.errors import Reject
 from loralay_build.inspect.align import Alignment, align_pages
+from loralay_build.inspect.explain import why_different
 from loralay_build.inspect.locate import Located, locate
 from loralay_build.layout import OutputLayout
 from loralay_build.parse import parse_pdf
@@ -166,7 +166,7 @@ def _draw_published(located: Located, doc: Document, drawn: Collection[int],
     alignment = align_pages(cleaned, kept)
     _mark_removed(alignment, cleaned, row["matches"], read, layers)
     if alignment.failed:
-        layers.notes.append(_why_different(located, alignment.failed, read))
+        layers.notes.append(why_different(located, alignment.failed, read))
     for i, name in dropped.items():
         if doc.word_pages[i] in drawn:
             layers.pages[doc.word_pages[i]].marks.append(
@@ -197,22 +197,6 @@ def _mark_removed(alignment: Alignment, cleaned: Document, matches: Sequence[dic
                           if m["word_start"] <= i < m["word_end"]), COPY)
         layers.pages[page].marks.append(Mark(cleaned.boxes[i], ABSTRACT, label,
                                              cleaned.words[i]))
-
-
-def _why_different(located: Located, pages: Sequence[int], read: set[int]) -> str:
-    """Why the parse of `pages` cannot be lined up with the row: the setting, the version
-    or the OCR that differs; never the settings when they are the ones the build recorded."""
-    where = f"on page(s) {', '.join(str(p + 1) for p in pages)}"
-    head = f"the removed words are not drawn {where}: the PDF parsed again differs from the row"
-    if located.row_version and located.row_version != loralay_build.__version__:
-        return (f"{head}, which loralay_build {located.row_version} wrote "
-                f"(this is {loralay_build.__version__})")
-    if not located.settings_recorded:
-        return (f"{head}; no build state beside the dataset records its settings, so the "
-                "defaults were used: the build's [parse] settings may differ")
-    if read & set(pages):
-        return f"{head}: Tesseract read the page differently this time"
-    return f"{head}; the PDF or the PDF library may have changed since"
 
 
 def _draw_unpublished(doc: Document, cleaners: list[str], drawn: Collection[int],

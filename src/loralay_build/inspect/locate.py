@@ -8,7 +8,7 @@ where the folder would be, and can be drawn too.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +16,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from loralay_build.config import Settings
-from loralay_build.corpus.folder import BUILD_FILE, SHARD_GLOB
-from loralay_build.corpus.publish import FORMAT_KEY
+from loralay_build.corpus.folder import SHARD_GLOB, read_build
 from loralay_build.ids import UnknownId, resolve_id
 from loralay_build.layout import OutputLayout
 from loralay_build.sources import load_settings, settings_from_raw
@@ -41,7 +40,7 @@ class Located:
     settings: Settings  # the dataset's build settings, the defaults when none are recorded
     settings_recorded: bool
     row: dict[str, Any] | None = None  # the published row
-    row_version: str = ""  # the loralay_build version that wrote the row's shard
+    build: dict[str, Any] = field(default_factory=dict)  # the dataset's build.json
     record: Row | None = None  # the state's record (None without a state)
     rejected: str = ""  # "status as reason: detail" for a document not published
 
@@ -71,8 +70,8 @@ def _may_hold(shard: pq.ParquetFile, group: int, article_id: str) -> bool:
     return bool(stats.min <= article_id <= stats.max)
 
 
-def find_published(dataset_dir: Path, article_id: str) -> tuple[dict[str, Any], str] | None:
-    """The published row of `article_id` and the version that wrote its shard.
+def find_row(dataset_dir: Path, article_id: str) -> dict[str, Any] | None:
+    """The published row of `article_id` (None when it is not published).
 
     Row groups whose id range excludes it are skipped; of the others only the id column is
     read, then the one row group holding the document, so memory follows one row group.
@@ -87,29 +86,8 @@ def find_published(dataset_dir: Path, article_id: str) -> tuple[dict[str, Any], 
                 if found >= 0:
                     table = shard.read_row_group(group).slice(found, 1)
                     row: dict[str, Any] = table.to_pylist()[0]
-                    return row, _shard_version(shard)
+                    return row
     return None
-
-
-def find_row(dataset_dir: Path, article_id: str) -> dict[str, Any] | None:
-    """The published row of `article_id` (None when it is not published)."""
-    found = find_published(dataset_dir, article_id)
-    return found[0] if found else None
-
-
-def _shard_version(shard: pq.ParquetFile) -> str:
-    meta = shard.metadata.metadata or {}
-    try:
-        return str(json.loads(meta[FORMAT_KEY])["version"])
-    except (KeyError, ValueError, TypeError):
-        return ""
-
-
-def _build_source(dataset_dir: Path) -> str | None:
-    try:
-        return str(json.loads((dataset_dir / BUILD_FILE).read_text())["source"])
-    except (OSError, ValueError, KeyError):
-        return None
 
 
 def locate(dataset_dir: Path, given_id: str) -> Located:
@@ -120,14 +98,15 @@ def locate(dataset_dir: Path, given_id: str) -> Located:
     layout = OutputLayout.of_dataset(dataset_dir)
     state = State(layout.root) if layout.has_state() else None
     try:
-        source = _build_source(dataset_dir) or (
+        build = read_build(dataset_dir)
+        source = str(build.get("source") or "") or (
             state.source_of(dataset_dir.name) if state is not None else None)
         if source is None:
             raise UnknownDataset(str(dataset_dir))
-        published: dict[str, tuple[dict[str, Any], str] | None] = {}
+        published: dict[str, dict[str, Any] | None] = {}
 
         def exists(article_id: str) -> bool:
-            published[article_id] = find_published(dataset_dir, article_id)
+            published[article_id] = find_row(dataset_dir, article_id)
             if published[article_id] is not None:
                 return True
             return state is not None and state.row(dataset_dir.name, article_id) is not None
@@ -145,13 +124,11 @@ def locate(dataset_dir: Path, given_id: str) -> Located:
         settings, recorded = settings_from_raw(source, json.loads(raw)), True
     else:
         settings, recorded = load_settings(source), False
-    found = published.get(article_id)
-    located = Located(article_id, source, settings, recorded, record=record)
-    if found is not None:
-        located.row, located.row_version = found
-    elif record is not None and record.status in (REJECTED, FILTERED):
+    located = Located(article_id, source, settings, recorded, published.get(article_id),
+                      build, record)
+    if located.row is None and record is not None and record.status in (REJECTED, FILTERED):
         located.rejected = f"{record.status} as {record.reason}: {record.detail or ''}" \
             .rstrip(": ")
-    else:
+    elif located.row is None:
         raise UnknownDocument(given_id)  # in the state, but neither published nor dropped
     return located

@@ -4,7 +4,6 @@ and the build record that build.json and the card are made of."""
 from __future__ import annotations
 
 import json
-import platform
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -16,11 +15,15 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-import loralay_build
 from loralay_build.corpus.card import render_card
 from loralay_build.corpus.dedup import Cluster
 from loralay_build.corpus.encoder import GroupEncoder
-from loralay_build.corpus.folder import damaged_files, published_build, read_build
+from loralay_build.corpus.folder import (
+    damaged_files,
+    package_versions,
+    published_build,
+    read_build,
+)
 from loralay_build.corpus.pages import PAGES_DIR, write_pages
 from loralay_build.corpus.publish import (
     Item,
@@ -227,7 +230,7 @@ def _pages(ctx: BuildContext, statistics: Callable[[], KeptStatistics], fingerpr
         "encoder": {"colour": images.encoder(), "gray": images.encoder(gray=True)},
         "masked": images.mask, "pages_per_document": images.pages or "all",
         "documents_without_images": kept.without_images,
-        "renderer": f"pypdfium2 {_versions()['pypdfium2']}",
+        "renderer": f"pypdfium2 {package_versions()['pypdfium2']}",
     }
 
 
@@ -250,7 +253,7 @@ def build_record(ctx: BuildContext, rows: PlanRows, splits: Codes,
         "data_fingerprint": fingerprints[1],
         "config_hash": settings.config_hash(),
         "processing_hash": ctx.processing_hash,
-        "versions": _versions(),
+        "versions": package_versions(),
         "thresholds": record.thresholds,
         "split_ratios": {
             "train": settings.split.train,
@@ -273,16 +276,3 @@ def build_record(ctx: BuildContext, rows: PlanRows, splits: Codes,
                                       strict=True)),
         "files": files,
     }
-
-
-def _versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {"loralay_build": loralay_build.__version__, "python": platform.python_version()}
-    for package in ("pyarrow", "pypdfium2", "pdfplumber", "pdfminer.six", "edlib", "pycld2",
-                    "isal"):
-        try:
-            out[package] = version(package)
-        except PackageNotFoundError:
-            out[package] = "absent"
-    return out

@@ -67,6 +67,11 @@ def parse_line(line: str, lineno: int, base: Path, dataset: str,
     split = record.get("split")
     if split not in (None, "train", "validation", "test"):
         raise ConfigError(f"line {lineno}: 'split' must be train, validation or test")
+    path = Path(os.path.realpath(os.path.join(base, pdf)))  # Path.resolve(), without its cost
+    if not allow_outside and not path.is_relative_to(root or base.resolve()):
+        raise ConfigError(f"line {lineno}: 'pdf' {pdf!r} is outside the manifest's folder "
+                          f"{base}; give --allow-outside (or set [source] allow_outside = "
+                          "true) to allow it")
     language = record.get("language")
     if not isinstance(language, str) or not is_language_code(language):
         got = ("it has none" if "language" not in record
@@ -74,11 +79,6 @@ def parse_line(line: str, lineno: int, base: Path, dataset: str,
         raise ConfigError(f"line {lineno} (id {doc_id!r}): 'language' must be the ISO 639-1 "
                           f"code of the document's main language, e.g. \"language\": \"en\" "
                           f"(fr, es, ...); {got}")
-    path = Path(os.path.realpath(os.path.join(base, pdf)))  # Path.resolve(), without its cost
-    if not allow_outside and not path.is_relative_to(root or base.resolve()):
-        raise ConfigError(f"line {lineno}: 'pdf' {pdf!r} is outside the manifest's folder "
-                          f"{base}; give --allow-outside (or set [source] allow_outside = "
-                          "true) to allow it")
     try:
         stat: os.stat_result | None = os.stat(path)
     except (OSError, ValueError):
