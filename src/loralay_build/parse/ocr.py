@@ -263,7 +263,7 @@ class Reader:
         if not api.Recognize(timeout=int(self.settings.page_seconds * 1000)):
             raise Reject(Reason.OCR_TIMEOUT, f"page {page.index + 1} took over "
                                              f"{self.settings.page_seconds:g} s to read")
-        return page_text(api.GetTSVText(0), page, 72.0 / dpi)
+        return page_text(api.GetTSVText(0), page, 72.0 / dpi, glued(api))
 
     def close(self) -> None:
         for api in self._engines.values():
@@ -319,13 +319,32 @@ def _render(pdf: Any, index: int, settings: OcrSettings) -> tuple[Any, int]:
     return gray.reshape(gray.shape[0], gray.shape[1]), dpi
 
 
-def page_text(tsv: str, page: Page, scale: float) -> PageText:
-    """Tesseract's TSV (levels 4, lines, and 5, words) as the page's lines in points."""
+def glued(api: Any) -> list[bool]:
+    """For each word of the last reading, in the order of its TSV, whether Tesseract put no
+    space before it inside its line: it reads Korean (and other scripts it does not space
+    by a dictionary of words) one syllable or piece at a time, and its text joins them."""
+    from tesserocr import RIL
+
+    flags: list[bool] = []
+    words = api.GetIterator()
+    while words is not None:
+        if not words.Empty(RIL.WORD):
+            flags.append(not words.IsAtBeginningOf(RIL.TEXTLINE)
+                         and words.BlanksBeforeWord() == 0)
+        if not words.Next(RIL.WORD):
+            break
+    return flags
+
+
+def page_text(tsv: str, page: Page, scale: float, glue: list[bool] | None = None) -> PageText:
+    """Tesseract's TSV (levels 4, lines, and 5, words) as the page's lines in points; a word
+    `glue` marks (one flag per TSV word) joins the word before it, as in Tesseract's text."""
     lines: dict[tuple[int, int, int], Line] = {}
     spans: dict[tuple[int, int, int], tuple[float, float]] = {}
     confidences: list[float] = []
     chars = 0
     rows = csv.reader(tsv.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE)
+    position = -1  # of the word among the TSV's words
     for row in rows:
         if len(row) < 12 or not row[0].isdigit():
             continue
@@ -334,16 +353,22 @@ def page_text(tsv: str, page: Page, scale: float) -> PageText:
         if level == 4:
             spans[key] = (top * scale, (top + height) * scale)
             continue
+        position += level == 5
         text = row[11].strip()
         if level != 5 or not text or key not in spans:
             continue
         y0, y1 = spans[key]
         line = lines.setdefault(key, Line([], [], [], group=key[0]))
+        confidences.append(max(0.0, float(row[10])))
+        chars += len(text)
+        if glue and position < len(glue) and glue[position] and line.words:
+            x0, _, x1, _ = line.boxes[-1]
+            line.words[-1] += text
+            line.boxes[-1] = (x0, y0, max(x1, (left + width) * scale), y1)
+            continue
         line.words.append(text)
         line.boxes.append((left * scale, y0, (left + width) * scale, y1))
         line.sizes.append(y1 - y0)
-        confidences.append(max(0.0, float(row[10])))
-        chars += len(text)
     mean = sum(confidences) / len(confidences) / 100 if confidences else 0.0
     result = PageText(Page(page.index, page.width, page.height, page.rotation,
                            ocr_confidence=round(mean, 4)))
