@@ -257,7 +257,14 @@ class Reader:
         api = self.engine(models)
         api.SetImageBytes(gray.tobytes(), gray.shape[1], gray.shape[0], 1, gray.shape[1])
         api.SetSourceResolution(dpi)
-        if not holds_text(api):  # a cover, a photograph, a plot: nothing to recognise
+        kinds = layout(api)
+        finer = finer_dpi(kinds, dpi, models)
+        if finer:  # lines of small type taken for vertical text: looked at closer
+            gray, dpi = _render(pdf, page.index, self.settings, finer)
+            api.SetImageBytes(gray.tobytes(), gray.shape[1], gray.shape[0], 1, gray.shape[1])
+            api.SetSourceResolution(dpi)
+            kinds = layout(api)
+        if not kinds & TEXT_BLOCKS:  # a cover, a photograph, a plot: nothing to recognise
             return PageText(Page(page.index, page.width, page.height, page.rotation,
                                  ocr_confidence=0.0))
         if not api.Recognize(timeout=int(self.settings.page_seconds * 1000)):
@@ -272,34 +279,50 @@ class Reader:
         self._engines.clear()
 
 
-def holds_text(api: Any) -> bool:
-    """Whether Tesseract's layout analysis of the image set finds a block of text (a table
-    or an equation counts). Recognition reuses the analysis, so a page that holds only
-    pictures costs the analysis alone: 0.3-0.5 CPU s at 300 dpi against 2.5-3 s for a page
-    of text (`scripts/bench_ocr.py`)."""
-    from tesserocr import PT, RIL
+# Tesseract's block types (PolyBlockType, `tesserocr.PT`) that hold text: flowing, heading
+# and pull-out text, equation, inline equation, table, vertical text, caption.
+TEXT_BLOCKS = frozenset(range(1, 9))
+VERTICAL_TEXT = 7
+# Models of scripts written top to bottom: vertical text is expected there.
+_VERTICAL_MODELS = ("_vert",)
 
-    text = {PT.FLOWING_TEXT, PT.HEADING_TEXT, PT.PULLOUT_TEXT, PT.CAPTION_TEXT,
-            PT.VERTICAL_TEXT, PT.TABLE, PT.EQUATION, PT.INLINE_EQUATION}
+
+def layout(api: Any) -> set[int]:
+    """The block types Tesseract's layout analysis finds in the image set. Recognition
+    reuses the analysis, so a page that holds only pictures costs the analysis alone:
+    0.3-0.5 CPU s at 300 dpi against 2.5-3 s for a page of text (`scripts/bench_ocr.py`)."""
+    from tesserocr import RIL
+
+    kinds: set[int] = set()
     blocks = api.AnalyseLayout()
     while blocks is not None:
-        if blocks.BlockType() in text:
-            return True
+        kinds.add(int(blocks.BlockType()))
         if not blocks.Next(RIL.BLOCK):
             break
-    return False
+    return kinds
 
 
-def _render(pdf: Any, index: int, settings: OcrSettings) -> tuple[Any, int]:
-    """The page as displayed, in gray, at the configured dpi or the highest that stays
-    within `max_pixels`."""
+def finer_dpi(kinds: set[int], dpi: int, models: list[str]) -> int:
+    """The dpi to analyse the page at again, 0 for none: at 300 dpi Tesseract takes some
+    lines of small Hangul type for vertical text and drops their words (the abstract of a
+    Korean thesis); at 400 it reads them as lines. Only a page of horizontal scripts with
+    vertical text pays the second analysis."""
+    if VERTICAL_TEXT not in kinds or any(m.endswith(_VERTICAL_MODELS) for m in models):
+        return 0
+    return dpi * 4 // 3
+
+
+def _render(pdf: Any, index: int, settings: OcrSettings,
+            wanted: int = 0) -> tuple[Any, int]:
+    """The page as displayed, in gray, at the configured dpi (or `wanted`) or the highest
+    that stays within `max_pixels`."""
     import numpy as np
     import pypdfium2 as pdfium
 
     page = pdf[index]
     try:
         width, height = page.get_size()
-        dpi = settings.dpi
+        dpi = wanted or settings.dpi
         if width * height * (dpi / 72) ** 2 > settings.max_pixels:
             dpi = math.floor(72 * math.sqrt(settings.max_pixels / (width * height)))
             if dpi < MIN_DPI:

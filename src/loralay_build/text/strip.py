@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from loralay_build.errors import Reason, Reject
 from loralay_build.records import MatchRecord
 from loralay_build.text.leakage import Leakage
-from loralay_build.text.match import Body, Match, Search, query_tokens, search
+from loralay_build.text.match import Body, Match, Search, is_heading, query_tokens, search
 from loralay_build.text.normalize import Tokens, hangul_syllables, has_hangul, normalise_kept
 from loralay_build.text.settings import MatchSettings
 
@@ -137,10 +137,10 @@ def _by_syllable(results: dict[str, Search], queries: Mapping[str, list[str]], b
         if result.verdict == "found" or not has_hangul(queries[lang]):
             continue
         if syllables is None:
-            syllables = Body(hangul_syllables(body.tokens))
+            syllables = Body(hangul_syllables(body.tokens, is_heading))
         query = queries[lang]
         cut = hangul_syllables(Tokens(query, list(range(len(query))),
-                                      list(range(1, len(query) + 1))))
+                                      list(range(1, len(query) + 1))), is_heading)
         again = search(cut.texts, syllables, settings)
         if again.verdict == "found" or again.ratio < result.ratio:
             out[lang] = again
