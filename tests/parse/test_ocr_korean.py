@@ -52,3 +52,8 @@ def test_only_vertical_text_among_horizontal_scripts_is_looked_at_closer() -> No
     assert finer_dpi({1, VERTICAL_TEXT}, 300, ["kor", "eng"]) == 400
     assert finer_dpi({1, 6}, 300, ["kor", "eng"]) == 0
     assert finer_dpi({VERTICAL_TEXT}, 300, ["jpn_vert", "eng"]) == 0
+
+
+def test_flags_of_another_reading_join_nothing() -> None:
+    lines = page_text(TSV, Page(0, 595.0, 842.0), 0.24, [False, True, True]).lines
+    assert [line.words for line in lines] == [["탄소", "나", "노", "튜브의"], ["특", "성"]]

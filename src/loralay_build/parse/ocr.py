@@ -366,7 +366,9 @@ def page_text(tsv: str, page: Page, scale: float, glue: list[bool] | None = None
     spans: dict[tuple[int, int, int], tuple[float, float]] = {}
     confidences: list[float] = []
     chars = 0
-    rows = csv.reader(tsv.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE)
+    rows = list(csv.reader(tsv.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE))
+    if glue and len(glue) != sum(row[:1] == ["5"] for row in rows):
+        glue = None  # not this reading's words: each word stands alone
     position = -1  # of the word among the TSV's words
     for row in rows:
         if len(row) < 12 or not row[0].isdigit():
