@@ -1,14 +1,18 @@
 """OCR against the born-digital originals: words, boxes, abstracts, cost and false positives.
 
 Usage: python scripts/bench_ocr.py ../shared/realdocs [--docs 12] [--pages 3] [--workers 2]
-       [--out DIR] [--json FILE]
+       [--languages ko,fr] [--variants scan300] [--cipher 2] [--no-born-digital]
+       [--config FILE] [--no-reread] [--out DIR] [--json FILE]
 
 From a realdocs-style folder (`manifest.jsonl` with gold abstracts), it keeps the first
-`--pages` pages of `--docs` documents (spread over the body languages) as digital copies and
-makes image-only copies of them: every page rendered in gray at 200 and at 300 dpi and wrapped
-as a picture, and a third at 300 dpi with mild noise and a 1 degree skew. Each set is built
-with `build-corpus local --no-filter` (the copies with `--ocr`), and the rows are compared
-with the digital build's, document by document:
+`--pages` pages of `--docs` documents (spread over the body languages, or only those of
+`--languages`), and more up to the page of the main abstract (a Korean thesis prints it on
+its fifth page), as digital copies and makes image-only copies of them: every page rendered
+in gray at 200 and at 300 dpi and wrapped as a picture, and a third at 300 dpi with mild
+noise and a 1 degree skew (`--variants` keeps some). Each set is built with `build-corpus
+local --no-filter` (the copies with `--ocr`, and `--config`: `[ocr] languages = ["Hangul"]`
+adds Tesseract's Hangul script model), and the rows are compared with the digital build's,
+document by document:
 
 - body words: recall and precision of the bag of body tokens (abstracts already removed by
   both builds), mean and minimum per language; Korean by characters, on every page parsed
@@ -20,7 +24,11 @@ with the digital build's, document by document:
 - cost: CPU seconds (every process) per page, and the peak RSS of one process reading
   every copy of a set as a worker does;
 - false positives: the born-digital originals, whole, built with `--ocr`: pages OCRed, and
-  the share of the parse CPU the detection costs (timed in process).
+  the share of the parse CPU the detection costs (timed in process);
+- the ASCII cipher: `--cipher` generated articles set in a font whose ToUnicode map sends
+  letters to punctuation and digits, built with `--ocr` against the same articles in a
+  sound font: pages OCRed, words and abstracts as above; and as many generated cover
+  pictures without text, read in process: CPU per page, against a full recognition.
 """
 
 from __future__ import annotations
@@ -47,11 +55,13 @@ VARIANTS = {"scan200": (200, False), "scan300": (300, False), "noisy300": (300, 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
-def _pick(manifest: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
-    """`count` documents with a printed abstract, round-robin over the body languages."""
+def _pick(manifest: list[dict[str, Any]], count: int,
+          languages: set[str] | None = None) -> list[dict[str, Any]]:
+    """`count` documents with a printed abstract, round-robin over the body languages (those
+    of `languages` only, when given)."""
     by_lang: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for record in manifest:
-        if record.get("abstracts"):
+        if record.get("abstracts") and (not languages or record["language"] in languages):
             by_lang[record["language"]].append(record)
     picked: list[dict[str, Any]] = []
     while len(picked) < count and any(by_lang.values()):
@@ -59,6 +69,99 @@ def _pick(manifest: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
             if by_lang[lang] and len(picked) < count:
                 picked.append(by_lang[lang].pop(0))
     return picked
+
+
+def _abstract_page(source: Path, record: dict[str, Any]) -> int:
+    """The page of the main abstract in the born-digital original, 0 when not found."""
+    from loralay_build.errors import Reject
+    from loralay_build.parse import parse_pdf
+    from loralay_build.text import prepare_abstract, strip_abstracts
+    from loralay_build.text.settings import MatchSettings
+
+    try:
+        doc = parse_pdf(source)
+        abstracts = {k: prepare_abstract(v, "plain") for k, v in record["abstracts"].items()}
+        found = strip_abstracts(doc.words, doc.word_pages, abstracts, record["language"],
+                                MatchSettings())
+    except Reject:
+        return 0
+    return max(0, found.matches[0].page)
+
+
+def _cipher_articles(count: int) -> list[tuple[str, Any]]:
+    """`count` generated French articles: (id, spec)."""
+    from loralay_build.sandbox.pdfgen import ArticleSpec
+    from loralay_build.sandbox.textgen import ProseGenerator
+
+    out = []
+    for i in range(count):
+        gen = ProseGenerator(900 + i)
+        out.append((f"cipher-{i}", ArticleSpec(
+            title=gen.title("fr"), authors=gen.authors(),
+            abstracts=[("Résumé", gen.paragraph("fr", 4))],
+            sections=[(f"{k} Partie", [gen.paragraph("fr", 6) for _ in range(3)])
+                      for k in (1, 2)])))
+    return out
+
+
+def cipher_case(work: Path, count: int, workers: int, config: Path | None) -> dict[str, Any]:
+    """The ASCII-cipher articles built with `--ocr` against the same articles in a sound
+    embedded font."""
+    from loralay_build.sandbox.pdfgen import render_article, render_cipher_font
+
+    articles = _cipher_articles(count)
+    records = [{"id": name, "language": "fr", "title": spec.title, "date": "2010",
+                "abstracts": {"fr": spec.abstracts[0][1]}} for name, spec in articles]
+    sets = {"cipher-sound": lambda spec: render_article(spec, embedded_font=True),
+            "cipher": render_cipher_font}
+    out = work / "data"
+    costs = {}
+    for name, render in sets.items():
+        folder = work / "input" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        for doc_id, spec in articles:
+            (folder / f"{doc_id}.pdf").write_bytes(render(spec))
+        costs[name] = _build(_manifest(folder, records), out, name, workers,
+                             ocr=name == "cipher", config=config)
+    read = _rows(out / "cipher")
+    return {**compare(_rows(out / "cipher-sound"), read, {r["id"]: "fr" for r in records}),
+            "pages_ocred": sum(o == "ocr" for r in read.values()
+                               for o in r["page_text_origin"]),
+            **costs["cipher"]}
+
+
+def picture_cost(count: int) -> dict[str, float]:
+    """CPU seconds (this process) of reading a page that is one picture without text (a
+    generated photograph-like cover) with `--ocr`: rendering and layout analysis, against
+    the same page recognised in full."""
+    import pypdfium2 as pdfium
+
+    from loralay_build.parse.ocr import OcrSettings, Reader, _render
+    from loralay_build.records import Page
+    from loralay_build.sandbox.pdfgen import render_article, with_cover_picture
+
+    settings = OcrSettings(enabled=True)
+    reader = Reader(settings)
+    reader.engine(["eng"])  # the model loaded before the clock runs
+    read = full = 0.0
+    for seed, (_, spec) in enumerate(_cipher_articles(count)):
+        pdf = pdfium.PdfDocument(with_cover_picture(render_article(spec), seed=seed))
+        page = Page(0, *pdf[0].get_size())
+        start = time.process_time()
+        words = reader.read(pdf, page, ["eng"]).lines
+        read += time.process_time() - start
+        assert not words, "a picture page read as text"
+        start = time.process_time()
+        gray, dpi = _render(pdf, 0, settings)
+        api = reader.engine(["eng"])
+        api.SetImageBytes(gray.tobytes(), gray.shape[1], gray.shape[0], 1, gray.shape[1])
+        api.SetSourceResolution(dpi)
+        api.Recognize()
+        full += time.process_time() - start
+        pdf.close()
+    reader.close()
+    return {"pages": count, "cpu_s_per_page": read / count,
+            "cpu_s_per_page_full_recognition": full / count}
 
 
 def _first_pages(source: Path, pages: int) -> bytes:
@@ -106,13 +209,15 @@ def _manifest(folder: Path, records: list[dict[str, Any]]) -> Path:
     return path
 
 
-def _build(manifest: Path, out: Path, name: str, workers: int, ocr: bool) -> dict[str, float]:
+def _build(manifest: Path, out: Path, name: str, workers: int, ocr: bool,
+           config: Path | None = None) -> dict[str, float]:
     """Build one set; CPU of every process and the largest child's peak RSS."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     command = [sys.executable, "-m", "loralay_build.cli", "local", "--input", str(manifest),
                "--out", str(out), "--name", name, "--no-filter", "--workers", str(workers),
-               "--allow-empty", "-q", *(["--ocr"] if ocr else [])]
+               "--allow-empty", "-q", *(["--ocr"] if ocr else []),
+               *(["--config", str(config)] if config and ocr else [])]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode not in (0, 3):
         sys.exit(f"{name}: build failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -205,7 +310,8 @@ def compare(digital: dict[str, dict[str, Any]], read: dict[str, dict[str, Any]],
 
 
 def parsed_characters(folders: dict[str, Path], records: list[dict[str, Any]],
-                      language: str) -> dict[str, float] | None:
+                      language: str, variants: dict[str, tuple[int, bool]]
+                      ) -> dict[str, float] | None:
     """Character recall and precision of the image copies against the digital ones, parsed
     in process (whether the build published them or not): for scripts whose words do not
     compare as tokens (Korean)."""
@@ -217,7 +323,7 @@ def parsed_characters(folders: dict[str, Path], records: list[dict[str, Any]],
     if not chosen:
         return None
     out: dict[str, float] = {}
-    for name in VARIANTS:
+    for name in variants:
         pairs = []
         for doc_id in chosen:
             try:
@@ -293,22 +399,36 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("bench-ocr"))
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--languages", help="only documents of these body languages (ko,fr)")
+    parser.add_argument("--variants", default=",".join(VARIANTS),
+                        help="image-only copies to build (scan200,scan300,noisy300)")
+    parser.add_argument("--cipher", type=int, default=2,
+                        help="generated ASCII-cipher articles (0: none)")
+    parser.add_argument("--no-born-digital", action="store_true",
+                        help="skip the false-positive build of every born-digital original")
+    parser.add_argument("--config", type=Path, help="config of the --ocr builds")
+    parser.add_argument("--no-reread", action="store_true",
+                        help="skip reading the copies again in process (worker RSS, Korean "
+                             "characters): each costs the OCR of every copy once more")
     args = parser.parse_args()
+    variants = {name: VARIANTS[name] for name in args.variants.split(",") if name}
     manifest = [json.loads(line) for line in
                 (args.folder / "manifest.jsonl").read_text(encoding="utf-8").splitlines()]
-    records = _pick(manifest, args.docs)
+    records = _pick(manifest, args.docs,
+                    set(args.languages.split(",")) if args.languages else None)
     languages = {r["id"]: r["language"] for r in records}
     work = args.out
     work.mkdir(parents=True, exist_ok=True)
-    folders = {name: work / "input" / name for name in ("digital", *VARIANTS)}
+    folders = {name: work / "input" / name for name in ("digital", *variants)}
     pages = 0
     for folder in folders.values():
         folder.mkdir(parents=True, exist_ok=True)
     for seed, record in enumerate(records):
-        digital = _first_pages(args.folder / record["file"], args.pages)
+        source = args.folder / record["file"]
+        digital = _first_pages(source, max(args.pages, _abstract_page(source, record) + 1))
         pages += len(pdfium.PdfDocument(digital))
         (folders["digital"] / f"{record['id']}.pdf").write_bytes(digital)
-        for name, (dpi, noisy) in VARIANTS.items():
+        for name, (dpi, noisy) in variants.items():
             (folders[name] / f"{record['id']}.pdf").write_bytes(
                 _image_only(digital, dpi, noisy, seed))
     report: dict[str, Any] = {"documents": len(records), "pages": pages, "builds": {}}
@@ -316,33 +436,47 @@ def main() -> None:
     costs = {"digital": _build(_manifest(folders["digital"], records), out, "digital",
                                args.workers, ocr=False)}
     truth = _rows(out / "digital")
-    for name in VARIANTS:
+    for name in variants:
         costs[name] = _build(_manifest(folders[name], records), out, name, args.workers,
-                             ocr=True)
+                             ocr=True, config=args.config)
         report["builds"][name] = {**compare(truth, _rows(out / name), languages),
                                   **costs[name],
-                                  "cpu_s_per_page": costs[name]["cpu_s"] / pages,
-                                  "worker_rss_mib": worker_rss(folders[name], records)}
+                                  "cpu_s_per_page": costs[name]["cpu_s"] / pages}
+        if not args.no_reread:
+            report["builds"][name]["worker_rss_mib"] = worker_rss(folders[name], records)
     report["digital"] = costs["digital"]
-    report["korean_characters"] = parsed_characters(folders, records, "ko")
+    if not args.no_reread:
+        report["korean_characters"] = parsed_characters(folders, records, "ko", variants)
+    if args.cipher:
+        report["cipher"] = cipher_case(work, args.cipher, args.workers, args.config)
+        report["picture_pages"] = picture_cost(args.cipher)
+    if not args.no_born_digital:
+        report["false_positives"] = false_positives(args.folder, manifest, work, args.workers)
+    print(json.dumps(report, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2), encoding="utf-8")
+
+
+def false_positives(source: Path, manifest: list[dict[str, Any]], work: Path,
+                    workers: int) -> dict[str, Any]:
+    """The born-digital originals, whole, built with `--ocr`: pages OCRed, and the share of
+    the parse CPU the detection costs."""
     whole = work / "input" / "born-digital"
     whole.mkdir(parents=True, exist_ok=True)
     every = [r for r in manifest if r.get("abstracts")]
     for record in every:
         target = whole / f"{record['id']}.pdf"
         if not target.exists():
-            target.write_bytes((args.folder / record["file"]).read_bytes())
-    born = _build(_manifest(whole, every), out, "born-digital", args.workers, ocr=True)
+            target.write_bytes((source / record["file"]).read_bytes())
+    out = work / "data"
+    born = _build(_manifest(whole, every), out, "born-digital", workers, ocr=True)
     rows = _rows(out / "born-digital")
-    report["false_positives"] = {
+    return {
         "documents": len(rows),
         "pages": sum(len(r["page_text_origin"]) for r in rows.values()),
         "pages_ocred": sum(o == "ocr" for r in rows.values() for o in r["page_text_origin"]),
         **born, **detection_share(sorted(whole.glob("*.pdf"))),
     }
-    print(json.dumps(report, indent=2))
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2), encoding="utf-8")
 
 
 if __name__ == "__main__":

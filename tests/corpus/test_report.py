@@ -49,7 +49,8 @@ def expected_split(table: pa.Table) -> dict[str, object]:
         zero = {"mean": 0.0, "median": 0.0, "p90": 0.0}
         return {"documents": 0, "article_words": zero, "summary_words": zero, "pages": zero,
                 "compression": 0.0, "lang_confidence_mean": 0.0,
-                "ocr": {"documents": 0, "pages": 0}}
+                "ocr": {"documents": 0, "pages": 0},
+                "without_text": {"documents": 0, "pages": 0}}
     article = pc.list_value_length(table["article_words"])
     summary = pc.list_value_length(
         pc.utf8_split_whitespace(pc.utf8_trim_whitespace(table["abstract"])))
@@ -70,6 +71,8 @@ def expected_split(table: pa.Table) -> dict[str, object]:
         "lang_confidence_mean": pc.mean(table["lang_confidence"]).as_py(),
         "ocr": {"documents": 0, "pages": pc.sum(pc.equal(
             pc.list_flatten(table["page_text_origin"]), "ocr")).as_py()},
+        "without_text": {"documents": 0, "pages": pc.sum(pc.equal(
+            pc.list_flatten(table["page_text_origin"]), "none")).as_py()},
     }
 
 

@@ -269,13 +269,20 @@ class Reader:
         api = self.engine(models)
         api.SetImageBytes(gray.tobytes(), gray.shape[1], gray.shape[0], 1, gray.shape[1])
         api.SetSourceResolution(dpi)
-        if not holds_text(api):  # a cover, a photograph, a plot: nothing to recognise
+        kinds = layout(api)
+        finer = finer_dpi(kinds, dpi, models)
+        if finer:  # lines of small type taken for vertical text: looked at closer
+            gray, dpi = _render(pdf, page.index, self.settings, finer)
+            api.SetImageBytes(gray.tobytes(), gray.shape[1], gray.shape[0], 1, gray.shape[1])
+            api.SetSourceResolution(dpi)
+            kinds = layout(api)
+        if not kinds & TEXT_BLOCKS:  # a cover, a photograph, a plot: nothing to recognise
             return PageText(Page(page.index, page.width, page.height, page.rotation,
                                  ocr_confidence=0.0))
         if not api.Recognize(timeout=int(self.settings.page_seconds * 1000)):
             raise Reject(Reason.OCR_TIMEOUT, f"page {page.index + 1} took over "
                                              f"{self.settings.page_seconds:g} s to read")
-        return page_text(api.GetTSVText(0), page, 72.0 / dpi)
+        return page_text(api.GetTSVText(0), page, 72.0 / dpi, glued(api))
 
     def close(self) -> None:
         for api in self._engines.values():
@@ -284,34 +291,50 @@ class Reader:
         self._engines.clear()
 
 
-def holds_text(api: Any) -> bool:
-    """Whether Tesseract's layout analysis of the image set finds a block of text (a table
-    or an equation counts). Recognition reuses the analysis, so a page that holds only
-    pictures costs the analysis alone: 0.3-0.5 CPU s at 300 dpi against 2.5-3 s for a page
-    of text (`scripts/bench_ocr.py`)."""
-    from tesserocr import PT, RIL
+# Tesseract's block types (PolyBlockType, `tesserocr.PT`) that hold text: flowing, heading
+# and pull-out text, equation, inline equation, table, vertical text, caption.
+TEXT_BLOCKS = frozenset(range(1, 9))
+VERTICAL_TEXT = 7
+# Models of scripts written top to bottom: vertical text is expected there.
+_VERTICAL_MODELS = ("_vert",)
 
-    text = {PT.FLOWING_TEXT, PT.HEADING_TEXT, PT.PULLOUT_TEXT, PT.CAPTION_TEXT,
-            PT.VERTICAL_TEXT, PT.TABLE, PT.EQUATION, PT.INLINE_EQUATION}
+
+def layout(api: Any) -> set[int]:
+    """The block types Tesseract's layout analysis finds in the image set. Recognition
+    reuses the analysis, so a page that holds only pictures costs the analysis alone:
+    0.3-0.5 CPU s at 300 dpi against 2.5-3 s for a page of text (`scripts/bench_ocr.py`)."""
+    from tesserocr import RIL
+
+    kinds: set[int] = set()
     blocks = api.AnalyseLayout()
     while blocks is not None:
-        if blocks.BlockType() in text:
-            return True
+        kinds.add(int(blocks.BlockType()))
         if not blocks.Next(RIL.BLOCK):
             break
-    return False
+    return kinds
 
 
-def _render(pdf: Any, index: int, settings: OcrSettings) -> tuple[Any, int]:
-    """The page as displayed, in gray, at the configured dpi or the highest that stays
-    within `max_pixels`."""
+def finer_dpi(kinds: set[int], dpi: int, models: list[str]) -> int:
+    """The dpi to analyse the page at again, 0 for none: at 300 dpi Tesseract takes some
+    lines of small Hangul type for vertical text and drops their words (the abstract of a
+    Korean thesis); at 400 it reads them as lines. Only a page of horizontal scripts with
+    vertical text pays the second analysis."""
+    if VERTICAL_TEXT not in kinds or any(m.endswith(_VERTICAL_MODELS) for m in models):
+        return 0
+    return dpi * 4 // 3
+
+
+def _render(pdf: Any, index: int, settings: OcrSettings,
+            wanted: int = 0) -> tuple[Any, int]:
+    """The page as displayed, in gray, at the configured dpi (or `wanted`) or the highest
+    that stays within `max_pixels`."""
     import numpy as np
     import pypdfium2 as pdfium
 
     page = pdf[index]
     try:
         width, height = page.get_size()
-        dpi = settings.dpi
+        dpi = wanted or settings.dpi
         if width * height * (dpi / 72) ** 2 > settings.max_pixels:
             dpi = math.floor(72 * math.sqrt(settings.max_pixels / (width * height)))
             if dpi < MIN_DPI:
@@ -331,13 +354,34 @@ def _render(pdf: Any, index: int, settings: OcrSettings) -> tuple[Any, int]:
     return gray.reshape(gray.shape[0], gray.shape[1]), dpi
 
 
-def page_text(tsv: str, page: Page, scale: float) -> PageText:
-    """Tesseract's TSV (levels 4, lines, and 5, words) as the page's lines in points."""
+def glued(api: Any) -> list[bool]:
+    """For each word of the last reading, in the order of its TSV, whether Tesseract put no
+    space before it inside its line: it reads Korean (and other scripts it does not space
+    by a dictionary of words) one syllable or piece at a time, and its text joins them."""
+    from tesserocr import RIL
+
+    flags: list[bool] = []
+    words = api.GetIterator()
+    while words is not None:
+        if not words.Empty(RIL.WORD):
+            flags.append(not words.IsAtBeginningOf(RIL.TEXTLINE)
+                         and words.BlanksBeforeWord() == 0)
+        if not words.Next(RIL.WORD):
+            break
+    return flags
+
+
+def page_text(tsv: str, page: Page, scale: float, glue: list[bool] | None = None) -> PageText:
+    """Tesseract's TSV (levels 4, lines, and 5, words) as the page's lines in points; a word
+    `glue` marks (one flag per TSV word) joins the word before it, as in Tesseract's text."""
     lines: dict[tuple[int, int, int], Line] = {}
     spans: dict[tuple[int, int, int], tuple[float, float]] = {}
     confidences: list[float] = []
     chars = 0
-    rows = csv.reader(tsv.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE)
+    rows = list(csv.reader(tsv.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE))
+    if glue and len(glue) != sum(row[:1] == ["5"] for row in rows):
+        glue = None  # not this reading's words: each word stands alone
+    position = -1  # of the word among the TSV's words
     for row in rows:
         if len(row) < 12 or not row[0].isdigit():
             continue
@@ -346,16 +390,22 @@ def page_text(tsv: str, page: Page, scale: float) -> PageText:
         if level == 4:
             spans[key] = (top * scale, (top + height) * scale)
             continue
+        position += level == 5
         text = row[11].strip()
         if level != 5 or not text or key not in spans:
             continue
         y0, y1 = spans[key]
         line = lines.setdefault(key, Line([], [], [], group=key[0]))
+        confidences.append(max(0.0, float(row[10])))
+        chars += len(text)
+        if glue and position < len(glue) and glue[position] and line.words:
+            x0, _, x1, _ = line.boxes[-1]
+            line.words[-1] += text
+            line.boxes[-1] = (x0, y0, max(x1, (left + width) * scale), y1)
+            continue
         line.words.append(text)
         line.boxes.append((left * scale, y0, (left + width) * scale, y1))
         line.sizes.append(y1 - y0)
-        confidences.append(max(0.0, float(row[10])))
-        chars += len(text)
     mean = sum(confidences) / len(confidences) / 100 if confidences else 0.0
     result = PageText(Page(page.index, page.width, page.height, page.rotation,
                            ocr_confidence=round(mean, 4)))

@@ -128,6 +128,11 @@ def _bare(token: str) -> str:
     return token.strip(".:;,'\"()[]")
 
 
+def is_heading(token: str) -> bool:
+    """Whether the token alone is an abstract heading ("초록", "Abstract:")."""
+    return (_bare(token),) in HEADING_PHRASES
+
+
 def heading_before(tokens: Sequence[str], end: int) -> int:
     """How many tokens just before `end` form an abstract heading ("Abstract", "Author
     Summary"); 0 when they do not."""

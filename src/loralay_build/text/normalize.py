@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from types import ModuleType
@@ -234,3 +234,26 @@ def _extend(out: Tokens, more: Tokens, shift: int) -> None:
     out.texts.extend(more.texts)
     out.first_word.extend(map(shift.__add__, more.first_word))
     out.end_word.extend(map(shift.__add__, more.end_word))
+
+
+_HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
+
+
+def has_hangul(texts: Sequence[str]) -> bool:
+    """Whether any of the texts holds a Hangul syllable or jamo."""
+    return any(_HANGUL.search(text) for text in texts)
+
+
+def hangul_syllables(tokens: Tokens, whole: Callable[[str], bool]) -> Tokens:
+    """The tokens with each one holding Hangul cut into its characters (syllables), each
+    covering the token's words, but those `whole` keeps (headings): Korean read by OCR is
+    spaced at random (a word cut at its syllables, two words joined), and spacing compares
+    alike once every syllable stands alone."""
+    out = Tokens([], [], [])
+    for text, first, end in zip(tokens.texts, tokens.first_word, tokens.end_word, strict=True):
+        parts = list(text) if _HANGUL.search(text) and not whole(text) else [text]
+        out.texts.extend(parts)
+        out.first_word.extend([first] * len(parts))
+        out.end_word.extend([end] * len(parts))
+    return out
+

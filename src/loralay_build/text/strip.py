@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from loralay_build.errors import Reason, Reject
 from loralay_build.records import MatchRecord
 from loralay_build.text.leakage import Leakage
-from loralay_build.text.match import Body, Match, Search, query_tokens, search
-from loralay_build.text.normalize import Tokens, normalise_kept
+from loralay_build.text.match import Body, Match, Search, is_heading, query_tokens, search
+from loralay_build.text.normalize import Tokens, hangul_syllables, has_hangul, normalise_kept
 from loralay_build.text.settings import MatchSettings
 
 
@@ -51,7 +51,8 @@ def strip_abstracts(
     if settings.mode == "faithful":
         found = _faithful(words, word_pages, abstracts, order, settings)
     else:
-        results = _resolve_overlaps({lang: search(queries[lang], body, settings) for lang in order})
+        results = {lang: search(queries[lang], body, settings) for lang in order}
+        results = _resolve_overlaps(_by_syllable(results, queries, body, settings))
         found = {lang: _judge(lang, lang == main_lang, results[lang]) for lang in order}
     spans = _merge([(m.word_start, m.word_end) for pieces in found.values() for m in pieces])
     audit = Leakage(_kept_tokens(body, spans), settings.ngram, queries.values())
@@ -124,6 +125,26 @@ def _faithful(
             raise Reject(Reason.ABSTRACT_NOT_FOUND, f"{lang} abstract not found (faithful mode)")
         found[lang] = (match,) if match is not None else ()
     return found
+
+
+def _by_syllable(results: dict[str, Search], queries: Mapping[str, list[str]], body: Body,
+                 settings: MatchSettings) -> dict[str, Search]:
+    """Hangul abstracts not found word by word searched again syllable by syllable (OCR
+    spaces Korean at random); the closer of the two searches is kept."""
+    syllables: Body | None = None
+    out = dict(results)
+    for lang, result in results.items():
+        if result.verdict == "found" or not has_hangul(queries[lang]):
+            continue
+        if syllables is None:
+            syllables = Body(hangul_syllables(body.tokens, is_heading))
+        query = queries[lang]
+        cut = hangul_syllables(Tokens(query, list(range(len(query))),
+                                      list(range(1, len(query) + 1))), is_heading)
+        again = search(cut.texts, syllables, settings)
+        if again.verdict == "found" or again.ratio < result.ratio:
+            out[lang] = again
+    return out
 
 
 def _overlap(a: Search, b: Search) -> int:
