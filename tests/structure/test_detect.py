@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from loralay_build.parse import ParseSettings, parse_pdf
-from loralay_build.structure import Role, detect_structure
+from loralay_build.structure import detect_structure
 from tests.helpers.structure_pdf import (
     ONE,
     Expected,
@@ -21,6 +21,7 @@ from tests.helpers.structure_pdf import (
     render,
     two_column_article,
 )
+
 
 def _check(path: Path, expected: Expected) -> None:
     doc = parse_pdf(str(path), settings=ParseSettings())
