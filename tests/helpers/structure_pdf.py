@@ -88,23 +88,26 @@ def two_column_article(path: Path) -> Expected:
     """Two columns, unnumbered headings in the same size as the body: capitals for the top
     level, bold title case below it, one heading at the top of the right column and one at
     the top of page 2 (Portuguese headings, no numbering)."""
-    caps = {"font": "Times-Bold", "size": 10.0}
+
+    def caps(text: str, level: int, space: float = 14.0) -> Printed:
+        return heading(text, level, size=10.0, space=space)
+
     left = [
-        heading("INTRODUÇÃO", 1, space=0, **caps),
+        caps("INTRODUÇÃO", 1, space=0),
         *paragraph(80, 11, TWO),
-        heading("MÉTODOS", 1, **caps),
+        caps("MÉTODOS", 1),
         *paragraph(40, 12, TWO),
-        heading("Desenho do estudo", 2, **caps),
+        caps("Desenho do estudo", 2),
         *paragraph(60, 13, TWO),
     ]
     right = [
-        heading("RESULTADOS", 1, space=0, **caps),
+        caps("RESULTADOS", 1, space=0),
         *paragraph(110, 14, TWO),
-        heading("Amostra estudada", 2, **caps),
+        caps("Amostra estudada", 2),
         *paragraph(60, 15, TWO),
     ]
     page_two = [
-        heading("DISCUSSÃO", 1, space=0, **caps),
+        caps("DISCUSSÃO", 1, space=0),
         *paragraph(90, 16, TWO),
     ]
     return render(path, [[left, right], [page_two, paragraph(40, 17, TWO, space=0)]])
