@@ -158,7 +158,9 @@ def line_score(lines: Lines, i: int, body: BodyStyle) -> float:
         rest = words  # "Article 5" alone, its subject on the next line
     if not rest or not _opens_upper(rest):
         return 0.0
-    ratio = lines.size[i] / body.size
+    at = lines.at
+    ratio = at.size[i] / body.size
+    bold = at.bold[i]
     score = 0.0
     if ratio >= 1.15:
         score += 2.0
@@ -166,13 +168,13 @@ def line_score(lines: Lines, i: int, body: BodyStyle) -> float:
         score += 1.0
     elif ratio < 0.93:
         score -= 2.0
-    if lines.bold[i]:
+    if bold:
         score += 2.0
     if depth:
         score += 2.0
     if count <= 10 and _all_caps(text):
         score += 1.0
-    above, below = lines.gap_above[i], lines.gap_below[i]
+    above, below = at.gap_above[i], at.gap_below[i]
     if above < 0 or above > body.apart:
         score += 1.0
     if below > body.apart:
@@ -181,8 +183,8 @@ def line_score(lines: Lines, i: int, body: BodyStyle) -> float:
         score += 1.0
     if text[-1] in ",;-" or (text[-1] == ":" and count > 3):
         score -= 2.0
-    elif (not lines.bold[i] and ratio < 1.05 and 0 <= below <= body.apart
-          and i + 1 < len(lines) and lines.words[lines.start[i + 1]][:1].islower()):
+    elif (not bold and ratio < 1.05 and 0 <= below <= body.apart
+          and i + 1 < len(lines) and lines.firsts[i + 1][:1].islower()):
         score -= 2.0  # a list item or a sentence running on to the next line
     elif text[-1] == "." and not (depth and count <= 3):
         score -= 2.0 if depth and count > 3 else 1.0  # a numbered sentence
@@ -204,19 +206,19 @@ def _continues(lines: Lines, head: int, i: int, body: BodyStyle) -> bool:
     """Line `i` carries on the heading that line `head` opens: same block, same style, set
     apart from the body by size or weight, with a normal line gap between; or it names the
     division that a lone "Article 5" / "CHAPTER II" line numbers."""
-    if lines.page[i] != lines.page[head] or not (0 <= lines.gap_above[i] <= body.apart * 1.5):
+    at = lines.at
+    if at.page[i] != at.page[head] or not (0 <= at.gap_above[i] <= body.apart * 1.5):
         return False
     words = lines.words_of(i)
-    if len(words) > MAX_WORDS or numbering(words) != (0, 0) or words[0][0] in ",;:.)]}":
+    if len(words) > MAX_WORDS or words[0][0] in ",;:.)]}" or numbering(words) != (0, 0):
         return False
-    if numbering(lines.words_of(head))[1] == lines.count[head] >= 2 and (
-            lines.bold[i] or lines.size[i] >= 1.05 * body.size):
+    size, bold = at.size[i], at.bold[i]
+    if (bold or size >= 1.05 * body.size) and (
+            numbering(lines.words_of(head))[1] == at.end[head] - at.start[head] >= 2):
         return True  # "Article 5" then its subject
-    return bool(lines.block[i] == lines.block[head]
-                and abs(lines.size[i] - lines.size[head]) <= 0.05 * lines.size[head]
-                and lines.bold[i] == lines.bold[head]
-                and (lines.bold[i] or lines.size[i] >= 1.05 * body.size)
-                and lines.gap_above[i] <= body.apart)
+    return (at.block[i] == at.block[head] and abs(size - at.size[head]) <= 0.05 * at.size[head]
+            and bold == at.bold[head] and (bold or size >= 1.05 * body.size)
+            and at.gap_above[i] <= body.apart)
 
 
 def find_headings(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[Heading]:
