@@ -120,7 +120,8 @@ class Counts:
 
     def add(self, other: Counts) -> None:
         for name in ("docs", "pages", "pred", "gold", "soft", "strict", "level_ok", "words",
-                     "words_ok", "cpu_structure", "cpu_pages", "cpu_worker_structure", "cpu_worker"):
+                     "words_ok", "cpu_structure", "cpu_pages", "cpu_worker_structure",
+                     "cpu_worker"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for key, (tp, pred, gold) in other.role.items():
             mine = self.role[key]
