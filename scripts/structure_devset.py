@@ -90,7 +90,8 @@ def jats_gold(path: Path) -> dict[str, Any]:
                 sections.append({"title": label, "level": 1})
     captions = [" ".join(x for x in (_text(el.find("label")), _text(el.find("caption"))) if x)
                 for el in root.iter() if _local(el.tag) in ("fig", "table-wrap")]
-    notes = [_text(el) for el in root.iter() if _local(el.tag) == "fn"]
+    notes = [_text(el) for el in root.iter() if _local(el.tag) == "fn"  # page-foot notes only
+             and el.get("fn-type") not in ("con", "conflict", "coi-statement", "edited-by")]
     refs = [_text(el) for el in root.iter() if _local(el.tag) == "ref"]
     return {"sections": sections, "captions": [c for c in captions if c],
             "footnotes": [n for n in notes if n], "references": refs}
