@@ -135,8 +135,10 @@ def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> np.ndarray:
     below = (lines.gap_below > apart) | (lines.gap_below < 0) | (lines.count <= 4)
     styled = (lines.size >= 1.05 * body.size) | lines.bold
     short = (lines.count <= MAX_WORDS) & ~skip
-    out = np.flatnonzero(short & (styled | (above & below)))
-    rest = short & ~styled & ~(above & below)
+    # A plain line of more than ten words scores at most 2 unless numbered (space above and
+    # below, a known name, less one for its length): only numbered ones are looked at.
+    out = np.flatnonzero(short & (styled | (above & below & (lines.count <= 10))))
+    rest = short & ~styled & ~(above & below & (lines.count <= 10))
     numbered = [i for i in matching(_NUMBER_START, lines.firsts).tolist() if rest[i]]
     if not numbered:
         return out
