@@ -4,7 +4,8 @@ The PDFs and metadata are not ours to publish, so the pairs are rebuilt from a r
 folder (manifest.jsonl, pdf/, meta/) and a fixtures folder on each run:
 
 - SciELO JATS (`meta/*.xml`): `body//sec/title` with their nesting depth, the back matter's
-  printed headings (`ack`, `ref-list`, `app` titles), `fig`/`table-wrap` captions, `fn`
+  printed headings (`ack`, `ref-list`, `app` titles, the labels of the contributions and
+  conflicts notes), `fig`/`table-wrap` captions, `fn`
   notes and `ref-list/ref` entries;
 - SciELO ISIS full text (`meta/*.id`) and translation pages (`meta/*.htm`): the body's HTML
   paragraphs, a heading being a paragraph printed wholly in bold after the keywords (level 1
@@ -81,9 +82,16 @@ def jats_gold(path: Path) -> dict[str, Any]:
     for part in article:
         if _local(part.tag) in ("body", "back"):
             walk(part, 1)
+    for note in root.iter():  # author notes printed under a heading of their own
+        if _local(note.tag) == "fn" and note.get("fn-type") in ("con", "conflict",
+                                                                 "coi-statement"):
+            label = _text(next((c for c in note if _local(c.tag) == "label"), None))
+            if label:
+                sections.append({"title": label, "level": 1})
     captions = [" ".join(x for x in (_text(el.find("label")), _text(el.find("caption"))) if x)
                 for el in root.iter() if _local(el.tag) in ("fig", "table-wrap")]
-    notes = [_text(el) for el in root.iter() if _local(el.tag) == "fn"]
+    notes = [_text(el) for el in root.iter() if _local(el.tag) == "fn"  # page-foot notes only
+             and el.get("fn-type") not in ("con", "conflict", "coi-statement", "edited-by")]
     refs = [_text(el) for el in root.iter() if _local(el.tag) == "ref"]
     return {"sections": sections, "captions": [c for c in captions if c],
             "footnotes": [n for n in notes if n], "references": refs}
@@ -170,8 +178,9 @@ def latex_gold(path: Path) -> dict[str, Any]:
     for item in re.findall(r"\\bibitem\{[^}]*\}(.*?)(?=\\bibitem|\\end\{thebibliography\})",
                            source, re.S):
         refs.append(_detex(item))
-    if refs:
-        sections.append({"title": "References", "level": 1})  # thebibliography's heading
+    if refs:  # thebibliography's heading: \bibname in a class with chapters
+        name = "Bibliography" if any(s["level"] == 1 for s in sections) else "References"
+        sections.append({"title": name, "level": 1})
     return {"sections": sections, "captions": captions, "footnotes": notes, "references": refs}
 
 

@@ -275,11 +275,23 @@ def _matrix(_tp: int, index: int, out: ctypes._Pointer[raw.FS_MATRIX]) -> int:
     return 1
 
 
-_CALLBACKS = (_get_text, _get_unicode, _char_index, _loose_box, _char_angle, _font_size, _matrix)
+@ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int)  # type: ignore[untyped-decorator]
+def _font_weight(_tp: int, index: int) -> int:
+    return 700 if index % 2 else 400  # both paths must read a line's first character
+
+
+@ctypes.CFUNCTYPE(ctypes.c_ulong, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,  # type: ignore[untyped-decorator]
+                  ctypes.c_ulong, ctypes.c_void_p)
+def _font_info(_tp: int, _index: int, _buffer: int, _size: int, _flags: int) -> int:
+    return 0  # no name: the weight decides
+
+
+_CALLBACKS = (_get_text, _get_unicode, _char_index, _loose_box, _char_angle, _font_size, _matrix,
+              _font_weight, _font_info)
 _RESTYPES = (ctypes.c_int, ctypes.c_uint, ctypes.c_int, ctypes.c_int, ctypes.c_float,
-             ctypes.c_double, ctypes.c_int)
+             ctypes.c_double, ctypes.c_int, ctypes.c_int, ctypes.c_ulong)
 _PYTHON_NAMES = ("_GET_TEXT", "_UNICODE", "_CHAR_INDEX", "_LOOSE_BOX", "_CHAR_ANGLE",
-                 "_FONT_SIZE", "_MATRIX")
+                 "_FONT_SIZE", "_MATRIX", "_FONT_WEIGHT", "_FONT_INFO")
 
 
 @pytest.fixture(scope="module")

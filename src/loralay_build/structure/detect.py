@@ -48,6 +48,7 @@ def detect_structure(doc: Document) -> Structure:
         line_roles[list(found)] = role
     skip = line_roles != Role.BODY
     headings = find_headings(lines, body, skip)
+    headings = _without_furniture(lines, headings, heights, line_roles)
     # Headings before the first one anchored by numbering or a known name are front
     # matter (title, authors, a thesis's cover pages), when one is anchored.
     first = next((k for k, h in enumerate(headings) if h.anchored), 0)
@@ -63,6 +64,26 @@ def detect_structure(doc: Document) -> Structure:
         counts = lines.count
         roles[:] = np.repeat(line_roles, counts)
     return Structure(_sections(lines, headings, n), roles)
+
+
+def _without_furniture(lines: Lines, headings: list[Heading], heights: dict[int, float],
+                       line_roles: np.ndarray) -> list[Heading]:
+    """Headings other than running heads: a text repeated on several pages, in the top or
+    bottom eighth of each, is page furniture (role OTHER)."""
+    texts: dict[str, list[Heading]] = {}
+    for heading in headings:
+        texts.setdefault(lines.text(heading.first), []).append(heading)
+    furniture: set[int] = set()
+    for repeated in texts.values():
+        if len(repeated) < 2:
+            continue
+        for heading in repeated:
+            i = heading.first
+            height = heights.get(int(lines.page[i]), 0.0)
+            if lines.y1[i] <= height / 8 or lines.y0[i] >= height * 7 / 8:
+                furniture.add(i)
+                line_roles[heading.first:heading.last + 1] = Role.OTHER
+    return [h for h in headings if h.first not in furniture]
 
 
 def _strong(heading: Heading, lines: Lines, body: BodyStyle) -> bool:

@@ -13,9 +13,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from loralay_build.structure.headings import CAPTION_PREFIXES as LABELS
 from loralay_build.structure.headings import is_caption_start
-from loralay_build.structure.lines import BodyStyle, Lines
+from loralay_build.structure.lines import BodyStyle, Lines, matching
 
 REFERENCE_NAMES = frozenset({
     "references", "reference", "bibliography", "bibliographie", "bibliografía", "bibliografia",
@@ -25,6 +24,8 @@ REFERENCE_NAMES = frozenset({
 })
 _ENTRY = re.compile(r"^(?:\[\d{1,3}\]|\d{1,3}\.|\(\d{1,3}\))$")
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_NUMBERED = re.compile(r"^[\divxlc.]+\s+")
+_LABEL = re.compile(r"^(?:(?i:fig|tab|qua|grá|gra|cha|abb|sch|pla|lâm)|그림|표)", re.MULTILINE)
 _MATH = re.compile("[=∑∫≤≥±×√∈→∞∂≈≠∀∃∇∏⊂⊆∪∩]")
 
 
@@ -34,9 +35,7 @@ def captions(lines: Lines, body: BodyStyle) -> set[int]:
     lines of its block that are not larger than it."""
     out: set[int] = set()
     words, starts = lines.words, lines.start.tolist()
-    labelled = [i for i, first in enumerate(starts) if words[first][:3].lower() in LABELS
-                or words[first] in ("그림", "표")]
-    for i in labelled:
+    for i in matching(_LABEL, lines.firsts).tolist():
         first = starts[i]
         if i in out or lines.count[i] < 2 or not is_caption_start(words[first:first + 3]):
             continue
@@ -66,8 +65,12 @@ def footnotes(lines: Lines, body: BodyStyle, heights: dict[int, float]) -> set[i
     small = lines.size < 0.92 * body.size
     if not small.any():
         return set()
-    height = np.array([heights.get(int(p), 0.0) for p in lines.page.tolist()])
     pages = lines.page - lines.page.min()
+    by_page = np.zeros(int(pages.max()) + 1)
+    for page, value in heights.items():
+        if 0 <= page - lines.page.min() < len(by_page):
+            by_page[page - lines.page.min()] = value
+    height = by_page[pages]
     lowest = np.zeros(int(pages.max()) + 1)
     text = (lines.size >= 0.97 * body.size) & (lines.count > 2)
     np.maximum.at(lowest, pages[text], lines.y1[text])
@@ -85,13 +88,17 @@ def tables(lines: Lines, body: BodyStyle) -> set[int]:
     wide = counts[inverse] >= 3
     if not wide.any():
         return set()
+    longest = np.zeros(len(counts), dtype=np.int64)
+    np.maximum.at(longest, inverse, lines.count)
+    cells = wide & (longest[inverse] <= 6)
+    if not cells.any():
+        return set()
     rows: dict[int, list[int]] = defaultdict(list)
-    for i in np.flatnonzero(wide).tolist():
+    for i in np.flatnonzero(cells).tolist():
         rows[int(inverse[i])].append(i)
     grid: dict[int, list[list[int]]] = defaultdict(list)
     for members in rows.values():
-        if all(lines.count[i] <= 6 for i in members):
-            grid[int(lines.page[members[0]])].append(members)
+        grid[int(lines.page[members[0]])].append(members)
     out: set[int] = set()
     for members_rows in grid.values():
         if len(members_rows) < 2:
@@ -109,11 +116,13 @@ def formulas(lines: Lines, body: BodyStyle) -> set[int]:
     indented = np.zeros(len(lines), dtype=bool)
     indented[1:] = lines.x0[1:] > lines.x0[:-1] + 2 * body.size
     apart = ((lines.gap_above > body.apart) | (lines.gap_below > body.apart) | indented)
+    signs = matching(_MATH, lines.words)
+    if not len(signs):
+        return set()
+    holding = np.unique(np.searchsorted(lines.start, signs, side="right") - 1)
     out: set[int] = set()
-    for i in np.flatnonzero(apart & (lines.count <= 20)).tolist():
+    for i in holding[apart[holding] & (lines.count[holding] <= 20)].tolist():
         line = lines.words_of(i)
-        if not _MATH.search(" ".join(line)):
-            continue
         wordy = sum(len(w) >= 3 and w.isalpha() for w in line)
         if wordy <= max(1, len(line) // 3):
             out.add(i)
@@ -121,8 +130,7 @@ def formulas(lines: Lines, body: BodyStyle) -> set[int]:
 
 
 def is_reference_heading(words: list[str]) -> bool:
-    text = " ".join(words).lower().strip(" .:")
-    text = re.sub(r"^[\divxlc.]+\s+", "", text)
+    text = _NUMBERED.sub("", " ".join(words).lower().strip(" .:"))
     return text in REFERENCE_NAMES or text.replace(" ", "") in REFERENCE_NAMES
 
 

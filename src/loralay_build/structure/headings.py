@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from loralay_build.structure.lines import BodyStyle, Lines, letters
+from loralay_build.structure.lines import BodyStyle, Lines, letters, matching
 
 _ROMAN = r"(?=[IVXLC])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
 _DECIMAL = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?$")
@@ -27,7 +27,9 @@ _DIVISIONS = {
     "section": 2, "sección": 2, "seção": 2, "secção": 2,
     "article": 3, "artigo": 3, "artículo": 3, "articulo": 3,
 }
-_DIVISION_NUMBER = re.compile(rf"^(?:\d{{1,3}}(?:\.?[oº°ª])?[a-z]?|{_ROMAN}|[A-Z])[.:]?$")
+_DIVISION_NUMBER = re.compile(
+    rf"^(?:\d{{1,3}}(?:\.?[oº°ª])?[a-z]?|{_ROMAN}|[A-Z]|premier|première|unique|único|única)"
+    r"[.:]?$", re.IGNORECASE)
 _ORDINAL = frozenset({"o", "º", "°", "ª", "a", "er", "re", "e"})  # "Artigo 1.o", "Article 1er"
 # Words that open many papers' sections; they only raise a line's score.
 KNOWN_NAMES = frozenset({
@@ -50,8 +52,13 @@ _CAPTION_START = re.compile(
 MIN_SCORE = 3.0
 MAX_WORDS = 16
 _DIGIT = re.compile(r"\d")
+# What a numbered heading's first word may open with (a cheap test before `numbering`).
+_NUMBER_START = re.compile(
+    r"^(?:\d|[IVXLC]+[.)]?$|[A-H][.)]$|(?i:art|cha|cap|sec|tit|par|ann|app|anex))", re.MULTILINE)
+_TWO_LETTERS = re.compile(r"[^\W\d_].*[^\W\d_]")
 _LEADER = re.compile(r"\.\s?\.\s?\.|…")
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
+_CAPTION_NUMBER = re.compile(rf"^(?:\d{{1,3}}[a-z]?|{_ROMAN}|[A-Z])(?:[.:)\-–—]|$)")
 CAPTION_PREFIXES = frozenset({"fig", "tab", "qua", "grá", "gra", "cha", "abb", "sch", "pla",
                                "lâm", "그림", "표"})
 
@@ -96,12 +103,11 @@ def is_caption_start(words: list[str]) -> bool:
     head, number = words[0], words[1]
     if not _CAPTION_START.match(head.rstrip(".:")) and not _CAPTION_START.match(head):
         return False
-    return bool(re.match(rf"^(?:\d{{1,3}}[a-z]?|{_ROMAN}|[A-Z])(?:[.:)\-–—]|$)", number))
+    return bool(_CAPTION_NUMBER.match(number))
 
 
 def _all_caps(text: str) -> bool:
-    found = letters(text)
-    return len(found) >= 3 and found.isupper()
+    return text.isupper() and len(letters(text)) >= 3
 
 
 def _opens_upper(words: list[str]) -> bool:
@@ -129,11 +135,11 @@ def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> np.ndarray:
     below = (lines.gap_below > apart) | (lines.gap_below < 0) | (lines.count <= 4)
     styled = (lines.size >= 1.05 * body.size) | lines.bold
     short = (lines.count <= MAX_WORDS) & ~skip
-    out = np.flatnonzero(short & (styled | (above & below)))
-    rest = np.flatnonzero(short & ~styled & ~(above & below))
-    words, starts = lines.words, lines.start
-    numbered = [i for i in rest.tolist() if words[starts[i]][0].isdigit()
-                or words[starts[i]][0] in "IVXLCABCDEFGH"]
+    # A plain line of more than ten words scores at most 2 unless numbered (space above and
+    # below, a known name, less one for its length): only numbered ones are looked at.
+    out = np.flatnonzero(short & (styled | (above & below & (lines.count <= 10))))
+    rest = short & ~styled & ~(above & below & (lines.count <= 10))
+    numbered = [i for i in matching(_NUMBER_START, lines.firsts).tolist() if rest[i]]
     if not numbered:
         return out
     more = [i for i in numbered if numbering(lines.words_of(i))[0]]
@@ -146,7 +152,7 @@ def line_score(lines: Lines, i: int, body: BodyStyle) -> float:
     words = lines.words_of(i)
     count = len(words)
     text = " ".join(words)
-    if count == 0 or count > MAX_WORDS or len(letters(text)) < 2 or is_caption_start(words):
+    if count == 0 or count > MAX_WORDS or not _TWO_LETTERS.search(text) or is_caption_start(words):
         return 0.0
     depth, taken = numbering(words)
     rest = words[taken:]
@@ -154,7 +160,9 @@ def line_score(lines: Lines, i: int, body: BodyStyle) -> float:
         rest = words  # "Article 5" alone, its subject on the next line
     if not rest or not _opens_upper(rest):
         return 0.0
-    ratio = lines.size[i] / body.size
+    at = lines.at
+    ratio = at.size[i] / body.size
+    bold = at.bold[i]
     score = 0.0
     if ratio >= 1.15:
         score += 2.0
@@ -162,21 +170,24 @@ def line_score(lines: Lines, i: int, body: BodyStyle) -> float:
         score += 1.0
     elif ratio < 0.93:
         score -= 2.0
-    if lines.bold[i]:
+    if bold:
         score += 2.0
     if depth:
         score += 2.0
     if count <= 10 and _all_caps(text):
         score += 1.0
-    above, below = lines.gap_above[i], lines.gap_below[i]
+    above, below = at.gap_above[i], at.gap_below[i]
     if above < 0 or above > body.apart:
         score += 1.0
     if below > body.apart:
         score += 1.0
     if is_known_name(rest):
         score += 1.0
-    if text[-1] in ",;" or (text[-1] == ":" and count > 3):
+    if text[-1] in ",;-" or (text[-1] == ":" and count > 3):
         score -= 2.0
+    elif (not bold and ratio < 1.05 and 0 <= below <= body.apart
+          and i + 1 < len(lines) and lines.firsts[i + 1][:1].islower()):
+        score -= 2.0  # a list item or a sentence running on to the next line
     elif text[-1] == "." and not (depth and count <= 3):
         score -= 2.0 if depth and count > 3 else 1.0  # a numbered sentence
     if count > 10:
@@ -197,19 +208,19 @@ def _continues(lines: Lines, head: int, i: int, body: BodyStyle) -> bool:
     """Line `i` carries on the heading that line `head` opens: same block, same style, set
     apart from the body by size or weight, with a normal line gap between; or it names the
     division that a lone "Article 5" / "CHAPTER II" line numbers."""
-    if lines.page[i] != lines.page[head] or not (0 <= lines.gap_above[i] <= body.apart * 1.5):
+    at = lines.at
+    if at.page[i] != at.page[head] or not (0 <= at.gap_above[i] <= body.apart * 1.5):
         return False
     words = lines.words_of(i)
-    if len(words) > MAX_WORDS or numbering(words) != (0, 0) or words[0][0] in ",;:.)]}":
+    if len(words) > MAX_WORDS or words[0][0] in ",;:.)]}" or numbering(words) != (0, 0):
         return False
-    if numbering(lines.words_of(head))[1] == lines.count[head] >= 2 and (
-            lines.bold[i] or lines.size[i] >= 1.05 * body.size):
+    size, bold = at.size[i], at.bold[i]
+    if (bold or size >= 1.05 * body.size) and (
+            numbering(lines.words_of(head))[1] == at.end[head] - at.start[head] >= 2):
         return True  # "Article 5" then its subject
-    return bool(lines.block[i] == lines.block[head]
-                and abs(lines.size[i] - lines.size[head]) <= 0.05 * lines.size[head]
-                and lines.bold[i] == lines.bold[head]
-                and (lines.bold[i] or lines.size[i] >= 1.05 * body.size)
-                and lines.gap_above[i] <= body.apart)
+    return (at.block[i] == at.block[head] and abs(size - at.size[head]) <= 0.05 * at.size[head]
+            and bold == at.bold[head] and (bold or size >= 1.05 * body.size)
+            and at.gap_above[i] <= body.apart)
 
 
 def find_headings(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[Heading]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
+from operator import itemgetter
 
 import numpy as np
 
@@ -24,6 +26,7 @@ class Lines:
     `[start[i], end[i])`. A gap is -1 where no line of the same column and page is there."""
 
     words: list[str]
+    firsts: tuple[str, ...]  # the first word of each line
     start: np.ndarray
     end: np.ndarray
     count: np.ndarray
@@ -41,11 +44,34 @@ class Lines:
     def __len__(self) -> int:
         return len(self.start)
 
+    @cached_property
+    def at(self) -> Scalars:
+        """The columns as Python lists: reading one line's values from them is several
+        times cheaper than from numpy arrays."""
+        return Scalars(self.start.tolist(), self.end.tolist(), self.page.tolist(),
+                       self.block.tolist(), self.size.tolist(), self.bold.tolist(),
+                       self.gap_above.tolist(), self.gap_below.tolist())
+
     def words_of(self, i: int) -> list[str]:
-        return self.words[self.start[i]:self.end[i]]
+        at = self.at
+        return self.words[at.start[i]:at.end[i]]
 
     def text(self, i: int) -> str:
-        return " ".join(self.words[self.start[i]:self.end[i]])
+        return " ".join(self.words_of(i))
+
+
+@dataclass(frozen=True)
+class Scalars:
+    """`Lines`' columns as lists, for the lines looked at one by one."""
+
+    start: list[int]
+    end: list[int]
+    page: list[int]
+    block: list[int]
+    size: list[float]
+    bold: list[bool]
+    gap_above: list[float]
+    gap_below: list[float]
 
 
 @dataclass(frozen=True)
@@ -66,6 +92,18 @@ def letters(text: str) -> str:
     return "".join(_LETTER.findall(text))
 
 
+def matching(pattern: re.Pattern[str], texts: tuple[str, ...] | list[str]) -> np.ndarray:
+    """Indices of the `texts` where `pattern` matches (`^` anchored, MULTILINE, at a text's
+    start), found in one search over them all: texts hold no newline (words, lines' first
+    words), and most documents have few matches."""
+    joined = "\n".join(texts)
+    hits = [found.start() for found in pattern.finditer(joined)]
+    if not hits:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1)
+    return np.unique(np.searchsorted(ends, hits, side="right"))
+
+
 def text_lines(doc: Document) -> Lines | None:
     """The document's lines; None when the parser gave no line ids."""
     n = len(doc.words)
@@ -78,19 +116,18 @@ def text_lines(doc: Document) -> Lines | None:
     boxes = doc.box_array()
     lo = np.minimum.reduceat(boxes[:, :2], start, axis=0)
     hi = np.maximum.reduceat(boxes[:, 2:], start, axis=0)
-    firsts = start.tolist()
+    at = itemgetter(*start.tolist(), 0)  # one lookup of every line's first item (and a spare)
     if len(doc.font_sizes) == n:
-        sizes = doc.font_sizes
-        size = np.array([sizes[i] for i in firsts], dtype=np.float64)
+        size = np.array(at(doc.font_sizes)[:-1], dtype=np.float64)
     else:
         size = hi[:, 1] - lo[:, 1]
-    pages = doc.word_pages
-    blocks = doc.block_ids if len(doc.block_ids) == n else [0] * n
+    block = (np.array(at(doc.block_ids)[:-1]) if len(doc.block_ids) == n
+             else np.zeros(len(start), dtype=np.int64))
     bold = (np.isin(ids[start], np.fromiter(doc.bold_lines, dtype=ids.dtype))
             if doc.bold_lines else np.zeros(len(start), dtype=bool))
     lines = Lines(
-        words=doc.words, start=start, end=end, count=end - start,
-        page=np.array([pages[i] for i in firsts]), block=np.array([blocks[i] for i in firsts]),
+        words=doc.words, firsts=at(doc.words)[:-1], start=start, end=end, count=end - start,
+        page=np.array(at(doc.word_pages)[:-1]), block=block,
         x0=lo[:, 0], y0=lo[:, 1], x1=hi[:, 0], y1=hi[:, 1], size=size, bold=bold,
         gap_above=np.full(len(start), -1.0), gap_below=np.full(len(start), -1.0),
     )
