@@ -15,43 +15,12 @@ import datasets
 import pytest
 
 from loralay_build.corpus.verify import verify_dataset
-from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
-from loralay_build.sandbox.textgen import ProseGenerator
 from loralay_build.sources.views.cohan import COLUMNS, KEPT_ROLES, RELEASE_FOLDER
 from loralay_build.structure.roles import Role
 from tests.helpers.cli import run_cli, write_toml
 from tests.helpers.cli_runner import rows
 from tests.helpers.local import write_manifest
-
-CAPTION_WORD = "Zyxcaption"
-REFERENCE_WORD = "Qwrefauthor"
-
-
-def _papers(folder: Path, n: int) -> list[dict[str, object]]:
-    entries: list[dict[str, object]] = []
-    for i in range(n):
-        gen = ProseGenerator(900 + i)
-        abstract = gen.paragraph("en", 4)
-        spec = ArticleSpec(
-            title=gen.title("en"), authors=gen.authors(),
-            abstracts=[("Abstract", abstract)],
-            sections=[
-                ("1 Introduction", [gen.paragraph("en", 6),
-                                    f"Figure 1: {CAPTION_WORD} of the corpus by year.",
-                                    gen.paragraph("en", 5)]),
-                ("2 Method", [gen.paragraph("en", 6) for _ in range(2)]),
-                ("3 Conclusion", [gen.paragraph("en", 5)]),
-                ("References", [f"[{k}] {REFERENCE_WORD}, J. and Martin, C. (201{k}). "
-                                f"{gen.title('en')}. Journal of Studies, {k}(2), 1-20."
-                                for k in range(1, 5)]),
-            ],
-            columns=1 + i % 2,
-        )
-        (folder / f"paper{i}.pdf").write_bytes(render_article(spec))
-        entries.append({"id": f"paper{i}", "pdf": f"paper{i}.pdf", "language": "en",
-                        "abstracts": {"en": abstract}, "title": spec.title,
-                        "published": f"202{i}"})
-    return entries
+from tests.helpers.papers import CAPTION_WORD, REFERENCE_WORD, structured_papers
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +28,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     tmp = tmp_path_factory.mktemp("cohan")
     docs = tmp / "docs"
     docs.mkdir()
-    manifest = write_manifest(docs / "manifest.jsonl", _papers(docs, 8))
+    manifest = write_manifest(docs / "manifest.jsonl", structured_papers(docs, 8))
     splits = write_toml(tmp / "splits.toml", {"split": {"train": 0.4, "validation": 0.3,
                                                         "test": 0.3}})
     result = run_cli("local", "--input", str(manifest), "--out", str(tmp / "data"),

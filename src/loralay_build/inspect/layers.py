@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 from loralay_build.blobs import BlobStore
 from loralay_build.corpus.folder import BUILD_FILE, SHARD_GLOB
 from loralay_build.errors import Reject
+from loralay_build.inspect.roles import RoleMark, role_marks
 from loralay_build.layout import OutputLayout
 from loralay_build.parse import parse_pdf
 from loralay_build.parse.clean import CLEANERS
@@ -47,6 +48,7 @@ class PageLayers:
     marks: list[Mark] = field(default_factory=list)
     # Reading order: (block number on the page, line box), lines in the order they are read.
     order: list[tuple[int, Box]] = field(default_factory=list)
+    roles: list[RoleMark] = field(default_factory=list)  # the row's headings, captions...
 
 
 @dataclass
@@ -226,6 +228,8 @@ def document_layers(dataset_dir: Path, article_id: str) -> DocumentLayers:
         layers.pages[page].order = lines
     if row is not None:
         _published(row, doc, cleaners, layers)
+        for page, marks in role_marks(row).items():
+            layers.pages[page].roles = marks
     else:
         _unpublished(doc, cleaners, layers)
     return layers
