@@ -15,6 +15,7 @@ from loralay_build.corpus.stats import corpus_stats, split_values
 from loralay_build.errors import LoralayError, Reason
 from loralay_build.licences import redistributable
 from loralay_build.parse.ocr import ocr_hint, pages_waiting
+from loralay_build.structure.roles import ROLE_NAMES
 
 SPLIT_COLOURS = {"train": "#1f77b4", "validation": "#ff7f0e", "test": "#2ca02c"}
 YEAR_LABELS = 40  # most year labels one axis shows before it labels every few years
@@ -82,6 +83,15 @@ def markdown(report: dict[str, Any]) -> str:
                 f"| {s['compression']:.1f} | {s['lang_confidence_mean']:.3f} "
                 f"| {s['ocr']['pages']} ({s['ocr']['documents']}) |"
             )
+    roles = list(ROLE_NAMES.values())
+    lines += ["", "## Structure", "", "Titled sections per document (mean / median / p90) "
+              "and the share of words in each role (`word_roles`).", "",
+              "| dataset | split | sections | " + " | ".join(roles) + " |",
+              "|---|---|---:|" + "---:|" * len(roles)]
+    for name, info in report["datasets"].items():
+        for split, s in info["splits"].items():
+            shares = " | ".join(f"{s['role_share'][role]:.1%}" for role in roles)
+            lines.append(f"| {name} | {split} | {_trio(s['sections'])} | {shares} |")
     lines += ["", "## Documents lost per cause", "", "| dataset | reason | documents |",
               "|---|---|---:|"]
     for name, info in report["datasets"].items():
