@@ -1,7 +1,7 @@
 """`build-corpus local --view cohan`: Cohan et al.'s records made from generated PDFs with
 headings, a caption and a reference list, read back by `datasets` and by a loader written as
 the `scientific_papers` and `ccdv/*-summarization` ones are, with nothing changed but the
-path."""
+path; and beside PubMed's own views."""
 
 from __future__ import annotations
 
@@ -13,12 +13,16 @@ from typing import Any
 
 import datasets
 import pytest
+from click.testing import CliRunner
 
+from loralay_build.cli import main
 from loralay_build.corpus.verify import verify_dataset
+from loralay_build.sandbox.pubmed import PubmedSandbox
+from loralay_build.sandbox.server import SandboxServer
 from loralay_build.sources.views.cohan import COLUMNS, KEPT_ROLES, RELEASE_FOLDER
 from loralay_build.structure.roles import Role
 from tests.helpers.cli import run_cli, write_toml
-from tests.helpers.cli_runner import rows
+from tests.helpers.cli_runner import FAST, published_splits, rows, write_config
 from tests.helpers.local import write_manifest
 from tests.helpers.papers import CAPTION_WORD, REFERENCE_WORD, structured_papers
 
@@ -121,3 +125,23 @@ def test_a_loader_of_the_original_release_reads_the_records(built: Path,
         record = by_article[example["article"]]
         assert example["abstract"] == "\n".join(record["abstract_text"])
         assert example["section_names"].split("\n") == record["section_names"]
+
+
+def test_pubmed_writes_cohan_beside_its_own_views(tmp_path: Path) -> None:
+    with SandboxServer() as server:
+        box = PubmedSandbox(server, n_docs=6)
+        config = write_config(tmp_path / "c.toml", box.client_config(), FAST)
+        out = tmp_path / "data"
+        result = CliRunner().invoke(main, ["pubmed", "--out", str(out), "--config", str(config),
+                                           "--split-ids", str(box.write_split_dir(
+                                               tmp_path / "splits")),
+                                           "--view", "sumpubmed", "--view", "cohan"],
+                                    catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    layout = published_splits(out / "pubmed")
+    for view in ("sumpubmed", "cohan"):
+        assert verify_dataset(out / f"pubmed-{view}") == []
+        assert published_splits(out / f"pubmed-{view}") == layout  # same rows, same splits
+    records = rows(out / "pubmed-cohan")
+    assert all(record["article_text"] and record["section_names"]
+               for record in records.values())
