@@ -33,6 +33,8 @@ typedef int (*LooseBoxFn)(void *, int, RectF *);
 typedef float (*CharAngleFn)(void *, int);
 typedef double (*FontSizeFn)(void *, int);
 typedef int (*MatrixFn)(void *, int, MatrixF *);
+typedef int (*FontWeightFn)(void *, int);
+typedef unsigned long (*FontInfoFn)(void *, int, void *, unsigned long, int *);
 
 static GetTextFn get_text;
 static GetUnicodeFn get_unicode;
@@ -41,6 +43,33 @@ static LooseBoxFn loose_box;
 static CharAngleFn char_angle;
 static FontSizeFn font_size;
 static MatrixFn get_matrix;
+static FontWeightFn font_weight;
+static FontInfoFn font_info;
+
+/* pdfium.font_is_bold: the character's font is bold by its name ("Times-Bold",
+ * "TimesNewRoman,Bold", "CMBX10", "Arial-Black"); a name that names another face
+ * ("Times-Roman", "Optima-Italic") is not; else by its weight (600 or more). PDFium reports
+ * the standard fonts' weight as 0 and derives others' from the stem width, which some
+ * producers set wide for regular faces. */
+static int font_is_bold(void *tp, int ch) {
+    char name[128];
+    int flags = 0;
+    unsigned long len = font_info(tp, ch, name, sizeof name, &flags);
+    if (len > 0) {
+        name[len < sizeof name ? len : sizeof name - 1] = 0;
+        for (char *c = name; *c; c++)
+            if (*c >= 'A' && *c <= 'Z') *c = (char)(*c - 'A' + 'a');
+        static const char *bold[] = {"bold", "black", "heavy", "cmbx", "semibd", "-bd", ",bd",
+                                     "demi"};
+        for (size_t i = 0; i < sizeof bold / sizeof *bold; i++)
+            if (strstr(name, bold[i])) return 1;
+        static const char *other[] = {"roman", "regu", "book", "light", "ital", "oblique",
+                                      "medium", "normal", "cmr", "cmti", "cmsy", "cmmi"};
+        for (size_t i = 0; i < sizeof other / sizeof *other; i++)
+            if (strstr(name, other[i])) return 0;
+    }
+    return font_weight(tp, ch) >= 600;
+}
 
 #define HALF_PI (3.141592653589793 / 2)
 
@@ -391,7 +420,7 @@ static PyObject *bytes_of(const void *data, Py_ssize_t size) {
 
 /* One finished line: (words, boxes, sizes, direction), as the fields of a Line. */
 static PyObject *line_tuple(Words *w, const int *index, const double *boxes, Py_ssize_t n,
-                            double size, int direction) {
+                            double size, int direction, int bold) {
     PyObject *words = PyList_New(n), *box_list = PyList_New(n), *sizes = PyList_New(n);
     PyObject *value = PyFloat_FromDouble(size);  /* one object, as `[size] * n` */
     PyObject *prev = NULL;  /* the previous box: a coordinate it shares is shared */
@@ -420,7 +449,8 @@ static PyObject *line_tuple(Words *w, const int *index, const double *boxes, Py_
         PyList_SET_ITEM(words, j, w->words[index[j]]);
     }
     Py_DECREF(value);
-    return Py_BuildValue("(NNNi)", words, box_list, sizes, direction);
+    return Py_BuildValue("(NNNiiN)", words, box_list, sizes, direction, -1,
+                         PyBool_FromLong(bold));
 fail:
     Py_XDECREF(words); Py_XDECREF(box_list); Py_XDECREF(sizes); Py_XDECREF(value);
     return NULL;
@@ -488,6 +518,7 @@ static PyObject *build_lines(void *tp, Words *w, int quarter, double width, doub
             direction = ((int)fmod(turns, 4.0) + quarter) % 4;
         }
         double size = font_size(tp, start_char);
+        int bold = font_is_bold(tp, start_char);
         MatrixF m;
         if (get_matrix(tp, start_char, &m)) {
             double a = m.a, b = m.b, c = m.c, d = m.d;
@@ -501,7 +532,8 @@ static PyObject *build_lines(void *tp, Words *w, int quarter, double width, doub
                                   cuts);
         for (Py_ssize_t j = 0; j + 1 < k; j++) {
             Py_ssize_t lo = line_start + cuts[j], hi = line_start + cuts[j + 1];
-            PyObject *line = line_tuple(w, index + lo, boxes + 4 * lo, hi - lo, size, direction);
+            PyObject *line = line_tuple(w, index + lo, boxes + 4 * lo, hi - lo, size, direction,
+                                        bold);
             if (!line) goto done;
             LineInfo *info = &infos[n_lines++];
             const double *b = boxes + 4 * lo;
@@ -2667,17 +2699,18 @@ static int address_of(PyObject *value, void **out) {
     return 0;
 }
 
-/* bind(get_text, get_unicode, char_index, loose_box, char_angle, font_size, matrix): the
- * addresses of FPDFText_GetText, _GetUnicode, _GetCharIndexFromTextIndex,
- * _GetLooseCharBox, _GetCharAngle, _GetFontSize and _GetMatrix. */
+/* bind(get_text, get_unicode, char_index, loose_box, char_angle, font_size, matrix,
+ * font_weight, font_info): the addresses of FPDFText_GetText, _GetUnicode,
+ * _GetCharIndexFromTextIndex, _GetLooseCharBox, _GetCharAngle, _GetFontSize, _GetMatrix,
+ * _GetFontWeight and _GetFontInfo. */
 static PyObject *bind(PyObject *self, PyObject *args) {
-    PyObject *items[7];
-    void *fns[7];
+    PyObject *items[9];
+    void *fns[9];
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOO", &items[0], &items[1], &items[2], &items[3],
-                          &items[4], &items[5], &items[6]))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &items[0], &items[1], &items[2], &items[3],
+                          &items[4], &items[5], &items[6], &items[7], &items[8]))
         return NULL;
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 9; i++)
         if (address_of(items[i], &fns[i])) return NULL;
     get_text = (GetTextFn)fns[0];
     get_unicode = (GetUnicodeFn)fns[1];
@@ -2686,6 +2719,8 @@ static PyObject *bind(PyObject *self, PyObject *args) {
     char_angle = (CharAngleFn)fns[4];
     font_size = (FontSizeFn)fns[5];
     get_matrix = (MatrixFn)fns[6];
+    font_weight = (FontWeightFn)fns[7];
+    font_info = (FontInfoFn)fns[8];
     Py_RETURN_NONE;
 }
 

@@ -2,7 +2,7 @@ from typing import Any
 
 def bind(
     get_text: int, get_unicode: int, char_index: int, loose_box: int, char_angle: int,
-    font_size: int, matrix: int,
+    font_size: int, matrix: int, font_weight: int, font_info: int,
 ) -> None: ...
 def read_text(
     textpage: int, count: int, frame: tuple[float, float, float, float], quarter: int,

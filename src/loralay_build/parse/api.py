@@ -183,11 +183,18 @@ def _assemble(pages: list[PageText], reading_order: bool) -> Document:
     line_id = block_id = 0
     for page in pages:
         index, blocks = page.page.index, _page_blocks(page, reading_order)
+        doc.bold_lines.update(bold_line_ids(blocks, line_id))
         ids = (None if native is None
                else native.extend_document(blocks, index, line_id, block_id, columns))
         line_id, block_id = ids or _extend(doc, blocks, index, line_id, block_id)
     doc.words = nfc_words(doc.words)
     return doc
+
+
+def bold_line_ids(blocks: list[list[Line]], first: int) -> list[int]:
+    """The ids of the bold lines among `blocks`, numbered from `first` in order."""
+    lines = [line for block in blocks for line in block]
+    return [first + k for k, line in enumerate(lines) if line.bold]
 
 
 def _extend(

@@ -27,6 +27,7 @@ class Line:
     sizes: list[float]
     direction: int = 0
     group: int = -1
+    bold: bool = False  # its font is bold (read from its first character)
 
 
 @dataclass

@@ -66,6 +66,13 @@ _MATRIX = _function(ctypes.c_int, raw.FPDFText_GetMatrix)
 _GET_TEXT = _function(ctypes.c_int, raw.FPDFText_GetText)
 _UNICODE = _function(ctypes.c_uint, raw.FPDFText_GetUnicode)
 _CHAR_INDEX = _function(ctypes.c_int, raw.FPDFText_GetCharIndexFromTextIndex)
+_FONT_WEIGHT = _function(ctypes.c_int, raw.FPDFText_GetFontWeight)
+_FONT_INFO = _function(ctypes.c_ulong, raw.FPDFText_GetFontInfo)
+# Font names of bold faces and of other faces: PDFium reports the standard fonts' weight
+# as 0 and derives others' from the stem width, which some producers set wide for regular
+# faces, so a name that tells ("Times-Bold", "CMBX10", "Times-Roman") wins over the weight.
+_BOLD_NAME = re.compile(r"bold|black|heavy|cmbx|semibd|-bd|,bd|demi")
+_OTHER_NAME = re.compile(r"roman|regu|book|light|ital|oblique|medium|normal|cmr|cmti|cmsy|cmmi")
 
 
 def _address(function: Any) -> int:
@@ -80,6 +87,7 @@ def _bound_native() -> ModuleType | None:
             raw.FPDFText_GetText, raw.FPDFText_GetUnicode,
             raw.FPDFText_GetCharIndexFromTextIndex, raw.FPDFText_GetLooseCharBox,
             raw.FPDFText_GetCharAngle, raw.FPDFText_GetFontSize, raw.FPDFText_GetMatrix,
+            raw.FPDFText_GetFontWeight, raw.FPDFText_GetFontInfo,
         )))
     return native
 
@@ -392,6 +400,7 @@ def _add_lines(
             turns = round(angle / _QUARTER) if math.isfinite(angle) and angle >= 0 else 0
             direction = (turns + quarter) % 4
         size = _FONT_SIZE(handle, char)
+        bold = font_is_bold(handle, char)
         if _MATRIX(handle, char, matrix_ref):
             a, b, c, d, _, _ = matrix
             size *= math.sqrt(abs(a * d - b * c))
@@ -400,10 +409,24 @@ def _add_lines(
             size = box[3] - box[1] if direction % 2 == 0 else box[2] - box[0]
         spans = line_spans(line_boxes, size, direction)
         if len(spans) == 1:
-            append(Line(line_words, line_boxes, [size] * len(line_words), direction))
+            append(Line(line_words, line_boxes, [size] * len(line_words), direction, -1, bold))
             continue
         for lo, hi in spans:
-            append(Line(line_words[lo:hi], line_boxes[lo:hi], [size] * (hi - lo), direction))
+            append(Line(line_words[lo:hi], line_boxes[lo:hi], [size] * (hi - lo), direction, -1,
+                        bold))
+
+
+def font_is_bold(handle: ctypes.c_void_p, char: int) -> bool:
+    """The character's font is bold: its name says so, or names no other face and its
+    weight is 600 or more."""
+    name = ctypes.create_string_buffer(128)
+    if _FONT_INFO(handle, char, name, 128, ctypes.byref(ctypes.c_int())) > 0:
+        text = name.value.decode("latin-1").lower()
+        if _BOLD_NAME.search(text):
+            return True
+        if _OTHER_NAME.search(text):
+            return False
+    return bool(_FONT_WEIGHT(handle, char) >= 600)
 
 
 def _clamped(

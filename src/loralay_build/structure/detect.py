@@ -16,10 +16,9 @@ from loralay_build.structure.elements import (
     is_reference_heading,
     looks_like_entries,
     tables,
-    title_lines,
 )
-from loralay_build.structure.headings import Heading, find_headings
-from loralay_build.structure.lines import BodyStyle, TextLine, body_style, text_lines
+from loralay_build.structure.headings import Heading, assign_levels, find_headings
+from loralay_build.structure.lines import BodyStyle, Lines, body_style, text_lines
 from loralay_build.structure.roles import Role
 
 
@@ -38,41 +37,65 @@ def detect_structure(doc: Document) -> Structure:
     n = len(doc.words)
     roles = np.zeros(n, dtype=np.int8)
     lines = text_lines(doc)
-    if not lines:
-        return Structure(_sections([], [], n), roles)
+    if lines is None:
+        return Structure(_sections(None, [], n), roles)
     body = body_style(lines)
-    line_roles = [Role.BODY] * len(lines)
+    line_roles = np.zeros(len(lines), dtype=np.int8)
     heights = {page.index: page.height for page in doc.pages}
-    for found, role in ((formulas(lines), Role.FORMULA), (tables(lines, body), Role.TABLE),
+    for found, role in ((formulas(lines, body), Role.FORMULA), (tables(lines, body), Role.TABLE),
                         (footnotes(lines, body, heights), Role.FOOTNOTE),
                         (captions(lines, body), Role.CAPTION)):
-        for i in found:
-            line_roles[i] = role
-    skip = {i for i, role in enumerate(line_roles) if role != Role.BODY}
+        line_roles[list(found)] = role
+    skip = line_roles != Role.BODY
     headings = find_headings(lines, body, skip)
-    title = title_lines(lines, body, headings)
-    if title:
-        headings = headings[1:]
-        for i in title:
-            line_roles[i] = Role.OTHER
+    headings = _without_furniture(lines, headings, heights, line_roles)
+    # Headings before the first one anchored by numbering or a known name are front
+    # matter (title, authors, a thesis's cover pages), when one is anchored.
+    first = next((k for k, h in enumerate(headings) if h.anchored), 0)
+    for heading in headings[:first]:
+        line_roles[heading.first:heading.last + 1] = Role.OTHER
+    headings = headings[first:]
+    assign_levels(headings)
     headings = _reference_lists(lines, body, headings, line_roles)
     for heading in headings:
-        for i in range(heading.first, heading.last + 1):
-            line_roles[i] = Role.HEADING
-    for line, role in zip(lines, line_roles, strict=True):
-        if role:
-            roles[line.start:line.end] = role
+        line_roles[heading.first:heading.last + 1] = Role.HEADING
+    marked = np.flatnonzero(line_roles)
+    if len(marked):
+        counts = lines.count
+        roles[:] = np.repeat(line_roles, counts)
     return Structure(_sections(lines, headings, n), roles)
 
 
-def _strong(heading: Heading, lines: list[TextLine], body: BodyStyle) -> bool:
-    line = lines[heading.first]
-    return (line.bold or line.size >= 1.05 * body.size) and not (
-        heading.depth and line.words[0].rstrip(".").isdigit() and len(line.words) > 6)
+def _without_furniture(lines: Lines, headings: list[Heading], heights: dict[int, float],
+                       line_roles: np.ndarray) -> list[Heading]:
+    """Headings other than running heads: a text repeated on several pages, in the top or
+    bottom eighth of each, is page furniture (role OTHER)."""
+    texts: dict[str, list[Heading]] = {}
+    for heading in headings:
+        texts.setdefault(lines.text(heading.first), []).append(heading)
+    furniture: set[int] = set()
+    for repeated in texts.values():
+        if len(repeated) < 2:
+            continue
+        for heading in repeated:
+            i = heading.first
+            height = heights.get(int(lines.page[i]), 0.0)
+            if lines.y1[i] <= height / 8 or lines.y0[i] >= height * 7 / 8:
+                furniture.add(i)
+                line_roles[heading.first:heading.last + 1] = Role.OTHER
+    return [h for h in headings if h.first not in furniture]
 
 
-def _reference_lists(lines: list[TextLine], body: BodyStyle, headings: list[Heading],
-                     line_roles: list[Role]) -> list[Heading]:
+def _strong(heading: Heading, lines: Lines, body: BodyStyle) -> bool:
+    """Set apart by weight or size and not an entry's opening."""
+    i = heading.first
+    return bool(lines.bold[i] or lines.size[i] >= 1.05 * body.size) and not (
+        heading.depth and lines.words[lines.start[i]].rstrip(".").isdigit()
+        and lines.count[i] > 6)
+
+
+def _reference_lists(lines: Lines, body: BodyStyle, headings: list[Heading],
+                     line_roles: np.ndarray) -> list[Heading]:
     """Mark the reference lists' lines; headings inside one that are entries set apart
     (numbered, spaced) rather than true headings are dropped. The kept headings."""
     kept: list[Heading] = []
@@ -81,36 +104,35 @@ def _reference_lists(lines: list[TextLine], body: BodyStyle, headings: list[Head
         heading = headings[k]
         kept.append(heading)
         k += 1
-        named = is_reference_heading([w for i in range(heading.first, heading.last + 1)
-                                      for w in lines[i].words])
-        end = next((h.first for h in headings[k:] if h.level <= heading.level), len(lines))
-        if not named:
+        words = [w for i in range(heading.first, heading.last + 1) for w in lines.words_of(i)]
+        if not is_reference_heading(words):
+            end = next((h.first for h in headings[k:] if h.level <= heading.level), len(lines))
             last_top = all(h.level > heading.level for h in headings[k:])
-            span = [lines[i] for i in range(heading.last + 1, end) if not line_roles[i]]
-            if not (last_top and looks_like_entries(span)):
+            span = [i for i in range(heading.last + 1, end) if not line_roles[i]]
+            if not (last_top and looks_like_entries(lines, span)):
                 continue
         while k < len(headings) and not _strong(headings[k], lines, body):
             k += 1  # an entry set apart, not a heading
         stop = headings[k].first if k < len(headings) else len(lines)
-        for i in range(heading.last + 1, stop):
-            if not line_roles[i]:
-                line_roles[i] = Role.REFERENCE
+        span_roles = line_roles[heading.last + 1:stop]
+        span_roles[span_roles == Role.BODY] = Role.REFERENCE
     return kept
 
 
-def _sections(lines: list[TextLine], headings: list[Heading], n: int) -> list[dict[str, Any]]:
+def _sections(lines: Lines | None, headings: list[Heading], n: int) -> list[dict[str, Any]]:
     """One section per heading, from its first word to the next heading's; the words before
     the first heading make an untitled section."""
     if n == 0:
         return []
     out: list[dict[str, Any]] = []
-    starts = [lines[h.first].start for h in headings]
+    starts = [int(lines.start[h.first]) for h in headings] if lines is not None else []
     if not starts or starts[0] > 0:
         out.append({"title": None, "level": 1, "word_start": 0,
                     "word_end": starts[0] if starts else n})
     for k, heading in enumerate(headings):
-        words = [w for i in range(heading.first, heading.last + 1) for w in lines[i].words]
+        assert lines is not None
+        title = " ".join(lines.text(i) for i in range(heading.first, heading.last + 1))
         end = starts[k + 1] if k + 1 < len(starts) else n
-        out.append({"title": " ".join(words), "level": heading.level,
-                    "word_start": starts[k], "word_end": end})
+        out.append({"title": title, "level": heading.level, "word_start": starts[k],
+                     "word_end": end})
     return out

@@ -1,5 +1,5 @@
 """Lines that are not running text: captions, footnotes, table cells, displayed formulas,
-the printed title, and the reference list.
+and the reference list.
 
 Why from the layout: a caption opens with its label and number; a footnote is set small at
 the foot of a page; a table's cells line up on a grid; a reference list is the section a
@@ -11,126 +11,133 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from loralay_build.structure.headings import Heading, is_caption_start
-from loralay_build.structure.lines import BodyStyle, TextLine
+import numpy as np
+
+from loralay_build.structure.headings import is_caption_start
+from loralay_build.structure.lines import BodyStyle, Lines, matching
 
 REFERENCE_NAMES = frozenset({
-    "references", "reference", "bibliography", "bibliographie", "bibliografía",
-    "bibliografia", "références", "referências", "referencias", "literature", "literatura",
-    "works", "cited", "참고문헌", "참고", "문헌",
+    "references", "reference", "bibliography", "bibliographie", "bibliografía", "bibliografia",
+    "références", "referências", "referencias", "literature cited", "literatura citada",
+    "works cited", "referências bibliográficas", "referencias bibliográficas",
+    "références bibliographiques", "참고문헌", "참고 문헌",
 })
 _ENTRY = re.compile(r"^(?:\[\d{1,3}\]|\d{1,3}\.|\(\d{1,3}\))$")
 _YEAR = re.compile(r"(?:19|20)\d\d")
-_MATH = frozenset("=∑∫≤≥±×√∈→∞∂≈≠∀∃∇∏⊂⊆∪∩")
+_NUMBERED = re.compile(r"^[\divxlc.]+\s+")
+_LABEL = re.compile(r"^(?:(?i:fig|tab|qua|grá|gra|cha|abb|sch|pla|lâm)|그림|표)", re.MULTILINE)
+_MATH = re.compile("[=∑∫≤≥±×√∈→∞∂≈≠∀∃∇∏⊂⊆∪∩]")
 
 
-def captions(lines: list[TextLine], body: BodyStyle) -> set[int]:
+def captions(lines: Lines, body: BodyStyle) -> set[int]:
     """Caption lines: a line opening with a caption label whose number is followed by
-    punctuation, a capital, or that is set apart (small, bold, or first in its block), with
-    the following lines of its block that are not larger than it."""
+    punctuation, or set apart (small, bold, or first in its block), with the following
+    lines of its block that are not larger than it."""
     out: set[int] = set()
-    for i, line in enumerate(lines):
-        if i in out or not is_caption_start(line.words):
+    words, starts = lines.words, lines.start.tolist()
+    for i in matching(_LABEL, lines.firsts).tolist():
+        first = starts[i]
+        if i in out or lines.count[i] < 2 or not is_caption_start(words[first:first + 3]):
             continue
-        number = line.words[1]
-        apart = (line.size < 0.95 * body.size or line.bold or i == 0
-                 or lines[i - 1].block != line.block or line.gap_above > body.gap + 0.2 * body.size
-                 or line.gap_above < 0)
-        marked = number[-1] in ".:)-–—" or line.words[0].isupper() or (
-            len(line.words) > 2 and line.words[2] in {"-", "–", "—", ":", "|"})
-        if not (apart and (marked or line.size < 0.95 * body.size or line.bold)):
+        line = lines.words_of(i)
+        small = lines.size[i] < 0.95 * body.size
+        apart = (small or lines.bold[i] or i == 0 or lines.block[i - 1] != lines.block[i]
+                 or not 0 <= lines.gap_above[i] <= body.apart)
+        marked = line[1][-1] in ".:)-–—|" or line[0].isupper() or (
+            len(line) > 2 and line[2] in {"-", "–", "—", ":", "|", "."})
+        if not (apart and (marked or small or lines.bold[i])):
             continue
         out.add(i)
         j = i + 1
-        while (j < len(lines) and lines[j].block == line.block and lines[j].page == line.page
-               and lines[j].size <= line.size * 1.05 and not is_caption_start(lines[j].words)):
+        count = int(lines.count[i])
+        while (j < len(lines) and lines.block[j] == lines.block[i] and count < 80
+               and 0 <= lines.gap_above[j] <= body.apart
+               and lines.page[j] == lines.page[i] and lines.size[j] <= lines.size[i] * 1.05
+               and not is_caption_start(lines.words_of(j))):
+            count += int(lines.count[j])
             out.add(j)
             j += 1
     return out
 
 
-def footnotes(lines: list[TextLine], body: BodyStyle, heights: dict[int, float]) -> set[int]:
-    """Small lines in the lowest quarter of a page with nothing but small lines under them."""
-    out: set[int] = set()
-    by_page: dict[int, list[int]] = defaultdict(list)
-    for i, line in enumerate(lines):
-        by_page[line.page].append(i)
-    for page, members in by_page.items():
-        height = heights.get(page, 0.0)
-        if height <= 0:
-            continue
-        small = [i for i in members if lines[i].size < 0.92 * body.size]
-        lowest_body = max((lines[i].y1 for i in members if lines[i].size >= 0.97 * body.size
-                           and len(lines[i].words) > 2), default=0.0)
-        for i in small:
-            line = lines[i]
-            if line.y0 >= 0.6 * height and line.y0 >= lowest_body - 0.5 * body.size:
-                out.add(i)
-    return out
+def footnotes(lines: Lines, body: BodyStyle, heights: dict[int, float]) -> set[int]:
+    """Small lines in the lower part of a page with no body line under them."""
+    small = lines.size < 0.92 * body.size
+    if not small.any():
+        return set()
+    pages = lines.page - lines.page.min()
+    by_page = np.zeros(int(pages.max()) + 1)
+    for page, value in heights.items():
+        if 0 <= page - lines.page.min() < len(by_page):
+            by_page[page - lines.page.min()] = value
+    height = by_page[pages]
+    lowest = np.zeros(int(pages.max()) + 1)
+    text = (lines.size >= 0.97 * body.size) & (lines.count > 2)
+    np.maximum.at(lowest, pages[text], lines.y1[text])
+    low = (lines.y0 >= 0.6 * height) & (lines.y0 >= lowest[pages] - 0.5 * body.size)
+    return set(np.flatnonzero(small & low & (height > 0)).tolist())
 
 
-def tables(lines: list[TextLine], body: BodyStyle) -> set[int]:
+def tables(lines: Lines, body: BodyStyle) -> set[int]:
     """Lines that are cells of a grid: rows of three or more short segments side by side,
     two or more such rows on a page sharing two or more column starts."""
-    out: set[int] = set()
-    rows: dict[tuple[int, int], list[int]] = defaultdict(list)
     tolerance = max(body.size * 0.5, 1.0)
-    for i, line in enumerate(lines):
-        rows[(line.page, round((line.y0 + line.y1) / 2 / tolerance))].append(i)
+    row = np.rint((lines.y0 + lines.y1) / 2 / tolerance).astype(np.int64)
+    key = lines.page.astype(np.int64) * 1_000_000 + row
+    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    wide = counts[inverse] >= 3
+    if not wide.any():
+        return set()
+    longest = np.zeros(len(counts), dtype=np.int64)
+    np.maximum.at(longest, inverse, lines.count)
+    cells = wide & (longest[inverse] <= 6)
+    if not cells.any():
+        return set()
+    rows: dict[int, list[int]] = defaultdict(list)
+    for i in np.flatnonzero(cells).tolist():
+        rows[int(inverse[i])].append(i)
     grid: dict[int, list[list[int]]] = defaultdict(list)
-    for (page, _), members in rows.items():
-        if len(members) >= 3 and all(len(lines[i].words) <= 6 for i in members):
-            grid[page].append(members)
+    for members in rows.values():
+        grid[int(lines.page[members[0]])].append(members)
+    out: set[int] = set()
     for members_rows in grid.values():
         if len(members_rows) < 2:
             continue
-        starts = [{round(lines[i].x0 / 3) for i in row} for row in members_rows]
-        for k, row in enumerate(members_rows):
+        starts = [{round(float(lines.x0[i]) / 3) for i in r} for r in members_rows]
+        for k, members in enumerate(members_rows):
             if any(len(starts[k] & starts[m]) >= 2 for m in range(len(starts)) if m != k):
-                out.update(row)
+                out.update(members)
     return out
 
 
-def formulas(lines: list[TextLine]) -> set[int]:
-    """Displayed formulas: short lines carrying a relation or operator sign and few words."""
+def formulas(lines: Lines, body: BodyStyle) -> set[int]:
+    """Displayed formulas: short lines set apart (space above or below, or indented from
+    the line above) carrying a relation or operator sign and few words."""
+    indented = np.zeros(len(lines), dtype=bool)
+    indented[1:] = lines.x0[1:] > lines.x0[:-1] + 2 * body.size
+    apart = ((lines.gap_above > body.apart) | (lines.gap_below > body.apart) | indented)
+    signs = matching(_MATH, lines.words)
+    if not len(signs):
+        return set()
+    holding = np.unique(np.searchsorted(lines.start, signs, side="right") - 1)
     out: set[int] = set()
-    for i, line in enumerate(lines):
-        text = line.text
-        if len(line.words) > 20 or not any(ch in _MATH for ch in text):
-            continue
-        wordy = sum(len(w) >= 3 and w.isalpha() for w in line.words)
-        if wordy <= max(1, len(line.words) // 3):
+    for i in holding[apart[holding] & (lines.count[holding] <= 20)].tolist():
+        line = lines.words_of(i)
+        wordy = sum(len(w) >= 3 and w.isalpha() for w in line)
+        if wordy <= max(1, len(line) // 3):
             out.add(i)
     return out
 
 
-def title_lines(lines: list[TextLine], body: BodyStyle, headings: list[Heading]) -> set[int]:
-    """The document's printed title: the first heading when it is on the first page, set
-    in the largest size of the document and well above the body's."""
-    if not headings or not lines:
-        return set()
-    first = headings[0]
-    line = lines[first.first]
-    largest = max(x.size for x in lines)
-    if line.page == lines[0].page and line.size >= largest - 0.1 and line.size >= 1.3 * body.size \
-            and not first.depth:
-        return set(range(first.first, first.last + 1))
-    return set()
-
-
 def is_reference_heading(words: list[str]) -> bool:
-    text = " ".join(words).lower().strip(" .:")
-    text = re.sub(r"^[\divxlc.]+\s+", "", text)
-    return text in REFERENCE_NAMES or text.replace(" ", "") in REFERENCE_NAMES or any(
-        text.startswith(name) and len(text) <= len(name) + 12
-        for name in ("references", "bibliograph", "referências", "referencias", "références",
-                     "literature cited", "works cited"))
+    text = _NUMBERED.sub("", " ".join(words).lower().strip(" .:"))
+    return text in REFERENCE_NAMES or text.replace(" ", "") in REFERENCE_NAMES
 
 
-def looks_like_entries(lines: list[TextLine]) -> bool:
+def looks_like_entries(lines: Lines, members: list[int]) -> bool:
     """Most lines of the span open like reference entries or carry a year."""
-    if len(lines) < 3:
+    if len(members) < 3:
         return False
-    opening = sum(bool(_ENTRY.match(line.words[0])) for line in lines if line.words)
-    years = sum(bool(_YEAR.search(line.text)) for line in lines)
-    return opening >= 0.3 * len(lines) or (years >= 0.5 * len(lines) and len(lines) >= 6)
+    opening = sum(bool(_ENTRY.match(lines.words[lines.start[i]])) for i in members)
+    years = sum(bool(_YEAR.search(lines.text(i))) for i in members)
+    return opening >= 0.3 * len(members) or (years >= 0.5 * len(members) and len(members) >= 6)

@@ -11,10 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from loralay_build.structure.lines import BodyStyle, TextLine
+import numpy as np
+
+from loralay_build.structure.lines import BodyStyle, Lines, letters, matching
 
 _ROMAN = r"(?=[IVXLC])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
-_DECIMAL = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\)?$")
+_DECIMAL = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?$")
 _ROMAN_NUMBER = re.compile(rf"^{_ROMAN}[.)]$|^{_ROMAN}$")
 _LETTER_NUMBER = re.compile(r"^[A-H][.)]$")
 # Legal and book divisions, numbered by the next word ("Article 3", "CHAPITRE II").
@@ -25,7 +27,10 @@ _DIVISIONS = {
     "section": 2, "sección": 2, "seção": 2, "secção": 2,
     "article": 3, "artigo": 3, "artículo": 3, "articulo": 3,
 }
-_DIVISION_NUMBER = re.compile(rf"^(?:\d{{1,3}}[a-z]?|{_ROMAN}|[A-Z])[.:]?$")
+_DIVISION_NUMBER = re.compile(
+    rf"^(?:\d{{1,3}}(?:\.?[oº°ª])?[a-z]?|{_ROMAN}|[A-Z]|premier|première|unique|único|única)"
+    r"[.:]?$", re.IGNORECASE)
+_ORDINAL = frozenset({"o", "º", "°", "ª", "a", "er", "re", "e"})  # "Artigo 1.o", "Article 1er"
 # Words that open many papers' sections; they only raise a line's score.
 KNOWN_NAMES = frozenset({
     "introduction", "introdução", "introducción", "introduccion", "conclusion",
@@ -46,16 +51,27 @@ _CAPTION_START = re.compile(
 
 MIN_SCORE = 3.0
 MAX_WORDS = 16
+_DIGIT = re.compile(r"\d")
+# What a numbered heading's first word may open with (a cheap test before `numbering`).
+_NUMBER_START = re.compile(
+    r"^(?:\d|[IVXLC]+[.)]?$|[A-H][.)]$|(?i:art|cha|cap|sec|tit|par|ann|app|anex))", re.MULTILINE)
+_TWO_LETTERS = re.compile(r"[^\W\d_].*[^\W\d_]")
+_LEADER = re.compile(r"\.\s?\.\s?\.|…")
+_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
+_CAPTION_NUMBER = re.compile(rf"^(?:\d{{1,3}}[a-z]?|{_ROMAN}|[A-Z])(?:[.:)\-–—]|$)")
+CAPTION_PREFIXES = frozenset({"fig", "tab", "qua", "grá", "gra", "cha", "abb", "sch", "pla",
+                               "lâm", "그림", "표"})
 
 
 @dataclass
 class Heading:
-    """A heading: lines [first, last] of the line list, its numbering depth (0: none) and
-    the style that ranks it against the others."""
+    """A heading: lines [first, last], its numbering depth (0: none), whether numbering or a
+    known name anchors it, and the style that ranks it against the others."""
 
     first: int
     last: int
     depth: int
+    anchored: bool
     style: tuple[float, bool, bool]  # (size, bold, all capitals)
     level: int = 1
 
@@ -75,46 +91,76 @@ def numbering(words: list[str]) -> tuple[int, int]:
         return 2, 1
     division = _DIVISIONS.get(first.lower())
     if division and len(words) >= 2 and _DIVISION_NUMBER.match(words[1]):
-        return division, 2
+        return division, 3 if len(words) > 2 and words[2] in _ORDINAL else 2
     return 0, 0
 
 
 def is_caption_start(words: list[str]) -> bool:
     """The line opens with "Figure 2", "Fig. 3:", "Tabela 1", "TABLE IV" and the like."""
-    if len(words) < 2:
+    if len(words) < 2 or (words[0][:3].lower() not in CAPTION_PREFIXES and (
+            words[0] not in ("그림", "표"))):
         return False
     head, number = words[0], words[1]
     if not _CAPTION_START.match(head.rstrip(".:")) and not _CAPTION_START.match(head):
         return False
-    return bool(re.match(rf"^(?:\d{{1,3}}[a-z]?|{_ROMAN}|[A-Z])(?:[.:)\-–—]|$)", number))
+    return bool(_CAPTION_NUMBER.match(number))
 
 
-def _all_caps(line: TextLine) -> bool:
-    letters = line.letters
-    return len(letters) >= 3 and letters.isupper()
+def _all_caps(text: str) -> bool:
+    return text.isupper() and len(letters(text)) >= 3
 
 
-def _starts_upper(words: list[str]) -> bool:
-    for ch in " ".join(words):
+def _opens_upper(words: list[str]) -> bool:
+    """The first letter is a capital or of a script without case (Hangul, CJK), and the
+    line does not open with punctuation that carries on a sentence."""
+    if not words or words[0][0] in ",;:.)]}-–—":
+        return False
+    for ch in words[0] if words[0][0].isalpha() else " ".join(words):
         if ch.isalpha():
-            return ch.isupper() or (not ch.islower() and not ch.isupper())  # uncased: Hangul
+            return ch.isupper() or not ch.islower()
     return False
 
 
-def line_score(line: TextLine, body: BodyStyle) -> float:
-    """How much a line looks like a heading (or the first line of one); below MIN_SCORE
+def is_known_name(words: list[str]) -> bool:
+    name = " ".join(words).lower().strip(" .:")
+    return name in KNOWN_NAMES or (bool(words) and words[0].lower().strip(".:") in KNOWN_NAMES)
+
+
+def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> np.ndarray:
+    """Indices of the lines that may be headings: short, not in `skip` (a mask), and set
+    apart by size or weight, by a leading number, or by space above and (unless very
+    short) below; the rest cannot reach MIN_SCORE."""
+    apart = body.apart
+    above = (lines.gap_above > apart) | (lines.gap_above < 0)
+    below = (lines.gap_below > apart) | (lines.gap_below < 0) | (lines.count <= 4)
+    styled = (lines.size >= 1.05 * body.size) | lines.bold
+    short = (lines.count <= MAX_WORDS) & ~skip
+    out = np.flatnonzero(short & (styled | (above & below)))
+    rest = short & ~styled & ~(above & below)
+    numbered = [i for i in matching(_NUMBER_START, lines.firsts).tolist() if rest[i]]
+    if not numbered:
+        return out
+    more = [i for i in numbered if numbering(lines.words_of(i))[0]]
+    return np.union1d(out, np.array(more, dtype=np.int64))
+
+
+def line_score(lines: Lines, i: int, body: BodyStyle) -> float:
+    """How much line `i` looks like a heading (or the first line of one); below MIN_SCORE
     it is body text."""
-    words = line.words
+    words = lines.words_of(i)
     count = len(words)
-    if count == 0 or count > MAX_WORDS or len(line.letters) < 2:
-        return 0.0
-    if is_caption_start(words):
+    text = " ".join(words)
+    if count == 0 or count > MAX_WORDS or not _TWO_LETTERS.search(text) or is_caption_start(words):
         return 0.0
     depth, taken = numbering(words)
     rest = words[taken:]
-    if not rest or not _starts_upper(rest):
+    if not rest and taken >= 2:
+        rest = words  # "Article 5" alone, its subject on the next line
+    if not rest or not _opens_upper(rest):
         return 0.0
-    ratio = line.size / body.size
+    at = lines.at
+    ratio = at.size[i] / body.size
+    bold = at.bold[i]
     score = 0.0
     if ratio >= 1.15:
         score += 2.0
@@ -122,86 +168,114 @@ def line_score(line: TextLine, body: BodyStyle) -> float:
         score += 1.0
     elif ratio < 0.93:
         score -= 2.0
-    if line.bold:
+    if bold:
         score += 2.0
     if depth:
         score += 2.0
-    if _all_caps(line) and count <= 10:
+    if count <= 10 and _all_caps(text):
         score += 1.0
-    gap = body.gap + 0.25 * body.size
-    if line.gap_above < 0 or line.gap_above > gap:
+    above, below = at.gap_above[i], at.gap_below[i]
+    if above < 0 or above > body.apart:
         score += 1.0
-    if line.gap_below > gap:
+    if below > body.apart:
         score += 1.0
-    name = " ".join(rest).lower().strip(" .:")
-    if name in KNOWN_NAMES or (rest and rest[0].lower().strip(".:") in KNOWN_NAMES):
+    if is_known_name(rest):
         score += 1.0
-    last = line.text[-1]
-    if last in ",;":
+    if text[-1] in ",;-" or (text[-1] == ":" and count > 3):
         score -= 2.0
-    elif last == "." and not (depth and count <= 3):
-        score -= 1.0
+    elif (not bold and ratio < 1.05 and 0 <= below <= body.apart
+          and i + 1 < len(lines) and lines.firsts[i + 1][:1].islower()):
+        score -= 2.0  # a list item or a sentence running on to the next line
+    elif text[-1] == "." and not (depth and count <= 3):
+        score -= 2.0 if depth and count > 3 else 1.0  # a numbered sentence
     if count > 10:
         score -= 1.0
-    if sum(ch.isdigit() for ch in " ".join(rest)) > 4:
+    colon = text.find(":")
+    if 0 < colon < len(text) - 1 and count > 3:
+        score -= 2.0  # a run-in label ("Editor: ...")
+    if _LEADER.search(text) or (words[-1].isdigit() and not depth and count > 1):
+        score -= 2.0  # a table of contents' entry
+    if text.count(",") >= 2 or _YEAR.search(text):
+        score -= 2.0  # a list of names, a reference entry, a date
+    elif len(_DIGIT.findall(text)) > 4 + sum(len(w) for w in words[:taken]):
         score -= 1.0
     return score
 
 
-def _continues(head: TextLine, line: TextLine, body: BodyStyle) -> bool:
-    """`line` carries on the heading that `head` opens: same block, same style, set apart
-    from the body by size or weight, with a normal line gap between."""
-    return (line.page == head.page and line.block == head.block
-            and abs(line.size - head.size) <= 0.05 * head.size and line.bold == head.bold
-            and (line.bold or line.size >= 1.05 * body.size)
-            and 0 <= line.gap_above <= body.gap + 0.25 * body.size
-            and len(line.words) <= MAX_WORDS and numbering(line.words) == (0, 0))
+def _continues(lines: Lines, head: int, i: int, body: BodyStyle) -> bool:
+    """Line `i` carries on the heading that line `head` opens: same block, same style, set
+    apart from the body by size or weight, with a normal line gap between; or it names the
+    division that a lone "Article 5" / "CHAPTER II" line numbers."""
+    at = lines.at
+    if at.page[i] != at.page[head] or not (0 <= at.gap_above[i] <= body.apart * 1.5):
+        return False
+    words = lines.words_of(i)
+    if len(words) > MAX_WORDS or words[0][0] in ",;:.)]}" or numbering(words) != (0, 0):
+        return False
+    size, bold = at.size[i], at.bold[i]
+    if (bold or size >= 1.05 * body.size) and (
+            numbering(lines.words_of(head))[1] == at.end[head] - at.start[head] >= 2):
+        return True  # "Article 5" then its subject
+    return (at.block[i] == at.block[head] and abs(size - at.size[head]) <= 0.05 * at.size[head]
+            and bold == at.bold[head] and (bold or size >= 1.05 * body.size)
+            and at.gap_above[i] <= body.apart)
 
 
-def find_headings(lines: list[TextLine], body: BodyStyle, skip: set[int]) -> list[Heading]:
-    """The headings among `lines`, in order; lines in `skip` (captions, footnotes, tables)
-    are never headings."""
+def find_headings(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[Heading]:
+    """The headings among `lines`, in order, their levels not yet set; lines in `skip` (a
+    mask: captions, footnotes, tables) are never headings."""
     out: list[Heading] = []
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if i in skip or line_score(line, body) < MIN_SCORE:
-            i += 1
+    after = -1
+    for i in candidates(lines, body, skip).tolist():
+        if i <= after or line_score(lines, i, body) < MIN_SCORE:
             continue
         last = i
-        words = len(line.words)
-        while (last + 1 < len(lines) and last + 1 not in skip and words < 24
-               and _continues(line, lines[last + 1], body)):
+        count = int(lines.count[i])
+        while (last + 1 < len(lines) and not skip[last + 1] and count < 24
+               and _continues(lines, i, last + 1, body)):
             last += 1
-            words += len(lines[last].words)
-        depth, _ = numbering(line.words)
-        style = (round(line.size * 2) / 2, line.bold, _all_caps(line))
-        out.append(Heading(i, last, depth, style))
-        i = last + 1
-    assign_levels(out)
+            count += int(lines.count[last])
+        words = lines.words_of(i)
+        depth, taken = numbering(words)
+        style = (round(float(lines.size[i]) * 2) / 2, bool(lines.bold[i]),
+                 _all_caps(lines.text(i)))
+        out.append(Heading(i, last, depth, bool(depth) or is_known_name(words[taken:]), style))
+        after = last
     return out
+
+
+def _style_key(style: tuple[float, bool, bool]) -> tuple[float, bool, bool]:
+    return (-style[0], not style[1], not style[2])
 
 
 def assign_levels(headings: list[Heading]) -> None:
     """Levels from numbering depth, and for unnumbered headings from their style's rank:
     a style a numbered heading wears gives its depth, other styles rank by size, weight
-    and capitals below or above them."""
+    and capitals (sizes less than a point apart count as one)."""
+    sizes = sorted({h.style[0] for h in headings}, reverse=True)
+    merged: dict[float, float] = {}
+    for size in sizes:
+        near = next((m for m in merged.values() if m - size < 1.0), None)
+        merged[size] = near if near is not None else size
+    for heading in headings:
+        heading.style = (merged[heading.style[0]], heading.style[1], heading.style[2])
     by_style: dict[tuple[float, bool, bool], int] = {}
     for heading in headings:
         if heading.depth:
             known = by_style.get(heading.style)
             by_style[heading.style] = min(known, heading.depth) if known else heading.depth
-    styles = sorted({h.style for h in headings}, key=lambda s: (-s[0], not s[1], not s[2]))
+    styles = sorted({h.style for h in headings}, key=_style_key)
     rank = {style: i + 1 for i, style in enumerate(styles)}
-    numbered_top = min((h.depth for h in headings if h.depth), default=0)
     for heading in headings:
         if heading.depth:
             heading.level = heading.depth
         elif heading.style in by_style:
             heading.level = by_style[heading.style]
-        elif numbered_top:
+        elif by_style:
             above = [d for s, d in by_style.items() if rank[s] < rank[heading.style]]
             heading.level = max(above) + 1 if above else 1
         else:
             heading.level = rank[heading.style]
-        heading.level = max(1, min(heading.level, 6))
+    top = min((h.level for h in headings), default=1)
+    for heading in headings:  # the highest level found is the top: acts number articles
+        heading.level = max(1, min(heading.level - top + 1, 6))

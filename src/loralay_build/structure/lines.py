@@ -1,16 +1,17 @@
-"""The document's text lines as the structure detector reads them: words, box, page, block,
-font size and weight, and the gaps to the lines above and below.
+"""The document's text lines as the structure detector reads them: box, page, block, font
+size and weight, and the gaps to the lines above and below, one numpy array each.
 
-Why: headings, captions and footnotes are properties of lines, not words; the parser's
-`line_ids` give the lines in reading order, so this is one pass over runs of words.
+Why arrays: a page holds some eighty lines and the detector must cost a small share of the
+few milliseconds a page takes to build, so every test that looks at all lines is one array
+operation; only the few lines that may be headings or captions are looked at one by one.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
-from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
+from operator import itemgetter
 
 import numpy as np
 
@@ -20,30 +21,57 @@ _LETTER = re.compile(r"[^\W\d_]")
 
 
 @dataclass
-class TextLine:
-    """One line of the body, in reading order: words [start, end) of the document."""
+class Lines:
+    """The lines of a document in reading order; line `i` holds words
+    `[start[i], end[i])`. A gap is -1 where no line of the same column and page is there."""
 
-    start: int
-    end: int
-    page: int
-    block: int
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    size: float
-    bold: bool
     words: list[str]
-    gap_above: float = -1.0  # vertical space to the line before, -1: none on this page/column
-    gap_below: float = -1.0
+    firsts: tuple[str, ...]  # the first word of each line
+    start: np.ndarray
+    end: np.ndarray
+    count: np.ndarray
+    page: np.ndarray
+    block: np.ndarray
+    x0: np.ndarray
+    y0: np.ndarray
+    x1: np.ndarray
+    y1: np.ndarray
+    size: np.ndarray
+    bold: np.ndarray
+    gap_above: np.ndarray
+    gap_below: np.ndarray
 
-    @property
-    def text(self) -> str:
-        return " ".join(self.words)
+    def __len__(self) -> int:
+        return len(self.start)
 
-    @property
-    def letters(self) -> str:
-        return "".join(_LETTER.findall(self.text))
+    @cached_property
+    def at(self) -> Scalars:
+        """The columns as Python lists: reading one line's values from them is several
+        times cheaper than from numpy arrays."""
+        return Scalars(self.start.tolist(), self.end.tolist(), self.page.tolist(),
+                       self.block.tolist(), self.size.tolist(), self.bold.tolist(),
+                       self.gap_above.tolist(), self.gap_below.tolist())
+
+    def words_of(self, i: int) -> list[str]:
+        at = self.at
+        return self.words[at.start[i]:at.end[i]]
+
+    def text(self, i: int) -> str:
+        return " ".join(self.words_of(i))
+
+
+@dataclass(frozen=True)
+class Scalars:
+    """`Lines`' columns as lists, for the lines looked at one by one."""
+
+    start: list[int]
+    end: list[int]
+    page: list[int]
+    block: list[int]
+    size: list[float]
+    bold: list[bool]
+    gap_above: list[float]
+    gap_below: list[float]
 
 
 @dataclass(frozen=True)
@@ -54,54 +82,84 @@ class BodyStyle:
     size: float
     gap: float
 
+    @property
+    def apart(self) -> float:
+        """A gap wider than this sets a line apart from the one above or below."""
+        return self.gap + 0.25 * self.size
 
-def text_lines(doc: Document) -> list[TextLine]:
-    """The document's lines in reading order; empty when the parser gave no line ids."""
+
+def letters(text: str) -> str:
+    return "".join(_LETTER.findall(text))
+
+
+def matching(pattern: re.Pattern[str], texts: tuple[str, ...] | list[str]) -> np.ndarray:
+    """Indices of the `texts` where `pattern` matches (`^` anchored, MULTILINE, at a text's
+    start), found in one search over them all: texts hold no newline (words, lines' first
+    words), and most documents have few matches."""
+    joined = "\n".join(texts)
+    hits = [found.start() for found in pattern.finditer(joined)]
+    if not hits:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1)
+    return np.unique(np.searchsorted(ends, hits, side="right"))
+
+
+def text_lines(doc: Document) -> Lines | None:
+    """The document's lines; None when the parser gave no line ids."""
     n = len(doc.words)
     if n == 0 or len(doc.line_ids) != n:
-        return []
+        return None
     ids = np.asarray(doc.line_ids)
     cuts = np.flatnonzero(ids[1:] != ids[:-1]) + 1
-    starts = np.concatenate([[0], cuts]).tolist()
-    ends = np.concatenate([cuts, [n]]).tolist()
+    start = np.concatenate([[0], cuts])
+    end = np.concatenate([cuts, [n]])
     boxes = doc.box_array()
-    lo = np.minimum.reduceat(boxes[:, :2], starts, axis=0).tolist()
-    hi = np.maximum.reduceat(boxes[:, 2:], starts, axis=0).tolist()
-    sizes = doc.font_sizes if len(doc.font_sizes) == n else None
-    blocks = doc.block_ids if len(doc.block_ids) == n else None
-    bold = doc.bold_lines
-    words = doc.words
-    out = []
-    for start, end, (x0, y0), (x1, y1) in zip(starts, ends, lo, hi, strict=True):
-        size = sizes[start] if sizes is not None else y1 - y0
-        out.append(TextLine(start, end, doc.word_pages[start],
-                            blocks[start] if blocks is not None else 0, x0, y0, x1, y1,
-                            float(size), doc.line_ids[start] in bold, words[start:end]))
-    _gaps(out)
-    return out
+    lo = np.minimum.reduceat(boxes[:, :2], start, axis=0)
+    hi = np.maximum.reduceat(boxes[:, 2:], start, axis=0)
+    at = itemgetter(*start.tolist(), 0)  # one lookup of every line's first item (and a spare)
+    if len(doc.font_sizes) == n:
+        size = np.array(at(doc.font_sizes)[:-1], dtype=np.float64)
+    else:
+        size = hi[:, 1] - lo[:, 1]
+    block = (np.array(at(doc.block_ids)[:-1]) if len(doc.block_ids) == n
+             else np.zeros(len(start), dtype=np.int64))
+    bold = (np.isin(ids[start], np.fromiter(doc.bold_lines, dtype=ids.dtype))
+            if doc.bold_lines else np.zeros(len(start), dtype=bool))
+    lines = Lines(
+        words=doc.words, firsts=at(doc.words)[:-1], start=start, end=end, count=end - start,
+        page=np.array(at(doc.word_pages)[:-1]), block=block,
+        x0=lo[:, 0], y0=lo[:, 1], x1=hi[:, 0], y1=hi[:, 1], size=size, bold=bold,
+        gap_above=np.full(len(start), -1.0), gap_below=np.full(len(start), -1.0),
+    )
+    _gaps(lines)
+    if bold.any() and lines.count[bold].sum() > 0.4 * n:
+        lines.bold[:] = False  # a bold body: weight sets nothing apart
+    return lines
 
 
-def _stacked(upper: TextLine, lower: TextLine) -> bool:
-    """`lower` sits under `upper` in the same column of the same page."""
-    overlap = min(upper.x1, lower.x1) - max(upper.x0, lower.x0)
-    return (upper.page == lower.page and lower.y0 >= upper.y0 + 0.5 * upper.size
-            and overlap > -0.5 * upper.size and lower.y0 - upper.y1 < 20 * upper.size)
+def _gaps(lines: Lines) -> None:
+    """The gap between two consecutive lines when the second sits under the first in the
+    same column of the same page."""
+    if len(lines) < 2:
+        return
+    size = lines.size[:-1]
+    overlap = np.minimum(lines.x1[:-1], lines.x1[1:]) - np.maximum(lines.x0[:-1], lines.x0[1:])
+    gap = lines.y0[1:] - lines.y1[:-1]
+    stacked = ((lines.page[:-1] == lines.page[1:]) & (lines.y0[1:] >= lines.y0[:-1] + 0.5 * size)
+               & (overlap > -0.5 * size) & (gap < 20 * size))
+    gap = np.where(stacked, np.maximum(gap, 0.0), -1.0)
+    lines.gap_below[:-1] = gap
+    lines.gap_above[1:] = gap
 
 
-def _gaps(lines: list[TextLine]) -> None:
-    for upper, lower in itertools.pairwise(lines):
-        if _stacked(upper, lower):
-            gap = max(0.0, lower.y0 - upper.y1)
-            upper.gap_below = lower.gap_above = gap
-
-
-def body_style(lines: list[TextLine]) -> BodyStyle:
+def body_style(lines: Lines) -> BodyStyle:
     """The body's font size (most words, 0.5 pt bins) and its usual line gap (median)."""
-    counts: Counter[float] = Counter()
-    for line in lines:
-        counts[round(line.size * 2) / 2] += line.end - line.start
-    size = counts.most_common(1)[0][0] if counts else 10.0
-    gaps = [line.gap_below for line in lines
-            if line.gap_below >= 0 and abs(line.size - size) <= 0.1 * size]
-    gap = float(np.median(gaps)) if gaps else 0.3 * size
-    return BodyStyle(size=size if size > 0 else 10.0, gap=gap)
+    bins = np.rint(lines.size * 2).astype(np.int64)
+    bins = np.clip(bins, 0, 4000)
+    weights = np.bincount(bins, weights=lines.count)
+    size = float(np.argmax(weights)) / 2 if len(weights) else 10.0
+    if size <= 0:
+        size = 10.0
+    gaps = lines.gap_below[(lines.gap_below >= 0) & (np.abs(lines.size - size) <= 0.1 * size)]
+    gap = float(np.median(gaps)) if len(gaps) else 0.3 * size
+    return BodyStyle(size=size, gap=gap)
