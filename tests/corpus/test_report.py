@@ -22,6 +22,7 @@ from loralay_build.corpus.report import (
     rejects_figure,
     years_figure,
 )
+from loralay_build.structure.roles import ROLE_NAMES
 from tests.helpers.cli import run_cli_in_process, run_cli_subprocess
 from tests.helpers.local import make_corpus, write_manifest
 
@@ -73,7 +74,17 @@ def expected_split(table: pa.Table) -> dict[str, object]:
             pc.list_flatten(table["page_text_origin"]), "ocr")).as_py()},
         "without_text": {"documents": 0, "pages": pc.sum(pc.equal(
             pc.list_flatten(table["page_text_origin"]), "none")).as_py()},
+        "sections": trio(pa.array([sum(s["title"] is not None for s in sections)
+                                   for sections in table["sections"].to_pylist()])),
+        "role_share": role_shares(table),
     }
+
+
+def role_shares(table: pa.Table) -> dict[str, float]:
+    """Share of the split's words in each role, from the flattened `word_roles`."""
+    codes = pc.list_flatten(table["word_roles"])
+    counts = {c["values"]: c["counts"] for c in pc.value_counts(codes).to_pylist()}
+    return {name: counts.get(code, 0) / len(codes) for code, name in ROLE_NAMES.items()}
 
 
 def flat(figures: dict[str, object]) -> dict[str, object]:
@@ -103,6 +114,10 @@ def test_report_tables_match_the_shards(data: Path, tmp_path: Path) -> None:
                 pq.read_table(p) for p in shards if p.name.startswith(f"{split}-"))
             assert flat(info["splits"][split]) == pytest.approx(flat(expected_split(table)))
             assert f"| {name} | {split} | {table.num_rows} |" in markdown
+            sections = info["splits"][split]["sections"]
+            body = info["splits"][split]["role_share"]["body"]
+            assert (f"| {name} | {split} | {sections['mean']:.0f} / {sections['median']:.0f} / "
+                    f"{sections['p90']:.0f} | {body:.1%} |") in markdown
         lines = data / name / "rejects.jsonl"
         counts = (pj.read_json(lines).group_by("reason").aggregate([("id", "count")]).to_pylist()
                   if lines.stat().st_size else [])

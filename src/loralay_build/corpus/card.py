@@ -302,7 +302,9 @@ def render_view_card(dataset: str, summary: str, columns: list[tuple[str, str, s
     """Card of a derived view: the same YAML configs, the view's own columns and counts."""
     splits = build["counts"]["splits"]
     lines = ["---", *data_files(build["files"], None, card_schema(build))]
-    lines += ["language:", "- en", "task_categories:", "- summarization",
+    languages = sorted(build.get("languages", [])) or ["en"]  # PubMed's views: English
+    lines += ["language:", *(f"- {lang}" for lang in languages), "task_categories:",
+              "- summarization",
               *_licence_yaml(build), "pretty_name: " + dataset, "---", "", f"# {dataset}", "",
               summary, "",
               "## Splits", "", "| split | rows |", "|---|---|"]

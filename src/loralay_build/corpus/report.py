@@ -17,6 +17,7 @@ from loralay_build.layout import OutputLayout
 from loralay_build.licences import redistributable
 from loralay_build.parse.ocr import ocr_hint, pages_waiting, textless_hint
 from loralay_build.state import State
+from loralay_build.structure.roles import ROLE_NAMES
 
 SPLIT_COLOURS = {"train": "#1f77b4", "validation": "#ff7f0e", "test": "#2ca02c"}
 UNDATED = "undated"  # the years plot's bar of documents without a publication date
@@ -108,6 +109,15 @@ def markdown(report: dict[str, Any]) -> str:
                   "(`page_text_origin` = `none`).", ""]
         lines += [f"- {name} {split}: {textless_hint(n['documents'], n['pages'])}"
                   for name, split, n in textless]
+    roles = list(ROLE_NAMES.values())
+    lines += ["", "## Structure", "", "Titled sections per document (mean / median / p90) "
+              "and the share of words in each role (`word_roles`).", "",
+              "| dataset | split | sections | " + " | ".join(roles) + " |",
+              "|---|---|---:|" + "---:|" * len(roles)]
+    for name, info in report["datasets"].items():
+        for split, s in info["splits"].items():
+            shares = " | ".join(f"{s['role_share'][role]:.1%}" for role in roles)
+            lines.append(f"| {name} | {split} | {_trio(s['sections'])} | {shares} |")
     lines += ["", "## Documents lost per cause", "", "| dataset | reason | documents |",
               "|---|---|---:|"]
     for name, info in report["datasets"].items():

@@ -15,6 +15,7 @@ from loralay_build.corpus.filters import percentile
 from loralay_build.corpus.folder import read_build
 from loralay_build.corpus.split import SPLITS
 from loralay_build.licences import redistributable
+from loralay_build.structure.roles import ROLE_NAMES
 
 
 def _lengths(values: list[int]) -> dict[str, float]:
@@ -58,9 +59,36 @@ def _list_lengths(column: pa.ChunkedArray) -> list[int]:
     return lengths
 
 
+def _structure(shard: pq.ParquetFile, group: int, rows: int) -> tuple[list[int], list[list[int]]]:
+    """Per row of a row group: its titled sections (headings), and its words per role code
+    (none for shards older than the columns)."""
+    names = shard.schema_arrow.names
+    if "sections" not in names or "word_roles" not in names:
+        return [0] * rows, [[0] * len(ROLE_NAMES) for _ in range(rows)]
+    table = shard.read_row_group(group, columns=["sections", "word_roles"])
+    sections = table.column("sections").combine_chunks()
+    titled = pc.is_valid(pc.struct_field(pc.list_flatten(sections), "title")).to_numpy(
+        zero_copy_only=False)
+    owners = pc.list_parent_indices(sections).to_numpy()
+    headings: list[int] = np.bincount(owners[titled], minlength=rows).tolist()
+    roles = table.column("word_roles").combine_chunks()
+    codes = pc.list_flatten(roles).to_numpy(zero_copy_only=False).astype(np.int64)
+    cells = pc.list_parent_indices(roles).to_numpy() * len(ROLE_NAMES) + codes
+    counts = np.bincount(cells, minlength=rows * len(ROLE_NAMES)).reshape(rows, -1)
+    return headings, counts.tolist()
+
+
+def role_shares(role_words: list[list[int]]) -> dict[str, float]:
+    """Share of the words of every document in each role (`structure.roles`), by name."""
+    totals = np.sum(np.asarray(role_words, dtype=np.int64).reshape(-1, len(ROLE_NAMES)), axis=0)
+    words = int(totals.sum())
+    return {name: float(totals[code]) / words if words else 0.0
+            for code, name in ROLE_NAMES.items()}
+
+
 def split_values(folder: Path) -> dict[str, dict[str, list[Any]]]:
     """Per split, one value per document: article and summary words, pages, CLD2 confidence,
-    year of publication (None when unknown).
+    year of publication (None when unknown), titled sections, words per role.
 
     Read one row group at a time and only the small columns, so memory follows the number of
     documents (a few numbers each), not the size of the shards.
@@ -72,7 +100,7 @@ def split_values(folder: Path) -> dict[str, dict[str, list[Any]]]:
             continue
         values: dict[str, list[Any]] = {key: [] for key in (
             "article_words", "summary_words", "pages", "lang_confidence", "year", "ocr_pages",
-            "textless_pages")}
+            "textless_pages", "sections", "role_words")}
         for path in files:
             with pq.ParquetFile(path) as shard:
                 for group in range(shard.num_row_groups):
@@ -86,6 +114,9 @@ def split_values(folder: Path) -> dict[str, dict[str, list[Any]]]:
                     ocr, textless = _origin_pages(shard, group, table.num_rows)
                     values["ocr_pages"] += ocr
                     values["textless_pages"] += textless
+                    sections, role_words = _structure(shard, group, table.num_rows)
+                    values["sections"] += sections
+                    values["role_words"] += role_words
         out[split] = values
     return out
 
@@ -123,6 +154,8 @@ def corpus_stats(folder: Path,
                     "pages": sum(columns["ocr_pages"])},
             "without_text": {"documents": sum(1 for n in columns["textless_pages"] if n),
                              "pages": sum(columns["textless_pages"])},
+            "sections": _lengths(columns["sections"]),
+            "role_share": role_shares(columns["role_words"]),
         }
     if build:
         out["leakage"] = build.get("leakage", {})
@@ -159,6 +192,14 @@ def format_stats(stats: dict[str, Any]) -> str:
         lines += ["", "pages without text (left for --ocr: covers, plates, scanned pages):"]
         lines += [f"  {split}: {n['pages']} pages in {n['documents']} documents"
                   for split, n in textless.items()]
+    lines += ["", "structure: titled sections per document (mean/median/p90); share of "
+              "words per role"]
+    for split, info in stats["splits"].items():
+        shares = ", ".join(f"{name} {share:.1%}" for name, share in info["role_share"].items()
+                           if share)
+        sections = info["sections"]
+        lines.append(f"  {split}: {sections['mean']:.1f} / {sections['median']:.0f} / "
+                     f"{sections['p90']:.0f} sections; {shares or 'no word roles'}")
     if stats.get("leakage"):
         lines += ["", "residual abstract leakage (share of abstract 5-grams left in the body):"]
         lines += [f"  {k}: {v:.4g}" for k, v in stats["leakage"].items()]

@@ -23,6 +23,7 @@ from loralay_build.errors import Reject
 from loralay_build.inspect.align import Alignment, align_pages
 from loralay_build.inspect.explain import why_different
 from loralay_build.inspect.locate import Located, locate
+from loralay_build.inspect.roles import RoleMark, role_marks
 from loralay_build.layout import OutputLayout
 from loralay_build.parse import parse_pdf
 from loralay_build.parse.clean import CLEANERS
@@ -47,6 +48,7 @@ class PageLayers:
     marks: list[Mark] = field(default_factory=list)
     # Reading order: (block number on the page, line box), lines in the order they are read.
     order: list[tuple[int, Box]] = field(default_factory=list)
+    roles: list[RoleMark] = field(default_factory=list)  # the row's headings, captions...
 
 
 @dataclass
@@ -262,6 +264,9 @@ def document_layers(dataset_dir: Path, article_id: str, page: int | None = None,
             layers.pages[number].order = lines
     if located.row is not None:
         _draw_published(located, doc, drawn, layers)
+        for page, marks in role_marks(located.row).items():
+            if page in drawn:
+                layers.pages[page].roles = marks
     else:
         _draw_unpublished(doc, list(located.settings.source.cleaners), drawn, layers)
     return layers

@@ -19,6 +19,7 @@ from loralay_build.inspect.layers import (
     DocumentLayers,
     PageLayers,
 )
+from loralay_build.inspect.roles import draw_roles, role_legend
 
 DPI = 110
 SCALE = DPI / 72  # pixels per point: boxes in points map to the bitmap by this factor alone
@@ -100,6 +101,7 @@ def _legend(layer: PageLayers, reading_order: bool, header: list[str],
         suffix = f" ({'language ' if kind == ABSTRACT and label != COPY else ''}{label})" \
             if label else ""
         lines.append((colours[(kind, label)], f"{names[kind]}{suffix}: {n} words"))
+    lines += role_legend(layer.roles)
     if reading_order and layer.order:
         lines.append((COLOURS["order"], "reading order (block numbers)"))
     return lines
@@ -113,6 +115,7 @@ def render_page(layers: DocumentLayers, index: int, reading_order: bool = False)
     layer = layers.pages.get(index, PageLayers())
     colours = mark_colours(layers)
     _draw_marks(page, layer, colours)
+    draw_roles(page, layer.roles, SCALE)
     if reading_order:
         _draw_order(page, layer)
     header = [f"{layers.article_id}, page {index + 1}"]

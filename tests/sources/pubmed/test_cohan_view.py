@@ -1,7 +1,7 @@
 """`build-corpus local --view cohan`: Cohan et al.'s records made from generated PDFs with
 headings, a caption and a reference list, read back by `datasets` and by a loader written as
 the `scientific_papers` and `ccdv/*-summarization` ones are, with nothing changed but the
-path."""
+path; and beside PubMed's own views."""
 
 from __future__ import annotations
 
@@ -13,45 +13,18 @@ from typing import Any
 
 import datasets
 import pytest
+from click.testing import CliRunner
 
+from loralay_build.cli import main
 from loralay_build.corpus.verify import verify_dataset
-from loralay_build.sandbox.pdfgen import ArticleSpec, render_article
-from loralay_build.sandbox.textgen import ProseGenerator
+from loralay_build.sandbox.pubmed import PubmedSandbox
+from loralay_build.sandbox.server import SandboxServer
 from loralay_build.sources.views.cohan import COLUMNS, KEPT_ROLES, RELEASE_FOLDER
 from loralay_build.structure.roles import Role
 from tests.helpers.cli import run_cli, write_toml
-from tests.helpers.cli_runner import rows
+from tests.helpers.cli_runner import FAST, published_splits, rows, write_config
 from tests.helpers.local import write_manifest
-
-CAPTION_WORD = "Zyxcaption"
-REFERENCE_WORD = "Qwrefauthor"
-
-
-def _papers(folder: Path, n: int) -> list[dict[str, object]]:
-    entries: list[dict[str, object]] = []
-    for i in range(n):
-        gen = ProseGenerator(900 + i)
-        abstract = gen.paragraph("en", 4)
-        spec = ArticleSpec(
-            title=gen.title("en"), authors=gen.authors(),
-            abstracts=[("Abstract", abstract)],
-            sections=[
-                ("1 Introduction", [gen.paragraph("en", 6),
-                                    f"Figure 1: {CAPTION_WORD} of the corpus by year.",
-                                    gen.paragraph("en", 5)]),
-                ("2 Method", [gen.paragraph("en", 6) for _ in range(2)]),
-                ("3 Conclusion", [gen.paragraph("en", 5)]),
-                ("References", [f"[{k}] {REFERENCE_WORD}, J. and Martin, C. (201{k}). "
-                                f"{gen.title('en')}. Journal of Studies, {k}(2), 1-20."
-                                for k in range(1, 5)]),
-            ],
-            columns=1 + i % 2,
-        )
-        (folder / f"paper{i}.pdf").write_bytes(render_article(spec))
-        entries.append({"id": f"paper{i}", "pdf": f"paper{i}.pdf", "language": "en",
-                        "abstracts": {"en": abstract}, "title": spec.title,
-                        "published": f"202{i}"})
-    return entries
+from tests.helpers.papers import CAPTION_WORD, REFERENCE_WORD, structured_papers
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +32,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     tmp = tmp_path_factory.mktemp("cohan")
     docs = tmp / "docs"
     docs.mkdir()
-    manifest = write_manifest(docs / "manifest.jsonl", _papers(docs, 8))
+    manifest = write_manifest(docs / "manifest.jsonl", structured_papers(docs, 8))
     splits = write_toml(tmp / "splits.toml", {"split": {"train": 0.4, "validation": 0.3,
                                                         "test": 0.3}})
     result = run_cli("local", "--input", str(manifest), "--out", str(tmp / "data"),
@@ -152,3 +125,23 @@ def test_a_loader_of_the_original_release_reads_the_records(built: Path,
         record = by_article[example["article"]]
         assert example["abstract"] == "\n".join(record["abstract_text"])
         assert example["section_names"].split("\n") == record["section_names"]
+
+
+def test_pubmed_writes_cohan_beside_its_own_views(tmp_path: Path) -> None:
+    with SandboxServer() as server:
+        box = PubmedSandbox(server, n_docs=6)
+        config = write_config(tmp_path / "c.toml", box.client_config(), FAST)
+        out = tmp_path / "data"
+        result = CliRunner().invoke(main, ["pubmed", "--out", str(out), "--config", str(config),
+                                           "--split-ids", str(box.write_split_dir(
+                                               tmp_path / "splits")),
+                                           "--view", "sumpubmed", "--view", "cohan"],
+                                    catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    layout = published_splits(out / "pubmed")
+    for view in ("sumpubmed", "cohan"):
+        assert verify_dataset(out / f"pubmed-{view}") == []
+        assert published_splits(out / f"pubmed-{view}") == layout  # same rows, same splits
+    records = rows(out / "pubmed-cohan")
+    assert all(record["article_text"] and record["section_names"]
+               for record in records.values())

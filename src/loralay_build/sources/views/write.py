@@ -52,6 +52,10 @@ def write_view(view: str, summary: str, by_split: dict[str, list[dict[str, Any]]
         "files": shards.files,
         "licences": licence_counts((r["licence"], s) for s in present for r in by_split[s]),
     }
+    languages = {str(r["language"]) for rows in by_split.values() for r in rows
+                 if r.get("language")}
+    if languages:  # views with a language column (cohan): the card's languages
+        build["languages"] = sorted(languages)
     switch(shards, build, render_view_card(name, summary, card_columns(columns), build))
     log.info("published view %s: %d rows to %s", view, counts["rows"], out_dir)
     return out_dir
