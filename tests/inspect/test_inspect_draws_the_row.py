@@ -14,7 +14,7 @@ from loralay_build.inspect.layers import ABSTRACT, KEPT, document_layers
 from loralay_build.inspect.locate import find_row
 from loralay_build.sandbox.textgen import ProseGenerator
 from loralay_build.state import SETTINGS_MARK, State
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import run_cli_subprocess
 
 FOOTNOTE = ("Correspondence to Maria Silva, Rua das Flores 12, Sao Paulo. Funded by grant "
             "4521 of the research council. Received March 2003, accepted July 2003.")
@@ -69,8 +69,9 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "docs.jsonl").write_text(json.dumps(
         {"id": "split", "pdf": "split.pdf", "language": "en", "abstracts": {"en": abstract}})
         + "\n")
-    result = run_cli("local", "--input", str(root / "docs.jsonl"), "--out", str(root / "out"),
-                     "--no-filter", "--executor", "serial", "-q")
+    result = run_cli_subprocess("local", "--input", str(root / "docs.jsonl"), "--out",
+                                str(root / "out"),
+                                "--no-filter", "--executor", "serial", "-q")
     assert result.returncode == 0, result.stderr
     return root / "out" / "local"
 
@@ -119,5 +120,5 @@ def test_a_setting_that_changes_the_parse_is_named(dataset: Path, tmp_path: Path
     assert "[parse] backend = 'poppler'" in note, note
     assert not [m for m in layers.pages[0].marks if m.kind == ABSTRACT]
     out = tmp_path / "p.png"
-    result = run_cli("inspect", str(dataset), "split", "--out", str(out))
+    result = run_cli_subprocess("inspect", str(dataset), "split", "--out", str(out))
     assert result.returncode == 0 and out.is_file(), result.stderr

@@ -19,7 +19,7 @@ from loralay_build.parse.ocr import OcrSettings, Reader, check_ocr
 from loralay_build.records import Page
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article, render_scanned
 from loralay_build.sandbox.textgen import ProseGenerator
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import run_cli_subprocess
 
 
 def _missing() -> str:
@@ -53,8 +53,8 @@ def test_only_the_drawn_page_is_read_by_ocr(tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     manifest = scanned_manifest(tmp_path, 3)
     out = tmp_path / "out"
-    built = run_cli("local", "--input", str(manifest), "--out", str(out), "--ocr",
-                    "--no-filter", "--executor", "serial", "-q")
+    built = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--ocr",
+                               "--no-filter", "--executor", "serial", "-q")
     assert built.returncode == 0, built.stderr
     row = find_row(out / "local", "local:scan")
     assert row is not None and len(row["page_sizes"]) >= 2
@@ -83,12 +83,12 @@ def test_a_needs_ocr_reject_of_a_dataset_with_nothing_published_is_drawn(
         tmp_path: Path) -> None:
     manifest = scanned_manifest(tmp_path, 1)
     out = tmp_path / "out"
-    built = run_cli("local", "--input", str(manifest), "--out", str(out), "--no-filter",
-                    "--executor", "serial")
+    built = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--no-filter",
+                               "--executor", "serial")
     assert built.returncode == 1  # nothing published
     assert not (out / "local").exists()
     png = tmp_path / "scan.png"
-    result = run_cli("inspect", str(out / "local"), "scan", "--out", str(png))
+    result = run_cli_subprocess("inspect", str(out / "local"), "scan", "--out", str(png))
     assert result.returncode == 0, result.stderr
     assert "local:scan: not published: rejected as needs_ocr" in result.stderr
     assert Image.open(png).size[0] > 500

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from loralay_build.inspect.layers import ABSTRACT, KEPT, OCR, document_layers
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import run_cli_subprocess
 
 REALDOCS = Path(__file__).resolve().parents[2] / ".." / "shared" / "realdocs"
 if not (REALDOCS / "manifest.jsonl").is_file():
@@ -35,8 +35,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dic
     manifest = tmp / "local.jsonl"
     convert(REALDOCS.resolve(), manifest)
     out = tmp / "out"
-    result = run_cli("local", "--input", str(manifest), "--out", str(out), "--no-filter",
-                     "--allow-outside", "--workers", "2", "-q", timeout=1200)
+    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--no-filter",
+                                "--allow-outside", "--workers", "2", "-q", timeout=1200)
     assert result.returncode == 0, result.stderr
     dataset = out / "local"
     rows = {r["article_id"].split(":", 1)[1]: r for p in sorted(dataset.glob("*.parquet"))

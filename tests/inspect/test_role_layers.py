@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from loralay_build.inspect.layers import document_layers, find_row
+from loralay_build.inspect.layers import document_layers
+from loralay_build.inspect.locate import find_row
 from loralay_build.inspect.render import SCALE
 from loralay_build.inspect.roles import HEADING_COLOURS, ROLE_COLOURS
 from loralay_build.structure.roles import Role
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import run_cli_subprocess
 from tests.helpers.local import write_manifest
 from tests.helpers.papers import CAPTION_WORD, REFERENCE_WORD, structured_papers
 
@@ -21,8 +22,8 @@ from tests.helpers.papers import CAPTION_WORD, REFERENCE_WORD, structured_papers
 def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("roles")
     manifest = write_manifest(root / "docs.jsonl", structured_papers(root, 1))
-    result = run_cli("local", "--input", str(manifest), "--out", str(root / "data"),
-                     "--executor", "serial", "--no-filter")
+    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(root / "data"),
+                                "--executor", "serial", "--no-filter")
     assert result.returncode == 0, result.stderr
     return root / "data" / "local"
 
@@ -47,7 +48,8 @@ def test_role_words_are_layered_with_heading_levels(dataset: Path) -> None:
 
 def test_roles_are_outlined_in_their_colours(dataset: Path, tmp_path: Path) -> None:
     out = tmp_path / "page.png"
-    result = run_cli("inspect", str(dataset), "local:paper0", "--page", "1", "--out", str(out))
+    result = run_cli_subprocess("inspect", str(dataset), "local:paper0", "--page", "1", "--out",
+                                str(out))
     assert result.returncode == 0, result.stderr
     image = Image.open(out).convert("RGB")
     layers = document_layers(dataset, "local:paper0")

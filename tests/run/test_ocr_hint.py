@@ -15,7 +15,7 @@ import pytest
 from loralay_build.errors import ConfigError
 from loralay_build.estimates import cpu_time
 from loralay_build.parse.ocr import OcrSettings, check_ocr, ocr_hint
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import run_cli_subprocess
 
 
 def _missing() -> str:
@@ -64,22 +64,23 @@ def test_the_demo_hint_runs(tmp_path: Path) -> None:
     (block / "tesserocr.py").write_text("raise ImportError('not installed')\n")
     without = {"PYTHONPATH": os.pathsep.join([str(block), *sys.path])}
     out = tmp_path / "demo"
-    first = run_cli("demo", "--out", str(out), "--only", "hal", "--docs", "5", env=without)
+    first = run_cli_subprocess("demo", "--out", str(out), "--only", "hal", "--docs", "5",
+                               env=without)
     assert first.returncode == 0, first.stderr
     args = hinted(first.stderr)
     assert args[0] == "demo" and args[-1] == "--ocr"
-    status = run_cli("status", str(out / "hal"))
+    status = run_cli_subprocess("status", str(out / "hal"))
     assert hinted(status.stdout) == args
-    report = run_cli("report", str(out), "--out", str(tmp_path / "report"))
+    report = run_cli_subprocess("report", str(out), "--out", str(tmp_path / "report"))
     assert report.returncode == 0, report.stderr
     assert hinted((tmp_path / "report" / "report.md").read_text()) == args
 
-    refused = run_cli(*args, env=without)
+    refused = run_cli_subprocess(*args, env=without)
     assert refused.returncode == 2, refused.stderr
     assert "pip install 'loralay-build[ocr]'" in refused.stderr
     assert "No such option" not in refused.stderr
 
-    done = run_cli(*args)
+    done = run_cli_subprocess(*args)
     assert done.returncode == 0, done.stderr
     assert "need OCR" not in done.stderr
-    assert "need OCR" not in run_cli("status", str(out / "hal")).stdout
+    assert "need OCR" not in run_cli_subprocess("status", str(out / "hal")).stdout

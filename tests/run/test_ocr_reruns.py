@@ -22,7 +22,7 @@ from loralay_build.sandbox.pdfgen import (
     with_cover_picture,
 )
 from loralay_build.sandbox.textgen import ProseGenerator
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import run_cli_subprocess
 
 
 def _missing() -> str:
@@ -89,7 +89,7 @@ def _build(tmp_path: Path, names: tuple[str, ...]) -> tuple[tuple[str, ...], Pat
 def test_a_cover_picture_does_not_reject_a_paper_and_ocr_alone_reads_it_later(
         tmp_path: Path) -> None:
     build, folder = _build(tmp_path, ("digital", "cover"))
-    first = run_cli(*build)
+    first = run_cli_subprocess(*build)
     assert first.returncode == 0, first.stderr
     rows = _rows(folder, tmp_path / "1")
     assert set(rows) == {"digital", "cover"}
@@ -102,11 +102,11 @@ def test_a_cover_picture_does_not_reject_a_paper_and_ocr_alone_reads_it_later(
     assert not (folder / "rejects.jsonl").read_text().strip()
     assert "1 documents have 1 pages without text (about 2 CPU-s to read them): " \
            "run with --ocr" in first.stderr
-    stats = json.loads(run_cli("stats", str(folder), "--json").stdout)
+    stats = json.loads(run_cli_subprocess("stats", str(folder), "--json").stdout)
     textless = [split["without_text"] for split in stats["splits"].values()]
     assert sum(n["documents"] for n in textless) == 1 and sum(n["pages"] for n in textless) == 1
-    assert "pages without text" in run_cli("stats", str(folder)).stdout
-    report = run_cli("report", str(folder.parent), "--out", str(tmp_path / "report"))
+    assert "pages without text" in run_cli_subprocess("stats", str(folder)).stdout
+    report = run_cli_subprocess("report", str(folder.parent), "--out", str(tmp_path / "report"))
     assert report.returncode == 0, report.stderr
     assert "1 documents have 1 pages without text" in (
         tmp_path / "report" / "report.md").read_text()
@@ -114,7 +114,7 @@ def test_a_cover_picture_does_not_reject_a_paper_and_ocr_alone_reads_it_later(
 
     # nothing changed but --ocr: the cover is read (a picture only: no words) and its row
     # replaced; the digital paper's stays
-    second = run_cli(*build, "--ocr")
+    second = run_cli_subprocess(*build, "--ocr")
     assert second.returncode == 0, second.stderr
     again = _rows(folder, tmp_path / "2")
     assert again["cover"]["page_text_origin"] == ["ocr", "pdf"]
@@ -124,19 +124,19 @@ def test_a_cover_picture_does_not_reject_a_paper_and_ocr_alone_reads_it_later(
 
     # and a further run with --ocr reads nothing again
     before = _shards(folder)
-    third = run_cli(*build, "--ocr")
+    third = run_cli_subprocess(*build, "--ocr")
     assert third.returncode == 0, third.stderr
     assert _shards(folder) == before
 
 
 def test_a_run_with_ocr_alone_publishes_the_earlier_needs_ocr_rejects(tmp_path: Path) -> None:
     build, folder = _build(tmp_path, ("digital", "scan"))
-    first = run_cli(*build)
+    first = run_cli_subprocess(*build)
     assert first.returncode == 0, first.stderr
     rejects = [json.loads(line) for line in (folder / "rejects.jsonl").read_text()
                .splitlines()]
     assert {r["id"]: r["reason"] for r in rejects} == {"local:scan": "needs_ocr"}
-    second = run_cli(*build, "--ocr")
+    second = run_cli_subprocess(*build, "--ocr")
     assert second.returncode == 0, second.stderr
     rows = _rows(folder, tmp_path / "2")
     assert set(rows) == {"digital", "scan"}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import run_cli_subprocess
 from tests.helpers.local import make_corpus, write_manifest
 
 
@@ -22,8 +22,8 @@ def test_an_entry_without_language_is_refused_before_any_work(
         entries[1]["language"] = language
     manifest = write_manifest(tmp_path / "docs.jsonl", entries)
     out = tmp_path / "out"
-    result = run_cli("local", "--input", str(manifest), "--out", str(out), "--no-filter",
-                     "--executor", "serial")
+    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--no-filter",
+                                "--executor", "serial")
     assert result.returncode == 2, result.stderr
     assert "line 2 (id 'doc1')" in result.stderr
     assert '"language": "en"' in result.stderr
