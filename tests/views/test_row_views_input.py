@@ -25,7 +25,7 @@ def _dataset(folder: Path, columns: dict[str, pa.Array]) -> Path:
 def test_old_rows_are_refused_with_the_fix(tmp_path: Path) -> None:
     old = _dataset(tmp_path / "old", {"article_id": pa.array(["local:a"]),
                                       "article_words": pa.array([["Some", "words."]])})
-    with pytest.raises(ViewInputError, match="no word_roles, sections.*build it again"):
+    with pytest.raises(ViewInputError, match=r"no word_roles, sections.*build it again"):
         list(published_rows(old, ["article_id", "word_roles", "sections"]))
 
 
