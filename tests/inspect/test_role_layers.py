@@ -31,7 +31,7 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_role_words_are_layered_with_heading_levels(dataset: Path) -> None:
     row = find_row(dataset, "local:paper0")
     assert row is not None
-    layers = document_layers(dataset, "local:paper0")
+    layers = document_layers(dataset, "local:paper0", all_pages=True)
     marks = [m for page in layers.pages.values() for m in page.roles]
     roles = row["word_roles"]
     for kind, role in (("heading", Role.HEADING), ("caption", Role.CAPTION),
@@ -52,7 +52,7 @@ def test_roles_are_outlined_in_their_colours(dataset: Path, tmp_path: Path) -> N
                                 str(out))
     assert result.returncode == 0, result.stderr
     image = Image.open(out).convert("RGB")
-    layers = document_layers(dataset, "local:paper0")
+    layers = document_layers(dataset, "local:paper0", all_pages=True)
     for kind, colour in (("heading", HEADING_COLOURS[0]), ("caption", ROLE_COLOURS["caption"]),
                          ("reference", ROLE_COLOURS["reference"])):
         mark = next(m for m in layers.pages[0].roles if m.kind == kind)

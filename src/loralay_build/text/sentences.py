@@ -2,10 +2,11 @@
 rule-based segmenter: about 300 languages, no model to download).
 
 Why this one: on Universal Dependencies gold boundaries (PUD en, fr, pt, es, ko, de, it, pl
-and GUM's academic English; `scripts/bench_sentences.py`) its boundary F1 is 0.92-1.00, level
-with pysbd, syntok and blingfire, while it is the only one of them maintained, covering
-Portuguese and Korean with rules of their own, and 100 to 500 times faster than pysbd and
-syntok. A language it has no rules for falls back to its generic ones.
+and GUM's academic English; `scripts/bench_sentences.py`) its boundary F1 is 0.92-1.00 (mean
+0.977), level with pysbd, syntok and blingfire (0.977-0.980), while it is the one of them
+still maintained, has rules of its own for Portuguese and Korean (pysbd has none), and cuts
+tens of millions of characters per CPU second where syntok and pysbd cut under one million.
+A language it has no rules for falls back to its generic ones.
 """
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ ROW_VIEWS: dict[str, RowView] = {
 
 def publish_row_views(ctx: PublishedDataset, source: str) -> None:
     """Build and write every configured row view of the dataset just published."""
-    wanted = [name for name in dict.fromkeys(getattr(ctx.settings.source, "views", ()))
+    wanted = [name for name in dict.fromkeys(ctx.settings.source.views)
               if name in ROW_VIEWS]
     folder = ctx.state.layout.dataset(ctx.dataset)
     for name in wanted:
