@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -100,8 +102,11 @@ def test_a_cover_picture_does_not_reject_a_paper_and_ocr_alone_reads_it_later(
     (match,) = cover["matches"]
     assert match["found"] and match["page"] == 1
     assert not (folder / "rejects.jsonl").read_text().strip()
-    assert "1 documents have 1 pages without text (about 2 CPU-s to read them): " \
-           "run with --ocr" in first.stderr
+    hint = re.search(r"1 documents have 1 pages without text \(about 2 CPU-s to read them\): "
+                     r"run `([^`]+)`", first.stderr)
+    assert hint is not None, first.stderr
+    hinted = shlex.split(hint.group(1))
+    assert hinted == ["build-corpus", *build, "--ocr"]
     stats = json.loads(run_cli_subprocess("stats", str(folder), "--json").stdout)
     textless = [split["without_text"] for split in stats["splits"].values()]
     assert sum(n["documents"] for n in textless) == 1 and sum(n["pages"] for n in textless) == 1
@@ -114,7 +119,7 @@ def test_a_cover_picture_does_not_reject_a_paper_and_ocr_alone_reads_it_later(
 
     # nothing changed but --ocr: the cover is read (a picture only: no words) and its row
     # replaced; the digital paper's stays
-    second = run_cli_subprocess(*build, "--ocr")
+    second = run_cli_subprocess(*hinted[1:])
     assert second.returncode == 0, second.stderr
     again = _rows(folder, tmp_path / "2")
     assert again["cover"]["page_text_origin"] == ["ocr", "pdf"]
