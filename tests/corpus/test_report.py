@@ -246,12 +246,12 @@ def test_the_years_axis_keeps_the_empty_years() -> None:
     fig = years_figure(plt, "gappy", values)
     (ax,) = fig.axes
     labels = [t.get_text() for t in ax.get_xticklabels()]
-    assert labels == [str(y) for y in range(2003, 2012)]
+    assert labels == [*(str(y) for y in range(2003, 2012)), "undated"]
     heights: dict[float, float] = {}
     for bar in ax.patches:
         x = bar.get_x() + bar.get_width() / 2
         heights[x] = heights.get(x, 0) + bar.get_height()
-    assert [heights.get(float(i), 0) for i in range(9)] == [2, 0, 0, 0, 0, 0, 1, 0, 1]
+    assert [heights.get(float(i), 0) for i in range(10)] == [2, 0, 0, 0, 0, 0, 1, 0, 1, 1]
     plt.close(fig)
 
 

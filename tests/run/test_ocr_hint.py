@@ -67,6 +67,8 @@ def test_the_demo_hint_runs(tmp_path: Path) -> None:
     first = run_cli_subprocess("demo", "--out", str(out), "--only", "hal", "--docs", "5",
                                env=without)
     assert first.returncode == 0, first.stderr
+    # a crawled source's records that lack a file or an abstract are told the same way
+    assert "hal: " in first.stderr and "rejected for what their record gave" in first.stderr
     args = hinted(first.stderr)
     assert args[0] == "demo" and args[-1] == "--ocr"
     status = run_cli_subprocess("status", str(out / "hal"))

@@ -15,7 +15,7 @@ import shutil
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -237,6 +237,9 @@ def _run(request: BuildRequest, state: State, notify: Notify) -> BuildResult:
         state.finish_run(run_id, code, dict(pipeline.stats.counts()),
                          reason.splitlines()[0] if reason else None)
     _summary(state, request, pipeline.stats.counts(), code, notify)
+    given = rejected_input(pipeline.stats.rejected(), state.layout.dataset(request.dataset))
+    if given:
+        notify(f"{request.dataset}: {given}")
     return BuildResult(code, pipeline.stats.published_rows or 0,
                        pipeline.stats.discovery_failed or 0)
 
@@ -266,9 +269,6 @@ def _summary(state: State, request: BuildRequest, counts: dict[str, int], code: 
     log.info("%s: %s (this run: %s)", request.dataset, line, run)
     if interactive():
         notify(f"{state.layout.dataset(request.dataset)}: {line} (this run: {run})")
-    given = rejected_input(counts, state.layout.dataset(request.dataset))
-    if given:
-        notify(f"{request.dataset}: {given}")
     documents, pages = state.waiting_for_ocr(request.dataset)
     if documents and not request.settings.ocr.enabled:
         # a warning when this run found new ones, so that cron mails it once
@@ -279,12 +279,12 @@ def _summary(state: State, request: BuildRequest, counts: dict[str, int], code: 
         log.warning("%s: %s", request.dataset, textless_hint(documents, pages, request.command))
 
 
-def rejected_input(counts: dict[str, int], folder: Path) -> str:
+def rejected_input(rejected: Mapping[str, int], folder: Path) -> str:
     """One line on the documents a run rejected for what their records gave (`GIVEN_INPUT`),
     per reason, and where their list is; empty when there are none. Said whether or not a
     terminal is there and whatever the verbosity: under cron it is the only trace of a
     manifest naming a missing file. Such rejects do not change the exit code."""
-    found = {reason.value: counts.get(f"rejected_{reason.value}", 0) for reason in GIVEN_INPUT}
+    found = {reason.value: rejected.get(reason.value, 0) for reason in GIVEN_INPUT}
     found = {reason: n for reason, n in found.items() if n}
     if not found:
         return ""

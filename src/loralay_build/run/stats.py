@@ -45,12 +45,12 @@ class DownloadStats:
     downloaded: int = 0
     deferred: int = 0  # the server's own schedule: waits without using an attempt
     failed: int = 0  # transient failures, retried by a later run
-    rejected: Counter[str] = field(default_factory=Counter)  # per reason, before processing
+    # Per reason, before processing: told to the user (run.lifecycle), not in the run record
+    rejected: Counter[str] = field(default_factory=Counter)
 
     def counts(self) -> dict[str, int]:
-        return {**_nonzero(downloaded=self.downloaded, download_deferred=self.deferred,
-                           download_failed=self.failed),
-                **{f"rejected_{reason}": n for reason, n in self.rejected.items() if n}}
+        return _nonzero(downloaded=self.downloaded, download_deferred=self.deferred,
+                        download_failed=self.failed)
 
 
 @dataclass
@@ -78,10 +78,13 @@ class BuildStats:
     downloads_discarded: int | None = None
     shards_repaired: int = 0  # published files found missing or damaged, written again
 
+    def rejected(self) -> Counter[str]:
+        """Documents this run rejected, per reason, at either stage."""
+        return self.download.rejected + self.process.rejected
+
     def counts(self) -> Counter[str]:
-        out = Counter(self.discover.counts())
-        out.update(self.download.counts())  # rejects of both stages add up
-        out.update(self.process.counts())
+        out = Counter({**self.discover.counts(), **self.download.counts(),
+                       **self.process.counts()})
         out.update(_taken(published_rows=self.published_rows,
                           waiting_retry=self.waiting_retry,
                           discovery_failed=self.discovery_failed,
