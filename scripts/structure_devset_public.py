@@ -1,0 +1,176 @@
+"""Rebuild the public part of the structure development set: PDFs from public repositories
+paired with their publisher's gold structure, none of them from the realdocs folder.
+
+The pairs are listed in `structure_devset_public.json` beside this script: an id, the
+language and layout of the PDF, the gold's kind, and for the PDF and its gold the
+repository, path, commit and SHA-256 of the file. The files are not ours to publish, so each
+run fetches them from GitHub's raw URLs at the listed commit, or copies them from a folder of
+copies already fetched (`--from DIR`, laid out as `DIR/<owner>/<repo>/<path>`), checks their
+SHA-256, keeps them under `<out>/files/`, and converts each gold with the readers of
+`structure_devset.py`:
+
+- `jats`: SciELO JATS (`sec/title`, `fig`, `table-wrap`, `fn`, `ref-list`); with
+  `sub_article`, the translation of that language printed as its own PDF, else the main
+  article without its translations;
+- `isis`: a SciELO ISIS full-text record (the body's HTML, bold paragraphs as headings);
+- `scielo-html`: a SciELO translation page (the same HTML reading).
+
+Writes `<out>/<id>.json` per document in `structure_devset.py`'s format, so
+`bench_structure.py` scores them unchanged; its provenance names the repository, path and
+commit of both files.
+
+    python3 scripts/structure_devset_public.py /tmp/devset-public
+    python3 scripts/structure_devset_public.py /tmp/devset-public --from /data/copies
+    python3 scripts/bench_structure.py /tmp/devset-public
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from structure_devset import HELD_OUT, html_gold, isis_gold, jats_gold
+
+HERE = Path(__file__).resolve().parent
+PAIRS = HERE / "structure_devset_public.json"
+RAW = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
+# Folders held out for evaluation (repository, path prefix): never part of the set.
+HELD_OUT_FOLDERS = (
+    ("scieloorg/packtools", "tests/fixtures/pdf/"),
+    ("scieloorg/packtools", "tests/sps/fixtures/"),
+    ("scieloorg/scms-upload", "migration/fixtures/classic_website/bases/xml/"),
+    ("scieloorg/document-store-migracao", "tests/samples/"),
+)
+ORIGIN = {"jats": "jats", "isis": "isis-html", "scielo-html": "scielo-html"}
+
+
+class PairError(Exception):
+    """A pair that cannot be rebuilt; the message says why."""
+
+
+def held_out(file: dict[str, str]) -> bool:
+    return any(file["repo"] == repo and file["path"].startswith(prefix)
+               for repo, prefix in HELD_OUT_FOLDERS) or any(
+        name in file["path"] for name in HELD_OUT)
+
+
+def obtain(file: dict[str, str], files: Path, local: Path | None) -> Path:
+    """The file under `files`, copied from `local` or downloaded, its SHA-256 checked."""
+    target = files / file["repo"] / file["path"]
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        copy = local / file["repo"] / file["path"] if local else None
+        if copy is not None and copy.exists():
+            shutil.copyfile(copy, target)
+        else:
+            url = RAW.format(**file)
+            try:
+                with urllib.request.urlopen(url, timeout=60) as response:
+                    data = response.read()
+            except (urllib.error.URLError, TimeoutError) as error:
+                where = f"not in {local} and " if local else ""
+                raise PairError(f"{file['path']}: {where}not downloaded from {url}: "
+                                f"{error}") from error
+            target.write_bytes(data)
+    digest = hashlib.sha256(target.read_bytes()).hexdigest()
+    if digest != file["sha256"]:
+        target.unlink()
+        raise PairError(f"{file['path']}: SHA-256 {digest} is not the listed "
+                        f"{file['sha256']}")
+    return target
+
+
+def jats_part(path: Path, sub_article: str | None) -> dict[str, Any]:
+    """JATS gold of the main article (translations left out) or of one translation."""
+    root = ET.parse(path).getroot()
+    subs = [el for el in root if el.tag == "sub-article"]
+    if sub_article is None:
+        part = root
+        for el in subs:
+            root.remove(el)
+    else:
+        lang = "{http://www.w3.org/XML/1998/namespace}lang"
+        found = next((el for el in subs if el.get(lang) == sub_article), None)
+        if found is None:
+            raise PairError(f"{path.name}: no sub-article in {sub_article!r}")
+        part = ET.Element("article", {lang: sub_article})
+        part.extend(found)
+    with tempfile.TemporaryDirectory() as tmp:
+        single = Path(tmp) / path.name
+        ET.ElementTree(part).write(single, encoding="utf-8")
+        return jats_gold(single)
+
+
+def gold_of(pair: dict[str, Any], path: Path) -> dict[str, Any]:
+    kind = pair["gold_kind"]
+    try:
+        if kind == "jats":
+            return jats_part(path, pair.get("sub_article"))
+        if kind == "isis":
+            return isis_gold(path)
+        if kind == "scielo-html":
+            return html_gold(path.read_bytes().decode("latin-1"))
+    except ET.ParseError as error:
+        raise PairError(f"{path.name}: not well-formed XML: {error}") from error
+    raise PairError(f"{pair['id']}: unknown gold kind {kind!r}")
+
+
+def build(out: Path, local: Path | None, pairs: list[dict[str, Any]]
+          ) -> tuple[list[dict[str, Any]], list[str]]:
+    """The entries written, and the reasons of the pairs left out."""
+    out.mkdir(parents=True, exist_ok=True)
+    files = out / "files"
+    made: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    for pair in pairs:
+        try:
+            if held_out(pair["pdf"]) or held_out(pair["gold"]):
+                raise PairError(f"{pair['id']}: held out for evaluation")
+            pdf = obtain(pair["pdf"], files, local)
+            gold = gold_of(pair, obtain(pair["gold"], files, local))
+            if not gold["sections"]:
+                raise PairError(f"{pair['id']}: the gold has no heading")
+        except PairError as error:
+            skipped.append(str(error))
+            continue
+        entry = {"id": pair["id"], "pdf": str(pdf.resolve()), "language": pair["language"],
+                 "layout": pair["layout"], "origin": ORIGIN[pair["gold_kind"]],
+                 "provenance": {key: [pair[key]["repo"], pair[key]["path"], pair[key]["commit"]]
+                                for key in ("pdf", "gold")},
+                 **gold}
+        (out / f"{pair['id']}.json").write_text(json.dumps(entry, ensure_ascii=False, indent=1),
+                                                encoding="utf-8")
+        made.append(entry)
+    return made, skipped
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=Path, help="folder for the pairs and their gold")
+    parser.add_argument("--from", dest="local", type=Path,
+                        help="copies already fetched, as DIR/<owner>/<repo>/<path>")
+    parser.add_argument("--pairs", type=Path, default=PAIRS, help="the pair list")
+    args = parser.parse_args(argv)
+    pairs = json.loads(args.pairs.read_text(encoding="utf-8"))
+    made, skipped = build(args.out, args.local, pairs)
+    for entry in made:
+        print(f"{entry['id']:32} {entry['language']} {entry['layout']:13} {entry['origin']:12}"
+              f" sections {len(entry['sections']):3} captions {len(entry['captions']):3}"
+              f" notes {len(entry['footnotes']):3} refs {len(entry['references']):3}")
+    for reason in skipped:
+        print(f"left out: {reason}", file=sys.stderr)
+    print(f"{len(made)} documents in {args.out}, {len(skipped)} left out")
+    return 0 if made else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
