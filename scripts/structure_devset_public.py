@@ -11,17 +11,21 @@ SHA-256, keeps them under `<out>/files/`, and converts each gold with the reader
 
 - `jats`: SciELO JATS (`sec/title`, `fig`, `table-wrap`, `fn`, `ref-list`); with
   `sub_article`, the translation of that language printed as its own PDF, else the main
-  article without its translations;
+  article without its translations; `ref_list_title` names the reference list's printed
+  heading where the XML leaves the list untitled;
 - `isis`: a SciELO ISIS full-text record (the body's HTML, bold paragraphs as headings);
 - `scielo-html`: a SciELO translation page (the same HTML reading).
 
 Writes `<out>/<id>.json` per document in `structure_devset.py`'s format, so
 `bench_structure.py` scores them unchanged; its provenance names the repository, path and
-commit of both files.
+commit of both files. Also writes `<out>/manifest.jsonl` with each document's title and
+abstracts as the gold gives them (JATS `abstract`/`trans-abstract`, the HTML paragraphs under
+"Abstract/Resumo/Resumen"), so that the benchmark removes the abstracts before the detector
+runs, as a build does.
 
     python3 scripts/structure_devset_public.py /tmp/devset-public
     python3 scripts/structure_devset_public.py /tmp/devset-public --from /data/copies
-    python3 scripts/bench_structure.py /tmp/devset-public
+    python3 scripts/bench_structure.py /tmp/devset-public --realdocs /tmp/devset-public
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -38,7 +43,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from structure_devset import HELD_OUT, html_gold, isis_gold, jats_gold
+from structure_devset import HELD_OUT, _paragraphs, html_gold, isis_gold, jats_gold
 
 HERE = Path(__file__).resolve().parent
 PAIRS = HERE / "structure_devset_public.json"
@@ -51,6 +56,11 @@ HELD_OUT_FOLDERS = (
     ("scieloorg/document-store-migracao", "tests/samples/"),
 )
 ORIGIN = {"jats": "jats", "isis": "isis-html", "scielo-html": "scielo-html"}
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+_ABSTRACT_HEADS = {"abstract": "en", "summary": "en", "resumo": "pt", "resumen": "es",
+                   "résumé": "fr"}
+_KEYWORDS = re.compile(r"^(descriptores|descritores|keywords|key words|palavras-chave|"
+                       r"palabras clave|mots-clés|descriptors|uniterms)", re.IGNORECASE)
 
 
 class PairError(Exception):
@@ -89,8 +99,14 @@ def obtain(file: dict[str, str], files: Path, local: Path | None) -> Path:
     return target
 
 
-def jats_part(path: Path, sub_article: str | None) -> dict[str, Any]:
-    """JATS gold of the main article (translations left out) or of one translation."""
+def _text(node: ET.Element) -> str:
+    return " ".join("".join(node.itertext()).split())
+
+
+def jats_part(path: Path, sub_article: str | None, ref_list_title: str | None
+              ) -> tuple[dict[str, Any], dict[str, str], str]:
+    """Gold, abstracts by language and title of the main article (translations left out)
+    or of one translation."""
     root = ET.parse(path).getroot()
     subs = [el for el in root if el.tag == "sub-article"]
     if sub_article is None:
@@ -98,27 +114,65 @@ def jats_part(path: Path, sub_article: str | None) -> dict[str, Any]:
         for el in subs:
             root.remove(el)
     else:
-        lang = "{http://www.w3.org/XML/1998/namespace}lang"
-        found = next((el for el in subs if el.get(lang) == sub_article), None)
+        found = next((el for el in subs if el.get(XML_LANG) == sub_article), None)
         if found is None:
             raise PairError(f"{path.name}: no sub-article in {sub_article!r}")
-        part = ET.Element("article", {lang: sub_article})
+        part = ET.Element("article", {XML_LANG: sub_article})
         part.extend(found)
+    for refs in part.iter("ref-list"):
+        if ref_list_title and refs.find("title") is None:
+            title = ET.Element("title")
+            title.text = ref_list_title
+            refs.insert(0, title)
+    main = part.get(XML_LANG, "")
+    abstracts: dict[str, str] = {}
+    for kind in ("abstract", "trans-abstract"):
+        for el in part.iter(kind):
+            if el.get("abstract-type") in ("graphical", "key-points"):
+                continue
+            heading = el.find("title")
+            text = " ".join(_text(c) for c in el if c is not heading)
+            lang = el.get(XML_LANG) or main
+            if text and lang not in abstracts:
+                abstracts[lang] = text
+    title_el = next(part.iter("article-title"), None)
     with tempfile.TemporaryDirectory() as tmp:
         single = Path(tmp) / path.name
         ET.ElementTree(part).write(single, encoding="utf-8")
-        return jats_gold(single)
+        gold = jats_gold(single)
+    return gold, abstracts, _text(title_el) if title_el is not None else ""
 
 
-def gold_of(pair: dict[str, Any], path: Path) -> dict[str, Any]:
+def html_abstracts(markup: str) -> dict[str, str]:
+    """The paragraphs under an "Abstract/Resumo/Resumen" heading, up to the keywords."""
+    abstracts: dict[str, str] = {}
+    lang: str | None = None
+    taken: list[str] = []
+    for _, text in _paragraphs(markup):
+        head = _ABSTRACT_HEADS.get(text.strip(" :.").lower())
+        if head:
+            lang, taken = head, []
+        elif lang and _KEYWORDS.match(text):
+            abstracts.setdefault(lang, " ".join(taken))
+            lang = None
+        elif lang and text.strip("\xa0 "):
+            taken.append(text)
+    return {k: v for k, v in abstracts.items() if v}
+
+
+def gold_of(pair: dict[str, Any], path: Path) -> tuple[dict[str, Any], dict[str, str], str]:
+    """The gold, the abstracts by language and the title."""
     kind = pair["gold_kind"]
     try:
         if kind == "jats":
-            return jats_part(path, pair.get("sub_article"))
+            return jats_part(path, pair.get("sub_article"), pair.get("ref_list_title"))
         if kind == "isis":
-            return isis_gold(path)
+            data = path.read_bytes().decode("latin-1")
+            body = "\n".join(re.findall(r"^!v704!(.*?)\s*\^cY\s*$", data, re.M))
+            return isis_gold(path), html_abstracts(body), ""
         if kind == "scielo-html":
-            return html_gold(path.read_bytes().decode("latin-1"))
+            markup = path.read_bytes().decode("latin-1")
+            return html_gold(markup), html_abstracts(markup), ""
     except ET.ParseError as error:
         raise PairError(f"{path.name}: not well-formed XML: {error}") from error
     raise PairError(f"{pair['id']}: unknown gold kind {kind!r}")
@@ -131,12 +185,13 @@ def build(out: Path, local: Path | None, pairs: list[dict[str, Any]]
     files = out / "files"
     made: list[dict[str, Any]] = []
     skipped: list[str] = []
+    records: list[dict[str, Any]] = []
     for pair in pairs:
         try:
             if held_out(pair["pdf"]) or held_out(pair["gold"]):
                 raise PairError(f"{pair['id']}: held out for evaluation")
             pdf = obtain(pair["pdf"], files, local)
-            gold = gold_of(pair, obtain(pair["gold"], files, local))
+            gold, abstracts, title = gold_of(pair, obtain(pair["gold"], files, local))
             if not gold["sections"]:
                 raise PairError(f"{pair['id']}: the gold has no heading")
         except PairError as error:
@@ -150,6 +205,11 @@ def build(out: Path, local: Path | None, pairs: list[dict[str, Any]]
         (out / f"{pair['id']}.json").write_text(json.dumps(entry, ensure_ascii=False, indent=1),
                                                 encoding="utf-8")
         made.append(entry)
+        records.append({"id": pair["id"], "language": pair["language"], "title": title,
+                        "abstracts": abstracts, "doc_kind": "article"})
+    with (out / "manifest.jsonl").open("w", encoding="utf-8") as manifest:
+        for record in records:
+            manifest.write(json.dumps(record, ensure_ascii=False) + "\n")
     return made, skipped
 
 
@@ -166,6 +226,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{entry['id']:32} {entry['language']} {entry['layout']:13} {entry['origin']:12}"
               f" sections {len(entry['sections']):3} captions {len(entry['captions']):3}"
               f" notes {len(entry['footnotes']):3} refs {len(entry['references']):3}")
+    for line in (args.out / "manifest.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        print(f"{record['id']:32} abstracts {sorted(record['abstracts'])}")
     for reason in skipped:
         print(f"left out: {reason}", file=sys.stderr)
     print(f"{len(made)} documents in {args.out}, {len(skipped)} left out")
