@@ -11,10 +11,13 @@ SHA-256, keeps them under `<out>/files/`, and converts each gold with the reader
 
 - `jats`: SciELO JATS (`sec/title`, `fig`, `table-wrap`, `fn`, `ref-list`); with
   `sub_article`, the translation of that language printed as its own PDF, else the main
-  article without its translations; `ref_list_title` names the reference list's printed
-  heading where the XML leaves the list untitled;
+  article without its translations (a translation without references of its own prints
+  the article's); `ref_list_title` names the reference list's printed heading where the
+  XML leaves it untitled (or where a translation borrows it);
 - `isis`: a SciELO ISIS full-text record (the body's HTML, bold paragraphs as headings);
 - `scielo-html`: a SciELO translation page (the same HTML reading).
+
+`more_abstracts` lists further files (translation pages) whose abstracts the PDF also prints.
 
 Writes `<out>/<id>.json` per document in `structure_devset.py`'s format, so
 `bench_structure.py` scores them unchanged; its provenance names the repository, path and
@@ -119,6 +122,15 @@ def jats_part(path: Path, sub_article: str | None, ref_list_title: str | None
             raise PairError(f"{path.name}: no sub-article in {sub_article!r}")
         part = ET.Element("article", {XML_LANG: sub_article})
         part.extend(found)
+        shared = root.find("back/ref-list")
+        back = part.find("back")
+        if shared is not None and next(part.iter("ref-list"), None) is None:
+            # the translation's PDF prints the article's references ahead of its back matter
+            if back is None:
+                back = ET.SubElement(part, "back")
+            for title in shared.findall("title"):
+                shared.remove(title)
+            back.insert(0, shared)
     for refs in part.iter("ref-list"):
         if ref_list_title and refs.find("title") is None:
             title = ET.Element("title")
@@ -188,10 +200,14 @@ def build(out: Path, local: Path | None, pairs: list[dict[str, Any]]
     records: list[dict[str, Any]] = []
     for pair in pairs:
         try:
-            if held_out(pair["pdf"]) or held_out(pair["gold"]):
+            if any(held_out(f) for f in (pair["pdf"], pair["gold"],
+                                         *pair.get("more_abstracts", []))):
                 raise PairError(f"{pair['id']}: held out for evaluation")
             pdf = obtain(pair["pdf"], files, local)
             gold, abstracts, title = gold_of(pair, obtain(pair["gold"], files, local))
+            for extra in pair.get("more_abstracts", []):
+                markup = obtain(extra, files, local).read_bytes().decode("latin-1")
+                abstracts = {**html_abstracts(markup), **abstracts}
             if not gold["sections"]:
                 raise PairError(f"{pair['id']}: the gold has no heading")
         except PairError as error:
