@@ -13,7 +13,7 @@ SHA-256, keeps them under `<out>/files/`, and converts each gold with the reader
   `sub_article`, the translation of that language printed as its own PDF, else the main
   article without its translations (a translation without references of its own prints
   the article's); `ref_list_title` names the reference list's printed heading where the
-  XML leaves it untitled (or where a translation borrows it);
+  XML leaves it untitled or its title empty (or where a translation borrows it);
 - `isis`: a SciELO ISIS full-text record (the body's HTML, bold paragraphs as headings);
 - `scielo-html`: a SciELO translation page (the same HTML reading).
 
@@ -128,14 +128,16 @@ def jats_part(path: Path, sub_article: str | None, ref_list_title: str | None
             # the translation's PDF prints the article's references ahead of its back matter
             if back is None:
                 back = ET.SubElement(part, "back")
-            for title in shared.findall("title"):
-                shared.remove(title)
+            for printed in shared.findall("title"):
+                shared.remove(printed)
             back.insert(0, shared)
     for refs in part.iter("ref-list"):
-        if ref_list_title and refs.find("title") is None:
-            title = ET.Element("title")
-            title.text = ref_list_title
-            refs.insert(0, title)
+        heading = refs.find("title")
+        if ref_list_title and (heading is None or not _text(heading)):
+            if heading is None:
+                heading = ET.Element("title")
+                refs.insert(0, heading)
+            heading.text = ref_list_title
     main = part.get(XML_LANG, "")
     abstracts: dict[str, str] = {}
     for kind in ("abstract", "trans-abstract"):
