@@ -15,7 +15,11 @@ SHA-256, keeps them under `<out>/files/`, and converts each gold with the reader
   the article's); `ref_list_title` names the reference list's printed heading where the
   XML leaves it untitled or its title empty (or where a translation borrows it);
 - `isis`: a SciELO ISIS full-text record (the body's HTML, bold paragraphs as headings);
-- `scielo-html`: a SciELO translation page (the same HTML reading).
+- `scielo-html`: a SciELO translation page (the same HTML reading);
+- `erudit`: Érudit's article XML (`corps//sectionN/titre` at level N, `grnote/note`,
+  `grbiblio//refbiblio`, `figure`/`tableau` captions, `resume`); `ref_list_title` names the
+  bibliography's printed heading (the XML has none; its bibliography's divisions are not
+  read, as a test fixture may retitle them).
 
 `more_abstracts` lists further files (translation pages) whose abstracts the PDF also prints.
 
@@ -58,7 +62,8 @@ HELD_OUT_FOLDERS = (
     ("scieloorg/scms-upload", "migration/fixtures/classic_website/bases/xml/"),
     ("scieloorg/document-store-migracao", "tests/samples/"),
 )
-ORIGIN = {"jats": "jats", "isis": "isis-html", "scielo-html": "scielo-html"}
+ORIGIN = {"jats": "jats", "isis": "isis-html", "scielo-html": "scielo-html",
+          "erudit": "erudit"}
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 _ABSTRACT_HEADS = {"abstract": "en", "summary": "en", "resumo": "pt", "resumen": "es",
                    "résumé": "fr"}
@@ -157,6 +162,50 @@ def jats_part(path: Path, sub_article: str | None, ref_list_title: str | None
     return gold, abstracts, _text(title_el) if title_el is not None else ""
 
 
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def _own_text(node: ET.Element) -> str:
+    """Text of a node without its `no` (a note's number)."""
+    parts = [node.text or ""]
+    for child in node:
+        if _local(child.tag) != "no":
+            parts.append("".join(child.itertext()))
+        parts.append(child.tail or "")
+    return " ".join("".join(parts).split())
+
+
+def erudit_gold(path: Path, ref_list_title: str | None
+                ) -> tuple[dict[str, Any], dict[str, str], str]:
+    """Gold, abstracts by language and title of an Érudit article."""
+    root = ET.parse(path).getroot()
+    sections: list[dict[str, Any]] = []
+    for el in root.iter():
+        tag = _local(el.tag)
+        if re.fullmatch(r"section[1-6]", tag) or tag in ("merci", "annexe"):
+            title = next((c for c in el if _local(c.tag) == "titre"), None)
+            text = _text(title) if title is not None else ""
+            if text:
+                level = int(tag[-1]) if tag.startswith("section") else 1
+                sections.append({"title": text, "level": level})
+    if ref_list_title and any(_local(el.tag) == "grbiblio" for el in root.iter()):
+        sections.append({"title": ref_list_title, "level": 1})
+    notes = [_own_text(el) for el in root.iter() if _local(el.tag) == "note"]
+    refs = [_text(el) for el in root.iter() if _local(el.tag) == "refbiblio"]
+    captions = [" ".join(_text(c) for c in el if _local(c.tag) in ("no", "legende"))
+                for el in root.iter() if _local(el.tag) in ("figure", "tableau")]
+    abstracts = {el.get("lang", ""): " ".join(_text(c) for c in el if _local(c.tag) != "titre")
+                 for el in root.iter() if _local(el.tag) == "resume"}
+    heading = next((el for el in root.iter() if _local(el.tag) == "grtitre"), None)
+    first = next((c for c in heading if _local(c.tag) == "titre"), None) if (
+        heading is not None) else None
+    gold = {"sections": sections, "captions": [c for c in captions if c],
+            "footnotes": [n for n in notes if n], "references": refs}
+    return gold, {k: v for k, v in abstracts.items() if k and v}, (
+        _text(first) if first is not None else "")
+
+
 def html_abstracts(markup: str) -> dict[str, str]:
     """The paragraphs under an "Abstract/Resumo/Resumen" heading, up to the keywords."""
     abstracts: dict[str, str] = {}
@@ -187,6 +236,8 @@ def gold_of(pair: dict[str, Any], path: Path) -> tuple[dict[str, Any], dict[str,
         if kind == "scielo-html":
             markup = path.read_bytes().decode("latin-1")
             return html_gold(markup), html_abstracts(markup), ""
+        if kind == "erudit":
+            return erudit_gold(path, pair.get("ref_list_title"))
     except ET.ParseError as error:
         raise PairError(f"{path.name}: not well-formed XML: {error}") from error
     raise PairError(f"{pair['id']}: unknown gold kind {kind!r}")

@@ -105,3 +105,41 @@ def test_bad_checksum_and_held_out_pairs_are_left_out_with_their_reason(tmp_path
     assert "held: held out for evaluation" in done.stderr
     assert not list((tmp_path / "out").glob("*.json"))
     assert not (tmp_path / "out" / "files" / "org/repo" / "pdf" / "a.pdf").exists()
+
+
+ERUDIT = """<?xml version="1.0" encoding="utf-8"?>
+<article xmlns="http://www.erudit.org/xsd/article" lang="fr">
+ <liminaire><grtitre><titre>Discours épilinguistiques</titre></grtitre>
+  <resume lang="fr"><alinea>Cet article décrit des discours.</alinea></resume></liminaire>
+ <corps>
+  <section1><no>1</no><epigraphe><alinea>Citation.</alinea></epigraphe></section1>
+  <section1><titre>1. Introduction</titre><para><alinea>Texte.</alinea></para>
+   <section2><titre>1.1 Corpus</titre><para><alinea>Texte.</alinea></para></section2>
+  </section1>
+ </corps>
+ <partiesann>
+  <grbiblio><biblio><divbiblio><titre>H3 avec balise</titre>
+   <refbiblio>Bochmann, Klaus. 2001. Notre langue.</refbiblio></divbiblio></biblio></grbiblio>
+  <grnote><note id="no1"><no>1</no><alinea>Les représentants actifs.</alinea></note></grnote>
+ </partiesann>
+</article>
+"""
+
+
+def test_erudit_articles_give_sections_notes_references_and_abstracts(tmp_path: Path) -> None:
+    copies = tmp_path / "copies"
+    pairs = [{"id": "e", "language": "fr", "layout": "one-column", "gold_kind": "erudit",
+              "ref_list_title": "Références bibliographiques",
+              "pdf": _file(copies, "org/repo", "a.pdf", b"%PDF-1.4 fr"),
+              "gold": _file(copies, "org/repo", "a.xml", ERUDIT.encode())}]
+    done = _run(tmp_path, pairs)
+    assert done.returncode == 0, done.stderr
+    entry = json.loads((tmp_path / "out" / "e.json").read_text(encoding="utf-8"))
+    assert [(s["title"], s["level"]) for s in entry["sections"]] == [
+        ("1. Introduction", 1), ("1.1 Corpus", 2), ("Références bibliographiques", 1)]
+    assert entry["footnotes"] == ["Les représentants actifs."]
+    assert entry["references"] == ["Bochmann, Klaus. 2001. Notre langue."]
+    assert entry["origin"] == "erudit"
+    record = json.loads((tmp_path / "out" / "manifest.jsonl").read_text(encoding="utf-8"))
+    assert record["abstracts"] == {"fr": "Cet article décrit des discours."}
+    assert record["title"] == "Discours épilinguistiques"
