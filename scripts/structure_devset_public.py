@@ -6,8 +6,8 @@ language and layout of the PDF, the gold's kind, and for the PDF and its gold th
 repository, path, commit and SHA-256 of the file. The files are not ours to publish, so each
 run fetches them from GitHub's raw URLs at the listed commit, or copies them from a folder of
 copies already fetched (`--from DIR`, laid out as `DIR/<owner>/<repo>/<path>`), checks their
-SHA-256, keeps them under `<out>/files/`, and converts each gold with the readers of
-`structure_devset.py`:
+SHA-256, keeps them under `<out>/files/`, and converts each gold (the JATS, ISIS and HTML
+readers are `structure_devset.py`'s):
 
 - `jats`: SciELO JATS (`sec/title`, `fig`, `table-wrap`, `fn`, `ref-list`); with
   `sub_article`, the translation of that language printed as its own PDF, else the main
