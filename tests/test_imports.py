@@ -119,6 +119,7 @@ FLOORS: list[set[str]] = [
      "layout", "lazy", "native", "progress", "views"},
     {"bundle", "columns", "dates", "gray_png", "licences", "nfc", "records", "safexml",
      "tables", "textfile", "writable"},
+    {"identity"},
     {"parse", "state", "structure", "text"},
     {"source_table"},
     {"config"},
