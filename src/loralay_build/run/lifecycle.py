@@ -276,7 +276,9 @@ def _summary(state: State, request: BuildRequest, counts: dict[str, int], code: 
         report("%s: %s", request.dataset, ocr_hint(documents, pages, request.command))
     documents, pages = state.without_text(request.dataset)
     if documents and not request.settings.ocr.enabled:
-        log.warning("%s: %s", request.dataset, textless_hint(documents, pages, request.command))
+        # a warning when this run processed documents, so that cron does not mail it nightly
+        report = log.warning if counts.get("processed") else log.info
+        report("%s: %s", request.dataset, textless_hint(documents, pages, request.command))
 
 
 def rejected_input(rejected: Mapping[str, int], folder: Path) -> str:
