@@ -56,6 +56,7 @@ _DIGIT = re.compile(r"\d")
 _NUMBER_START = re.compile(
     r"^(?:\d|[IVXLC]+[.)]?$|[A-H][.)]$|(?i:art|cha|cap|sec|tit|par|ann|app|anex))", re.MULTILINE)
 _TWO_LETTERS = re.compile(r"[^\W\d_].*[^\W\d_]")
+_CARRIES_ON = frozenset(",;:.)]}-–—")
 _LEADER = re.compile(r"\.\s?\.\s?\.|…")
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 _CAPTION_NUMBER = re.compile(rf"^(?:\d{{1,3}}[a-z]?|{_ROMAN}|[A-Z])(?:[.:)\-–—]|$)")
@@ -137,13 +138,31 @@ def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> np.ndarray:
     short = (lines.count <= MAX_WORDS) & ~skip
     # A plain line of more than ten words scores at most 2 unless numbered (space above and
     # below, a known name, less one for its length): only numbered ones are looked at.
-    out = np.flatnonzero(short & (styled | (above & below & (lines.count <= 10))))
+    out = _may_open(lines, np.flatnonzero(short & (styled | (above & below & (lines.count <= 10)))))
     rest = short & ~styled & ~(above & below & (lines.count <= 10))
     numbered = [i for i in matching(_NUMBER_START, lines.firsts).tolist() if rest[i]]
     if not numbered:
         return out
     more = [i for i in numbered if numbering(lines.words_of(i))[0]]
     return np.union1d(out, np.array(more, dtype=np.int64))
+
+
+def _may_open(lines: Lines, found: np.ndarray) -> np.ndarray:
+    """The `found` lines that `line_score` does not reject on their first word alone: a line
+    opening with a lower-case letter or with punctuation that carries on a sentence (unless
+    it names a division, "article 5"), or a lone word of fewer than two letters."""
+    firsts, count = lines.firsts, lines.at.count
+    keep = []
+    for i in found.tolist():
+        first = firsts[i]
+        head = first[0]
+        if (((head.islower() and head.isalpha()) or head in _CARRIES_ON)
+                and first.lower() not in _DIVISIONS):
+            continue
+        if count[i] == 1 and not _TWO_LETTERS.search(first):
+            continue
+        keep.append(i)
+    return np.array(keep, dtype=np.int64)
 
 
 def line_score(lines: Lines, i: int, body: BodyStyle) -> float:

@@ -48,7 +48,8 @@ class Lines:
     def at(self) -> Scalars:
         """The columns as Python lists: reading one line's values from them is several
         times cheaper than from numpy arrays."""
-        return Scalars(self.start.tolist(), self.end.tolist(), self.page.tolist(),
+        return Scalars(self.start.tolist(), self.end.tolist(), self.count.tolist(),
+                       self.page.tolist(),
                        self.block.tolist(), self.size.tolist(), self.bold.tolist(),
                        self.gap_above.tolist(), self.gap_below.tolist())
 
@@ -66,6 +67,7 @@ class Scalars:
 
     start: list[int]
     end: list[int]
+    count: list[int]
     page: list[int]
     block: list[int]
     size: list[float]
