@@ -15,7 +15,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from loralay_build.records import Document
+from loralay_build.records import Document, int_array
 
 _LETTER = re.compile(r"[^\W\d_]")
 
@@ -111,7 +111,7 @@ def text_lines(doc: Document) -> Lines | None:
     n = len(doc.words)
     if n == 0 or len(doc.line_ids) != n:
         return None
-    ids = np.asarray(doc.line_ids)
+    ids = int_array(doc.line_ids)
     cuts = np.flatnonzero(ids[1:] != ids[:-1]) + 1
     start = np.concatenate([[0], cuts])
     end = np.concatenate([cuts, [n]])
@@ -125,7 +125,8 @@ def text_lines(doc: Document) -> Lines | None:
         size = hi[:, 1] - lo[:, 1]
     block = (np.array(at(doc.block_ids)[:-1]) if len(doc.block_ids) == n
              else np.zeros(len(start), dtype=np.int64))
-    bold = (np.isin(ids[start], np.fromiter(doc.bold_lines, dtype=ids.dtype))
+    bold = (np.fromiter(map(doc.bold_lines.__contains__, at(doc.line_ids)[:-1]), dtype=bool,
+                        count=len(start))
             if doc.bold_lines else np.zeros(len(start), dtype=bool))
     lines = Lines(
         words=doc.words, firsts=at(doc.words)[:-1], start=start, end=end, count=end - start,
