@@ -35,7 +35,7 @@ def captions(lines: Lines, body: BodyStyle) -> set[int]:
     lines of its block that are not larger than it."""
     out: set[int] = set()
     words, starts = lines.words, lines.start.tolist()
-    for i in matching(_LABEL, lines.firsts).tolist():
+    for i in lines.opening(_LABEL).tolist():
         first = starts[i]
         if i in out or lines.count[i] < 2 or not is_caption_start(words[first:first + 3]):
             continue

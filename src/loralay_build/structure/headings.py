@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from loralay_build.structure.lines import BodyStyle, Lines, letters, matching
+from loralay_build.structure.lines import BodyStyle, Lines, letters
 
 _ROMAN = r"(?=[IVXLC])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
 _DECIMAL = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?$")
@@ -140,7 +140,7 @@ def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> np.ndarray:
     # below, a known name, less one for its length): only numbered ones are looked at.
     out = _may_open(lines, np.flatnonzero(short & (styled | (above & below & (lines.count <= 10)))))
     rest = short & ~styled & ~(above & below & (lines.count <= 10))
-    numbered = [i for i in matching(_NUMBER_START, lines.firsts).tolist() if rest[i]]
+    numbered = [i for i in lines.opening(_NUMBER_START).tolist() if rest[i]]
     if not numbered:
         return out
     more = [i for i in numbered if numbering(lines.words_of(i))[0]]

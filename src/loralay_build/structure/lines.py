@@ -53,6 +53,21 @@ class Lines:
                        self.block.tolist(), self.size.tolist(), self.bold.tolist(),
                        self.gap_above.tolist(), self.gap_below.tolist())
 
+    @cached_property
+    def _joined_firsts(self) -> tuple[str, np.ndarray]:
+        """The first words joined by newlines, and where each ends in that text."""
+        lengths = np.fromiter(map(len, self.firsts), dtype=np.int64, count=len(self.firsts))
+        return "\n".join(self.firsts), np.cumsum(lengths + 1)
+
+    def opening(self, pattern: re.Pattern[str]) -> np.ndarray:
+        """Indices of the lines whose first word `pattern` matches (`^` anchored, MULTILINE),
+        found in one search over the first words (which hold no newline)."""
+        joined, ends = self._joined_firsts
+        hits = [found.start() for found in pattern.finditer(joined)]
+        if not hits:
+            return np.zeros(0, dtype=np.int64)
+        return np.unique(np.searchsorted(ends, hits, side="right"))
+
     def words_of(self, i: int) -> list[str]:
         at = self.at
         return self.words[at.start[i]:at.end[i]]
@@ -94,16 +109,21 @@ def letters(text: str) -> str:
     return "".join(_LETTER.findall(text))
 
 
-def matching(pattern: re.Pattern[str], texts: tuple[str, ...] | list[str]) -> np.ndarray:
-    """Indices of the `texts` where `pattern` matches (`^` anchored, MULTILINE, at a text's
-    start), found in one search over them all: texts hold no newline (words, lines' first
-    words), and most documents have few matches."""
+def matching(pattern: re.Pattern[str], texts: list[str]) -> np.ndarray:
+    """Indices of the `texts` where `pattern` matches anywhere, found in one search over them
+    all joined by newlines (texts hold none): a hit's text is the number of newlines before
+    it, counted from one hit to the next, so the cost is one pass in C and a step per hit
+    (most documents have few)."""
     joined = "\n".join(texts)
-    hits = [found.start() for found in pattern.finditer(joined)]
-    if not hits:
-        return np.zeros(0, dtype=np.int64)
-    ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1)
-    return np.unique(np.searchsorted(ends, hits, side="right"))
+    out: list[int] = []
+    index = done = 0
+    for found in pattern.finditer(joined):
+        at = found.start()
+        index += joined.count("\n", done, at)
+        done = at
+        if not out or out[-1] != index:
+            out.append(index)
+    return np.array(out, dtype=np.int64)
 
 
 def text_lines(doc: Document) -> Lines | None:
