@@ -9,7 +9,6 @@ references heading opens, or whose lines open like entries ("[12]", "3.", "Smith
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 
 import numpy as np
 
@@ -93,21 +92,28 @@ def tables(lines: Lines, body: BodyStyle) -> set[int]:
     cells = wide & (longest[inverse] <= 6)
     if not cells.any():
         return set()
-    rows: dict[int, list[int]] = defaultdict(list)
-    for i in np.flatnonzero(cells).tolist():
-        rows[int(inverse[i])].append(i)
-    grid: dict[int, list[list[int]]] = defaultdict(list)
-    for members in rows.values():
-        grid[int(lines.page[members[0]])].append(members)
-    out: set[int] = set()
-    for members_rows in grid.values():
-        if len(members_rows) < 2:
-            continue
-        starts = [{round(float(lines.x0[i]) / 3) for i in r} for r in members_rows]
-        for k, members in enumerate(members_rows):
-            if any(len(starts[k] & starts[m]) >= 2 for m in range(len(starts)) if m != k):
-                out.update(members)
-    return out
+    # A row is a table's when another row of its page shares two column starts with it:
+    # count, for every pair of rows, the column starts they share.
+    members = np.flatnonzero(cells)
+    column = np.rint(lines.x0[members] / 3).astype(np.int64)
+    # Each (page, column start) is one spot; rows are numbered across pages.
+    row_of = inverse[members]
+    pairs = np.unique(np.stack([lines.page[members].astype(np.int64), column, row_of]), axis=1)
+    spot = pairs[0] * (int(column.max()) - int(column.min()) + 1) + (pairs[1] - column.min())
+    order = np.argsort(spot, kind="stable")
+    spot, rows = spot[order], pairs[2][order]
+    first = np.flatnonzero(np.r_[True, spot[1:] != spot[:-1]])
+    size = np.diff(np.r_[first, len(spot)])
+    # Every (row, other row) of each spot: a row repeated once per row of its spot.
+    per = np.repeat(size, size)
+    left = np.repeat(rows, per)
+    base = np.repeat(np.repeat(first, size), per)
+    step = np.arange(len(left)) - np.repeat(np.cumsum(per) - per, per)
+    right = rows[base + step]
+    other = left != right
+    shared, times = np.unique(left[other] * len(counts) + right[other], return_counts=True)
+    table_rows = np.unique(shared[times >= 2] // len(counts))
+    return set(members[np.isin(row_of, table_rows)].tolist())
 
 
 def formulas(lines: Lines, body: BodyStyle) -> set[int]:
