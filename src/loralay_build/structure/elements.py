@@ -24,7 +24,7 @@ REFERENCE_NAMES = frozenset({
 _ENTRY = re.compile(r"^(?:\[\d{1,3}\]|\d{1,3}\.|\(\d{1,3}\))$")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _NUMBERED = re.compile(r"^[\divxlc.]+\s+")
-_LABEL = re.compile(r"^(?:(?i:fig|tab|qua|grá|gra|cha|abb|sch|pla|lâm)|그림|표)", re.MULTILINE)
+_LABEL = re.compile(r"\n(?:(?i:fig|tab|qua|grá|gra|cha|abb|sch|pla|lâm)|그림|표)")
 _MATH = re.compile("[=∑∫≤≥±×√∈→∞∂≈≠∀∃∇∏⊂⊆∪∩]")
 
 
@@ -98,10 +98,10 @@ def tables(lines: Lines, body: BodyStyle) -> set[int]:
     column = np.rint(lines.x0[members] / 3).astype(np.int64)
     # Each (page, column start) is one spot; rows are numbered across pages.
     row_of = inverse[members]
-    pairs = np.unique(np.stack([lines.page[members].astype(np.int64), column, row_of]), axis=1)
-    spot = pairs[0] * (int(column.max()) - int(column.min()) + 1) + (pairs[1] - column.min())
-    order = np.argsort(spot, kind="stable")
-    spot, rows = spot[order], pairs[2][order]
+    spot = (lines.page[members].astype(np.int64) * (int(column.max()) - int(column.min()) + 1)
+            + (column - column.min()))
+    held = np.unique(spot * len(counts) + row_of)  # (spot, row) pairs, by spot
+    spot, rows = held // len(counts), held % len(counts)
     first = np.flatnonzero(np.r_[True, spot[1:] != spot[:-1]])
     size = np.diff(np.r_[first, len(spot)])
     # Every (row, other row) of each spot: a row repeated once per row of its spot.
@@ -112,8 +112,7 @@ def tables(lines: Lines, body: BodyStyle) -> set[int]:
     right = rows[base + step]
     other = left != right
     shared, times = np.unique(left[other] * len(counts) + right[other], return_counts=True)
-    table_rows = np.unique(shared[times >= 2] // len(counts))
-    return set(members[np.isin(row_of, table_rows)].tolist())
+    return set(members[np.isin(row_of, shared[times >= 2] // len(counts))].tolist())
 
 
 def formulas(lines: Lines, body: BodyStyle) -> set[int]:

@@ -55,18 +55,18 @@ class Lines:
 
     @cached_property
     def _joined_firsts(self) -> tuple[str, np.ndarray]:
-        """The first words joined by newlines, and where each ends in that text."""
+        """The first words, each after a newline, and where each ends in that text."""
         lengths = np.fromiter(map(len, self.firsts), dtype=np.int64, count=len(self.firsts))
-        return "\n".join(self.firsts), np.cumsum(lengths + 1)
+        return "\n" + "\n".join(self.firsts), np.cumsum(lengths + 1)
 
     def opening(self, pattern: re.Pattern[str]) -> np.ndarray:
-        """Indices of the lines whose first word `pattern` matches (`^` anchored, MULTILINE),
-        found in one search over the first words (which hold no newline)."""
+        """Indices of the lines whose first word `pattern` matches, in order. The pattern
+        opens with the newline before the word (MULTILINE, `$` at the word's end): one
+        search over all first words, which the newline lets the regex engine skip through
+        far faster than a `^` anchor."""
         joined, ends = self._joined_firsts
         hits = [found.start() for found in pattern.finditer(joined)]
-        if not hits:
-            return np.zeros(0, dtype=np.int64)
-        return np.unique(np.searchsorted(ends, hits, side="right"))
+        return np.searchsorted(ends, np.array(hits, dtype=np.int64), side="right")
 
     def words_of(self, i: int) -> list[str]:
         at = self.at
