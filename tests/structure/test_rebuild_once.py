@@ -72,7 +72,8 @@ def test_rows_of_the_previous_format_are_rebuilt_once(tmp_path: Path) -> None:
     assert new.returncode == 0, new.stderr
     assert _processed(out) == 3  # every row once, none twice
     rows = _rows(out)
-    assert sorted(r["article_id"] for r in rows) == sorted(r["article_id"] for r in old_rows)
+    assert sorted(str(r["article_id"]) for r in rows) == sorted(
+        str(r["article_id"]) for r in old_rows)
     for row in rows:
         words = row["article_words"]
         assert isinstance(words, list) and words
