@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from loralay_build.structure.headings import is_caption_start
-from loralay_build.structure.lines import BodyStyle, Lines, matching
+from loralay_build.structure.lines import BodyStyle, Lines
 
 REFERENCE_NAMES = frozenset({
     "references", "reference", "bibliography", "bibliographie", "bibliografía", "bibliografia",
@@ -24,7 +24,9 @@ REFERENCE_NAMES = frozenset({
 _ENTRY = re.compile(r"^(?:\[\d{1,3}\]|\d{1,3}\.|\(\d{1,3}\))$")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _NUMBERED = re.compile(r"^[\divxlc.]+\s+")
-_LABEL = re.compile(r"\n(?:(?i:fig|tab|qua|grá|gra|cha|abb|sch|pla|lâm)|그림|표)")
+# The lookahead lets the engine skip most lines on their first letter.
+_LABEL = re.compile(
+    r"\n(?=(?i:[ftqgcaspl])|그|표)(?:(?i:fig|tab|qua|grá|gra|cha|abb|sch|pla|lâm)|그림|표)")
 _MATH = re.compile("[=∑∫≤≥±×√∈→∞∂≈≠∀∃∇∏⊂⊆∪∩]")
 
 
@@ -121,13 +123,14 @@ def formulas(lines: Lines, body: BodyStyle) -> set[int]:
     indented = np.zeros(len(lines), dtype=bool)
     indented[1:] = lines.x0[1:] > lines.x0[:-1] + 2 * body.size
     apart = ((lines.gap_above > body.apart) | (lines.gap_below > body.apart) | indented)
-    signs = matching(_MATH, lines.words)
-    if not len(signs):
-        return set()
-    holding = np.unique(np.searchsorted(lines.start, signs, side="right") - 1)
     out: set[int] = set()
-    for i in holding[apart[holding] & (lines.count[holding] <= 20)].tolist():
-        line = lines.words_of(i)
+    words, at = lines.words, lines.at
+    search = _MATH.search
+    # Only lines set apart and short enough are looked at: most lines are neither.
+    for i in np.flatnonzero(apart & (lines.count <= 20)).tolist():
+        line = words[at.start[i]:at.end[i]]
+        if not search(" ".join(line)):
+            continue
         wordy = sum(len(w) >= 3 and w.isalpha() for w in line)
         if wordy <= max(1, len(line) // 3):
             out.add(i)

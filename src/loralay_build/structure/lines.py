@@ -109,23 +109,6 @@ def letters(text: str) -> str:
     return "".join(_LETTER.findall(text))
 
 
-def matching(pattern: re.Pattern[str], texts: list[str]) -> np.ndarray:
-    """Indices of the `texts` where `pattern` matches anywhere, found in one search over them
-    all joined by newlines (texts hold none): a hit's text is the number of newlines before
-    it, counted from one hit to the next, so the cost is one pass in C and a step per hit
-    (most documents have few)."""
-    joined = "\n".join(texts)
-    out: list[int] = []
-    index = done = 0
-    for found in pattern.finditer(joined):
-        at = found.start()
-        index += joined.count("\n", done, at)
-        done = at
-        if not out or out[-1] != index:
-            out.append(index)
-    return np.array(out, dtype=np.int64)
-
-
 def text_lines(doc: Document) -> Lines | None:
     """The document's lines; None when the parser gave no line ids."""
     n = len(doc.words)
@@ -143,14 +126,14 @@ def text_lines(doc: Document) -> Lines | None:
         size = np.array(at(doc.font_sizes)[:-1], dtype=np.float64)
     else:
         size = hi[:, 1] - lo[:, 1]
-    block = (np.array(at(doc.block_ids)[:-1]) if len(doc.block_ids) == n
+    block = (int_array(doc.block_ids)[start] if len(doc.block_ids) == n
              else np.zeros(len(start), dtype=np.int64))
-    bold = (np.fromiter(map(doc.bold_lines.__contains__, at(doc.line_ids)[:-1]), dtype=bool,
+    bold = (np.fromiter(map(doc.bold_lines.__contains__, ids[start].tolist()), dtype=bool,
                         count=len(start))
             if doc.bold_lines else np.zeros(len(start), dtype=bool))
     lines = Lines(
         words=doc.words, firsts=at(doc.words)[:-1], start=start, end=end, count=end - start,
-        page=np.array(at(doc.word_pages)[:-1]), block=block,
+        page=int_array(doc.word_pages)[start], block=block,
         x0=lo[:, 0], y0=lo[:, 1], x1=hi[:, 0], y1=hi[:, 1], size=size, bold=bold,
         gap_above=np.full(len(start), -1.0), gap_below=np.full(len(start), -1.0),
     )
