@@ -35,27 +35,27 @@ def captions(lines: Lines, body: BodyStyle) -> set[int]:
     punctuation, or set apart (small, bold, or first in its block), with the following
     lines of its block that are not larger than it."""
     out: set[int] = set()
-    words, starts = lines.words, lines.start.tolist()
+    words, at = lines.words, lines.at
+    size, bold, block, page, above = at.size, at.bold, at.block, at.page, at.gap_above
     for i in lines.opening(_LABEL).tolist():
-        first = starts[i]
-        if i in out or lines.count[i] < 2 or not is_caption_start(words[first:first + 3]):
+        line = words[at.start[i]:at.end[i]]
+        if i in out or len(line) < 2 or not is_caption_start(line[:3]):
             continue
-        line = lines.words_of(i)
-        small = lines.size[i] < 0.95 * body.size
-        apart = (small or lines.bold[i] or i == 0 or lines.block[i - 1] != lines.block[i]
-                 or not 0 <= lines.gap_above[i] <= body.apart)
+        small = size[i] < 0.95 * body.size
+        apart = (small or bold[i] or i == 0 or block[i - 1] != block[i]
+                 or not 0 <= above[i] <= body.apart)
         marked = line[1][-1] in ".:)-–—|" or line[0].isupper() or (
             len(line) > 2 and line[2] in {"-", "–", "—", ":", "|", "."})
-        if not (apart and (marked or small or lines.bold[i])):
+        if not (apart and (marked or small or bold[i])):
             continue
         out.add(i)
         j = i + 1
-        count = int(lines.count[i])
-        while (j < len(lines) and lines.block[j] == lines.block[i] and count < 80
-               and 0 <= lines.gap_above[j] <= body.apart
-               and lines.page[j] == lines.page[i] and lines.size[j] <= lines.size[i] * 1.05
+        count = len(line)
+        while (j < len(lines) and block[j] == block[i] and count < 80
+               and 0 <= above[j] <= body.apart
+               and page[j] == page[i] and size[j] <= size[i] * 1.05
                and not is_caption_start(lines.words_of(j))):
-            count += int(lines.count[j])
+            count += at.count[j]
             out.add(j)
             j += 1
     return out
