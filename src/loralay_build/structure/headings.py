@@ -144,10 +144,11 @@ def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> np.ndarray:
     found = np.flatnonzero(short & (styled | (above & below & (lines.count <= 10))))
     out = _may_open(lines, found, _layout_score(lines, body)[found].tolist())
     rest = short & ~styled & ~(above & below & (lines.count <= 10))
-    numbered = [i for i in lines.opening(_NUMBER_START).tolist() if rest[i]]
-    if not numbered:
+    numbered = lines.opening(_NUMBER_START)
+    numbered = numbered[rest[numbered]]
+    if not len(numbered):
         return out
-    more = [i for i in numbered if numbering(lines.words_of(i))[0]]
+    more = [i for i in numbered.tolist() if numbering(lines.words_of(i))[0]]
     return np.union1d(out, np.array(more, dtype=np.int64))
 
 
