@@ -104,7 +104,7 @@ def _reference_lists(lines: Lines, body: BodyStyle, headings: list[Heading],
         heading = headings[k]
         kept.append(heading)
         k += 1
-        words = [w for i in range(heading.first, heading.last + 1) for w in lines.words_of(i)]
+        words = lines.words[lines.at.start[heading.first]:lines.at.end[heading.last]]
         if not is_reference_heading(words):
             if any(h.level <= heading.level for h in headings[k:]):
                 continue  # not the last top-level section
@@ -131,7 +131,7 @@ def _sections(lines: Lines | None, headings: list[Heading], n: int) -> list[dict
                     "word_end": starts[0] if starts else n})
     for k, heading in enumerate(headings):
         assert lines is not None
-        title = " ".join(lines.text(i) for i in range(heading.first, heading.last + 1))
+        title = " ".join(lines.words[lines.at.start[heading.first]:lines.at.end[heading.last]])
         end = starts[k + 1] if k + 1 < len(starts) else n
         out.append({"title": title, "level": heading.level, "word_start": starts[k],
                      "word_end": end})

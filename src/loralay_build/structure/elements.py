@@ -146,6 +146,10 @@ def looks_like_entries(lines: Lines, members: list[int]) -> bool:
     """Most lines of the span open like reference entries or carry a year."""
     if len(members) < 3:
         return False
-    opening = sum(bool(_ENTRY.match(lines.words[lines.start[i]])) for i in members)
+    firsts = lines.firsts
+    if sum(bool(_ENTRY.match(firsts[i])) for i in members) >= 0.3 * len(members):
+        return True
+    if len(members) < 6:
+        return False
     years = sum(bool(_YEAR.search(lines.text(i))) for i in members)
-    return opening >= 0.3 * len(members) or (years >= 0.5 * len(members) and len(members) >= 6)
+    return years >= 0.5 * len(members)
