@@ -278,19 +278,19 @@ def find_headings(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[Headi
     mask: captions, footnotes, tables) are never headings."""
     out: list[Heading] = []
     after = -1
+    at, skipped = lines.at, skip.tolist()
     for i in candidates(lines, body, skip).tolist():
         if i <= after or line_score(lines, i, body) < MIN_SCORE:
             continue
         last = i
-        count = int(lines.count[i])
-        while (last + 1 < len(lines) and not skip[last + 1] and count < 24
+        count = at.count[i]
+        while (last + 1 < len(lines) and not skipped[last + 1] and count < 24
                and _continues(lines, i, last + 1, body)):
             last += 1
-            count += int(lines.count[last])
+            count += at.count[last]
         words = lines.words_of(i)
         depth, taken = numbering(words)
-        style = (round(float(lines.size[i]) * 2) / 2, bool(lines.bold[i]),
-                 _all_caps(lines.text(i)))
+        style = (round(at.size[i] * 2) / 2, bool(at.bold[i]), _all_caps(" ".join(words)))
         out.append(Heading(i, last, depth, bool(depth) or is_known_name(words[taken:]), style))
         after = last
     return out
