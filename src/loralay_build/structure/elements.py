@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from loralay_build.structure.headings import is_caption_start
-from loralay_build.structure.lines import BodyStyle, Lines
+from loralay_build.structure.lines import BodyStyle, Lines, distinct
 
 REFERENCE_NAMES = frozenset({
     "references", "reference", "bibliography", "bibliographie", "bibliografía", "bibliografia",
@@ -85,7 +85,7 @@ def tables(lines: Lines, body: BodyStyle) -> set[int]:
     tolerance = max(body.size * 0.5, 1.0)
     row = np.rint((lines.y0 + lines.y1) / 2 / tolerance).astype(np.int64)
     key = lines.page.astype(np.int64) * 1_000_000 + row
-    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    _, inverse, counts = distinct(key)
     wide = counts[inverse] >= 3
     if not wide.any():
         return set()
@@ -102,7 +102,7 @@ def tables(lines: Lines, body: BodyStyle) -> set[int]:
     row_of = inverse[members]
     spot = (lines.page[members].astype(np.int64) * (int(column.max()) - int(column.min()) + 1)
             + (column - column.min()))
-    held = np.unique(spot * len(counts) + row_of)  # (spot, row) pairs, by spot
+    held = distinct(spot * len(counts) + row_of)[0]  # (spot, row) pairs, by spot
     spot, rows = held // len(counts), held % len(counts)
     first = np.flatnonzero(np.r_[True, spot[1:] != spot[:-1]])
     size = np.diff(np.r_[first, len(spot)])
@@ -113,7 +113,7 @@ def tables(lines: Lines, body: BodyStyle) -> set[int]:
     step = np.arange(len(left)) - np.repeat(np.cumsum(per) - per, per)
     right = rows[base + step]
     other = left != right
-    shared, times = np.unique(left[other] * len(counts) + right[other], return_counts=True)
+    shared, _, times = distinct(left[other] * len(counts) + right[other])
     return set(members[np.isin(row_of, shared[times >= 2] // len(counts))].tolist())
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from loralay_build.structure.lines import BodyStyle, Lines, letters
+from loralay_build.structure.lines import BodyStyle, Lines, distinct, letters
 
 _ROMAN = r"(?=[IVXLC])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
 _DECIMAL = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?$")
@@ -149,7 +149,7 @@ def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> np.ndarray:
     if not len(numbered):
         return out
     more = [i for i in numbered.tolist() if numbering(lines.words_of(i))[0]]
-    return np.union1d(out, np.array(more, dtype=np.int64))
+    return distinct(np.concatenate([out, np.array(more, dtype=np.int64)]))[0]
 
 
 def _layout_score(lines: Lines, body: BodyStyle) -> np.ndarray:

@@ -179,3 +179,17 @@ def _median(values: np.ndarray) -> float:
     if len(ordered) % 2:
         return float(ordered[half])
     return float((ordered[half - 1] + ordered[half]) / 2)
+
+
+def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`np.unique(values, return_inverse=True, return_counts=True)` for a 1-D array, by one
+    sort: numpy's own costs several times more on the few hundred values of a document."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    new = np.empty(len(ordered), dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    firsts = np.flatnonzero(new)
+    inverse = np.empty(len(values), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return ordered[firsts], inverse, np.diff(np.append(firsts, len(ordered)))
