@@ -104,8 +104,8 @@ def tables(lines: Lines, body: BodyStyle) -> set[int]:
             + (column - column.min()))
     held = distinct(spot * len(counts) + row_of)[0]  # (spot, row) pairs, by spot
     spot, rows = held // len(counts), held % len(counts)
-    first = np.flatnonzero(np.r_[True, spot[1:] != spot[:-1]])
-    size = np.diff(np.r_[first, len(spot)])
+    size = distinct(spot)[2]  # the rows of each spot, in spot order
+    first = np.cumsum(size) - size
     # Every (row, other row) of each spot: a row repeated once per row of its spot.
     per = np.repeat(size, size)
     left = np.repeat(rows, per)
