@@ -52,9 +52,10 @@ _CAPTION_START = re.compile(
 MIN_SCORE = 3.0
 MAX_WORDS = 16
 _DIGIT = re.compile(r"\d")
-# What a numbered heading's first word may open with (a cheap test before `numbering`).
+# What a numbered heading's first word may open with (a cheap test before `numbering`); the
+# lookahead lets the engine skip most lines on their first character.
 _NUMBER_START = re.compile(
-    r"\n(?:\d{1,2}(?:\.\d{1,2}){0,4}\.?$|[IVXLC]+[.)]?$|[A-H][.)]$"
+    r"\n(?=\d|[IVXLCA-H]|(?i:[acstp]))(?:\d{1,2}(?:\.\d{1,2}){0,4}\.?$|[IVXLC]+[.)]?$|[A-H][.)]$"
     r"|(?i:art|cha|cap|sec|tit|par|ann|app|anex))", re.MULTILINE)
 _TWO_LETTERS = re.compile(r"[^\W\d_].*[^\W\d_]")
 _CARRIES_ON = frozenset(",;:.)]}-–—")
