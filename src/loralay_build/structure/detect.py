@@ -104,12 +104,12 @@ def _reference_lists(lines: Lines, body: BodyStyle, headings: list[Heading],
         heading = headings[k]
         kept.append(heading)
         k += 1
-        words = [w for i in range(heading.first, heading.last + 1) for w in lines.words_of(i)]
+        words = lines.words[lines.at.start[heading.first]:lines.at.end[heading.last]]
         if not is_reference_heading(words):
-            end = next((h.first for h in headings[k:] if h.level <= heading.level), len(lines))
-            last_top = all(h.level > heading.level for h in headings[k:])
-            span = [i for i in range(heading.last + 1, end) if not line_roles[i]]
-            if not (last_top and looks_like_entries(lines, span)):
+            if any(h.level <= heading.level for h in headings[k:]):
+                continue  # not the last top-level section
+            span = np.flatnonzero(line_roles[heading.last + 1:] == Role.BODY) + heading.last + 1
+            if not looks_like_entries(lines, span.tolist()):
                 continue
         while k < len(headings) and not _strong(headings[k], lines, body):
             k += 1  # an entry set apart, not a heading
@@ -131,7 +131,7 @@ def _sections(lines: Lines | None, headings: list[Heading], n: int) -> list[dict
                     "word_end": starts[0] if starts else n})
     for k, heading in enumerate(headings):
         assert lines is not None
-        title = " ".join(lines.text(i) for i in range(heading.first, heading.last + 1))
+        title = " ".join(lines.words[lines.at.start[heading.first]:lines.at.end[heading.last]])
         end = starts[k + 1] if k + 1 < len(starts) else n
         out.append({"title": title, "level": heading.level, "word_start": starts[k],
                      "word_end": end})

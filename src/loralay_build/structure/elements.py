@@ -9,12 +9,11 @@ references heading opens, or whose lines open like entries ("[12]", "3.", "Smith
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 
 import numpy as np
 
 from loralay_build.structure.headings import is_caption_start
-from loralay_build.structure.lines import BodyStyle, Lines, matching
+from loralay_build.structure.lines import BodyStyle, Lines, distinct
 
 REFERENCE_NAMES = frozenset({
     "references", "reference", "bibliography", "bibliographie", "bibliografía", "bibliografia",
@@ -25,7 +24,9 @@ REFERENCE_NAMES = frozenset({
 _ENTRY = re.compile(r"^(?:\[\d{1,3}\]|\d{1,3}\.|\(\d{1,3}\))$")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _NUMBERED = re.compile(r"^[\divxlc.]+\s+")
-_LABEL = re.compile(r"^(?:(?i:fig|tab|qua|grá|gra|cha|abb|sch|pla|lâm)|그림|표)", re.MULTILINE)
+# The lookahead lets the engine skip most lines on their first letter.
+_LABEL = re.compile(
+    r"\n(?=(?i:[ftqgcaspl])|그|표)(?:(?i:fig|tab|qua|grá|gra|cha|abb|sch|pla|lâm)|그림|표)")
 _MATH = re.compile("[=∑∫≤≥±×√∈→∞∂≈≠∀∃∇∏⊂⊆∪∩]")
 
 
@@ -34,27 +35,27 @@ def captions(lines: Lines, body: BodyStyle) -> set[int]:
     punctuation, or set apart (small, bold, or first in its block), with the following
     lines of its block that are not larger than it."""
     out: set[int] = set()
-    words, starts = lines.words, lines.start.tolist()
-    for i in matching(_LABEL, lines.firsts).tolist():
-        first = starts[i]
-        if i in out or lines.count[i] < 2 or not is_caption_start(words[first:first + 3]):
+    words, at = lines.words, lines.at
+    size, bold, block, page, above = at.size, at.bold, at.block, at.page, at.gap_above
+    for i in lines.opening(_LABEL).tolist():
+        line = words[at.start[i]:at.end[i]]
+        if i in out or len(line) < 2 or not is_caption_start(line[:3]):
             continue
-        line = lines.words_of(i)
-        small = lines.size[i] < 0.95 * body.size
-        apart = (small or lines.bold[i] or i == 0 or lines.block[i - 1] != lines.block[i]
-                 or not 0 <= lines.gap_above[i] <= body.apart)
+        small = size[i] < 0.95 * body.size
+        apart = (small or bold[i] or i == 0 or block[i - 1] != block[i]
+                 or not 0 <= above[i] <= body.apart)
         marked = line[1][-1] in ".:)-–—|" or line[0].isupper() or (
             len(line) > 2 and line[2] in {"-", "–", "—", ":", "|", "."})
-        if not (apart and (marked or small or lines.bold[i])):
+        if not (apart and (marked or small or bold[i])):
             continue
         out.add(i)
         j = i + 1
-        count = int(lines.count[i])
-        while (j < len(lines) and lines.block[j] == lines.block[i] and count < 80
-               and 0 <= lines.gap_above[j] <= body.apart
-               and lines.page[j] == lines.page[i] and lines.size[j] <= lines.size[i] * 1.05
+        count = len(line)
+        while (j < len(lines) and block[j] == block[i] and count < 80
+               and 0 <= above[j] <= body.apart
+               and page[j] == page[i] and size[j] <= size[i] * 1.05
                and not is_caption_start(lines.words_of(j))):
-            count += int(lines.count[j])
+            count += at.count[j]
             out.add(j)
             j += 1
     return out
@@ -84,7 +85,7 @@ def tables(lines: Lines, body: BodyStyle) -> set[int]:
     tolerance = max(body.size * 0.5, 1.0)
     row = np.rint((lines.y0 + lines.y1) / 2 / tolerance).astype(np.int64)
     key = lines.page.astype(np.int64) * 1_000_000 + row
-    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    _, inverse, counts = distinct(key)
     wide = counts[inverse] >= 3
     if not wide.any():
         return set()
@@ -93,21 +94,27 @@ def tables(lines: Lines, body: BodyStyle) -> set[int]:
     cells = wide & (longest[inverse] <= 6)
     if not cells.any():
         return set()
-    rows: dict[int, list[int]] = defaultdict(list)
-    for i in np.flatnonzero(cells).tolist():
-        rows[int(inverse[i])].append(i)
-    grid: dict[int, list[list[int]]] = defaultdict(list)
-    for members in rows.values():
-        grid[int(lines.page[members[0]])].append(members)
-    out: set[int] = set()
-    for members_rows in grid.values():
-        if len(members_rows) < 2:
-            continue
-        starts = [{round(float(lines.x0[i]) / 3) for i in r} for r in members_rows]
-        for k, members in enumerate(members_rows):
-            if any(len(starts[k] & starts[m]) >= 2 for m in range(len(starts)) if m != k):
-                out.update(members)
-    return out
+    # A row is a table's when another row of its page shares two column starts with it:
+    # count, for every pair of rows, the column starts they share.
+    members = np.flatnonzero(cells)
+    column = np.rint(lines.x0[members] / 3).astype(np.int64)
+    # Each (page, column start) is one spot; rows are numbered across pages.
+    row_of = inverse[members]
+    spot = (lines.page[members].astype(np.int64) * (int(column.max()) - int(column.min()) + 1)
+            + (column - column.min()))
+    held = distinct(spot * len(counts) + row_of)[0]  # (spot, row) pairs, by spot
+    spot, rows = held // len(counts), held % len(counts)
+    size = distinct(spot)[2]  # the rows of each spot, in spot order
+    first = np.cumsum(size) - size
+    # Every (row, other row) of each spot: a row repeated once per row of its spot.
+    per = np.repeat(size, size)
+    left = np.repeat(rows, per)
+    base = np.repeat(np.repeat(first, size), per)
+    step = np.arange(len(left)) - np.repeat(np.cumsum(per) - per, per)
+    right = rows[base + step]
+    other = left != right
+    shared, _, times = distinct(left[other] * len(counts) + right[other])
+    return set(members[np.isin(row_of, shared[times >= 2] // len(counts))].tolist())
 
 
 def formulas(lines: Lines, body: BodyStyle) -> set[int]:
@@ -116,13 +123,14 @@ def formulas(lines: Lines, body: BodyStyle) -> set[int]:
     indented = np.zeros(len(lines), dtype=bool)
     indented[1:] = lines.x0[1:] > lines.x0[:-1] + 2 * body.size
     apart = ((lines.gap_above > body.apart) | (lines.gap_below > body.apart) | indented)
-    signs = matching(_MATH, lines.words)
-    if not len(signs):
-        return set()
-    holding = np.unique(np.searchsorted(lines.start, signs, side="right") - 1)
     out: set[int] = set()
-    for i in holding[apart[holding] & (lines.count[holding] <= 20)].tolist():
-        line = lines.words_of(i)
+    words, at = lines.words, lines.at
+    search = _MATH.search
+    # Only lines set apart and short enough are looked at: most lines are neither.
+    for i in np.flatnonzero(apart & (lines.count <= 20)).tolist():
+        line = words[at.start[i]:at.end[i]]
+        if not search(" ".join(line)):
+            continue
         wordy = sum(len(w) >= 3 and w.isalpha() for w in line)
         if wordy <= max(1, len(line) // 3):
             out.add(i)
@@ -138,6 +146,10 @@ def looks_like_entries(lines: Lines, members: list[int]) -> bool:
     """Most lines of the span open like reference entries or carry a year."""
     if len(members) < 3:
         return False
-    opening = sum(bool(_ENTRY.match(lines.words[lines.start[i]])) for i in members)
+    firsts = lines.firsts
+    if sum(bool(_ENTRY.match(firsts[i])) for i in members) >= 0.3 * len(members):
+        return True
+    if len(members) < 6:
+        return False
     years = sum(bool(_YEAR.search(lines.text(i))) for i in members)
-    return opening >= 0.3 * len(members) or (years >= 0.5 * len(members) and len(members) >= 6)
+    return years >= 0.5 * len(members)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from loralay_build.structure.lines import BodyStyle, Lines, letters, matching
+from loralay_build.structure.lines import BodyStyle, Lines, distinct, letters
 
 _ROMAN = r"(?=[IVXLC])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
 _DECIMAL = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?$")
@@ -52,10 +52,15 @@ _CAPTION_START = re.compile(
 MIN_SCORE = 3.0
 MAX_WORDS = 16
 _DIGIT = re.compile(r"\d")
-# What a numbered heading's first word may open with (a cheap test before `numbering`).
+# What a numbered heading's first word may open with (a cheap test before `numbering`); the
+# lookahead lets the engine skip most lines on their first character.
 _NUMBER_START = re.compile(
-    r"^(?:\d|[IVXLC]+[.)]?$|[A-H][.)]$|(?i:art|cha|cap|sec|tit|par|ann|app|anex))", re.MULTILINE)
+    r"\n(?=\d|[IVXLCA-H]|(?i:[acstp]))(?:\d{1,2}(?:\.\d{1,2}){0,4}\.?$|[IVXLC]+[.)]?$|[A-H][.)]$"
+    r"|(?i:art|cha|cap|sec|tit|par|ann|app|anex))", re.MULTILINE)
 _TWO_LETTERS = re.compile(r"[^\W\d_].*[^\W\d_]")
+_CARRIES_ON = frozenset(",;:.)]}-–—")
+# What a first word that `numbering` accepts may look like (a cheap superset).
+_NUMBERED_FIRST = re.compile(r"\d|[IVXLCDM]+[.)]?$|[A-H][.)]$")
 _LEADER = re.compile(r"\.\s?\.\s?\.|…")
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 _CAPTION_NUMBER = re.compile(rf"^(?:\d{{1,3}}[a-z]?|{_ROMAN}|[A-Z])(?:[.:)\-–—]|$)")
@@ -137,13 +142,59 @@ def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> np.ndarray:
     short = (lines.count <= MAX_WORDS) & ~skip
     # A plain line of more than ten words scores at most 2 unless numbered (space above and
     # below, a known name, less one for its length): only numbered ones are looked at.
-    out = np.flatnonzero(short & (styled | (above & below & (lines.count <= 10))))
+    found = np.flatnonzero(short & (styled | (above & below & (lines.count <= 10))))
+    out = _may_open(lines, found, _layout_score(lines, body)[found].tolist())
     rest = short & ~styled & ~(above & below & (lines.count <= 10))
-    numbered = [i for i in matching(_NUMBER_START, lines.firsts).tolist() if rest[i]]
-    if not numbered:
+    numbered = lines.opening(_NUMBER_START)
+    numbered = numbered[rest[numbered]]
+    if not len(numbered):
         return out
-    more = [i for i in numbered if numbering(lines.words_of(i))[0]]
-    return np.union1d(out, np.array(more, dtype=np.int64))
+    more = [i for i in numbered.tolist() if numbering(lines.words_of(i))[0]]
+    return distinct(np.concatenate([out, np.array(more, dtype=np.int64)]))[0]
+
+
+def _layout_score(lines: Lines, body: BodyStyle) -> np.ndarray:
+    """The part of every line's `line_score` that its size, weight, spacing and length
+    give, as one array."""
+    ratio = lines.size / body.size
+    score = np.where(ratio >= 1.15, 2.0, np.where(ratio >= 1.05, 1.0,
+                                                   np.where(ratio < 0.93, -2.0, 0.0)))
+    score += 2.0 * lines.bold
+    score += (lines.gap_above < 0) | (lines.gap_above > body.apart)
+    score += lines.gap_below > body.apart
+    score -= lines.count > 10
+    return score
+
+
+def _may_open(lines: Lines, found: np.ndarray, layout: list[float]) -> np.ndarray:
+    """The `found` lines that `line_score` does not reject on their first word and layout
+    alone: a line opening with a lower-case letter or with punctuation that carries on a
+    sentence (unless it names a division, "article 5"), a lone word of fewer than two
+    letters, or one whose layout score (`layout`, one per found line) stays below MIN_SCORE
+    with the most that its numbering, capitals and a known name could add."""
+    firsts, count = lines.firsts, lines.at.count
+    keep = []
+    for i, score in zip(found.tolist(), layout, strict=True):
+        first = firsts[i]
+        head = first[:1]
+        if (((head.islower() and head.isalpha()) or head in _CARRIES_ON)
+                and first.lower() not in _DIVISIONS):
+            continue
+        if count[i] == 1 and not _TWO_LETTERS.search(first):
+            continue
+        if score < MIN_SCORE:
+            # Numbering adds 2 and a known name after it 1; unnumbered, the name is the
+            # first word (known names are single words). Capitals need no lower-case letter.
+            if _NUMBERED_FIRST.match(first) or first.lower() in _DIVISIONS:
+                score += 3.0
+            elif first.lower().strip(".:") in KNOWN_NAMES:
+                score += 1.0
+            if count[i] <= 10 and not any(map(str.islower, first)):
+                score += 1.0
+            if score < MIN_SCORE:
+                continue
+        keep.append(i)
+    return np.array(keep, dtype=np.int64)
 
 
 def line_score(lines: Lines, i: int, body: BodyStyle) -> float:
@@ -228,19 +279,19 @@ def find_headings(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[Headi
     mask: captions, footnotes, tables) are never headings."""
     out: list[Heading] = []
     after = -1
+    at, skipped = lines.at, skip.tolist()
     for i in candidates(lines, body, skip).tolist():
         if i <= after or line_score(lines, i, body) < MIN_SCORE:
             continue
         last = i
-        count = int(lines.count[i])
-        while (last + 1 < len(lines) and not skip[last + 1] and count < 24
+        count = at.count[i]
+        while (last + 1 < len(lines) and not skipped[last + 1] and count < 24
                and _continues(lines, i, last + 1, body)):
             last += 1
-            count += int(lines.count[last])
+            count += at.count[last]
         words = lines.words_of(i)
         depth, taken = numbering(words)
-        style = (round(float(lines.size[i]) * 2) / 2, bool(lines.bold[i]),
-                 _all_caps(lines.text(i)))
+        style = (round(at.size[i] * 2) / 2, bool(at.bold[i]), _all_caps(" ".join(words)))
         out.append(Heading(i, last, depth, bool(depth) or is_known_name(words[taken:]), style))
         after = last
     return out
