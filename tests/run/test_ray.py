@@ -385,6 +385,7 @@ def _build_losing_a_node(ray_cluster: RayCluster, folder: Path) -> tuple[Path, i
     return out, proc.returncode, (folder / "stderr").read_text()
 
 
+@pytest.mark.slow
 def test_node_removed_mid_build(ray_cluster: RayCluster, hal_reference: Path,
                                 tmp_path: Path) -> None:
     """A worker node leaves while it runs a document: its documents go to the other, each
@@ -410,6 +411,7 @@ def test_node_removed_mid_build(ray_cluster: RayCluster, hal_reference: Path,
     assert resubmitted >= 1, "the node left without documents on it"
 
 
+@pytest.mark.slow
 def test_cluster_without_cpus_stops_then_resumes(ray_cluster: RayCluster, hal_reference: Path,
                                                  tmp_path: Path) -> None:
     """Every worker node leaves mid-build: the driver does not wait forever but stops after
@@ -455,6 +457,7 @@ def test_cluster_without_cpus_stops_then_resumes(ray_cluster: RayCluster, hal_re
         ray_cluster.restore()
 
 
+@pytest.mark.slow
 def test_nodes_that_join_mid_build_get_work(ray_cluster: RayCluster, hal_reference: Path,
                                             tmp_path: Path) -> None:
     """The build starts while no worker node is there (the head has no CPU): it waits, and
@@ -495,6 +498,7 @@ def _task(path: Path, backend: str, source_id: str | None = None) -> Task:
     return Task(candidate, str(path), "0" * 64, ParseSettings(backend=backend), MatchSettings())
 
 
+@pytest.mark.slow
 def test_hostile_pdfs_cost_one_reject_each(ray_address: str) -> None:
     """A hang, two memory bombs, a segfault and an abort on Ray workers; the run finishes."""
     from loralay_build.run.ray_executor import RayExecutor
@@ -623,6 +627,7 @@ def _big_result() -> tuple[str, bytes | Outcome]:
     return "node", b"x" * 2_000_000  # held in the worker node's object store
 
 
+@pytest.mark.slow
 def test_a_result_lost_with_its_node_is_sent_again(ray_cluster: RayCluster,
                                                    ray_address: str) -> None:
     """A document whose result was still on a node when every node left comes back as

@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.helpers.cli import run_cli_in_process
+from tests.helpers.cli import run_cli_subprocess
 from tests.helpers.local import make_corpus, write_manifest
 
 
@@ -28,7 +28,7 @@ def _published(folder: Path) -> dict[str, str]:
 
 
 def _build(manifest: Path, out: Path, *extra: str) -> str:
-    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--workers",
+    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--workers",
                                 "1", "--no-filter", "--allow-empty", *extra)
     assert result.returncode == 0, result.stderr
     return result.stderr
