@@ -32,7 +32,7 @@ from loralay_build.images import Canvas, encode, mask, prepare, render
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_memory import measure
-from realdocs_to_local import convert
+from loralay_build.sandbox.realdocs import realdocs_manifest as convert
 
 STAGES = ("render", "prepare", "mask", "encode")
 # Other settings worth knowing the price of, as [images] overrides of the defaults.

@@ -1,18 +1,20 @@
-"""Real PDFs with gold abstracts (../shared/realdocs, never copied here): every printed
-abstract is found, and its words are gone from the body. Skipped when the folder is absent."""
+"""Real PDFs with gold abstracts (../shared/realdocs, never copied here), built once: every
+printed abstract is found, and its words are gone from the body; `inspect` draws what the build
+did. Skipped when the folder is absent."""
 
 from __future__ import annotations
 
 import difflib
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
 
+from loralay_build.inspect.layers import ABSTRACT, KEPT, OCR, document_layers
+from loralay_build.sandbox.realdocs import realdocs_manifest
 from tests.helpers.cli import run_cli_subprocess
 
 REALDOCS = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdocs"
@@ -38,29 +40,28 @@ def longest_run(abstract: list[str], body: list[str]) -> int:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, str]]:
-    """The realdocs built once with `local`: rows by id, and reject reasons by id."""
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any], dict[str, str]]:
+    """The realdocs built once with `local`: the dataset folder, rows by id, and reject
+    reasons by id."""
     tmp = tmp_path_factory.mktemp("realdocs")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-    from realdocs_to_local import convert
-
     manifest = tmp / "local.jsonl"
-    convert(REALDOCS.resolve(), manifest)
+    realdocs_manifest(REALDOCS.resolve(), manifest)
     out = tmp / "out"
     result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--no-filter",
-                                "--allow-outside", timeout=1200)
+                                "--allow-outside", "-q", timeout=1200)
     assert result.returncode == 0, result.stderr
-    rows = {r["article_id"].split(":", 1)[1]: r for p in (out / "local").glob("*.parquet")
+    dataset = out / "local"
+    rows = {r["article_id"].split(":", 1)[1]: r for p in sorted(dataset.glob("*.parquet"))
             for r in pq.read_table(p).to_pylist()}
     rejects = {json.loads(x)["id"].split(":", 1)[1]: json.loads(x)["reason"]
-               for x in (out / "local" / "rejects.jsonl").read_text().splitlines()}
-    return rows, rejects
+               for x in (dataset / "rejects.jsonl").read_text().splitlines()}
+    return dataset, rows, rejects
 
 
 def test_every_printed_abstract_is_found_and_removed(
-    built: tuple[dict[str, Any], dict[str, str]]
+    built: tuple[Path, dict[str, Any], dict[str, str]]
 ) -> None:
-    rows, rejects = built
+    _, rows, rejects = built
     problems = []
     for line in (REALDOCS / "manifest.jsonl").read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
@@ -83,4 +84,47 @@ def test_every_printed_abstract_is_found_and_removed(
             if run > MAX_RUN * len(words):
                 problems.append(f"{doc}: {run} of the {len(words)} words of the {lang} "
                                 "abstract still in the body in one run")
+    assert not problems, "\n".join(problems)
+
+
+def manifest_ids() -> list[str]:
+    return [json.loads(line)["id"] for line in
+            (REALDOCS / "manifest.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def test_inspect_keeps_the_row_words_of_the_page_and_draws_every_reject(
+        built: tuple[Path, dict[str, Any], dict[str, str]]) -> None:
+    """On the page `inspect` draws by default, the words marked kept are exactly the row's
+    words there, none marked removed is in the row, each abstract found there is marked in its
+    language, and the picture has no excuse to make; every reject is drawn too, by the id its
+    manifest gives."""
+    dataset, rows, _ = built
+    problems = []
+    for doc in manifest_ids():
+        layers = document_layers(dataset, doc)  # the id as the manifest writes it
+        row = rows.get(doc)
+        if row is None:
+            if layers.pdf_path is None or not layers.rejected:
+                problems.append(f"{doc}: reject not drawn ({layers.notes})")
+            continue
+        (page,) = layers.drawn
+        marks = layers.pages[page].marks
+        kept = [(m.text, m.box) for m in marks if m.kind in (KEPT, OCR)]
+        published = [(w, tuple(b)) for w, b, p in zip(row["article_words"],
+                                                      row["article_bboxes"],
+                                                      row["word_pages"], strict=True)
+                     if p == page]
+        if kept != published:
+            problems.append(f"{doc} p{page + 1}: {len(kept)} words kept, the row has "
+                            f"{len(published)}")
+        removed = [m for m in marks if m.kind == ABSTRACT]
+        in_row = {(w, b) for w, b in published}
+        back = [m.text for m in removed if (m.text, tuple(round(v) for v in m.box)) in in_row]
+        if back:
+            problems.append(f"{doc} p{page + 1}: marked removed, yet in the row: {back[:5]}")
+        found_here = {m["lang"] for m in row["matches"] if m["found"] and m["page"] == page}
+        if found_here - {m.label for m in removed}:
+            problems.append(f"{doc} p{page + 1}: abstract(s) {found_here} not marked")
+        if layers.notes:
+            problems.append(f"{doc}: {layers.notes}")
     assert not problems, "\n".join(problems)

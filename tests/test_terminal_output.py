@@ -13,6 +13,8 @@ import loralay_build
 
 PACKAGE = Path(loralay_build.__file__).parent
 COMMAND_LINE = {"cli.py", "cli_options.py"}  # where options are made and results printed
+# The commands page of the documentation, written from the click command tree.
+READS_THE_COMMAND_LINE = {"docgen/commands_page.py"}
 
 
 def _click_imports(path: Path) -> list[int]:
@@ -32,7 +34,7 @@ def _click_imports(path: Path) -> list[int]:
 
 def test_no_engine_module_imports_click() -> None:
     engine = [p for p in PACKAGE.rglob("*.py") if p.relative_to(PACKAGE).as_posix()
-              not in COMMAND_LINE]
+              not in COMMAND_LINE | READS_THE_COMMAND_LINE]
     assert {p.parent.name for p in engine} >= {"run", "corpus", "sources"}
     found = {p.relative_to(PACKAGE).as_posix(): lines for p in engine
              if (lines := _click_imports(p))}

@@ -25,7 +25,7 @@ CROSS_CUTTING = {
     "reliability": "hostile input and faults, through every layer",
     "test_imports.py": "the import floors of the whole package",
     "test_test_layout.py": "this layout",
-    "test_realdocs.py": "end to end on real PDFs",
+    "test_realdocs.py": "end to end on real PDFs: abstracts, and what `inspect` draws of them",
     "test_dataset_isolation.py": "end to end: two datasets in one output folder",
     "test_source_config.py": "every source's [source] table through the command line",
     "test_source_spread.py": "every source's knowledge kept in its own package",

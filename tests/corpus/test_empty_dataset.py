@@ -22,8 +22,9 @@ def test_a_dataset_without_rows_leaves_no_folder(tmp_path: Path) -> None:
     out = tmp_path / "out"
     failed = build_local(manifest, out)
     assert failed.returncode == 1
-    [line] = failed.stderr.strip().splitlines()
+    given, line = sorted(failed.stderr.strip().splitlines())
     assert "no document published (1 rejected" in line and "build-corpus status" in line
+    assert "rejected for what their record gave (1 not_pdf)" in given
     assert not (out / "local").exists()
     assert build_local(manifest, out, "--allow-empty").returncode == 0
     assert not (out / "local").exists()

@@ -16,7 +16,7 @@ from loralay_build.corpus.verify import verify_dataset
 from loralay_build.sandbox.openreview import OpenReviewSandbox
 from loralay_build.sandbox.server import SandboxServer
 from loralay_build.sources.openreview.notes import STATUSES
-from loralay_build.sources.views.scitldr import AIC, FULL, oracle
+from loralay_build.sources.openreview.scitldr import AIC, FULL, oracle
 from tests.helpers.cli_runner import FAST, rows, write_config
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from tests.helpers.cli import build_local, run_cli
+from tests.helpers.cli import build_local, run_cli_in_process
 from tests.helpers.local import make_corpus, write_manifest
 
 STRUCTURE = ("sections", "word_roles")
@@ -39,7 +39,7 @@ process.build_row = build_row
 
 
 def _processed(out: Path) -> int:
-    status = run_cli("status", str(out), "--json")
+    status = run_cli_in_process("status", str(out), "--json")
     assert status.returncode == 0, status.stderr
     counts: dict[str, int] = json.loads(status.stdout)["local"]["last_run"]["counts"]
     return counts.get("processed", 0)

@@ -138,7 +138,7 @@ class Pipeline:
                                      ctx.client, ctx.stats.after_publish)
         if isinstance(ctx.source, PublishesMore):
             ctx.source.after_publish(published)
-        publish_row_views(published, ctx.source.name)
+        publish_row_views(published, ctx.source)
 
     def _discard_downloads(self) -> None:
         """`[store] keep_downloads = false`: delete the PDFs of documents that are done with

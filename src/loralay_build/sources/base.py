@@ -21,6 +21,7 @@ from loralay_build.parse.clean import Cleaner
 from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.command import SourceCommand
+from loralay_build.sources.views.row_view import RowView
 from loralay_build.state import State
 from loralay_build.views.schema import ViewLayout
 
@@ -192,3 +193,11 @@ class PublishesMore(Protocol):
     (PubMed's views). The pipeline calls it after every publish, removals included."""
 
     def after_publish(self, ctx: PublishedDataset) -> None: ...
+
+
+@runtime_checkable
+class MakesRowViews(Protocol):
+    """A source with views of its own made row by row from its published rows (OpenReview's
+    SciTLDR), written beside those of every source (`sources.views.publish`)."""
+
+    row_views: dict[str, RowView]

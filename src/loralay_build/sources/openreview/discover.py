@@ -28,6 +28,7 @@ from loralay_build.records import Candidate
 from loralay_build.source_table import SourceConfig
 from loralay_build.sources.base import DiscoveryContext, DiscoveryFailure
 from loralay_build.sources.command import Option, SourceCommand, given
+from loralay_build.sources.openreview import scitldr
 from loralay_build.sources.openreview.columns import COLUMNS
 from loralay_build.sources.openreview.notes import (
     Status,
@@ -37,7 +38,6 @@ from loralay_build.sources.openreview.notes import (
     to_candidate,
 )
 from loralay_build.sources.presets import configured_ids
-from loralay_build.sources.views import scitldr
 from loralay_build.tables import check_ranges
 from loralay_build.views.schema import ViewLayout
 
@@ -108,6 +108,7 @@ class OpenReviewSource:
     card_notes = ""
     cleaners: tuple[tuple[str, Cleaner], ...] = ()
     views: tuple[ViewLayout, ...] = (scitldr.AIC, scitldr.FULL)
+    row_views = scitldr.ROW_VIEWS
     demos: tuple[str, ...] = ("openreview",)
     licences = LicenceMapping()
     identity = Identity()  # a new PDF is a new tmdate

@@ -1,4 +1,4 @@
-"""Cohan et al.'s arXiv/PubMed long-summarization records (`scientific_papers`,
+"""The long-summarization records of Cohan et al. (2018) (`scientific_papers`,
 `ccdv/*-summarization`) made from a layout dataset's rows: the body's sentences by section,
 from the `sections` and `word_roles` columns.
 
@@ -48,7 +48,7 @@ COLUMNS: ViewColumns = [
     ("licence", pa.string(), "SPDX licence id, as in the layout dataset"),
 ]
 LAYOUT = ViewLayout("cohan", COLUMNS, "article_id")
-SUMMARY = ("Cohan et al. (2018) arXiv/PubMed-style long-summarization records made from the "
+SUMMARY = ("Long-summarization records in the format of Cohan et al. (2018), made from the "
            "layout dataset's sections and word roles: the body and the abstract as sentence "
            "lists, the section names and each section's sentences. Sentences by sentencex in "
            "each document's language; case kept; no sentence dropped for its length. Words "

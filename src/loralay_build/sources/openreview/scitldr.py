@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from loralay_build.sources.views.cohan import KEPT_ROLES
+from loralay_build.sources.views.row_view import Record, RowView
 from loralay_build.text.sentences import split_sentences
 from loralay_build.views.schema import ViewColumns, ViewLayout
 
@@ -148,3 +149,19 @@ def scitldr_record(row: dict[str, Any], full: bool) -> dict[str, Any] | None:
         "introduction_found": intro is not None, "conclusion_found": conclusion is not None,
         "licence": row["licence"],
     }
+
+
+def _tally(record: Record) -> dict[str, int]:
+    return {"sentences": len(record["source"]), "rows_ic": record["ic"],
+            "rows_without_introduction": not record["introduction_found"],
+            "rows_without_conclusion": not record["conclusion_found"],
+            "rows_without_oracle": not any(record["source_labels"])}
+
+
+ROW_VIEWS: dict[str, RowView] = {
+    "scitldr": RowView(AIC, SUMMARIES["scitldr"], INPUT_COLUMNS,
+                       lambda row: scitldr_record(row, full=False), "rows_without_tldr", _tally),
+    "scitldr-full": RowView(FULL, SUMMARIES["scitldr-full"], INPUT_COLUMNS,
+                            lambda row: scitldr_record(row, full=True), "rows_without_tldr",
+                            _tally),
+}
