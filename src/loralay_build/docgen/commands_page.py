@@ -24,7 +24,8 @@ def render() -> str:
     """The commands as Markdown, in the order `build-corpus --help` lists them."""
     assert isinstance(main, click.Group)
     out: list[str] = []
-    root = click.Context(main, info_name="build-corpus")
+    # the group's settings (`-h` beside `--help`), as an invocation applies them
+    root = click.Context(main, info_name="build-corpus", **main.context_settings)
     for name, command in main.commands.items():
         ctx = click.Context(command, info_name=name, parent=root)
         usage = " ".join(command.collect_usage_pieces(ctx))
