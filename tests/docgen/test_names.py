@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 # Options of the other programs the pages show commands of (pip, pytest, mkdocs, hf, ray,
 # apt-get, cron lines); the scripts' own options are read from their argparse calls.
-OTHER_PROGRAMS = {"-e", "-m", "-q", "-y", "-x", "--strict", "--repo-type", "--delete",
+OTHER_PROGRAMS = {"-e", "-m", "-n", "-q", "-y", "-x", "--strict", "--repo-type", "--delete",
                   "--head", "--port", "--address", "--site-dir", "--quiet", "--durations",
                   "--runslow", "--check", "--root"}
 OPTION = re.compile(r"(?:^|\s)\[?(--?[A-Za-z][\w-]*)")  # a word of its own, maybe in [ ]
