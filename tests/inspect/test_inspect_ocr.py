@@ -5,34 +5,22 @@ nothing published."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
 
-from loralay_build.errors import ConfigError
 from loralay_build.inspect.layers import ABSTRACT, OCR, document_layers
 from loralay_build.inspect.locate import find_row
-from loralay_build.parse.ocr import OcrSettings, Reader, check_ocr
+from loralay_build.parse.ocr import Reader
 from loralay_build.records import Page
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article, render_scanned
 from loralay_build.sandbox.textgen import ProseGenerator
 from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.ocr import needs_tesseract
 
-
-def _missing() -> str:
-    try:
-        check_ocr(OcrSettings(enabled=True), ["fr"])
-    except ConfigError as exc:
-        return str(exc)
-    return ""
-
-
-# CI installs Tesseract (.ci/run): there a missing engine fails the tests instead.
-pytestmark = pytest.mark.skipif(bool(_missing()) and not os.environ.get("CI"),
-                                reason=_missing())
+pytestmark = needs_tesseract("fr")
 
 
 def scanned_manifest(folder: Path, sections: int) -> Path:

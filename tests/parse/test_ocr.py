@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -28,21 +27,13 @@ from loralay_build.sandbox.pdfgen import (
 )
 from loralay_build.sandbox.textgen import ProseGenerator
 from tests.helpers.cli import run_cli_in_process, run_cli_subprocess, write_toml
+from tests.helpers.ocr import needs_tesseract
 
 OCR = OcrSettings(enabled=True)
 
 
-def _missing() -> str:
-    try:
-        check_ocr(OCR, ["fr"])
-    except ConfigError as exc:
-        return str(exc)
-    return ""
 
-
-# CI installs Tesseract (.ci/run): there a missing engine fails the tests instead.
-pytestmark = pytest.mark.skipif(bool(_missing()) and not os.environ.get("CI"),
-                                reason=_missing())
+pytestmark = needs_tesseract("fr")
 
 
 def _spec(seed: int, sections: int = 2, lang: str = "fr") -> ArticleSpec:

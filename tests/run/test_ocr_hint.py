@@ -10,20 +10,10 @@ import shlex
 import sys
 from pathlib import Path
 
-import pytest
-
-from loralay_build.errors import ConfigError
 from loralay_build.estimates import cpu_time
-from loralay_build.parse.ocr import OcrSettings, check_ocr, ocr_hint
+from loralay_build.parse.ocr import ocr_hint
 from tests.helpers.cli import run_cli_subprocess
-
-
-def _missing() -> str:
-    try:
-        check_ocr(OcrSettings(enabled=True), ["fr"])
-    except ConfigError as exc:
-        return str(exc)
-    return ""
+from tests.helpers.ocr import needs_tesseract
 
 
 def test_estimates_are_in_the_unit_that_fits() -> None:
@@ -54,7 +44,7 @@ def hinted(text: str) -> list[str]:
     return words[1:]
 
 
-@pytest.mark.skipif(bool(_missing()) and not os.environ.get("CI"), reason=_missing())
+@needs_tesseract("fr")
 def test_the_demo_hint_runs(tmp_path: Path) -> None:
     """Without Tesseract (its Python binding made unimportable) the demo's scanned document
     waits for OCR; the hint names `demo … --ocr`, which then says what to install, and

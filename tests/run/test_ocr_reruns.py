@@ -7,16 +7,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shlex
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from loralay_build.errors import ConfigError
-from loralay_build.parse.ocr import OcrSettings, check_ocr
 from loralay_build.sandbox.pdfgen import (
     ArticleSpec,
     render_article,
@@ -25,19 +20,9 @@ from loralay_build.sandbox.pdfgen import (
 )
 from loralay_build.sandbox.textgen import ProseGenerator
 from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.ocr import needs_tesseract
 
-
-def _missing() -> str:
-    try:
-        check_ocr(OcrSettings(enabled=True), ["en"])
-    except ConfigError as exc:
-        return str(exc)
-    return ""
-
-
-# CI installs Tesseract (.ci/run): there a missing engine fails the tests instead.
-pytestmark = pytest.mark.skipif(bool(_missing()) and not os.environ.get("CI"),
-                                reason=_missing())
+pytestmark = needs_tesseract("en")
 
 
 def _spec(seed: int) -> ArticleSpec:
