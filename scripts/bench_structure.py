@@ -22,8 +22,14 @@ them), then the structure detector, and reports per language, per layout and ove
   processes weighs on both alike; the detector gets the body's box array made, as the
   row builder has made it before it runs.
 
+With `--build N`, it also runs a whole `local` build of the realdocs folder in this process
+(serial executor, default settings, after one warm-up build that pays the imports) and
+reports the build's CPU, the detector's part of it (timed around each call) and what the
+detector adds to the build without it: the share of a build that users pay, the parent's
+state, shards and card included.
+
     python3 scripts/structure_devset.py /work/shared/realdocs /work/shared/fixtures /tmp/devset
-    python3 scripts/bench_structure.py /tmp/devset --realdocs /work/shared/realdocs
+    python3 scripts/bench_structure.py /tmp/devset --realdocs /work/shared/realdocs [--build 3]
 """
 
 from __future__ import annotations
@@ -31,9 +37,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import re
 import statistics
 import sys
+import tempfile
 import time
 import unicodedata
 from collections import defaultdict
@@ -42,10 +50,13 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
+import loralay_build.run.process as worker
+from loralay_build.cli import main as cli
 from loralay_build.errors import Reject
 from loralay_build.parse import ParseSettings, parse_pdf
 from loralay_build.records import Candidate, Document
 from loralay_build.run.process import Task, process_document
+from loralay_build.sandbox.realdocs import realdocs_manifest
 from loralay_build.structure import Role, detect_structure
 from loralay_build.structure.headings import numbering
 from loralay_build.text import MatchSettings, strip_abstracts
@@ -296,6 +307,50 @@ def report(groups: dict[str, Counts]) -> str:
     return "\n".join(lines)
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and its children, every thread."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def build_share(realdocs: Path, rounds: int) -> str:
+    """A whole `local` build's CPU and the detector's part of it, medians of `rounds`
+    builds after a warm-up one."""
+    detect = worker.detect_structure
+    spent = [0.0]
+
+    def timed(doc: Document) -> Any:
+        start = time.process_time()
+        try:
+            return detect(doc)
+        finally:
+            spent[0] += time.process_time() - start
+
+    worker.detect_structure = timed  # type: ignore[assignment]
+    totals, parts = [], []
+    with tempfile.TemporaryDirectory() as work:
+        manifest = Path(work) / "manifest.jsonl"
+        docs = realdocs_manifest(realdocs, manifest)
+        for round_ in range(rounds + 1):
+            spent[0] = 0.0
+            start = _cpu()
+            try:
+                cli.main(["local", "--input", str(manifest), "--out", f"{work}/out{round_}",
+                          "--executor", "serial", "--allow-outside", "-q"],
+                         standalone_mode=False)
+            except SystemExit as exc:
+                if exc.code not in (0, None):
+                    raise
+            if round_:
+                totals.append(_cpu() - start)
+                parts.append(spent[0])
+    worker.detect_structure = detect
+    total, part = statistics.median(totals), statistics.median(parts)
+    return (f"whole build of {docs} realdocs (serial, medians of {rounds}): {total:.2f} CPU-s, "
+            f"structure {part:.3f} CPU-s = {100 * part / total:.1f}% of the build, "
+            f"adding {100 * part / (total - part):.1f}% to it")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("devset", type=Path, help="folder written by structure_devset.py")
@@ -304,7 +359,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true", help="print every heading")
     parser.add_argument("--repeat", type=int, default=5,
                         help="alternating worker and detector runs per document (medians)")
+    parser.add_argument("--build", type=int, default=0, metavar="ROUNDS",
+                        help="also time ROUNDS whole builds of --realdocs (see above)")
     args = parser.parse_args(argv)
+    if args.build and not args.realdocs:
+        parser.error("--build needs --realdocs")
     manifest: dict[str, Any] = {}
     if args.realdocs:
         for line in (args.realdocs / "manifest.jsonl").open():
@@ -324,6 +383,8 @@ def main(argv: list[str] | None = None) -> int:
         if entry["origin"] != "rendered":
             groups["all real PDFs"].add(counts)
     print(report(dict(sorted(groups.items(), key=lambda kv: (kv[0] != "all", kv[0])))))
+    if args.build:
+        print(build_share(args.realdocs, args.build))
     return 0
 
 

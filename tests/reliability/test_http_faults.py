@@ -11,7 +11,7 @@ import multiprocessing
 import resource
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -44,6 +44,9 @@ SETTINGS = HttpSettings(
     max_redirects=5,
 )
 SLACK = 1.0  # seconds a scenario may exceed its deadline
+# The scenarios of a stalled or trickling socket run with short limits, the trickle's step
+# kept under the read timeout, so that the deadline is what ends it.
+SHORT = {"read_timeout": 0.5, "deadline": 1.0}
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class Scenario:
     hits: int  # requests the fault server must have received for it
     budget: float  # seconds allowed, slack included
     min_seconds: float = 0.0  # Retry-After honoured: not sooner than this
+    limits: dict[str, float] = field(default_factory=dict)  # HttpSettings changed for it
 
 
 def _http_date(seconds_ahead: int) -> str:
@@ -72,11 +76,11 @@ SCENARIOS = [
     Scenario("429 Retry-After 10^20 (capped)", "status/429?times=1&retry_after=" + "9" * 20,
              TransientHttpError, 1, 1.0),
     Scenario("headers delayed 8 s", "slow-headers?delay=8", TransientHttpError, RETRIES,
-             RETRIES * SETTINGS.read_timeout + SLACK),
-    Scenario("body trickled 1 B/s", "trickle?seconds=30", TransientHttpError, RETRIES,
-             RETRIES * (SETTINGS.deadline + SLACK)),
-    Scenario("headers trickled", "header-trickle?seconds=30", TransientHttpError, RETRIES,
-             RETRIES * (SETTINGS.deadline + SLACK)),
+             RETRIES * SHORT["read_timeout"] + SLACK, limits=SHORT),
+    Scenario("body trickled 4 B/s", "trickle?seconds=30&every=0.25", TransientHttpError,
+             RETRIES, RETRIES * (SHORT["deadline"] + SLACK), limits=SHORT),
+    Scenario("headers trickled", "header-trickle?seconds=30&every=0.25", TransientHttpError,
+             RETRIES, RETRIES * (SHORT["deadline"] + SLACK), limits=SHORT),
     Scenario("Content-Length 100000, 5000 sent", "short-length", TransientHttpError, RETRIES, 2.0),
     Scenario("no Content-Length, half a PDF, close", "short-close", TransientHttpError,
              RETRIES, 2.0),
@@ -112,9 +116,9 @@ def faults() -> Iterator[FaultRoutes]:
         yield routes
 
 
-def _client(faults: FaultRoutes) -> HttpClient:
+def _client(faults: FaultRoutes, limits: dict[str, float]) -> HttpClient:
     settings = HttpSettings(**{
-        **SETTINGS.__dict__, "allowed_hosts": ("127.0.0.1", "files.example.org"),
+        **SETTINGS.__dict__, "allowed_hosts": ("127.0.0.1", "files.example.org"), **limits,
     })
     return HttpClient(settings, trusted_urls=[faults.server.base_url])
 
@@ -122,7 +126,7 @@ def _client(faults: FaultRoutes) -> HttpClient:
 def _run(scenario: Scenario, faults: FaultRoutes, tmp: Path) -> tuple[object, float, int]:
     """Fetch one fault route; returns (outcome, seconds, requests made by the client)."""
     path = scenario.path.format(port=faults.server.port, date=_http_date(2))
-    client = _client(faults)
+    client = _client(faults, scenario.limits)
     blobs = BlobStore(tmp / "blobs")
     start = time.monotonic()
     outcome: object

@@ -32,11 +32,13 @@ def build_once(server: SandboxServer, tmp: Path, name: str, kill_after: int | No
     """Build into tmp/name; with `kill_after`, SIGKILL the run once that many PDFs were served
     and then run the same command again to the end."""
     box = OpenReviewSandbox(server, n_docs=12, seed=3, faults=False)
-    config = write_config(tmp / f"{name}.toml", box.client_config(STATUSES), FAST,
-                          {"http": {"min_interval": 0.2}})
+    config = write_config(tmp / f"{name}.toml", box.client_config(STATUSES), FAST)
     out = tmp / name
     if kill_after is not None:
-        proc = subprocess.Popen(command(out, config), stdout=subprocess.DEVNULL,
+        # Paced, so that the kill lands between two downloads of the same run.
+        paced = write_config(tmp / f"{name}-paced.toml", box.client_config(STATUSES), FAST,
+                             {"http": {"min_interval": 0.2}})
+        proc = subprocess.Popen(command(out, paced), stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, env=dict(os.environ))
         end = time.monotonic() + RUN_TIMEOUT
         while served(server) < kill_after and proc.poll() is None and time.monotonic() < end:

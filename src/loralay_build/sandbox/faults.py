@@ -11,8 +11,9 @@ Routes, all under `/faults/`:
 - `pdf`                                  a small complete PDF
 - `html`                                 a 200 HTML page where a PDF was promised
 - `slow-headers?delay=S`                 nothing for S seconds, then the PDF
-- `trickle?seconds=S`                    a declared body sent one byte per second for S s
-- `header-trickle?seconds=S`             the status line and headers sent one byte per 0.5 s
+- `trickle?seconds=S&every=I`            a declared body sent one byte every I s (1) for S s
+- `header-trickle?seconds=S&every=I`     the status line and headers sent one byte every I s
+                                         (0.5) for S s
 - `short-length`                         Content-Length 100,000, 5,000 bytes sent, then close
 - `short-close`                          no Content-Length, half the PDF, then close
 - `chunked-open`                         chunked encoding, two chunks, no terminator, close
@@ -149,20 +150,25 @@ class FaultRoutes:
         return Reply(stream=_safe(write))
 
     def _trickle(self, req: Request, _: str) -> Reply:
-        seconds = min(int(req.arg("seconds", "10")), int(MAX_STREAM_SECONDS))
+        seconds = min(float(req.arg("seconds", "10")), MAX_STREAM_SECONDS)
+        every = float(req.arg("every", "1"))
 
         def write(handler: BaseHTTPRequestHandler) -> None:
             _head(handler, 200, {"Content-Type": "application/pdf",
                                  "Content-Length": str(len(self.pdf))})
-            for byte in self.pdf[:seconds]:
+            end = time.monotonic() + seconds
+            for byte in self.pdf:
+                if time.monotonic() > end:
+                    return
                 handler.wfile.write(bytes([byte]))
                 handler.wfile.flush()
-                time.sleep(1.0)
+                time.sleep(every)
 
         return Reply(stream=_safe(write))
 
     def _header_trickle(self, req: Request, _: str) -> Reply:
         seconds = min(float(req.arg("seconds", "10")), MAX_STREAM_SECONDS)
+        every = float(req.arg("every", "0.5"))
         head = b"HTTP/1.1 200 OK\r\nContent-Type: application/pdf\r\nX-Padding: " + b"a" * 200
 
         def write(handler: BaseHTTPRequestHandler) -> None:
@@ -172,7 +178,7 @@ class FaultRoutes:
                     return
                 handler.wfile.write(bytes([byte]))
                 handler.wfile.flush()
-                time.sleep(0.5)
+                time.sleep(every)
 
         return Reply(stream=_safe(write))
 

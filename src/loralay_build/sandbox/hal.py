@@ -11,7 +11,7 @@ import json
 import random
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import cached_property
 from http.server import BaseHTTPRequestHandler
@@ -38,7 +38,7 @@ MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", 
 FILE_BEHAVIOURS = (
     "ok",  # PDF with a HAL cover page
     "no_cover",  # PDF as deposited (some old files have no cover)
-    "scan",  # the article scanned: image-only pages, read with --ocr
+    "scan",  # a short article scanned: image-only pages, read with --ocr (seconds a page)
     "html",  # 200 with an HTML page instead of the PDF
     "missing",  # 404
     "forbidden",  # 403 (embargo)
@@ -94,7 +94,8 @@ class HalRecord:
         if self.spec is None:
             return render_scan(2, self.docid)
         if self.behaviour == "scan":
-            return render_scanned(render_article(self.spec))
+            return render_scanned(render_article(replace(self.spec,
+                                                         sections=self.spec.sections[:1])))
         if self.behaviour == "broken_font":
             return render_broken_font(self.spec)
         return render_article(self.spec)

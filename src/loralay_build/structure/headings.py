@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -197,20 +198,32 @@ def _may_open(lines: Lines, found: np.ndarray, layout: list[float]) -> np.ndarra
     return np.array(keep, dtype=np.int64)
 
 
-def line_score(lines: Lines, i: int, body: BodyStyle) -> float:
+class Scored(NamedTuple):
+    """What `line_score` reads of a line: its score, and what a heading it opens keeps."""
+
+    score: float
+    depth: int = 0
+    anchored: bool = False
+    caps: bool = False
+
+
+_NOT_A_HEADING = Scored(0.0)
+
+
+def line_score(lines: Lines, i: int, body: BodyStyle) -> Scored:
     """How much line `i` looks like a heading (or the first line of one); below MIN_SCORE
     it is body text."""
     words = lines.words_of(i)
     count = len(words)
     text = " ".join(words)
     if count == 0 or count > MAX_WORDS or not _TWO_LETTERS.search(text) or is_caption_start(words):
-        return 0.0
+        return _NOT_A_HEADING
     depth, taken = numbering(words)
     rest = words[taken:]
     if not rest and taken >= 2:
         rest = words  # "Article 5" alone, its subject on the next line
     if not rest or not _opens_upper(rest):
-        return 0.0
+        return _NOT_A_HEADING
     at = lines.at
     ratio = at.size[i] / body.size
     bold = at.bold[i]
@@ -225,14 +238,16 @@ def line_score(lines: Lines, i: int, body: BodyStyle) -> float:
         score += 2.0
     if depth:
         score += 2.0
-    if count <= 10 and _all_caps(text):
+    caps = _all_caps(text)
+    if count <= 10 and caps:
         score += 1.0
     above, below = at.gap_above[i], at.gap_below[i]
     if above < 0 or above > body.apart:
         score += 1.0
     if below > body.apart:
         score += 1.0
-    if is_known_name(rest):
+    known = is_known_name(rest)
+    if known:
         score += 1.0
     if text[-1] in ",;-" or (text[-1] == ":" and count > 3):
         score -= 2.0
@@ -252,7 +267,7 @@ def line_score(lines: Lines, i: int, body: BodyStyle) -> float:
         score -= 2.0  # a list of names, a reference entry, a date
     elif len(_DIGIT.findall(text)) > 4 + sum(len(w) for w in words[:taken]):
         score -= 1.0
-    return score
+    return Scored(score, depth, bool(depth) or known, caps)
 
 
 def _continues(lines: Lines, head: int, i: int, body: BodyStyle) -> bool:
@@ -281,7 +296,10 @@ def find_headings(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[Headi
     after = -1
     at, skipped = lines.at, skip.tolist()
     for i in candidates(lines, body, skip).tolist():
-        if i <= after or line_score(lines, i, body) < MIN_SCORE:
+        if i <= after:
+            continue
+        scored = line_score(lines, i, body)
+        if scored.score < MIN_SCORE:
             continue
         last = i
         count = at.count[i]
@@ -289,10 +307,8 @@ def find_headings(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[Headi
                and _continues(lines, i, last + 1, body)):
             last += 1
             count += at.count[last]
-        words = lines.words_of(i)
-        depth, taken = numbering(words)
-        style = (round(at.size[i] * 2) / 2, bool(at.bold[i]), _all_caps(" ".join(words)))
-        out.append(Heading(i, last, depth, bool(depth) or is_known_name(words[taken:]), style))
+        style = (round(at.size[i] * 2) / 2, bool(at.bold[i]), scored.caps)
+        out.append(Heading(i, last, scored.depth, scored.anchored, style))
         after = last
     return out
 
