@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from loralay_build.structure.lines import BodyStyle, Lines, distinct, letters
+from loralay_build.structure.lines import BodyStyle, Lines, letters
 
 _ROMAN = r"(?=[IVXLC])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
 _DECIMAL = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?$")
@@ -132,7 +132,7 @@ def is_known_name(words: list[str]) -> bool:
     return name in KNOWN_NAMES or (bool(words) and words[0].lower().strip(".:") in KNOWN_NAMES)
 
 
-def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> np.ndarray:
+def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[int]:
     """Indices of the lines that may be headings: short, not in `skip` (a mask), and set
     apart by size or weight, by a leading number, or by space above and (unless very
     short) below; the rest cannot reach MIN_SCORE."""
@@ -148,10 +148,8 @@ def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> np.ndarray:
     rest = short & ~styled & ~(above & below & (lines.count <= 10))
     numbered = lines.opening(_NUMBER_START)
     numbered = numbered[rest[numbered]]
-    if not len(numbered):
-        return out
     more = [i for i in numbered.tolist() if numbering(lines.words_of(i))[0]]
-    return distinct(np.concatenate([out, np.array(more, dtype=np.int64)]))[0]
+    return sorted({*out, *more}) if more else out
 
 
 def _layout_score(lines: Lines, body: BodyStyle) -> np.ndarray:
@@ -167,7 +165,7 @@ def _layout_score(lines: Lines, body: BodyStyle) -> np.ndarray:
     return score
 
 
-def _may_open(lines: Lines, found: np.ndarray, layout: list[float]) -> np.ndarray:
+def _may_open(lines: Lines, found: np.ndarray, layout: list[float]) -> list[int]:
     """The `found` lines that `line_score` does not reject on their first word and layout
     alone: a line opening with a lower-case letter or with punctuation that carries on a
     sentence (unless it names a division, "article 5"), a lone word of fewer than two
@@ -195,7 +193,7 @@ def _may_open(lines: Lines, found: np.ndarray, layout: list[float]) -> np.ndarra
             if score < MIN_SCORE:
                 continue
         keep.append(i)
-    return np.array(keep, dtype=np.int64)
+    return keep
 
 
 class Scored(NamedTuple):
@@ -249,6 +247,8 @@ def line_score(lines: Lines, i: int, body: BodyStyle) -> Scored:
     known = is_known_name(rest)
     if known:
         score += 1.0
+    if score < MIN_SCORE:
+        return Scored(score)  # what follows only lowers it
     if text[-1] in ",;-" or (text[-1] == ":" and count > 3):
         score -= 2.0
     elif (not bold and ratio < 1.05 and 0 <= below <= body.apart
@@ -295,7 +295,7 @@ def find_headings(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[Headi
     out: list[Heading] = []
     after = -1
     at, skipped = lines.at, skip.tolist()
-    for i in candidates(lines, body, skip).tolist():
+    for i in candidates(lines, body, skip):
         if i <= after:
             continue
         scored = line_score(lines, i, body)
