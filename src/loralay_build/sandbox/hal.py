@@ -157,7 +157,8 @@ class HalSandbox(FakeService):
         """Config overlay that points the HAL source at this sandbox."""
         return {
             "source": {"search_url": self.search_url, "rows": 10},
-            "http": {"url_rewrite": self.url_rewrite(), "min_interval": 0.0},
+            "http": {"url_rewrite": self.url_rewrite(), "min_interval": 0.0,
+                     "backoff_base": 0.05, "backoff_max": 0.2},
         }
 
     # -- catalogue ---------------------------------------------------------------------------

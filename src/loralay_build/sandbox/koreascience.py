@@ -69,7 +69,7 @@ class KoreaScienceSandbox(FakeService):
                        "first_year": YEARS[0], "last_year": YEARS[-1],
                        "page_size": self.page_size, "download_delay": 0.0,
                        "retry_after_max": 2.0},
-            "http": {"min_interval": 0.0},
+            "http": {"min_interval": 0.0, "backoff_base": 0.05, "backoff_max": 0.2},
         }
 
     # -- catalogue ---------------------------------------------------------------------------

@@ -90,7 +90,7 @@ class SciELOSandbox(FakeService):
             "http": {
                 "url_rewrite": {f"{scheme}://{h}/": f"{base}/_scielo/{h}/"
                                 for h in HOSTS.values() for scheme in ("http", "https")},
-                "min_interval": 0.0, "host_intervals": {},
+                "min_interval": 0.0, "host_intervals": {}, "backoff_base": 0.05, "backoff_max": 0.2,
             },
         }
 
