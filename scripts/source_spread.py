@@ -25,6 +25,7 @@ import ast
 import re
 import sys
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 from loralay_build.sources import SOURCES
@@ -44,6 +45,7 @@ SPELLINGS: dict[str, tuple[str, ...]] = {
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
+@cache
 def pattern(spellings: tuple[str, ...]) -> re.Pattern[str]:
     """A whole-word pattern of the spellings, a break matching `-`, `_`, a space or nothing."""
     parts = ["[-_ ]?".join(map(re.escape, s.split())) for s in spellings]
@@ -106,14 +108,19 @@ def own(source: str, path: Path) -> bool:
             or (rel[0] == "sandbox" and len(rel) == 2 and rel[1].startswith(source)))
 
 
+@cache
+def file_tokens(path: Path) -> frozenset[tuple[str, str]]:
+    """The distinct code tokens of a file, read once for every source."""
+    return frozenset(code_tokens(path.read_text(encoding="utf-8")))
+
+
 def spread(source: str) -> dict[str, list[str]]:
     """The files outside the source's own that name it, with the tokens that do."""
     found: dict[str, list[str]] = {}
     for path in sorted(ROOT.rglob("*.py")):
         if own(source, path):
             continue
-        hits = sorted({text for kind, text in code_tokens(path.read_text(encoding="utf-8"))
-                       if names(source, kind, text)})
+        hits = sorted({text for kind, text in file_tokens(path) if names(source, kind, text)})
         if hits:
             found[str(path.relative_to(ROOT))] = hits
     return found

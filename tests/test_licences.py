@@ -26,7 +26,7 @@ from loralay_build.licences import (
 )
 from loralay_build.sources.scielo.discover import licence_of
 from loralay_build.state import REMOVED, State
-from tests.helpers.cli import hub_licence_faults, run_cli_in_process, run_cli_subprocess
+from tests.helpers.cli import hub_licence_faults, run_cli_in_process
 from tests.helpers.local import make_corpus, write_manifest
 
 # Values each real service documents, and the SPDX id each must become.
@@ -320,7 +320,7 @@ def test_remove_refuses_unknown_ids_and_a_held_lock(tmp_path: Path) -> None:
     before = {p.name: p.read_bytes() for p in (out / "local").iterdir()}
     ids = tmp_path / "ids.txt"
     ids.write_text("doc0\nnot-there\n")
-    result = run_cli_subprocess("remove", str(out), "--dataset", "local", "--ids", str(ids))
+    result = run_cli_in_process("remove", str(out), "--dataset", "local", "--ids", str(ids))
     assert result.returncode == 1 and "not-there" in result.stderr
     assert {p.name: p.read_bytes() for p in (out / "local").iterdir()} == before
     holder = subprocess.Popen(
@@ -332,7 +332,7 @@ def test_remove_refuses_unknown_ids_and_a_held_lock(tmp_path: Path) -> None:
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         ids.write_text("doc0\n")
-        result = run_cli_subprocess("remove", str(out), "--dataset", "local", "--ids", str(ids))
+        result = run_cli_in_process("remove", str(out), "--dataset", "local", "--ids", str(ids))
         assert result.returncode == 75, result.stderr
     finally:
         holder.kill()
@@ -353,7 +353,7 @@ def test_remove_finishes_the_job_after_a_kill_between_marking_and_publishing(
     assert "local:doc2" in _rows(out / "local")  # the previous version is intact
     ids = tmp_path / "ids.txt"
     ids.write_text("local:doc2\n")
-    result = run_cli_subprocess("remove", str(out), "--dataset", "local", "--ids", str(ids))
+    result = run_cli_in_process("remove", str(out), "--dataset", "local", "--ids", str(ids))
     assert result.returncode == 0, result.stderr
     assert set(_rows(out / "local")) == {"local:doc0", "local:doc1"}
 

@@ -11,7 +11,7 @@ import datasets
 import pytest
 
 from loralay_build.state import State
-from tests.helpers.cli import build_local, run_cli_subprocess
+from tests.helpers.cli import build_local, run_cli_in_process
 from tests.helpers.local import make_corpus, write_manifest
 
 
@@ -42,7 +42,7 @@ def test_a_dataset_emptied_by_a_later_build_refuses_to_load(tmp_path: Path) -> N
     manifest = write_manifest(docs / "m.jsonl", entries)
     out = tmp_path / "out"
     assert build_local(manifest, out).returncode == 0
-    assert run_cli_subprocess("verify", str(out / "local")).returncode == 0
+    assert run_cli_in_process("verify", str(out / "local")).returncode == 0
     (docs / str(entries[0]["pdf"])).write_text("<html>gone</html>")
     emptied = build_local(manifest, out, "--allow-empty")
     assert emptied.returncode == 0, emptied.stderr
@@ -52,7 +52,7 @@ def test_a_dataset_emptied_by_a_later_build_refuses_to_load(tmp_path: Path) -> N
     assert "No document is published" in (folder / "README.md").read_text()
     with pytest.raises(datasets.exceptions.DataFilesNotFoundError):
         datasets.load_dataset(str(folder))
-    verified = run_cli_subprocess("verify", str(folder))
+    verified = run_cli_in_process("verify", str(folder))
     assert verified.returncode == 1 and "no document published" in verified.stdout
 
 
@@ -66,7 +66,7 @@ def test_verify_refuses_a_card_that_does_not_list_the_shards(tmp_path: Path) -> 
     text = card.read_text()
     start, end = text.index("configs:"), text.index("language:")
     card.write_text(text[:start] + text[end:])  # as older builds wrote an empty dataset
-    verified = run_cli_subprocess("verify", str(out / "local"))
+    verified = run_cli_in_process("verify", str(out / "local"))
     assert verified.returncode == 1 and "`configs`" in verified.stdout
     legacy = tmp_path / "legacy"
     shutil.copytree(out / "local", legacy)
@@ -74,5 +74,5 @@ def test_verify_refuses_a_card_that_does_not_list_the_shards(tmp_path: Path) -> 
     for entry in build["files"]:
         (legacy / entry["name"]).unlink()
     (legacy / "build.json").write_text(json.dumps({**build, "files": []}))
-    verified = run_cli_subprocess("verify", str(legacy))
+    verified = run_cli_in_process("verify", str(legacy))
     assert verified.returncode == 1 and "no document published" in verified.stdout

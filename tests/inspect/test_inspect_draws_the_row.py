@@ -14,7 +14,7 @@ from loralay_build.inspect.layers import ABSTRACT, KEPT, document_layers
 from loralay_build.inspect.locate import find_row
 from loralay_build.sandbox.textgen import ProseGenerator
 from loralay_build.state import SETTINGS_MARK, State
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process, run_cli_subprocess
 
 FOOTNOTE = ("Correspondence to Maria Silva, Rua das Flores 12, Sao Paulo. Funded by grant "
             "4521 of the research council. Received March 2003, accepted July 2003.")
@@ -120,5 +120,5 @@ def test_a_setting_that_changes_the_parse_is_named(dataset: Path, tmp_path: Path
     assert "[parse] backend = 'poppler'" in note, note
     assert not [m for m in layers.pages[0].marks if m.kind == ABSTRACT]
     out = tmp_path / "p.png"
-    result = run_cli_subprocess("inspect", str(dataset), "split", "--out", str(out))
+    result = run_cli_in_process("inspect", str(dataset), "split", "--out", str(out))
     assert result.returncode == 0 and out.is_file(), result.stderr

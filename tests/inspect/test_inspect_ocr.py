@@ -17,7 +17,7 @@ from loralay_build.parse.ocr import Reader
 from loralay_build.records import Page
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article, render_scanned
 from loralay_build.sandbox.textgen import ProseGenerator
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process, run_cli_subprocess
 from tests.helpers.ocr import needs_tesseract
 
 pytestmark = needs_tesseract("fr")
@@ -76,7 +76,7 @@ def test_a_needs_ocr_reject_of_a_dataset_with_nothing_published_is_drawn(
     assert built.returncode == 1  # nothing published
     assert not (out / "local").exists()
     png = tmp_path / "scan.png"
-    result = run_cli_subprocess("inspect", str(out / "local"), "scan", "--out", str(png))
+    result = run_cli_in_process("inspect", str(out / "local"), "scan", "--out", str(png))
     assert result.returncode == 0, result.stderr
     assert "local:scan: not published: rejected as needs_ocr" in result.stderr
     assert Image.open(png).size[0] > 500

@@ -13,7 +13,7 @@ from loralay_build.inspect.locate import find_row
 from loralay_build.inspect.render import SCALE
 from loralay_build.inspect.roles import HEADING_COLOURS, ROLE_COLOURS
 from loralay_build.structure.roles import Role
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process, run_cli_subprocess
 from tests.helpers.local import write_manifest
 from tests.helpers.papers import CAPTION_WORD, REFERENCE_WORD, structured_papers
 
@@ -48,7 +48,7 @@ def test_role_words_are_layered_with_heading_levels(dataset: Path) -> None:
 
 def test_roles_are_outlined_in_their_colours(dataset: Path, tmp_path: Path) -> None:
     out = tmp_path / "page.png"
-    result = run_cli_subprocess("inspect", str(dataset), "local:paper0", "--page", "1", "--out",
+    result = run_cli_in_process("inspect", str(dataset), "local:paper0", "--page", "1", "--out",
                                 str(out))
     assert result.returncode == 0, result.stderr
     image = Image.open(out).convert("RGB")

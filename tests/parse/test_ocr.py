@@ -175,9 +175,9 @@ def test_needs_ocr_then_a_run_with_ocr_publishes_and_one_without_changes_nothing
                                "mine")
     assert first.returncode == 0, first.stderr
     assert "2 document(s) need OCR" in first.stderr and "--ocr" in first.stderr
-    status = run_cli_subprocess("status", str(out / "mine"))
+    status = run_cli_in_process("status", str(out / "mine"))
     assert "2 document(s) need OCR (" in status.stdout, status.stdout
-    report = run_cli_subprocess("report", str(out), "--out", str(tmp_path / "report"))
+    report = run_cli_in_process("report", str(out), "--out", str(tmp_path / "report"))
     assert report.returncode == 0, report.stderr
     assert "2 document(s) need OCR" in (tmp_path / "report" / "report.md").read_text()
     rejects = [json.loads(line) for line in (out / "mine" / "rejects.jsonl").read_text()
@@ -208,10 +208,10 @@ def test_needs_ocr_then_a_run_with_ocr_publishes_and_one_without_changes_nothing
     card = (out / "mine" / "README.md").read_text(encoding="utf-8")
     assert "page_text_origin" in card and "page_ocr_confidence" in card
 
-    stats = run_cli_subprocess("stats", str(out / "mine"), "--json")
+    stats = run_cli_in_process("stats", str(out / "mine"), "--json")
     ocr = [split["ocr"] for split in json.loads(stats.stdout)["splits"].values()]
     assert sum(n["documents"] for n in ocr) == 2 and sum(n["pages"] for n in ocr) >= 2
-    assert "pages read by OCR" in run_cli_subprocess("stats", str(out / "mine")).stdout
+    assert "pages read by OCR" in run_cli_in_process("stats", str(out / "mine")).stdout
     layers = document_layers(out / "mine", "local:scan")  # what `inspect` draws
     kinds = Counter(mark.kind for page in layers.pages.values() for mark in page.marks)
     assert kinds[OCR_WORDS] > 100 and kinds[KEPT] == 0 and kinds[ABSTRACT] > 40, kinds

@@ -14,7 +14,7 @@ import pytest
 from loralay_build.corpus.verify import verify_dataset
 from loralay_build.sandbox import Sandbox
 from tests.helpers import buildrun
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process
 from tests.helpers.reliability import Figure
 
 
@@ -44,7 +44,7 @@ def _flip(path: Path, offset: int) -> None:
 
 
 def test_clean_dataset_passes(built: Path) -> None:
-    result = run_cli_subprocess("verify", str(built))
+    result = run_cli_in_process("verify", str(built))
     assert result.returncode == 0, result.stdout + result.stderr
     assert verify_dataset(built) == []
 
@@ -58,7 +58,7 @@ def test_corruptions_are_flagged(built: Path, tmp_path: Path, figure: Figure) ->
         total += 1
         problems = verify_dataset(folder)
         flagged += any(p.startswith(shard.name) for p in problems)
-        result = run_cli_subprocess("verify", str(folder))
+        result = run_cli_in_process("verify", str(folder))
         assert result.returncode == 1 and shard.name in result.stdout
     for case in ("truncated", "deleted", "stray"):
         folder = _copy(built, tmp_path / case)

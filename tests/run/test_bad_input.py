@@ -349,7 +349,7 @@ def _repaired(manifest: Path, out: Path, shard: Path, intact: bytes) -> list[str
     finally:
         state.close()
     assert run is not None and run["counts"]["shards_repaired"] == 1
-    assert run_cli_subprocess("verify", str(out / "local")).returncode == 0
+    assert run_cli_in_process("verify", str(out / "local")).returncode == 0
     return [line for line in result.stderr.splitlines() if str(shard) in line]
 
 
@@ -416,7 +416,7 @@ def test_arguments_that_are_not_utf8_are_recorded_escaped(tmp_path: Path) -> Non
     result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out))
     assert result.returncode == 1, result.stderr
     assert "Traceback" not in result.stderr
-    status = run_cli_subprocess("status", str(out), "--json")
+    status = run_cli_in_process("status", str(out), "--json")
     run = json.loads(status.stdout)["local"]["last_run"]
     assert f"--input '{tmp_path}/docs\\xff/m.jsonl'" in run["command"]  # quoted as a shell would
     state = State(out)

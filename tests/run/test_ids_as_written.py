@@ -12,7 +12,7 @@ import pytest
 
 from loralay_build.ids import AmbiguousId, UnknownId, resolve_id
 from loralay_build.state import State
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process, run_cli_subprocess
 from tests.helpers.local import make_corpus, write_manifest
 
 
@@ -54,20 +54,20 @@ def test_every_command_takes_the_id_as_written(built: tuple[Path, list[str]],
     assert published(dataset) == {"local:doc0", "local:doc1", "local:doc2"}
     for written in ("doc1", "local:doc1"):
         png = tmp_path / f"{written.replace(':', '_')}.png"
-        result = run_cli_subprocess("inspect", str(dataset), written, "--out", str(png))
+        result = run_cli_in_process("inspect", str(dataset), written, "--out", str(png))
         assert result.returncode == 0 and png.is_file(), result.stderr
 
-    twin = run_cli_subprocess("inspect", str(dataset), "local:twin", "--out",
+    twin = run_cli_in_process("inspect", str(dataset), "local:twin", "--out",
                               str(tmp_path / "t.png"))
     assert twin.returncode == 2
     assert "local:twin, local:local:twin" in twin.stderr and "Traceback" not in twin.stderr
 
     ids = tmp_path / "ids.txt"
     ids.write_text("local:twin\n")
-    refused = run_cli_subprocess("retry", str(out), "--dataset", "local", "--ids", str(ids))
+    refused = run_cli_in_process("retry", str(out), "--dataset", "local", "--ids", str(ids))
     assert refused.returncode == 2 and "local:local:twin" in refused.stderr
     ids.write_text("twin  # the manifest's own id\n")
-    queued = run_cli_subprocess("retry", str(out), "--dataset", "local", "--ids", str(ids))
+    queued = run_cli_in_process("retry", str(out), "--dataset", "local", "--ids", str(ids))
     assert queued.returncode == 0 and "1 document(s) queued again" in queued.stdout
     state = State(out)
     try:
@@ -78,7 +78,7 @@ def test_every_command_takes_the_id_as_written(built: tuple[Path, list[str]],
         "local:twin": "discovered", "local:local:twin": "rejected"}
 
     ids.write_text("doc2\n")
-    removed = run_cli_subprocess("remove", str(out), "--dataset", "local", "--ids", str(ids))
+    removed = run_cli_in_process("remove", str(out), "--dataset", "local", "--ids", str(ids))
     assert removed.returncode == 0, removed.stderr
     assert published(dataset) == {"local:doc0", "local:doc1"}
 

@@ -62,7 +62,7 @@ def test_three_document_build_loads_with_datasets(
         assert (f"- split: {split}" in card) == (count > 0)
         assert f"| {split} | {count} |" in card
     assert sorted(load_ids(out / "local")) == [f"local:doc{i}" for i in range(3)]
-    assert run_cli_subprocess("verify", str(out / "local")).returncode == 0
+    assert run_cli_in_process("verify", str(out / "local")).returncode == 0
 
 
 def test_two_datasets_share_an_output_root(

@@ -20,7 +20,7 @@ import pytest
 from loralay_build.corpus.verify import verify_dataset
 from loralay_build.inspect.locate import find_row
 from loralay_build.sandbox.peak_rss import PeakRss
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process, run_cli_subprocess
 from tests.helpers.local import make_corpus, relist, write_manifest
 
 
@@ -187,7 +187,7 @@ def test_verify_reports_every_problem(small: Path, tmp_path: Path) -> None:
     assert "sha256 differs" in problems["swap"] and "bytes" in problems["swap"]
     assert "local:doc0 already in train-" in problems["twice"]
     for folder in cases.values():
-        result = run_cli_subprocess("verify", str(folder))
+        result = run_cli_in_process("verify", str(folder))
         assert result.returncode == 1 and "problem(s)" in result.stderr
 
 
@@ -250,6 +250,6 @@ def test_inspect_reads_only_the_row_group_of_its_document(tmp_path: Path) -> Non
     shard.write_bytes(bytes(data))
     row = find_row(dataset, "local:doc5")
     assert row is not None and row["article_id"] == "local:doc5" and row["article_words"]
-    drawn = run_cli_subprocess("inspect", str(dataset), "local:doc5", "--out",
+    drawn = run_cli_in_process("inspect", str(dataset), "local:doc5", "--out",
                                str(tmp_path / "p.png"))
     assert drawn.returncode == 0, drawn.stderr

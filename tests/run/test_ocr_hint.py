@@ -12,7 +12,7 @@ from pathlib import Path
 
 from loralay_build.estimates import cpu_time
 from loralay_build.parse.ocr import ocr_hint
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process, run_cli_subprocess
 from tests.helpers.ocr import needs_tesseract
 
 
@@ -61,9 +61,9 @@ def test_the_demo_hint_runs(tmp_path: Path) -> None:
     assert "hal: " in first.stderr and "rejected for what their record gave" in first.stderr
     args = hinted(first.stderr)
     assert args[0] == "demo" and args[-1] == "--ocr"
-    status = run_cli_subprocess("status", str(out / "hal"))
+    status = run_cli_in_process("status", str(out / "hal"))
     assert hinted(status.stdout) == args
-    report = run_cli_subprocess("report", str(out), "--out", str(tmp_path / "report"))
+    report = run_cli_in_process("report", str(out), "--out", str(tmp_path / "report"))
     assert report.returncode == 0, report.stderr
     assert hinted((tmp_path / "report" / "report.md").read_text()) == args
 
@@ -75,4 +75,4 @@ def test_the_demo_hint_runs(tmp_path: Path) -> None:
     done = run_cli_subprocess(*args)
     assert done.returncode == 0, done.stderr
     assert "need OCR" not in done.stderr
-    assert "need OCR" not in run_cli_subprocess("status", str(out / "hal")).stdout
+    assert "need OCR" not in run_cli_in_process("status", str(out / "hal")).stdout

@@ -19,7 +19,7 @@ from loralay_build.sandbox.pdfgen import (
     with_cover_picture,
 )
 from loralay_build.sandbox.textgen import ProseGenerator
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process, run_cli_subprocess
 from tests.helpers.ocr import needs_tesseract
 
 pytestmark = needs_tesseract("en")
@@ -92,11 +92,11 @@ def test_a_cover_picture_does_not_reject_a_paper_and_ocr_alone_reads_it_later(
     assert hint is not None, first.stderr
     hinted = shlex.split(hint.group(1))
     assert hinted == ["build-corpus", *build, "--ocr"]
-    stats = json.loads(run_cli_subprocess("stats", str(folder), "--json").stdout)
+    stats = json.loads(run_cli_in_process("stats", str(folder), "--json").stdout)
     textless = [split["without_text"] for split in stats["splits"].values()]
     assert sum(n["documents"] for n in textless) == 1 and sum(n["pages"] for n in textless) == 1
-    assert "pages without text" in run_cli_subprocess("stats", str(folder)).stdout
-    report = run_cli_subprocess("report", str(folder.parent), "--out", str(tmp_path / "report"))
+    assert "pages without text" in run_cli_in_process("stats", str(folder)).stdout
+    report = run_cli_in_process("report", str(folder.parent), "--out", str(tmp_path / "report"))
     assert report.returncode == 0, report.stderr
     assert "1 documents have 1 pages without text" in (
         tmp_path / "report" / "report.md").read_text()

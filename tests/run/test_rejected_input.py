@@ -9,7 +9,7 @@ import json
 import re
 from pathlib import Path
 
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process, run_cli_subprocess
 from tests.helpers.local import make_corpus, write_manifest
 
 LINE = re.compile(r"^local: (\d+) document\(s\) rejected for what their record gave "
@@ -67,5 +67,5 @@ def test_nothing_published_names_where_to_look(tmp_path: Path) -> None:
     lines = [line for line in stderr.splitlines() if LINE.match(line)]
     assert len(lines) == 1 and "1 unavailable" in lines[0]
     assert f"build-corpus status {out / 'local'}" in lines[0]
-    status = run_cli_subprocess("status", str(out / "local"))
+    status = run_cli_in_process("status", str(out / "local"))
     assert status.returncode == 0 and "unavailable" in status.stdout

@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 
 from loralay_build.sandbox import Sandbox
-from tests.helpers.cli import run_cli_subprocess, write_toml
+from tests.helpers.cli import run_cli_in_process, run_cli_subprocess, write_toml
 
 
 def _pdf_blobs(out: Path) -> int:
@@ -37,4 +37,4 @@ def test_downloads_deleted_when_not_kept_and_fetched_again_on_reprocessing(
     assert len(sandbox.server.requests("/_host/")) > before
     assert json.loads((dropped / "hal" / "build.json").read_text())["counts"]["splits"] == counts
     assert _pdf_blobs(dropped) == 0
-    assert run_cli_subprocess("verify", str(dropped / "hal")).returncode == 0
+    assert run_cli_in_process("verify", str(dropped / "hal")).returncode == 0

@@ -12,7 +12,7 @@ from loralay_build.sandbox import Sandbox
 from loralay_build.sandbox.hal import HOSTS
 from loralay_build.state import State
 from tests.helpers import buildrun
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process
 
 
 def _every_file(folder: Path) -> dict[str, str]:
@@ -47,7 +47,7 @@ def test_a_pdf_served_from_a_new_url_is_not_processed_again(tmp_path: Path) -> N
             fields["uri_s"] = f"https://hal.science/{record.hal_id}"
             fields["modifiedDate_tdate"] = "2030-01-01T00:00:00Z"
         assert buildrun.run(out, config) == 0
-    status = run_cli_subprocess("status", str(out), "--json")
+    status = run_cli_in_process("status", str(out), "--json")
     counts = json.loads(status.stdout)["hal"]["last_run"]["counts"]
     assert counts["discovered"] == len(urls) and counts.get("moved") == len(urls)
     assert counts["new"] == counts["changed"] == 0

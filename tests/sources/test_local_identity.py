@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 from loralay_build.state import State
-from tests.helpers.cli import build_local, run_cli_subprocess
+from tests.helpers.cli import build_local, run_cli_in_process
 from tests.helpers.local import make_corpus, write_manifest
 
 
@@ -40,7 +40,7 @@ def _every_file(folder: Path) -> dict[str, str]:
 
 
 def _last_counts(out: Path) -> dict[str, int]:
-    status = run_cli_subprocess("status", str(out), "--json")
+    status = run_cli_in_process("status", str(out), "--json")
     assert status.returncode == 0, status.stderr
     counts: dict[str, int] = json.loads(status.stdout)["local"]["last_run"]["counts"]
     return counts
