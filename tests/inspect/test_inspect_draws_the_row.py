@@ -14,7 +14,7 @@ from loralay_build.inspect.layers import ABSTRACT, KEPT, document_layers
 from loralay_build.inspect.locate import find_row
 from loralay_build.sandbox.textgen import ProseGenerator
 from loralay_build.state import SETTINGS_MARK, State
-from tests.helpers.cli import run_cli_in_process, run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process
 
 FOOTNOTE = ("Correspondence to Maria Silva, Rua das Flores 12, Sao Paulo. Funded by grant "
             "4521 of the research council. Received March 2003, accepted July 2003.")
@@ -69,7 +69,7 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "docs.jsonl").write_text(json.dumps(
         {"id": "split", "pdf": "split.pdf", "language": "en", "abstracts": {"en": abstract}})
         + "\n")
-    result = run_cli_subprocess("local", "--input", str(root / "docs.jsonl"), "--out",
+    result = run_cli_in_process("local", "--input", str(root / "docs.jsonl"), "--out",
                                 str(root / "out"),
                                 "--no-filter", "--executor", "serial", "-q")
     assert result.returncode == 0, result.stderr

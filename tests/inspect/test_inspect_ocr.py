@@ -17,7 +17,7 @@ from loralay_build.parse.ocr import Reader
 from loralay_build.records import Page
 from loralay_build.sandbox.pdfgen import ArticleSpec, render_article, render_scanned
 from loralay_build.sandbox.textgen import ProseGenerator
-from tests.helpers.cli import run_cli_in_process, run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process
 from tests.helpers.ocr import needs_tesseract
 
 pytestmark = needs_tesseract("fr")
@@ -41,7 +41,7 @@ def test_only_the_drawn_page_is_read_by_ocr(tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     manifest = scanned_manifest(tmp_path, 3)
     out = tmp_path / "out"
-    built = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--ocr",
+    built = run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--ocr",
                                "--no-filter", "--executor", "serial", "-q")
     assert built.returncode == 0, built.stderr
     row = find_row(out / "local", "local:scan")
@@ -71,7 +71,7 @@ def test_a_needs_ocr_reject_of_a_dataset_with_nothing_published_is_drawn(
         tmp_path: Path) -> None:
     manifest = scanned_manifest(tmp_path, 1)
     out = tmp_path / "out"
-    built = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--no-filter",
+    built = run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--no-filter",
                                "--executor", "serial")
     assert built.returncode == 1  # nothing published
     assert not (out / "local").exists()

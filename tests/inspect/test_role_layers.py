@@ -13,7 +13,7 @@ from loralay_build.inspect.locate import find_row
 from loralay_build.inspect.render import SCALE
 from loralay_build.inspect.roles import HEADING_COLOURS, ROLE_COLOURS
 from loralay_build.structure.roles import Role
-from tests.helpers.cli import run_cli_in_process, run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process
 from tests.helpers.local import write_manifest
 from tests.helpers.papers import CAPTION_WORD, REFERENCE_WORD, structured_papers
 
@@ -22,7 +22,7 @@ from tests.helpers.papers import CAPTION_WORD, REFERENCE_WORD, structured_papers
 def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("roles")
     manifest = write_manifest(root / "docs.jsonl", structured_papers(root, 1))
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(root / "data"),
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(root / "data"),
                                 "--executor", "serial", "--no-filter")
     assert result.returncode == 0, result.stderr
     return root / "data" / "local"

@@ -186,7 +186,7 @@ def test_needs_ocr_then_a_run_with_ocr_publishes_and_one_without_changes_nothing
                                                         "local:broken": "needs_ocr"}
 
     config = write_toml(tmp_path / "pages.toml", {"images": {"dpi": 50}})
-    second = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--name",
+    second = run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--name",
                                 "mine", "--ocr", "--page-images", "--config", str(config))
     assert second.returncode == 0, second.stderr
     rows = {r["article_id"].removeprefix("local:"): r

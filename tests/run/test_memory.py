@@ -34,7 +34,7 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for entry, split in zip(entries, ("train", "validation", "test"), strict=True):
         entry["split"] = split
     manifest = write_manifest(docs / "docs.jsonl", entries)
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(root / "data"),
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(root / "data"),
                                 "--executor", "serial", "--no-filter")
     assert result.returncode == 0, result.stderr
     return root / "data" / "local"

@@ -76,7 +76,7 @@ def _build(tmp_path: Path, names: tuple[str, ...]) -> tuple[tuple[str, ...], Pat
 def test_a_cover_picture_does_not_reject_a_paper_and_ocr_alone_reads_it_later(
         tmp_path: Path) -> None:
     build, folder = _build(tmp_path, ("digital", "cover"))
-    first = run_cli_subprocess(*build)
+    first = run_cli_subprocess(*build)  # its end-of-run hint is read
     assert first.returncode == 0, first.stderr
     rows = _rows(folder, tmp_path / "1")
     assert set(rows) == {"digital", "cover"}
@@ -114,19 +114,19 @@ def test_a_cover_picture_does_not_reject_a_paper_and_ocr_alone_reads_it_later(
 
     # and a further run with --ocr reads nothing again
     before = _shards(folder)
-    third = run_cli_subprocess(*build, "--ocr")
+    third = run_cli_in_process(*build, "--ocr")
     assert third.returncode == 0, third.stderr
     assert _shards(folder) == before
 
 
 def test_a_run_with_ocr_alone_publishes_the_earlier_needs_ocr_rejects(tmp_path: Path) -> None:
     build, folder = _build(tmp_path, ("digital", "scan"))
-    first = run_cli_subprocess(*build)
+    first = run_cli_in_process(*build)
     assert first.returncode == 0, first.stderr
     rejects = [json.loads(line) for line in (folder / "rejects.jsonl").read_text()
                .splitlines()]
     assert {r["id"]: r["reason"] for r in rejects} == {"local:scan": "needs_ocr"}
-    second = run_cli_subprocess(*build, "--ocr")
+    second = run_cli_in_process(*build, "--ocr")
     assert second.returncode == 0, second.stderr
     rows = _rows(folder, tmp_path / "2")
     assert set(rows) == {"digital", "scan"}

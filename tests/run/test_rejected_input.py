@@ -9,7 +9,7 @@ import json
 import re
 from pathlib import Path
 
-from tests.helpers.cli import run_cli_in_process, run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process
 from tests.helpers.local import make_corpus, write_manifest
 
 LINE = re.compile(r"^local: (\d+) document\(s\) rejected for what their record gave "
@@ -28,7 +28,7 @@ def manifest_with_faults(folder: Path) -> Path:
 
 
 def build(manifest: Path, out: Path) -> tuple[int, str]:
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out), "--executor",
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(out), "--executor",
                                 "serial", "--no-filter", "-q")
     return result.returncode, result.stderr
 

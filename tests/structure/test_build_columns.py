@@ -9,7 +9,7 @@ from pathlib import Path
 import datasets
 
 from loralay_build.structure import ROLE_NAMES, Role
-from tests.helpers.cli import run_cli_subprocess
+from tests.helpers.cli import run_cli_in_process
 from tests.helpers.pdfgen import words
 from tests.helpers.structure_pdf import numbered_article
 
@@ -25,7 +25,7 @@ def test_a_local_build_has_the_structure_columns(tmp_path: Path) -> None:
         "id": "a", "pdf": "a.pdf", "language": "en", "abstracts": {"en": ABSTRACT},
         "published": "2020", "title": "Layout Structure in Practice"}) + "\n")
     out = tmp_path / "out"
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(out),
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(out),
                                 "--workers", "1",
                                 "--no-filter")
     assert result.returncode == 0, result.stderr

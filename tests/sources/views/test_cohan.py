@@ -21,7 +21,7 @@ from loralay_build.sandbox.pubmed import PubmedSandbox
 from loralay_build.sandbox.server import SandboxServer
 from loralay_build.sources.views.cohan import COLUMNS, KEPT_ROLES, RELEASE_FOLDER
 from loralay_build.structure.roles import Role
-from tests.helpers.cli import run_cli_subprocess, write_toml
+from tests.helpers.cli import run_cli_in_process, write_toml
 from tests.helpers.cli_runner import FAST, published_splits, rows, write_config
 from tests.helpers.local import write_manifest
 from tests.helpers.papers import CAPTION_WORD, REFERENCE_WORD, structured_papers
@@ -35,7 +35,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     manifest = write_manifest(docs / "manifest.jsonl", structured_papers(docs, 8))
     splits = write_toml(tmp / "splits.toml", {"split": {"train": 0.4, "validation": 0.3,
                                                         "test": 0.3}})
-    result = run_cli_subprocess("local", "--input", str(manifest), "--out", str(tmp / "data"),
+    result = run_cli_in_process("local", "--input", str(manifest), "--out", str(tmp / "data"),
                                 "--config", str(splits), "--view", "cohan", "--no-filter",
                                 "--workers", "1")
     assert result.returncode == 0, result.stderr
