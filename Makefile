@@ -7,7 +7,7 @@ OUT ?= data
 install:  ## install the package with its test and lint tools
 	$(PYTHON) -m pip install -e ".[dev]"
 
-test:  ## the default suite, on two worker processes (the README's command; CI runs it)
+test:  ## the default suite, on three worker processes (the README's command; CI runs it)
 	$(PYTHON) -m pytest -q
 
 test-slow:  ## only the slow tier: multi-node Ray, memory-growth builds, PDF bombs, long kill loops

@@ -11,7 +11,6 @@ import pytest
 from loralay_build.sandbox import Sandbox
 from loralay_build.sandbox.server import RETRY_AFTER_ENV
 from tests.helpers.cli import hub_licence_faults, write_toml
-from tests.helpers.slowest import SLOWEST_FIRST
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -25,8 +24,6 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    rank = {f"tests/{name}": k for k, name in enumerate(SLOWEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.partition("::")[0], len(rank)))
     if config.getoption("--runslow"):
         return
     skip = pytest.mark.skip(reason="slow: run with --runslow (make test-all)")

@@ -15,8 +15,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.helpers.slowest import SLOWEST_FIRST
-
 TESTS = Path(__file__).resolve().parent
 PACKAGE = TESTS.parent / "src" / "loralay_build"
 HELPERS = "tests.helpers"
@@ -158,9 +156,3 @@ def test_no_test_imports_a_benchmark_script() -> None:
              if "sys.path.insert" in path.read_text(encoding="utf-8")
              and path.relative_to(TESTS).parts[0] not in CROSS_CUTTING]
     assert not offenders + edits, "\n".join(offenders + edits)
-
-
-def test_the_modules_run_first_exist() -> None:
-    """The slowest modules, run first, are files that are there."""
-    missing = [name for name in SLOWEST_FIRST if not (TESTS / name).is_file()]
-    assert not missing, missing
