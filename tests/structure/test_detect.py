@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from loralay_build.parse import ParseSettings, parse_pdf
-from loralay_build.structure import detect_structure
+from loralay_build.structure import Role, detect_structure
 from tests.helpers.structure_pdf import (
     ONE,
     Expected,
@@ -67,3 +67,18 @@ def test_a_document_without_lines_is_one_untitled_section() -> None:
     assert found.sections == [{"title": None, "level": 1, "word_start": 0, "word_end": 2}]
     assert found.roles.tolist() == [0, 0]
     assert detect_structure(Document(pages=[])).sections == []
+
+
+def test_a_line_opening_with_a_word_that_holds_a_newline(tmp_path: Path) -> None:
+    """Lines are found by their first words' place in one text; a newline inside a word
+    (which no parser makes) must not shift the lines after it."""
+    path = tmp_path / "a.pdf"
+    numbered_article(path)
+    doc = parse_pdf(str(path), settings=ParseSettings())
+    expected = detect_structure(doc)
+    first = doc.line_ids.index(doc.line_ids[0] + 2)  # the first word of the third line
+    doc.words[first] = doc.words[first][:2] + "\n" + doc.words[first][2:]
+    found = detect_structure(doc)
+    assert found.sections == expected.sections
+    assert found.roles.tolist() == expected.roles.tolist()
+    assert Role.CAPTION in found.roles  # a caption, found after the changed word

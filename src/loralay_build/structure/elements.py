@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from loralay_build.structure.headings import is_caption_start
-from loralay_build.structure.lines import BodyStyle, Lines, distinct
+from loralay_build.structure.lines import BodyStyle, Lines, distinct, runs
 
 REFERENCE_NAMES = frozenset({
     "references", "reference", "bibliography", "bibliographie", "bibliografía", "bibliografia",
@@ -102,9 +102,9 @@ def tables(lines: Lines, body: BodyStyle) -> set[int]:
     row_of = inverse[members]
     spot = (lines.page[members].astype(np.int64) * (int(column.max()) - int(column.min()) + 1)
             + (column - column.min()))
-    held = distinct(spot * len(counts) + row_of)[0]  # (spot, row) pairs, by spot
+    held = runs(np.sort(spot * len(counts) + row_of))[0]  # (spot, row) pairs, by spot
     spot, rows = held // len(counts), held % len(counts)
-    size = distinct(spot)[2]  # the rows of each spot, in spot order
+    size = runs(spot)[1]  # the rows of each spot, in spot order
     first = np.cumsum(size) - size
     # Every (row, other row) of each spot: a row repeated once per row of its spot.
     per = np.repeat(size, size)
@@ -113,8 +113,10 @@ def tables(lines: Lines, body: BodyStyle) -> set[int]:
     step = np.arange(len(left)) - np.repeat(np.cumsum(per) - per, per)
     right = rows[base + step]
     other = left != right
-    shared, _, times = distinct(left[other] * len(counts) + right[other])
-    return set(members[np.isin(row_of, shared[times >= 2] // len(counts))].tolist())
+    shared, times = runs(np.sort(left[other] * len(counts) + right[other]))
+    in_table = np.zeros(len(counts), dtype=bool)
+    in_table[shared[times >= 2] // len(counts)] = True
+    return set(members[in_table[row_of]].tolist())
 
 
 def formulas(lines: Lines, body: BodyStyle) -> set[int]:
@@ -129,7 +131,9 @@ def formulas(lines: Lines, body: BodyStyle) -> set[int]:
     # Only lines set apart and short enough are looked at: most lines are neither.
     for i in np.flatnonzero(apart & (lines.count <= 20)).tolist():
         line = words[at.start[i]:at.end[i]]
-        if not search(" ".join(line)):
+        text = " ".join(line)
+        # Of the signs, ASCII holds only "=": most lines are ASCII, and `in` far cheaper.
+        if not (("=" in text) if text.isascii() else search(text)):
             continue
         wordy = sum(len(w) >= 3 and w.isalpha() for w in line)
         if wordy <= max(1, len(line) // 3):
