@@ -4,6 +4,7 @@ columns of a row."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ from loralay_build.structure.elements import (
     looks_like_entries,
     tables,
 )
-from loralay_build.structure.headings import Heading, assign_levels, find_headings
+from loralay_build.structure.headings import MAX_LEVEL, Heading, assign_levels, find_headings
 from loralay_build.structure.lines import BodyStyle, Lines, body_style, text_lines
 from loralay_build.structure.roles import Role
 
@@ -99,6 +100,8 @@ def _reference_lists(lines: Lines, body: BodyStyle, headings: list[Heading],
     """Mark the reference lists' lines; headings inside one that are entries set apart
     (numbered, spaced) rather than true headings are dropped. The kept headings."""
     kept: list[Heading] = []
+    # The highest level (smallest number) from each heading on, and past the last one.
+    highest = [*accumulate([MAX_LEVEL + 1, *(h.level for h in reversed(headings))], min)][::-1]
     k = 0
     while k < len(headings):
         heading = headings[k]
@@ -106,7 +109,7 @@ def _reference_lists(lines: Lines, body: BodyStyle, headings: list[Heading],
         k += 1
         words = lines.words[lines.at.start[heading.first]:lines.at.end[heading.last]]
         if not is_reference_heading(words):
-            if any(h.level <= heading.level for h in headings[k:]):
+            if highest[k] <= heading.level:
                 continue  # not the last top-level section
             span = np.flatnonzero(line_roles[heading.last + 1:] == Role.BODY) + heading.last + 1
             if not looks_like_entries(lines, span.tolist()):

@@ -66,11 +66,12 @@ def footnotes(lines: Lines, body: BodyStyle, heights: dict[int, float]) -> set[i
     small = lines.size < 0.92 * body.size
     if not small.any():
         return set()
-    pages = lines.page - lines.page.min()
+    first = int(lines.page.min())
+    pages = lines.page - first
     by_page = np.zeros(int(pages.max()) + 1)
     for page, value in heights.items():
-        if 0 <= page - lines.page.min() < len(by_page):
-            by_page[page - lines.page.min()] = value
+        if 0 <= page - first < len(by_page):
+            by_page[page - first] = value
     height = by_page[pages]
     lowest = np.zeros(int(pages.max()) + 1)
     text = (lines.size >= 0.97 * body.size) & (lines.count > 2)

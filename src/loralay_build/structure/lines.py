@@ -178,7 +178,7 @@ def _gaps(lines: Lines) -> None:
 def body_style(lines: Lines) -> BodyStyle:
     """The body's font size (most words, 0.5 pt bins) and its usual line gap (median)."""
     bins = np.rint(lines.size * 2).astype(np.int64)
-    bins = np.clip(bins, 0, 4000)
+    np.minimum(np.maximum(bins, 0, out=bins), 4000, out=bins)  # np.clip costs twice as much
     weights = np.bincount(bins, weights=lines.count)
     size = float(np.argmax(weights)) / 2 if len(weights) else 10.0
     if size <= 0:
