@@ -55,6 +55,7 @@ from loralay_build.cli import main as cli
 from loralay_build.errors import Reject
 from loralay_build.parse import ParseSettings, parse_pdf
 from loralay_build.records import Candidate, Document
+from loralay_build.run.isolation import set_worker_collector
 from loralay_build.run.process import Task, process_document
 from loralay_build.sandbox.realdocs import realdocs_manifest
 from loralay_build.structure import Role, detect_structure
@@ -327,6 +328,7 @@ def build_share(realdocs: Path, rounds: int) -> str:
             spent[0] += time.process_time() - start
 
     worker.detect_structure = timed  # type: ignore[assignment]
+    set_worker_collector()  # the collector as a build's worker runs it
     totals, parts = [], []
     with tempfile.TemporaryDirectory() as work:
         manifest = Path(work) / "manifest.jsonl"

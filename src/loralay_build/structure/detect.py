@@ -43,10 +43,13 @@ def detect_structure(doc: Document) -> Structure:
     body = body_style(lines)
     line_roles = np.zeros(len(lines), dtype=np.int8)
     heights = {page.index: page.height for page in doc.pages}
-    for found, role in ((formulas(lines, body), Role.FORMULA), (tables(lines, body), Role.TABLE),
+    # A caption's role wins over a footnote's, and either over a table cell's. Formulas are
+    # looked for among the lines left: a third of the lines set apart already have a role.
+    for found, role in ((tables(lines, body), Role.TABLE),
                         (footnotes(lines, body, heights), Role.FOOTNOTE),
                         (captions(lines, body), Role.CAPTION)):
         line_roles[list(found)] = role
+    line_roles[list(formulas(lines, body, line_roles == Role.BODY))] = Role.FORMULA
     skip = line_roles != Role.BODY
     headings = find_headings(lines, body, skip)
     headings = _without_furniture(lines, headings, heights, line_roles)

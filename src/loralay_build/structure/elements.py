@@ -120,9 +120,10 @@ def tables(lines: Lines, body: BodyStyle) -> set[int]:
     return set(members[in_table[row_of]].tolist())
 
 
-def formulas(lines: Lines, body: BodyStyle) -> set[int]:
-    """Displayed formulas: short lines set apart (space above or below, or indented from
-    the line above) carrying a relation or operator sign and few words."""
+def formulas(lines: Lines, body: BodyStyle, among: np.ndarray) -> set[int]:
+    """Displayed formulas among the lines of the mask `among`: short lines set apart (space
+    above or below, or indented from the line above) carrying a relation or operator sign
+    and few words."""
     indented = np.zeros(len(lines), dtype=bool)
     indented[1:] = lines.x0[1:] > lines.x0[:-1] + 2 * body.size
     apart = ((lines.gap_above > body.apart) | (lines.gap_below > body.apart) | indented)
@@ -130,7 +131,7 @@ def formulas(lines: Lines, body: BodyStyle) -> set[int]:
     words, at = lines.words, lines.at
     search = _MATH.search
     # Only lines set apart and short enough are looked at: most lines are neither.
-    for i in np.flatnonzero(apart & (lines.count <= 20)).tolist():
+    for i in np.flatnonzero(apart & (lines.count <= 20) & among).tolist():
         line = words[at.start[i]:at.end[i]]
         text = " ".join(line)
         # Of the signs, ASCII holds only "=": most lines are ASCII, and `in` far cheaper.

@@ -62,6 +62,10 @@ _NUMBER_START = re.compile(
     r"|(?i:a(?:rt|nn|pp|nex)|c(?:ha|ap)|sec|tit|par))", re.MULTILINE)
 _TWO_LETTERS = re.compile(r"[^\W\d_].*[^\W\d_]")
 _CARRIES_ON = frozenset(",;:.)]}-–—")
+# By a line's first character (code point, 128 for any beyond ASCII): it carries on a
+# sentence, as a lower-case letter that opens no division's name or punctuation does.
+_RUNS_ON = np.zeros(129, dtype=bool)
+_RUNS_ON[[ord(c) for c in ",;:.)]}-bdefghijklmnoqruvwxyz"]] = True
 # What a first word that `numbering` accepts may look like (a cheap superset).
 _NUMBERED_FIRST = re.compile(r"\d|[IVXLCDM]+[.)]?$|[A-H][.)]$")
 _LEADER = re.compile(r"\.\s?\.\s?\.|…")
@@ -145,7 +149,8 @@ def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[int]:
     short = (lines.count <= MAX_WORDS) & ~skip
     # A plain line of more than ten words scores at most 2 unless numbered (space above and
     # below, a known name, less one for its length): only numbered ones are looked at.
-    found = np.flatnonzero(short & (styled | (above & below & (lines.count <= 10))))
+    found = np.flatnonzero(short & (styled | (above & below & (lines.count <= 10)))
+                           & ~_RUNS_ON[np.minimum(lines.heads, 128)])
     out = _may_open(lines, found, _layout_score(lines, body)[found].tolist())
     rest = short & ~styled & ~(above & below & (lines.count <= 10))
     numbered = lines.opening(_NUMBER_START)

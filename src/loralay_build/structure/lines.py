@@ -57,23 +57,30 @@ class Lines:
                            self.gap_below)))
 
     @cached_property
-    def _joined_firsts(self) -> tuple[str, np.ndarray]:
-        """The first words, each after a newline, and where each ends in that text: at the
-        newlines of its UTF-32 code units (one per character), several times cheaper to
-        find than measuring the words one by one."""
+    def _joined_firsts(self) -> tuple[str, np.ndarray, np.ndarray]:
+        """The first words, each after a newline; where each ends in that text; and the code
+        of each one's first character. Read from the text's UTF-32 code units (one per
+        character), several times cheaper than measuring the words one by one."""
         joined = "\n" + "\n".join(self.firsts)
-        breaks = np.flatnonzero(np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32) == 10)
+        codes = np.frombuffer((joined + "\n").encode("utf-32-le"), dtype=np.uint32)
+        breaks = np.flatnonzero(codes == 10)[:-1]  # the newline before each word
         if len(breaks) != len(self.firsts):  # a word holding a newline
             lengths = np.array([len(first) for first in self.firsts], dtype=np.int64)
-            return joined, np.cumsum(lengths + 1)
-        return joined, np.append(breaks[1:], len(joined))
+            breaks = np.cumsum(lengths + 1) - (lengths + 1)
+        return joined, np.append(breaks[1:], len(joined)), codes[breaks + 1]
+
+    @property
+    def heads(self) -> np.ndarray:
+        """The code point of each line's first character (a newline's, 10, for an empty
+        first word)."""
+        return self._joined_firsts[2]
 
     def opening(self, pattern: re.Pattern[str]) -> np.ndarray:
         """Indices of the lines whose first word `pattern` matches, in order. The pattern
         opens with the newline before the word (MULTILINE, `$` at the word's end): one
         search over all first words, which the newline lets the regex engine skip through
         far faster than a `^` anchor."""
-        joined, ends = self._joined_firsts
+        joined, ends, _ = self._joined_firsts
         hits = [found.start() for found in pattern.finditer(joined)]
         return np.searchsorted(ends, np.array(hits, dtype=np.int64), side="right")
 
