@@ -143,33 +143,25 @@ def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[int]:
     apart by size or weight, by a leading number, or by space above and (unless very
     short) below; the rest cannot reach MIN_SCORE."""
     apart = body.apart
+    ratio = lines.size / body.size
     above = (lines.gap_above > apart) | (lines.gap_above < 0)
-    below = (lines.gap_below > apart) | (lines.gap_below < 0) | (lines.count <= 4)
+    spaced = lines.gap_below > apart
+    below = spaced | (lines.gap_below < 0) | (lines.count <= 4)
     styled = (lines.size >= 1.05 * body.size) | lines.bold
     short = (lines.count <= MAX_WORDS) & ~skip
     # A plain line of more than ten words scores at most 2 unless numbered (space above and
     # below, a known name, less one for its length): only numbered ones are looked at.
-    found = np.flatnonzero(short & (styled | (above & below & (lines.count <= 10)))
-                           & ~_RUNS_ON[np.minimum(lines.heads, 128)])
-    out = _may_open(lines, found, _layout_score(lines, body)[found].tolist())
-    rest = short & ~styled & ~(above & below & (lines.count <= 10))
+    plain = above & below & (lines.count <= 10)
+    found = np.flatnonzero(short & (styled | plain) & ~_RUNS_ON[np.minimum(lines.heads, 128)])
+    # The part of `line_score` that size, weight, spacing and length give.
+    layout = (np.where(ratio >= 1.15, 2.0, np.where(ratio >= 1.05, 1.0,
+                                                    np.where(ratio < 0.93, -2.0, 0.0)))
+              + 2.0 * lines.bold + above + spaced - (lines.count > 10))
+    out = _may_open(lines, found, layout[found].tolist())
     numbered = lines.opening(_NUMBER_START)
-    numbered = numbered[rest[numbered]]
+    numbered = numbered[(short & ~styled & ~plain)[numbered]]
     more = [i for i in numbered.tolist() if numbering(lines.words_of(i))[0]]
     return sorted({*out, *more}) if more else out
-
-
-def _layout_score(lines: Lines, body: BodyStyle) -> np.ndarray:
-    """The part of every line's `line_score` that its size, weight, spacing and length
-    give, as one array."""
-    ratio = lines.size / body.size
-    score = np.where(ratio >= 1.15, 2.0, np.where(ratio >= 1.05, 1.0,
-                                                   np.where(ratio < 0.93, -2.0, 0.0)))
-    score += 2.0 * lines.bold
-    score += (lines.gap_above < 0) | (lines.gap_above > body.apart)
-    score += lines.gap_below > body.apart
-    score -= lines.count > 10
-    return score
 
 
 def _may_open(lines: Lines, found: np.ndarray, layout: list[float]) -> list[int]:
@@ -218,10 +210,11 @@ _NOT_A_HEADING = Scored(0.0)
 def line_score(lines: Lines, i: int, body: BodyStyle) -> Scored:
     """How much line `i` looks like a heading (or the first line of one); below MIN_SCORE
     it is body text."""
-    words = lines.words_of(i)
+    at = lines.at
+    words = lines.words[at.start[i]:at.end[i]]
     count = len(words)
     text = " ".join(words)
-    if count == 0 or count > MAX_WORDS or not _TWO_LETTERS.search(text) or is_caption_start(words):
+    if count > MAX_WORDS or not _TWO_LETTERS.search(text) or is_caption_start(words):
         return _NOT_A_HEADING
     depth, taken = numbering(words)
     rest = words[taken:]
@@ -229,7 +222,6 @@ def line_score(lines: Lines, i: int, body: BodyStyle) -> Scored:
         rest = words  # "Article 5" alone, its subject on the next line
     if not rest or not _opens_upper(rest):
         return _NOT_A_HEADING
-    at = lines.at
     ratio = at.size[i] / body.size
     bold = at.bold[i]
     score = 0.0
@@ -301,7 +293,7 @@ def find_headings(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[Headi
     mask: captions, footnotes, tables) are never headings."""
     out: list[Heading] = []
     after = -1
-    at, skipped = lines.at, skip.tolist()
+    at, skipped = lines.at, skip.data
     for i in candidates(lines, body, skip):
         if i <= after:
             continue
