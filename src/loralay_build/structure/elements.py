@@ -13,7 +13,14 @@ import re
 import numpy as np
 
 from loralay_build.structure.headings import is_caption_start
-from loralay_build.structure.lines import BodyStyle, Lines, distinct, runs
+from loralay_build.structure.lines import (
+    BodyStyle,
+    Lines,
+    distinct,
+    either_case,
+    opening_pairs,
+    runs,
+)
 
 REFERENCE_NAMES = frozenset({
     "references", "reference", "bibliography", "bibliographie", "bibliografía", "bibliografia",
@@ -24,9 +31,9 @@ REFERENCE_NAMES = frozenset({
 _ENTRY = re.compile(r"^(?:\[\d{1,3}\]|\d{1,3}\.|\(\d{1,3}\))$")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _NUMBERED = re.compile(r"^[\divxlc.]+\s+")
-# The lookahead lets the engine skip most lines on their first letter.
-_LABEL = re.compile(
-    r"\n(?=(?i:[ftqgcaspl])|그|표)(?:(?i:fig|tab|qua|grá|gra|cha|abb|sch|pla|lâm)|그림|표)")
+# A caption label's opening, and the two ASCII characters it can start with.
+_LABEL = re.compile(r"\n(?:(?i:fig|tab|qua|grá|gra|cha|abb|sch|pla|lâm)|그림|표)")
+_LABEL_PAIRS = opening_pairs(either_case(["fi", "ta", "qu", "gr", "ch", "ab", "sc", "pl"]))
 _MATH = re.compile("[=∑∫≤≥±×√∈→∞∂≈≠∀∃∇∏⊂⊆∪∩]")
 
 
@@ -37,7 +44,7 @@ def captions(lines: Lines, body: BodyStyle) -> set[int]:
     out: set[int] = set()
     words, at = lines.words, lines.at
     size, bold, block, page, above = at.size, at.bold, at.block, at.page, at.gap_above
-    for i in lines.opening(_LABEL).tolist():
+    for i in lines.opening(_LABEL, _LABEL_PAIRS).tolist():
         line = words[at.start[i]:at.end[i]]
         if i in out or len(line) < 2 or not is_caption_start(line[:3]):
             continue

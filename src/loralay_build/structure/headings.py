@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from loralay_build.structure.lines import BodyStyle, Lines, letters
+from loralay_build.structure.lines import BodyStyle, Lines, either_case, letters, opening_pairs
 
 _ROMAN = r"(?=[IVXLC])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
 _DECIMAL = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?$")
@@ -54,12 +54,17 @@ MIN_SCORE = 3.0
 MAX_WORDS = 16
 MAX_LEVEL = 6  # the deepest level a heading gets
 _DIGIT = re.compile(r"\d")
-# What a numbered heading's first word may open with (a cheap test before `numbering`); the
-# lookahead lets the engine skip most lines on their first character, and the divisions'
-# names share their first letters (half the cost of listing them one by one).
+# What a numbered heading's first word may open with (a cheap test before `numbering`), and
+# the two ASCII characters it can start with.
 _NUMBER_START = re.compile(
-    r"\n(?=\d|[IVXLCA-H]|(?i:[acstp]))(?:\d{1,2}(?:\.\d{1,2}){0,4}\.?$|[IVXLC]+[.)]?$|[A-H][.)]$"
-    r"|(?i:a(?:rt|nn|pp|nex)|c(?:ha|ap)|sec|tit|par))", re.MULTILINE)
+    r"\n(?:\d{1,2}(?:\.\d{1,2}){0,4}\.?$|[IVXLC]+[.)]?$|[A-H][.)]$"
+    r"|(?i:art|cha|cap|sec|tit|par|ann|app|anex))", re.MULTILINE)
+_NUMBER_PAIRS = opening_pairs([
+    *(a + b for a in "0123456789" for b in "0123456789.\n"),
+    *(a + b for a in "IVXLC" for b in "IVXLC.)\n"),
+    *(a + b for a in "ABCDEFGH" for b in ".)"),
+    *either_case(["ar", "ch", "ca", "se", "ti", "pa", "an", "ap"]),
+])
 _TWO_LETTERS = re.compile(r"[^\W\d_].*[^\W\d_]")
 _CARRIES_ON = frozenset(",;:.)]}-–—")
 # By a line's first character (code point, 128 for any beyond ASCII): it carries on a
@@ -158,7 +163,7 @@ def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[int]:
                                                     np.where(ratio < 0.93, -2.0, 0.0)))
               + 2.0 * lines.bold + above + spaced - (lines.count > 10))
     out = _may_open(lines, found, layout[found].tolist())
-    numbered = lines.opening(_NUMBER_START)
+    numbered = lines.opening(_NUMBER_START, _NUMBER_PAIRS)
     numbered = numbered[(short & ~styled & ~plain)[numbered]]
     more = [i for i in numbered.tolist() if numbering(lines.words_of(i))[0]]
     return sorted({*out, *more}) if more else out

@@ -9,7 +9,7 @@ operation; only the few lines that may be headings or captions are looked at one
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from operator import itemgetter
@@ -57,32 +57,35 @@ class Lines:
                            self.gap_below)))
 
     @cached_property
-    def _joined_firsts(self) -> tuple[str, np.ndarray, np.ndarray]:
-        """The first words, each after a newline; where each ends in that text; and the code
-        of each one's first character. Read from the text's UTF-32 code units (one per
-        character), several times cheaper than measuring the words one by one."""
+    def _joined_firsts(self) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
+        """The first words, each after a newline; where each one's newline is in that text;
+        and the code points of each one's first two characters (a newline's, 10, past its
+        end). Read from the text's UTF-32 code units (one per character), several times
+        cheaper than looking at the words one by one."""
         joined = "\n" + "\n".join(self.firsts)
-        codes = np.frombuffer((joined + "\n").encode("utf-32-le"), dtype=np.uint32)
-        breaks = np.flatnonzero(codes == 10)[:-1]  # the newline before each word
+        codes = np.frombuffer((joined + "\n\n").encode("utf-32-le"), dtype=np.uint32)
+        breaks = np.flatnonzero(codes == 10)[:-2]
         if len(breaks) != len(self.firsts):  # a word holding a newline
             lengths = np.array([len(first) for first in self.firsts], dtype=np.int64)
             breaks = np.cumsum(lengths + 1) - (lengths + 1)
-        return joined, np.append(breaks[1:], len(joined)), codes[breaks + 1]
+        return joined, breaks, codes[breaks + 1], codes[breaks + 2]
 
     @property
     def heads(self) -> np.ndarray:
-        """The code point of each line's first character (a newline's, 10, for an empty
-        first word)."""
+        """The code point of each line's first character."""
         return self._joined_firsts[2]
 
-    def opening(self, pattern: re.Pattern[str]) -> np.ndarray:
+    def opening(self, pattern: re.Pattern[str], pairs: np.ndarray) -> np.ndarray:
         """Indices of the lines whose first word `pattern` matches, in order. The pattern
-        opens with the newline before the word (MULTILINE, `$` at the word's end): one
-        search over all first words, which the newline lets the regex engine skip through
-        far faster than a `^` anchor."""
-        joined, ends, _ = self._joined_firsts
-        hits = [found.start() for found in pattern.finditer(joined)]
-        return np.searchsorted(ends, np.array(hits, dtype=np.int64), side="right")
+        opens with the newline before the word (MULTILINE, `$` at the word's end); it is
+        tried only where the word's first two characters are a pair `pairs` holds (see
+        `opening_pairs`) or are not both ASCII. That spares the regex engine most lines:
+        a search through all of them costs several times more."""
+        joined, breaks, first, second = self._joined_firsts
+        wide = (first > 127) | (second > 127)
+        tried = np.flatnonzero(wide | pairs[np.minimum(first, 127), np.minimum(second, 127)])
+        match = pattern.match
+        return tried[[match(joined, at) is not None for at in breaks[tried].tolist()]]
 
     def words_of(self, i: int) -> list[str]:
         at = self.at
@@ -119,6 +122,21 @@ class BodyStyle:
     def apart(self) -> float:
         """A gap wider than this sets a line apart from the one above or below."""
         return self.gap + 0.25 * self.size
+
+
+def opening_pairs(pairs: Iterable[str]) -> np.ndarray:
+    """The table `Lines.opening` reads: which two ASCII characters (a newline, the end of
+    a one-character word) a match of its pattern may open with."""
+    table = np.zeros((128, 128), dtype=bool)
+    for pair in pairs:
+        table[ord(pair[0]), ord(pair[1])] = True
+    return table
+
+
+def either_case(pairs: Iterable[str]) -> list[str]:
+    """Every pair in both cases, letter by letter."""
+    return [a + b for pair in pairs for a in {pair[0].lower(), pair[0].upper()}
+            for b in {pair[1].lower(), pair[1].upper()}]
 
 
 def letters(text: str) -> str:
