@@ -99,13 +99,14 @@ def numbering(words: list[str]) -> tuple[int, int]:
     if not words:
         return 0, 0
     first = words[0]
-    found = _DECIMAL.match(first)
-    if found and len(words) > 1:
-        return found.group(1).count(".") + 1, 1
-    if _ROMAN_NUMBER.match(first) and len(words) > 1 and (first[-1] in ".)" or len(first) > 1):
-        return 1, 1
-    if _LETTER_NUMBER.match(first) and len(words) > 1:
-        return 2, 1
+    if len(words) > 1 and (first[:1].isdecimal() or first[:1] in "IVXLCABDEFGH"):
+        found = _DECIMAL.match(first)
+        if found:
+            return found.group(1).count(".") + 1, 1
+        if _ROMAN_NUMBER.match(first) and (first[-1] in ".)" or len(first) > 1):
+            return 1, 1
+        if _LETTER_NUMBER.match(first):
+            return 2, 1
     division = _DIVISIONS.get(first.lower())
     if division and len(words) >= 2 and _DIVISION_NUMBER.match(words[1]):
         return division, 3 if len(words) > 2 and words[2] in _ORDINAL else 2
