@@ -164,8 +164,7 @@ def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[int]:
                                                     np.where(ratio < 0.93, -2.0, 0.0)))
               + 2.0 * lines.bold + above + spaced - (lines.count > 10))
     out = _may_open(lines, found, layout[found].tolist())
-    numbered = lines.opening(_NUMBER_START, _NUMBER_PAIRS)
-    numbered = numbered[(short & ~styled & ~plain)[numbered]]
+    numbered = lines.opening(_NUMBER_START, _NUMBER_PAIRS, short & ~styled & ~plain)
     more = [i for i in numbered.tolist() if numbering(lines.words_of(i))[0]]
     return sorted({*out, *more}) if more else out
 

@@ -75,15 +75,17 @@ class Lines:
         """The code point of each line's first character."""
         return self._joined_firsts[2]
 
-    def opening(self, pattern: re.Pattern[str], pairs: np.ndarray) -> np.ndarray:
-        """Indices of the lines whose first word `pattern` matches, in order. The pattern
-        opens with the newline before the word (MULTILINE, `$` at the word's end); it is
-        tried only where the word's first two characters are a pair `pairs` holds (see
-        `opening_pairs`) or are not both ASCII. That spares the regex engine most lines:
-        a search through all of them costs several times more."""
+    def opening(self, pattern: re.Pattern[str], pairs: np.ndarray,
+                among: np.ndarray | None = None) -> np.ndarray:
+        """Indices of the lines (of the mask `among`, else all) whose first word `pattern`
+        matches, in order. The pattern opens with the newline before the word (MULTILINE,
+        `$` at the word's end); it is tried only where the word's first two characters are
+        a pair `pairs` holds (see `opening_pairs`) or are not both ASCII. That spares the
+        regex engine most lines: a search through all of them costs several times more."""
         joined, breaks, first, second = self._joined_firsts
-        wide = (first > 127) | (second > 127)
-        tried = np.flatnonzero(wide | pairs[np.minimum(first, 127), np.minimum(second, 127)])
+        maybe = (first > 127) | (second > 127) | pairs[np.minimum(first, 127),
+                                                       np.minimum(second, 127)]
+        tried = np.flatnonzero(maybe if among is None else maybe & among)
         match = pattern.match
         return tried[[match(joined, at) is not None for at in breaks[tried].tolist()]]
 
