@@ -36,19 +36,17 @@ class Structure:
 def detect_structure(doc: Document) -> Structure:
     """The structure of a cleaned body; one untitled section when no line is a heading."""
     n = len(doc.words)
-    roles = np.zeros(n, dtype=np.int8)
     lines = text_lines(doc)
     if lines is None:
-        return Structure(_sections(None, [], n), roles)
+        return Structure(_sections(None, [], n), np.zeros(n, dtype=np.int8))
     body = body_style(lines)
     line_roles = np.zeros(len(lines), dtype=np.int8)
     heights = {page.index: page.height for page in doc.pages}
     # A caption's role wins over a footnote's, and either over a table cell's. Formulas are
     # looked for among the lines left: a third of the lines set apart already have a role.
-    for found, role in ((tables(lines, body), Role.TABLE),
-                        (footnotes(lines, body, heights), Role.FOOTNOTE),
-                        (captions(lines, body), Role.CAPTION)):
-        line_roles[list(found)] = role
+    line_roles[tables(lines, body)] = Role.TABLE
+    line_roles[footnotes(lines, body, heights)] = Role.FOOTNOTE
+    line_roles[list(captions(lines, body))] = Role.CAPTION
     line_roles[list(formulas(lines, body, line_roles == Role.BODY))] = Role.FORMULA
     skip = line_roles != Role.BODY
     headings = find_headings(lines, body, skip)
@@ -63,11 +61,7 @@ def detect_structure(doc: Document) -> Structure:
     headings = _reference_lists(lines, body, headings, line_roles)
     for heading in headings:
         line_roles[heading.first:heading.last + 1] = Role.HEADING
-    marked = np.flatnonzero(line_roles)
-    if len(marked):
-        counts = lines.count
-        roles[:] = np.repeat(line_roles, counts)
-    return Structure(_sections(lines, headings, n), roles)
+    return Structure(_sections(lines, headings, n), np.repeat(line_roles, lines.count))
 
 
 def _without_furniture(lines: Lines, headings: list[Heading], heights: dict[int, float],

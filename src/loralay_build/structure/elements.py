@@ -34,6 +34,7 @@ _NUMBERED = re.compile(r"^[\divxlc.]+\s+")
 # A caption label's opening, and the two ASCII characters it can start with.
 _LABEL = re.compile(r"\n(?:(?i:fig|tab|qua|grá|gra|cha|abb|sch|pla|lâm)|그림|표)")
 _LABEL_PAIRS = opening_pairs(either_case(["fi", "ta", "qu", "gr", "ch", "ab", "sc", "pl"]))
+_NONE = np.zeros(0, dtype=np.int64)  # no line
 _MATH = re.compile("[=∑∫≤≥±×√∈→∞∂≈≠∀∃∇∏⊂⊆∪∩]")
 
 
@@ -68,11 +69,12 @@ def captions(lines: Lines, body: BodyStyle) -> set[int]:
     return out
 
 
-def footnotes(lines: Lines, body: BodyStyle, heights: dict[int, float]) -> set[int]:
-    """Small lines in the lower part of a page with no body line under them."""
+def footnotes(lines: Lines, body: BodyStyle, heights: dict[int, float]) -> np.ndarray:
+    """The indices of the small lines in the lower part of a page with no body line under
+    them, in order."""
     small = lines.size < 0.92 * body.size
     if not small.any():
-        return set()
+        return _NONE
     first = int(lines.page.min())
     pages = lines.page - first
     by_page = np.zeros(int(pages.max()) + 1)
@@ -84,24 +86,25 @@ def footnotes(lines: Lines, body: BodyStyle, heights: dict[int, float]) -> set[i
     text = (lines.size >= 0.97 * body.size) & (lines.count > 2)
     np.maximum.at(lowest, pages[text], lines.y1[text])
     low = (lines.y0 >= 0.6 * height) & (lines.y0 >= lowest[pages] - 0.5 * body.size)
-    return set(np.flatnonzero(small & low & (height > 0)).tolist())
+    return np.flatnonzero(small & low & (height > 0))
 
 
-def tables(lines: Lines, body: BodyStyle) -> set[int]:
-    """Lines that are cells of a grid: rows of three or more short segments side by side,
-    two or more such rows on a page sharing two or more column starts."""
+def tables(lines: Lines, body: BodyStyle) -> np.ndarray:
+    """The indices, in order, of the lines that are cells of a grid: rows of three or more
+    short segments side by side, two or more such rows on a page sharing two or more column
+    starts."""
     tolerance = max(body.size * 0.5, 1.0)
     row = np.rint((lines.y0 + lines.y1) / 2 / tolerance).astype(np.int64)
     key = lines.page.astype(np.int64) * 1_000_000 + row
     _, inverse, counts = distinct(key)
     wide = counts[inverse] >= 3
     if not wide.any():
-        return set()
+        return _NONE
     longest = np.zeros(len(counts), dtype=np.int64)
     np.maximum.at(longest, inverse, lines.count)
     cells = wide & (longest[inverse] <= 6)
     if not cells.any():
-        return set()
+        return _NONE
     # A row is a table's when another row of its page shares two column starts with it:
     # count, for every pair of rows, the column starts they share.
     members = np.flatnonzero(cells)
@@ -124,7 +127,7 @@ def tables(lines: Lines, body: BodyStyle) -> set[int]:
     shared, times = runs(np.sort(left[other] * len(counts) + right[other]))
     in_table = np.zeros(len(counts), dtype=bool)
     in_table[shared[times >= 2] // len(counts)] = True
-    return set(members[in_table[row_of]].tolist())
+    return np.compress(in_table[row_of], members)
 
 
 def formulas(lines: Lines, body: BodyStyle, among: np.ndarray) -> set[int]:
