@@ -20,6 +20,7 @@ import numpy as np
 from loralay_build.records import Document, int_array
 
 _LETTER = re.compile(r"[^\W\d_]")
+_BEYOND_ASCII = 128 * 128  # the key of two first characters not both ASCII
 
 
 @dataclass
@@ -59,16 +60,19 @@ class Lines:
     @cached_property
     def _joined_firsts(self) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
         """The first words, each after a newline; where each one's newline is in that text;
-        and the code points of each one's first two characters (a newline's, 10, past its
-        end). Read from the text's UTF-32 code units (one per character), several times
-        cheaper than looking at the words one by one."""
+        the code point of each one's first character; and the key of its first two
+        characters in an `opening_pairs` table (a newline's, 10, past the word's end). Read
+        from the text's UTF-32 code units (one per character), several times cheaper than
+        looking at the words one by one."""
         joined = "\n" + "\n".join(self.firsts)
         codes = np.frombuffer((joined + "\n\n").encode("utf-32-le"), dtype=np.uint32)
         breaks = np.flatnonzero(codes == 10)[:-2]
         if len(breaks) != len(self.firsts):  # a word holding a newline
             lengths = np.array([len(first) for first in self.firsts], dtype=np.int64)
             breaks = np.cumsum(lengths + 1) - (lengths + 1)
-        return joined, breaks, codes[breaks + 1], codes[breaks + 2]
+        first, second = codes[breaks + 1], codes[breaks + 2]
+        keys = np.where((first > 127) | (second > 127), _BEYOND_ASCII, first * 128 + second)
+        return joined, breaks, first, keys
 
     @property
     def heads(self) -> np.ndarray:
@@ -82,9 +86,8 @@ class Lines:
         `$` at the word's end); it is tried only where the word's first two characters are
         a pair `pairs` holds (see `opening_pairs`) or are not both ASCII. That spares the
         regex engine most lines: a search through all of them costs several times more."""
-        joined, breaks, first, second = self._joined_firsts
-        maybe = (first > 127) | (second > 127) | pairs[np.minimum(first, 127),
-                                                       np.minimum(second, 127)]
+        joined, breaks, _, keys = self._joined_firsts
+        maybe = pairs[keys]
         tried = np.flatnonzero(maybe if among is None else maybe & among)
         match = pattern.match
         return tried[[match(joined, at) is not None for at in breaks[tried].tolist()]]
@@ -128,10 +131,12 @@ class BodyStyle:
 
 def opening_pairs(pairs: Iterable[str]) -> np.ndarray:
     """The table `Lines.opening` reads: which two ASCII characters (a newline, the end of
-    a one-character word) a match of its pattern may open with."""
-    table = np.zeros((128, 128), dtype=bool)
+    a one-character word) a match of its pattern may open with; a pair beyond ASCII is
+    always tried."""
+    table = np.zeros(_BEYOND_ASCII + 1, dtype=bool)
     for pair in pairs:
-        table[ord(pair[0]), ord(pair[1])] = True
+        table[ord(pair[0]) * 128 + ord(pair[1])] = True
+    table[_BEYOND_ASCII] = True
     return table
 
 
