@@ -67,6 +67,10 @@ _NUMBER_PAIRS = opening_pairs([
 ])
 _TWO_LETTERS = re.compile(r"[^\W\d_].*[^\W\d_]")
 _CARRIES_ON = frozenset(",;:.)]}-–—")
+# What a line's size against the body's adds to its score, as `line_score` counts it: below
+# the first step, between two steps, past the last.
+_SIZE_STEPS = np.array([0.93, 1.05, 1.15])
+_SIZE_SCORES = np.array([-2.0, 0.0, 1.0, 2.0])
 # By a line's first character (code point, 128 for any beyond ASCII): it carries on a
 # sentence, as a lower-case letter that opens no division's name or punctuation does.
 _RUNS_ON = np.zeros(129, dtype=bool)
@@ -160,8 +164,7 @@ def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[int]:
     plain = above & below & (lines.count <= 10)
     found = np.flatnonzero(short & (styled | plain) & ~_RUNS_ON[np.minimum(lines.heads, 128)])
     # The part of `line_score` that size, weight, spacing and length give.
-    layout = (np.where(ratio >= 1.15, 2.0, np.where(ratio >= 1.05, 1.0,
-                                                    np.where(ratio < 0.93, -2.0, 0.0)))
+    layout = (_SIZE_SCORES[np.searchsorted(_SIZE_STEPS, ratio, side="right")]
               + 2.0 * lines.bold + above + spaced - (lines.count > 10))
     out = _may_open(lines, found, layout[found].tolist())
     numbered = lines.opening(_NUMBER_START, _NUMBER_PAIRS, short & ~styled & ~plain)
