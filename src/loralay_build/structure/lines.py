@@ -50,8 +50,8 @@ class Lines:
     @cached_property
     def at(self) -> Scalars:
         """The columns for reading one line's values: lists for the word ranges, read most,
-        and memory views for the rest (a view costs nothing to make, a list a tenth of the
-        detector's time, and both read several times cheaper than a numpy array)."""
+        and memory views for the rest (a view costs nothing to make, a list a few percent of
+        the detector's time, and both read several times cheaper than a numpy array)."""
         return Scalars(self.start.tolist(), self.end.tolist(), self.count.tolist(),
                        *(cast("Sequence[Any]", column.data) for column in (
                            self.page, self.block, self.size, self.bold, self.gap_above,
@@ -61,9 +61,9 @@ class Lines:
     def _joined_firsts(self) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
         """The first words, each after a newline; where each one's newline is in that text;
         the code point of each one's first character; and the key of its first two
-        characters in an `opening_pairs` table (a newline's, 10, past the word's end). Read
-        from the text's UTF-32 code units (one per character), several times cheaper than
-        looking at the words one by one."""
+        characters in an `opening_pairs` table (a one-character word's second is the next
+        newline). Read from the text's UTF-32 code units (one per character), several times
+        cheaper than looking at the words one by one."""
         joined = "\n" + "\n".join(self.firsts)
         codes = np.frombuffer((joined + "\n\n").encode("utf-32-le"), dtype=np.uint32)
         breaks = np.flatnonzero(codes == 10)[:-2]
