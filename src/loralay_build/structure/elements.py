@@ -82,7 +82,7 @@ def footnotes(lines: Lines, body: BodyStyle, heights: dict[int, float]) -> np.nd
         if 0 <= page - first < len(by_page):
             by_page[page - first] = value
     height = by_page[pages]
-    lowest = np.zeros(int(pages.max()) + 1)
+    lowest = np.zeros(len(by_page))
     text = (lines.size >= 0.97 * body.size) & (lines.count > 2)
     np.maximum.at(lowest, pages[text], lines.y1[text])
     low = (lines.y0 >= 0.6 * height) & (lines.y0 >= lowest[pages] - 0.5 * body.size)
@@ -95,7 +95,7 @@ def tables(lines: Lines, body: BodyStyle) -> np.ndarray:
     starts."""
     tolerance = max(body.size * 0.5, 1.0)
     row = np.rint((lines.y0 + lines.y1) / 2 / tolerance).astype(np.int64)
-    key = lines.page.astype(np.int64) * 1_000_000 + row
+    key = lines.page * 1_000_000 + row
     _, inverse, counts = distinct(key)
     wide = counts[inverse] >= 3
     if not wide.any():
@@ -111,7 +111,7 @@ def tables(lines: Lines, body: BodyStyle) -> np.ndarray:
     column = np.rint(lines.x0[members] / 3).astype(np.int64)
     # Each (page, column start) is one spot; rows are numbered across pages.
     row_of = inverse[members]
-    spot = (lines.page[members].astype(np.int64) * (int(column.max()) - int(column.min()) + 1)
+    spot = (lines.page[members] * (int(column.max()) - int(column.min()) + 1)
             + (column - column.min()))
     held = runs(np.sort(spot * len(counts) + row_of))[0]  # (spot, row) pairs, by spot
     spot, rows = held // len(counts), held % len(counts)
@@ -134,9 +134,8 @@ def formulas(lines: Lines, body: BodyStyle, among: np.ndarray) -> set[int]:
     """Displayed formulas among the lines of the mask `among`: short lines set apart (space
     above or below, or indented from the line above) carrying a relation or operator sign
     and few words."""
-    indented = np.zeros(len(lines), dtype=bool)
-    indented[1:] = lines.x0[1:] > lines.x0[:-1] + 2 * body.size
-    apart = ((lines.gap_above > body.apart) | (lines.gap_below > body.apart) | indented)
+    apart = (lines.gap_above > body.apart) | (lines.gap_below > body.apart)
+    apart[1:] |= lines.x0[1:] > lines.x0[:-1] + 2 * body.size  # indented from the line above
     out: set[int] = set()
     words, at = lines.words, lines.at
     search = _MATH.search

@@ -164,9 +164,10 @@ def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[int]:
     plain = above & below & (lines.count <= 10)
     found = np.flatnonzero(short & (styled | plain) & ~_RUNS_ON[np.minimum(lines.heads, 128)])
     # The part of `line_score` that size, weight, spacing and length give.
-    layout = (_SIZE_SCORES[np.searchsorted(_SIZE_STEPS, ratio, side="right")]
-              + 2.0 * lines.bold + above + spaced - (lines.count > 10))
-    out = _may_open(lines, found, layout[found].tolist())
+    layout = (_SIZE_SCORES[np.searchsorted(_SIZE_STEPS, ratio[found], side="right")]
+              + 2.0 * lines.bold[found] + above[found] + spaced[found]
+              - (lines.count[found] > 10))
+    out = _may_open(lines, found, layout.tolist())
     numbered = lines.opening(_NUMBER_START, _NUMBER_PAIRS, short & ~styled & ~plain)
     more = [i for i in numbered.tolist() if numbering(lines.words_of(i))[0]]
     return sorted({*out, *more}) if more else out

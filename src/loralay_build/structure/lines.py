@@ -156,9 +156,10 @@ def text_lines(doc: Document) -> Lines | None:
     if n == 0 or len(doc.line_ids) != n:
         return None
     ids = int_array(doc.line_ids)
-    cuts = np.flatnonzero(ids[1:] != ids[:-1]) + 1
-    start = np.concatenate([[0], cuts])
-    end = np.concatenate([cuts, [n]])
+    opens = np.ones(n + 1, dtype=bool)  # where a line starts, and past the last
+    np.not_equal(ids[1:], ids[:-1], out=opens[1:n])
+    bounds = np.flatnonzero(opens)
+    start, end = bounds[:-1], bounds[1:]
     boxes = doc.box_array()
     lo = np.minimum.reduceat(boxes[:, :2], start, axis=0)
     hi = np.maximum.reduceat(boxes[:, 2:], start, axis=0)
