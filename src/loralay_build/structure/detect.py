@@ -19,7 +19,7 @@ from loralay_build.structure.elements import (
     tables,
 )
 from loralay_build.structure.headings import MAX_LEVEL, Heading, assign_levels, find_headings
-from loralay_build.structure.lines import BodyStyle, Lines, body_style, text_lines
+from loralay_build.structure.lines import BodyStyle, Lines, body_style, indices, text_lines
 from loralay_build.structure.roles import Role
 
 
@@ -61,7 +61,7 @@ def detect_structure(doc: Document) -> Structure:
     headings = _reference_lists(lines, body, headings, line_roles)
     for heading in headings:
         line_roles[heading.first:heading.last + 1] = Role.HEADING
-    return Structure(_sections(lines, headings, n), np.repeat(line_roles, lines.count))
+    return Structure(_sections(lines, headings, n), line_roles.repeat(lines.count))
 
 
 def _without_furniture(lines: Lines, headings: list[Heading], heights: dict[int, float],
@@ -108,7 +108,7 @@ def _reference_lists(lines: Lines, body: BodyStyle, headings: list[Heading],
         if not is_reference_heading(words):
             if highest[k] <= heading.level:
                 continue  # not the last top-level section
-            span = np.flatnonzero(line_roles[heading.last + 1:] == Role.BODY) + heading.last + 1
+            span = indices(line_roles[heading.last + 1:] == Role.BODY) + heading.last + 1
             if not looks_like_entries(lines, span.tolist()):
                 continue
         while k < len(headings) and not _strong(headings[k], lines, body):

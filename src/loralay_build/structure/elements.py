@@ -18,6 +18,7 @@ from loralay_build.structure.lines import (
     Lines,
     distinct,
     either_case,
+    indices,
     opening_pairs,
     runs,
 )
@@ -86,7 +87,7 @@ def footnotes(lines: Lines, body: BodyStyle, heights: dict[int, float]) -> np.nd
     text = (lines.size >= 0.97 * body.size) & (lines.count > 2)
     np.maximum.at(lowest, pages[text], lines.y1[text])
     low = (lines.y0 >= 0.6 * height) & (lines.y0 >= lowest[pages] - 0.5 * body.size)
-    return np.flatnonzero(small & low & (height > 0))
+    return indices(small & low & (height > 0))
 
 
 def tables(lines: Lines, body: BodyStyle) -> np.ndarray:
@@ -107,7 +108,7 @@ def tables(lines: Lines, body: BodyStyle) -> np.ndarray:
         return _NONE
     # A row is a table's when another row of its page shares two column starts with it:
     # count, for every pair of rows, the column starts they share.
-    members = np.flatnonzero(cells)
+    members = indices(cells)
     column = np.rint(lines.x0[members] / 3).astype(np.int64)
     # Each (page, column start) is one spot; rows are numbered across pages.
     row_of = inverse[members]
@@ -116,18 +117,18 @@ def tables(lines: Lines, body: BodyStyle) -> np.ndarray:
     held = runs(np.sort(spot * len(counts) + row_of))[0]  # (spot, row) pairs, by spot
     spot, rows = held // len(counts), held % len(counts)
     size = runs(spot)[1]  # the rows of each spot, in spot order
-    first = np.cumsum(size) - size
+    first = size.cumsum() - size
     # Every (row, other row) of each spot: a row repeated once per row of its spot.
-    per = np.repeat(size, size)
-    left = np.repeat(rows, per)
-    base = np.repeat(np.repeat(first, size), per)
-    step = np.arange(len(left)) - np.repeat(np.cumsum(per) - per, per)
+    per = size.repeat(size)
+    left = rows.repeat(per)
+    base = first.repeat(size).repeat(per)
+    step = np.arange(len(left)) - (per.cumsum() - per).repeat(per)
     right = rows[base + step]
     other = left != right
     shared, times = runs(np.sort(left[other] * len(counts) + right[other]))
     in_table = np.zeros(len(counts), dtype=bool)
     in_table[shared[times >= 2] // len(counts)] = True
-    return np.compress(in_table[row_of], members)
+    return members.compress(in_table[row_of])
 
 
 def formulas(lines: Lines, body: BodyStyle, among: np.ndarray) -> set[int]:
@@ -140,7 +141,7 @@ def formulas(lines: Lines, body: BodyStyle, among: np.ndarray) -> set[int]:
     words, at = lines.words, lines.at
     search = _MATH.search
     # Only lines set apart and short enough are looked at: most lines are neither.
-    for i in np.flatnonzero(apart & (lines.count <= 20) & among).tolist():
+    for i in indices(apart & (lines.count <= 20) & among).tolist():
         line = words[at.start[i]:at.end[i]]
         text = " ".join(line)
         # Of the signs, ASCII holds only "=": most lines are ASCII, and `in` far cheaper.

@@ -14,7 +14,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from loralay_build.structure.lines import BodyStyle, Lines, either_case, letters, opening_pairs
+from loralay_build.structure.lines import (
+    BodyStyle,
+    Lines,
+    either_case,
+    indices,
+    letters,
+    opening_pairs,
+)
 
 _ROMAN = r"(?=[IVXLC])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
 _DECIMAL = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?$")
@@ -162,9 +169,9 @@ def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[int]:
     # A plain line of more than ten words scores at most 2 unless numbered (space above and
     # below, a known name, less one for its length): only numbered ones are looked at.
     plain = above & below & (lines.count <= 10)
-    found = np.flatnonzero(short & (styled | plain) & ~_RUNS_ON[np.minimum(lines.heads, 128)])
+    found = indices(short & (styled | plain) & ~_RUNS_ON[np.minimum(lines.heads, 128)])
     # The part of `line_score` that size, weight, spacing and length give.
-    layout = (_SIZE_SCORES[np.searchsorted(_SIZE_STEPS, ratio[found], side="right")]
+    layout = (_SIZE_SCORES[_SIZE_STEPS.searchsorted(ratio[found], side="right")]
               + 2.0 * lines.bold[found] + above[found] + spaced[found]
               - (lines.count[found] > 10))
     out = _may_open(lines, found, layout.tolist())

@@ -66,7 +66,7 @@ class Lines:
         cheaper than looking at the words one by one."""
         joined = "\n" + "\n".join(self.firsts)
         codes = np.frombuffer((joined + "\n\n").encode("utf-32-le"), dtype=np.uint32)
-        breaks = np.flatnonzero(codes == 10)[:-2]
+        breaks = indices(codes == 10)[:-2]
         if len(breaks) != len(self.firsts):  # a word holding a newline
             lengths = np.array([len(first) for first in self.firsts], dtype=np.int64)
             breaks = np.cumsum(lengths + 1) - (lengths + 1)
@@ -88,7 +88,7 @@ class Lines:
         regex engine most lines: a search through all of them costs several times more."""
         joined, breaks, _, keys = self._joined_firsts
         maybe = pairs[keys]
-        tried = np.flatnonzero(maybe if among is None else maybe & among)
+        tried = indices(maybe if among is None else maybe & among)
         match = pattern.match
         return tried[[match(joined, at) is not None for at in breaks[tried].tolist()]]
 
@@ -146,6 +146,13 @@ def either_case(pairs: Iterable[str]) -> list[str]:
             for b in {pair[1].lower(), pair[1].upper()}]
 
 
+def indices(mask: np.ndarray) -> np.ndarray:
+    """Where a 1-D mask is true: `np.flatnonzero` without its generic wrapping, which costs
+    more than the search on a document's few hundred lines."""
+    found: np.ndarray = mask.nonzero()[0]
+    return found
+
+
 def letters(text: str) -> str:
     return "".join(_LETTER.findall(text))
 
@@ -158,7 +165,7 @@ def text_lines(doc: Document) -> Lines | None:
     ids = int_array(doc.line_ids)
     opens = np.ones(n + 1, dtype=bool)  # where a line starts, and past the last
     np.not_equal(ids[1:], ids[:-1], out=opens[1:n])
-    bounds = np.flatnonzero(opens)
+    bounds = indices(opens)
     start, end = bounds[:-1], bounds[1:]
     boxes = doc.box_array()
     lo = np.minimum.reduceat(boxes[:, :2], start, axis=0)
@@ -190,7 +197,7 @@ def _bold(ids: np.ndarray, bold_lines: set[int]) -> np.ndarray:
     marked = np.fromiter(bold_lines, dtype=np.int64, count=len(bold_lines))
     table = np.zeros(max(int(ids.max()), int(marked.max())) + 1, dtype=bool)
     table[marked] = True
-    return np.take(table, ids)
+    return table.take(ids)
 
 
 def _gaps(lines: Lines) -> None:
@@ -234,23 +241,24 @@ def _median(values: np.ndarray) -> float:
 def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`np.unique(values, return_inverse=True, return_counts=True)` for a 1-D array, by one
     sort: numpy's own costs several times more on the few hundred values of a document."""
-    order = np.argsort(values, kind="stable")
+    order = values.argsort(kind="stable")
     ordered = values[order]
-    new = _run_starts(ordered)
-    firsts = np.flatnonzero(new)
+    opens = _run_opens(ordered)
+    bounds = indices(opens)
     inverse = np.empty(len(values), dtype=np.int64)
-    inverse[order] = np.cumsum(new) - 1
-    return ordered[firsts], inverse, np.diff(np.append(firsts, len(ordered)))
+    inverse[order] = opens[:-1].cumsum() - 1
+    return ordered[bounds[:-1]], inverse, bounds[1:] - bounds[:-1]
 
 
 def runs(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct values of a sorted 1-D array and how often each occurs."""
-    firsts = np.flatnonzero(_run_starts(ordered))
-    return ordered[firsts], np.diff(np.append(firsts, len(ordered)))
+    bounds = indices(_run_opens(ordered))
+    return ordered[bounds[:-1]], bounds[1:] - bounds[:-1]
 
 
-def _run_starts(ordered: np.ndarray) -> np.ndarray:
-    new = np.empty(len(ordered), dtype=bool)
-    new[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-    return new
+def _run_opens(ordered: np.ndarray) -> np.ndarray:
+    """Where a run of equal values opens in a sorted array, and True past its end: the run
+    bounds without `np.diff` and `np.append`, which cost more than the rest together."""
+    opens = np.ones(len(ordered) + 1, dtype=bool)
+    np.not_equal(ordered[1:], ordered[:-1], out=opens[1:-1])
+    return opens
