@@ -16,8 +16,8 @@ from loralay_build.structure.headings import is_caption_start
 from loralay_build.structure.lines import (
     BodyStyle,
     Lines,
-    distinct,
     either_case,
+    groups,
     indices,
     opening_pairs,
     runs,
@@ -97,12 +97,12 @@ def tables(lines: Lines, body: BodyStyle) -> np.ndarray:
     tolerance = max(body.size * 0.5, 1.0)
     row = np.rint((lines.y0 + lines.y1) / 2 / tolerance).astype(np.int64)
     key = lines.page * 1_000_000 + row
-    _, inverse, counts = distinct(key)
+    same = groups(key)
+    inverse, counts = same.inverse, same.counts
     wide = counts[inverse] >= 3
     if not wide.any():
         return _NONE
-    longest = np.zeros(len(counts), dtype=np.int64)
-    np.maximum.at(longest, inverse, lines.count)
+    longest = np.maximum.reduceat(lines.count[same.order], same.starts)
     cells = wide & (longest[inverse] <= 6)
     if not cells.any():
         return _NONE
@@ -114,7 +114,9 @@ def tables(lines: Lines, body: BodyStyle) -> np.ndarray:
     row_of = inverse[members]
     spot = (lines.page[members] * (int(column.max()) - int(column.min()) + 1)
             + (column - column.min()))
-    held = runs(np.sort(spot * len(counts) + row_of))[0]  # (spot, row) pairs, by spot
+    held = spot * len(counts) + row_of
+    held.sort()
+    held = runs(held)[0]  # (spot, row) pairs, by spot
     spot, rows = held // len(counts), held % len(counts)
     size = runs(spot)[1]  # the rows of each spot, in spot order
     first = size.cumsum() - size
@@ -125,7 +127,9 @@ def tables(lines: Lines, body: BodyStyle) -> np.ndarray:
     step = np.arange(len(left)) - (per.cumsum() - per).repeat(per)
     right = rows[base + step]
     other = left != right
-    shared, times = runs(np.sort(left[other] * len(counts) + right[other]))
+    pairs = left[other] * len(counts) + right[other]
+    pairs.sort()
+    shared, times = runs(pairs)
     in_table = np.zeros(len(counts), dtype=bool)
     in_table[shared[times >= 2] // len(counts)] = True
     return members.compress(in_table[row_of])
