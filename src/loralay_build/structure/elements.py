@@ -112,8 +112,8 @@ def tables(lines: Lines, body: BodyStyle) -> np.ndarray:
     column = np.rint(lines.x0[members] / 3).astype(np.int64)
     # Each (page, column start) is one spot; rows are numbered across pages.
     row_of = inverse[members]
-    spot = (lines.page[members] * (int(column.max()) - int(column.min()) + 1)
-            + (column - column.min()))
+    column -= column.min()
+    spot = lines.page[members] * (int(column.max()) + 1) + column
     held = spot * len(counts) + row_of
     held.sort()
     held = runs(held)[0]  # (spot, row) pairs, by spot

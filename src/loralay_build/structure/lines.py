@@ -218,7 +218,7 @@ def body_style(lines: Lines) -> BodyStyle:
     bins = np.rint(lines.size * 2).astype(np.int64)
     np.minimum(np.maximum(bins, 0, out=bins), 4000, out=bins)  # np.clip costs twice as much
     weights = np.bincount(bins, weights=lines.count)
-    size = float(np.argmax(weights)) / 2 if len(weights) else 10.0
+    size = float(weights.argmax()) / 2 if len(weights) else 10.0
     if size <= 0:
         size = 10.0
     gaps = lines.gap_below[(lines.gap_below >= 0) & (np.abs(lines.size - size) <= 0.1 * size)]
