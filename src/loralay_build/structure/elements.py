@@ -114,9 +114,9 @@ def tables(lines: Lines, body: BodyStyle) -> np.ndarray:
     row_of = inverse[members]
     column -= column.min()
     spot = lines.page[members] * (int(column.max()) + 1) + column
-    held = spot * len(counts) + row_of
-    held.sort()
-    held = runs(held)[0]  # (spot, row) pairs, by spot
+    placed = spot * len(counts) + row_of
+    placed.sort()
+    held = runs(placed)[0]  # (spot, row) pairs, by spot
     spot, rows = held // len(counts), held % len(counts)
     size = runs(spot)[1]  # the rows of each spot, in spot order
     first = size.cumsum() - size

@@ -160,7 +160,6 @@ def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[int]:
     apart by size or weight, by a leading number, or by space above and (unless very
     short) below; the rest cannot reach MIN_SCORE."""
     apart = body.apart
-    ratio = lines.size / body.size
     above = (lines.gap_above > apart) | (lines.gap_above < 0)
     spaced = lines.gap_below > apart
     below = spaced | (lines.gap_below < 0) | (lines.count <= 4)
@@ -171,7 +170,7 @@ def candidates(lines: Lines, body: BodyStyle, skip: np.ndarray) -> list[int]:
     plain = above & below & (lines.count <= 10)
     found = indices(short & (styled | plain) & ~_RUNS_ON[np.minimum(lines.heads, 128)])
     # The part of `line_score` that size, weight, spacing and length give.
-    layout = (_SIZE_SCORES[_SIZE_STEPS.searchsorted(ratio[found], side="right")]
+    layout = (_SIZE_SCORES[_SIZE_STEPS.searchsorted(lines.size[found] / body.size, side="right")]
               + 2.0 * lines.bold[found] + above[found] + spaced[found]
               - (lines.count[found] > 10))
     out = _may_open(lines, found, layout.tolist())
